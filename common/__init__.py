@@ -1,0 +1,1 @@
+"""pygridengine: common package."""

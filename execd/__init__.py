@@ -1,0 +1,1 @@
+"""pygridengine: execd package."""

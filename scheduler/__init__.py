@@ -1,0 +1,1 @@
+"""pygridengine: scheduler package."""
