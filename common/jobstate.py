@@ -1,0 +1,117 @@
+"""The job life cycle: one transition table for every job task.
+
+A task moves only through the pairs listed in ``TRANSITIONS``; anything else raises
+``IllegalTransition``. Hold, error and suspend *reasons* are separate fields on the task
+(see ``common.model.Task``); the state says only where the task is in its life.
+
+    PENDING --dispatch--> TRANSFERRING --started--> RUNNING --exited--> FINISHED
+       ^  |                    |  \\                  |  ^
+  release hold               fail  delete         suspend unsuspend
+       |  v                    v     \\               v  |
+      HOLD                   ERROR    `--> DELETED  SUSPENDED
+"""
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class State(StrEnum):
+    PENDING = "pending"
+    HOLD = "hold"
+    TRANSFERRING = "transferring"
+    RUNNING = "running"
+    SUSPENDED = "suspended"
+    FINISHED = "finished"
+    ERROR = "error"
+    DELETED = "deleted"  # deletion requested while the task is on an execution host
+
+
+class Event(StrEnum):
+    HOLD = "hold"            # a hold was added
+    RELEASE = "release"      # the last hold was removed
+    DISPATCH = "dispatch"    # the qmaster accepted a scheduler order
+    STARTED = "started"      # the execd started the shepherd
+    SUSPEND = "suspend"
+    UNSUSPEND = "unsuspend"
+    EXITED = "exited"        # the execd reported the end of the task
+    FAIL = "fail"            # the task could not be started: error state (Eqw)
+    DELETE = "delete"
+    CLEAR_ERROR = "clear_error"
+    RESCHEDULE = "reschedule"  # host lost or job re-queued: back to pending
+
+
+S, E = State, Event
+
+TRANSITIONS: dict[tuple[State, Event], State] = {
+    (S.PENDING, E.HOLD): S.HOLD,
+    (S.HOLD, E.HOLD): S.HOLD,
+    (S.HOLD, E.RELEASE): S.PENDING,
+    (S.PENDING, E.DISPATCH): S.TRANSFERRING,
+    (S.TRANSFERRING, E.STARTED): S.RUNNING,
+    (S.TRANSFERRING, E.EXITED): S.FINISHED,
+    (S.TRANSFERRING, E.FAIL): S.ERROR,
+    (S.TRANSFERRING, E.RESCHEDULE): S.PENDING,
+    (S.TRANSFERRING, E.DELETE): S.DELETED,
+    (S.RUNNING, E.SUSPEND): S.SUSPENDED,
+    (S.RUNNING, E.EXITED): S.FINISHED,
+    (S.RUNNING, E.DELETE): S.DELETED,
+    (S.RUNNING, E.RESCHEDULE): S.PENDING,
+    (S.RUNNING, E.FAIL): S.ERROR,
+    (S.SUSPENDED, E.UNSUSPEND): S.RUNNING,
+    (S.SUSPENDED, E.EXITED): S.FINISHED,
+    (S.SUSPENDED, E.DELETE): S.DELETED,
+    (S.SUSPENDED, E.RESCHEDULE): S.PENDING,
+    (S.DELETED, E.EXITED): S.FINISHED,
+    (S.DELETED, E.DELETE): S.DELETED,
+    (S.DELETED, E.FAIL): S.FINISHED,
+    (S.DELETED, E.STARTED): S.DELETED,
+    (S.PENDING, E.DELETE): S.FINISHED,
+    (S.HOLD, E.DELETE): S.FINISHED,
+    (S.ERROR, E.DELETE): S.FINISHED,
+    (S.ERROR, E.CLEAR_ERROR): S.PENDING,
+    (S.ERROR, E.HOLD): S.ERROR,
+    (S.ERROR, E.RELEASE): S.ERROR,
+}
+
+# States in which a task occupies slots on an execution host.
+ACTIVE_STATES = frozenset({S.TRANSFERRING, S.RUNNING, S.SUSPENDED, S.DELETED})
+# States in which a task waits for the scheduler or a person.
+WAITING_STATES = frozenset({S.PENDING, S.HOLD, S.ERROR})
+
+
+class IllegalTransition(Exception):
+    def __init__(self, state: State, event: Event) -> None:
+        super().__init__(f"no transition from {state} on {event}")
+        self.state = state
+        self.event = event
+
+
+def next_state(state: State, event: Event) -> State:
+    """The state a task in ``state`` enters on ``event``; raises if the table has no entry."""
+    try:
+        return TRANSITIONS[(state, event)]
+    except KeyError:
+        raise IllegalTransition(state, event) from None
+
+
+def allows(state: State, event: Event) -> bool:
+    return (state, event) in TRANSITIONS
+
+
+def state_letters(state: State, holds: frozenset[str] | set[str] = frozenset(),
+                  queue_suspended: bool = False) -> str:
+    """Grid Engine's qstat state column for a task (``qw``, ``hqw``, ``r``, ``Eqw``, ``dr`` ...)."""
+    hold = "h" if holds else ""
+    if state is S.PENDING or state is S.HOLD:
+        return f"{hold}qw"
+    if state is S.ERROR:
+        return f"E{hold}qw"
+    if state is S.TRANSFERRING:
+        return f"{hold}t"
+    if state is S.RUNNING:
+        return f"{hold}r"
+    if state is S.SUSPENDED:
+        return f"{hold}s"
+    if state is S.DELETED:
+        return "dr"
+    return "z"

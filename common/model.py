@@ -1,0 +1,135 @@
+"""The object model shared by qmaster, scheduler and clients: jobs, tasks, hosts.
+
+Objects are plain dataclasses that turn into msgpack-able dicts (``to_dict``) and back
+(``from_dict``); the same dict is what the spool stores and what events carry. Configuration
+objects (queues, host groups, parallel environments, the global configuration) stay as
+ordered lists of ``[name, value]`` string pairs, exactly as Grid Engine shows them, and are
+read through ``common.conf_values``.
+
+A job is what ``qsub`` submitted (immutable after submission except for ``qalter``); a task
+is one schedulable unit of it (task 1 for a non-array job) and carries the state, the holds
+and where it runs. Every object has a ``version`` that increases with each change, so that
+scheduler orders computed from an old view can be refused.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar
+
+from common.jobstate import State
+
+
+class _DictMixin:
+    _names: ClassVar[tuple[str, ...]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self._names}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Any:
+        return cls(**{k: v for k, v in data.items() if k in cls._names})
+
+
+@dataclass(slots=True)
+class Job(_DictMixin):
+    job_id: int
+    owner: str
+    uid: int
+    group: str
+    gid: int
+    submit_time: float
+    opts: dict[str, Any]               # clients.qsub_options.SubmitOptions.to_dict()
+    sge_o: dict[str, str]              # HOME LOGNAME PATH SHELL WORKDIR HOST MAIL
+    script: bytes | None = None        # stored script contents (None for binary jobs)
+    task_ids: list[int] = field(default_factory=lambda: [1])
+    version: int = 1
+
+    @property
+    def name(self) -> str:
+        return str(self.opts.get("job_name") or "")
+
+    @property
+    def is_array(self) -> bool:
+        return bool(self.opts.get("array"))
+
+    @property
+    def priority(self) -> int:
+        return int(self.opts.get("priority") or 0)
+
+    def summary(self) -> dict[str, Any]:
+        """The job without its script, for events and queries."""
+        data = self.to_dict()
+        data["script"] = None
+        return data
+
+
+@dataclass(slots=True)
+class Task(_DictMixin):
+    job_id: int
+    task_id: int
+    state: str = State.PENDING
+    holds: list[str] = field(default_factory=list)       # "u", "o", "s", "h" (-hold_jid)
+    error_reason: str = ""
+    suspend_reasons: list[str] = field(default_factory=list)
+    queue: str | None = None                              # cluster queue name
+    host: str | None = None
+    slots: int = 1
+    granted: list[list[Any]] = field(default_factory=list)  # [[queue, host, slots], ...]
+    dispatch_time: float | None = None
+    start_time: float | None = None
+    end_time: float | None = None
+    exit_status: int | None = None
+    signal: int = 0
+    failed: int = 0
+    failed_reason: str = ""
+    usage: dict[str, Any] = field(default_factory=dict)
+    deleted_by: str | None = None
+    version: int = 1
+
+    @property
+    def key(self) -> str:
+        return task_key(self.job_id, self.task_id)
+
+    @property
+    def state_enum(self) -> State:
+        return State(self.state)
+
+
+@dataclass(slots=True)
+class ExecHost(_DictMixin):
+    """Runtime state of an execution host as its execd reports it."""
+
+    name: str
+    load: dict[str, str] = field(default_factory=dict)
+    load_time: float = 0.0
+    alive: bool = False
+    version: int = 1
+
+
+for _cls in (Job, Task, ExecHost):
+    _cls._names = tuple(f.name for f in fields(_cls))
+
+
+def task_key(job_id: int, task_id: int) -> str:
+    return f"{job_id}.{task_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class UserInfo:
+    """Who sends a request, as the client states it."""
+
+    name: str
+    uid: int
+    group: str
+    gid: int
+    host: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "uid": self.uid, "group": self.group, "gid": self.gid,
+                "host": self.host}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "UserInfo":
+        return cls(str(data.get("name", "")), int(data.get("uid", -1)),
+                   str(data.get("group", "")), int(data.get("gid", -1)),
+                   str(data.get("host", "")))

@@ -1,0 +1,91 @@
+"""The qmaster's durable store: SQLite in WAL mode behind a small interface.
+
+Everything the qmaster accepts is written here and committed before it is acknowledged.
+One table holds every object as ``(kind, key) -> msgpack blob``; ``meta`` holds counters
+such as the next job id. Writes are buffered into a ``Transaction`` and committed together,
+so many requests that arrive at once share one fsync (group commit). Another spool (e.g.
+PostgreSQL for a shadow qmaster) only has to provide the same four methods.
+"""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any, Protocol
+
+from common.wire import pack, unpack
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS objects (kind TEXT NOT NULL, key TEXT NOT NULL, data BLOB NOT NULL,
+                                    PRIMARY KEY (kind, key)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+"""
+
+
+class Transaction:
+    """Changes collected while handling a batch of requests, committed at once."""
+
+    def __init__(self) -> None:
+        self.puts: dict[tuple[str, str], Any] = {}
+        self.deletes: set[tuple[str, str]] = set()
+        self.meta: dict[str, int] = {}
+
+    def put(self, kind: str, key: str, data: Any) -> None:
+        self.deletes.discard((kind, key))
+        self.puts[(kind, key)] = data
+
+    def delete(self, kind: str, key: str) -> None:
+        self.puts.pop((kind, key), None)
+        self.deletes.add((kind, key))
+
+    def set_meta(self, key: str, value: int) -> None:
+        self.meta[key] = value
+
+    def __bool__(self) -> bool:
+        return bool(self.puts or self.deletes or self.meta)
+
+
+class Spool(Protocol):
+    def load(self) -> tuple[dict[str, dict[str, Any]], dict[str, int]]: ...
+    def commit(self, txn: Transaction) -> None: ...
+    def close(self) -> None: ...
+
+
+class SqliteSpool:
+    """SQLite spool; ``synchronous=FULL`` so a commit survives a power cut, not just a crash."""
+
+    def __init__(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.path = directory / "spool.db"
+        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")
+        self.db.executescript(_SCHEMA)
+
+    def load(self) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
+        objects: dict[str, dict[str, Any]] = {}
+        for kind, key, data in self.db.execute("SELECT kind, key, data FROM objects"):
+            objects.setdefault(kind, {})[key] = unpack(data)
+        meta = dict(self.db.execute("SELECT key, value FROM meta"))
+        return objects, meta
+
+    def commit(self, txn: Transaction) -> None:
+        if not txn:
+            return
+        cur = self.db.cursor()
+        cur.execute("BEGIN IMMEDIATE")
+        try:
+            if txn.deletes:
+                cur.executemany("DELETE FROM objects WHERE kind=? AND key=?", list(txn.deletes))
+            if txn.puts:
+                cur.executemany("INSERT OR REPLACE INTO objects VALUES (?, ?, ?)",
+                                [(k, key, pack(v)) for (k, key), v in txn.puts.items()])
+            if txn.meta:
+                cur.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                                list(txn.meta.items()))
+            cur.execute("COMMIT")
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
+
+    def close(self) -> None:
+        self.db.close()
