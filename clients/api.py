@@ -1,0 +1,197 @@
+"""The Python client API of pygridengine; the console scripts are built on it.
+
+    from clients.api import Client
+    client = Client()                                   # finds the cell via PYGE_ROOT
+    [job_id] = client.submit([job_request("/bin/echo", ["hi"], binary=True)])
+    results = client.wait([job_id])                     # {job_id: [task results]}
+
+Every method sends one request to the qmaster and returns its answer as plain data;
+a refusal raises ``ClientError`` carrying Grid Engine's message. ``submit`` accepts many
+jobs at once: they are accepted (and made durable) in one request.
+"""
+from __future__ import annotations
+
+import grp
+import itertools
+import os
+import pwd
+import socket
+import time
+from typing import Any
+
+import zmq
+
+from common import wire
+from common.cell import Cell, CellNotFound, cell_from_env, read_act_qmaster
+from common.model import UserInfo
+
+DEFAULT_TIMEOUT = 60.0
+
+
+class ClientError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def current_user() -> UserInfo:
+    uid, gid = os.getuid(), os.getgid()
+    try:
+        name = pwd.getpwuid(uid).pw_name
+    except KeyError:
+        name = str(uid)
+    try:
+        group = grp.getgrgid(gid).gr_name
+    except KeyError:
+        group = str(gid)
+    return UserInfo(name, uid, group, gid, socket.gethostname())
+
+
+def job_request(command: str, args: list[str] | None = None, *, binary: bool = False,
+                script: bytes | None = None, **opts: Any) -> dict[str, Any]:
+    """A submission for ``Client.submit``: the same fields ``qsub`` would produce.
+
+    ``opts`` are ``clients.qsub_options.SubmitOptions`` field names (job_name, cwd,
+    stdout_paths, hard_resources, array, hold, priority, ...).
+    """
+    base = {"job_name": os.path.basename(command) or "STDIN", "binary": binary,
+            "script_path": command, "script_args": list(args or [])}
+    base.update(opts)
+    return {"opts": base, "script": script, "sge_o": submit_environment()}
+
+
+def submit_environment(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The ``SGE_O_*`` values Grid Engine records at submission."""
+    env = os.environ if environ is None else environ
+    user = current_user()
+    return {"HOME": env.get("HOME", ""), "LOGNAME": user.name, "PATH": env.get("PATH", ""),
+            "SHELL": env.get("SHELL", "/bin/sh"), "WORKDIR": os.getcwd(),
+            "HOST": socket.gethostname(), "MAIL": env.get("MAIL", "")}
+
+
+class Client:
+    def __init__(self, cell: Cell | None = None, *, host: str | None = None,
+                 port: int | None = None, user: UserInfo | None = None,
+                 timeout: float = DEFAULT_TIMEOUT) -> None:
+        if host is None or port is None:
+            cell = cell or cell_from_env()
+            try:
+                host, port, _ = read_act_qmaster(cell)
+            except (OSError, IndexError, ValueError):
+                raise ClientError("no_qmaster", "unable to contact qmaster: cell "
+                                  f"\"{cell.path}\" has no running qmaster") from None
+        self.host, self.port = host, port
+        self.user = user or current_user()
+        self.timeout = timeout
+        self._ctx = zmq.Context.instance()
+        self._sock: zmq.Socket | None = None
+        self._ids = itertools.count(1)
+
+    def _socket(self) -> zmq.Socket:
+        if self._sock is None:
+            self._sock = self._ctx.socket(zmq.DEALER)
+            self._sock.setsockopt(zmq.LINGER, 0)
+            self._sock.connect(f"tcp://{self.host}:{self.port}")
+        return self._sock
+
+    def close(self) -> None:
+        if self._sock is not None:
+            self._sock.close(0)
+            self._sock = None
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def request(self, msg_type: str, body: dict[str, Any], timeout: float | None = None
+                ) -> dict[str, Any]:
+        sock = self._socket()
+        request_id = next(self._ids)
+        sock.send(wire.encode(msg_type, body, request_id))
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        while (left := deadline - time.monotonic()) > 0:
+            if not sock.poll(left * 1000):
+                break
+            rtype, rid, rbody = wire.decode(sock.recv())
+            if rid != request_id:
+                continue
+            if rtype == "error":
+                raise ClientError(rbody.get("code", "error"), rbody.get("message", ""))
+            return rbody
+        self.close()  # a late answer must not be taken for the next request's
+        raise ClientError("timeout", "unable to contact qmaster using port "
+                          f"{self.port} on host \"{self.host}\": no answer")
+
+    def _user(self) -> dict[str, Any]:
+        return self.user.to_dict()
+
+    # ---- jobs ----------------------------------------------------------------------
+    def submit(self, jobs: list[dict[str, Any]]) -> list[int]:
+        reply = self.request("submit", {"user": self._user(), "jobs": jobs})
+        return [int(j) for j in reply["job_ids"]]
+
+    def jobs(self, job_ids: list[int] | None = None, *, include_finished: bool = False,
+             with_script: bool = False) -> dict[str, Any]:
+        body: dict[str, Any] = {"user": self._user(), "include_finished": include_finished,
+                                "with_script": with_script}
+        if job_ids is not None:
+            body["job_ids"] = list(job_ids)
+        return self.request("job_query", body)
+
+    def delete(self, targets: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return self.request("delete", {"user": self._user(), "targets": targets})["results"]
+
+    def hold(self, targets: list[dict[str, Any]], hold_type: str = "u") -> list[dict[str, Any]]:
+        return self.request("hold", {"user": self._user(), "targets": targets,
+                                     "hold_type": hold_type})["results"]
+
+    def release(self, targets: list[dict[str, Any]], hold_type: str = "u"
+                ) -> list[dict[str, Any]]:
+        return self.request("release", {"user": self._user(), "targets": targets,
+                                        "hold_type": hold_type})["results"]
+
+    def wait(self, job_ids: list[int], timeout: float | None = None
+             ) -> dict[int, list[dict[str, Any]]]:
+        """Block until every job has finished; survives qmaster restarts by asking again."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            slice_ = 30.0 if deadline is None else max(0.0, min(30.0, deadline - time.monotonic()))
+            try:
+                reply = self.request("wait", {"user": self._user(), "job_ids": job_ids},
+                                     timeout=slice_)
+            except ClientError as err:
+                if err.code != "timeout" or (deadline and time.monotonic() >= deadline):
+                    raise
+                continue
+            if reply.get("unknown"):
+                raise ClientError("unknown", "unknown job(s): " +
+                                  ", ".join(str(j) for j in reply["unknown"]))
+            return {int(k): v for k, v in reply["jobs"].items()}
+
+    # ---- cluster and configuration --------------------------------------------------
+    def cluster(self) -> dict[str, Any]:
+        return self.request("cluster_query", {"user": self._user()})
+
+    def conf_get(self, kind: str) -> dict[str, Any]:
+        return self.request("conf_get", {"user": self._user(), "kind": kind})["objects"]
+
+    def conf_put(self, kind: str, name: str, data: Any, mode: str) -> dict[str, Any]:
+        return self.request("conf_put", {"user": self._user(), "kind": kind, "name": name,
+                                         "data": data, "mode": mode})
+
+    def conf_del(self, kind: str, name: str) -> dict[str, Any]:
+        return self.request("conf_del", {"user": self._user(), "kind": kind, "name": name})
+
+
+def connect_or_exit(prog: str) -> Client:
+    """A client for a console script, or a Grid Engine style error and exit status."""
+    try:
+        return Client()
+    except (CellNotFound, ClientError) as err:
+        import sys
+        msg = err.message if isinstance(err, ClientError) else str(err)
+        print(f"error: {msg}", file=sys.stderr)
+        raise SystemExit(1) from None

@@ -1,0 +1,105 @@
+"""Queue instances derived from the configuration: pure code shared by qmaster and scheduler.
+
+A cluster queue (``queue_conf(5)``) has a ``hostlist`` of hosts and ``@hostgroups``; it
+has one queue instance ``queue@host`` on each of those hosts that is a known execution host.
+Per-host values such as ``slots 1,[vm=4]`` are resolved here for each instance.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from common.objects_conf_host import expand_hostgroup
+from common.objects_conf_queue import resolve
+
+Pairs = list[list[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class QueueInstance:
+    queue: str
+    host: str
+    slots: int
+    seq_no: int
+    qtype: str
+    alive: bool
+
+    @property
+    def name(self) -> str:
+        return f"{self.queue}@{self.host}"
+
+
+def attr(pairs: Pairs, name: str, default: str = "") -> str:
+    for key, value in pairs:
+        if key == name:
+            return value
+    return default
+
+
+def hostgroups(conf: Mapping[str, Mapping[str, Pairs]]) -> dict[str, list[str]]:
+    """Host group name -> its hostlist entries (hosts and nested @groups)."""
+    return {name: _split(attr(pairs, "hostlist", "NONE")) for name, pairs in conf["hgrp"].items()}
+
+
+def _split(value: str) -> list[str]:
+    items = value.replace(",", " ").split()
+    return [] if items in ([], ["NONE"]) else items
+
+
+def queue_hosts(queue_pairs: Pairs, groups: dict[str, list[str]]) -> set[str]:
+    hosts: set[str] = set()
+    for entry in _split(attr(queue_pairs, "hostlist", "NONE")):
+        if entry.startswith("@"):
+            hosts |= expand_hostgroup(entry, groups)
+        else:
+            hosts.add(entry)
+    return hosts
+
+
+def host_value(queue_pairs: Pairs, name: str, host: str, groups: dict[str, list[str]],
+               default: str = "") -> str:
+    """The value of a queue attribute on one host, honouring ``[host=..]`` and ``[@group=..]``."""
+    return resolve(attr(queue_pairs, name, default), host, groups)
+
+
+def queue_instances(conf: Mapping[str, Mapping[str, Pairs]], hosts: Mapping[str, Any]
+                    ) -> list[QueueInstance]:
+    """All queue instances on known exec hosts, in queue then host order.
+
+    ``hosts`` maps host names to objects with an ``alive`` attribute or dicts with "alive".
+    """
+    groups = hostgroups(conf)
+    out: list[QueueInstance] = []
+    for qname in sorted(conf["queue"]):
+        pairs = conf["queue"][qname]
+        for host in sorted(queue_hosts(pairs, groups)):
+            if host not in hosts:
+                continue
+            out.append(_instance(qname, pairs, host, groups, _alive(hosts[host])))
+    return out
+
+
+def _instance(qname: str, pairs: Pairs, host: str, groups: dict[str, list[str]],
+              alive: bool) -> QueueInstance:
+    slots = _int(host_value(pairs, "slots", host, groups, "1"))
+    seq_no = _int(host_value(pairs, "seq_no", host, groups, "0"))
+    qtype = host_value(pairs, "qtype", host, groups, "BATCH INTERACTIVE")
+    return QueueInstance(qname, host, slots, seq_no, qtype, alive)
+
+
+def _alive(host: Any) -> bool:
+    return bool(host.get("alive") if isinstance(host, dict) else getattr(host, "alive", False))
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        return 0
+
+
+def qtype_letters(qtype: str) -> str:
+    """``BATCH INTERACTIVE`` -> ``BI``; ``P`` is added when the queue has a pe_list."""
+    words = qtype.upper().split()
+    return "".join(letter for word, letter in (("BATCH", "B"), ("INTERACTIVE", "I"))
+                   if word in words)

@@ -1,0 +1,218 @@
+"""``pyge``: create, start, stop and inspect a local cell.
+
+    pyge up [--root DIR] [--execds N] [--slots N] [--port P] [--sample]
+    pyge down | status | env   [--root DIR]
+
+``up`` creates the cell if missing and starts whichever of its daemons is not running
+(qmaster, scheduler, N execds as distinct host names), waits until they are ready and
+says how to point clients at it. A cell made this way belongs to its creator, who is its
+manager and may submit even as root (``min_uid`` 0). Daemons are stopped by the pids
+recorded in ``<cell>/run/``, never by name.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from common.cell import DEFAULT_CELL, DEFAULT_PORT, Cell, read_act_qmaster
+from deploy.sample import run_sample
+
+READY_TIMEOUT = 30.0
+
+
+def default_root() -> Path:
+    return Path(os.environ.get("PYGE_ROOT") or Path.home() / "pyge-cell")
+
+
+def _pid_alive(pid_file: Path, marker: str) -> int | None:
+    try:
+        pid = int(pid_file.read_text().split()[0])
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (OSError, ValueError, IndexError):
+        return None
+    return pid if marker.encode() in cmdline else None
+
+
+def _host_names(count: int) -> list[str]:
+    base = socket.gethostname().split(".")[0]
+    return [base] if count == 1 else [f"{base}-{i}" for i in range(1, count + 1)]
+
+
+class LocalCell:
+    def __init__(self, cell: Cell) -> None:
+        self.cell = cell
+        self.run_dir = cell.run_dir
+
+    def daemons(self) -> list[tuple[str, str, Path]]:
+        """(label, module, pid file) of every daemon recorded for this cell."""
+        out = [("qmaster", "qmaster.main", self.run_dir / "qmaster.pid"),
+               ("scheduler", "scheduler.main", self.run_dir / "scheduler.pid")]
+        for pid_file in sorted(self.run_dir.glob("execd-*.pid")):
+            out.append((pid_file.stem, "execd.main", pid_file))
+        return out
+
+    def _start(self, label: str, module: str, args: list[str]) -> int:
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        log = (self.run_dir / f"{label}.log").open("ab")
+        cmd = [sys.executable, "-m", module, "--root", str(self.cell.root),
+               "--cell", self.cell.name, "--log-file", str(self.run_dir / f"{label}.log"), *args]
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                start_new_session=True)
+        (self.run_dir / f"{label}.pid").write_text(f"{proc.pid}\n")
+        return proc.pid
+
+    def up(self, execds: int, slots: int, port: int) -> list[str]:
+        started = []
+        if not _pid_alive(self.run_dir / "qmaster.pid", "qmaster.main"):
+            try:
+                self.cell.act_qmaster_path.unlink()
+            except FileNotFoundError:
+                pass
+            user = _user_name()
+            self._start("qmaster", "qmaster.main",
+                        ["--port", str(port), "--managers", user, "--min-uid", "0",
+                         "--auto-add-hosts", "--slots", str(slots)])
+            started.append("qmaster")
+            self._wait_qmaster()
+        if not _pid_alive(self.run_dir / "scheduler.pid", "scheduler.main"):
+            self._start("scheduler", "scheduler.main", [])
+            started.append("scheduler")
+        for host in _host_names(execds):
+            label = f"execd-{host}"
+            if not _pid_alive(self.run_dir / f"{label}.pid", "execd.main"):
+                self._start(label, "execd.main", ["--hostname", host, "--load-interval", "10"])
+                started.append(label)
+        self._wait_hosts(_host_names(execds))
+        return started
+
+    def _wait_qmaster(self) -> None:
+        from clients.api import Client, ClientError
+        deadline = time.monotonic() + READY_TIMEOUT
+        while time.monotonic() < deadline:
+            try:
+                with Client(self.cell, timeout=1.0) as client:
+                    client.request("ping", {})
+                    return
+            except ClientError:
+                time.sleep(0.1)
+        raise SystemExit(f"pyge: qmaster did not come up; see {self.run_dir}/qmaster.log")
+
+    def _wait_hosts(self, hosts: list[str]) -> None:
+        from clients.api import Client, ClientError
+        deadline = time.monotonic() + READY_TIMEOUT
+        while time.monotonic() < deadline:
+            try:
+                with Client(self.cell, timeout=2.0) as client:
+                    alive = {h["name"] for h in client.cluster()["hosts"] if h["alive"]}
+                if set(hosts) <= alive:
+                    return
+            except ClientError:
+                pass
+            time.sleep(0.1)
+        raise SystemExit(f"pyge: execds did not register; see {self.run_dir}/execd-*.log")
+
+    def down(self) -> list[str]:
+        stopped = []
+        for label, module, pid_file in reversed(self.daemons()):
+            pid = _pid_alive(pid_file, module)
+            if pid is not None:
+                _terminate(pid)
+                stopped.append(label)
+            pid_file.unlink(missing_ok=True)
+        return stopped
+
+    def status(self) -> list[tuple[str, int | None]]:
+        return [(label, _pid_alive(pid_file, module))
+                for label, module, pid_file in self.daemons()]
+
+
+def _terminate(pid: int, timeout: float = 10.0) -> None:
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not Path(f"/proc/{pid}").exists() or _zombie(pid):
+            return
+        time.sleep(0.05)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def _user_name() -> str:
+    import pwd
+    return pwd.getpwuid(os.getuid()).pw_name
+
+
+def env_lines(cell: Cell) -> str:
+    return f"export PYGE_ROOT={cell.root}\nexport PYGE_CELL={cell.name}\n"
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="pyge", description="manage a local pygridengine cell")
+    sub = p.add_subparsers(dest="command", required=True)
+    for name in ("up", "down", "status", "env"):
+        sp = sub.add_parser(name)
+        sp.add_argument("--root", type=Path, default=default_root())
+        sp.add_argument("--cell", default=os.environ.get("PYGE_CELL", DEFAULT_CELL))
+        if name == "up":
+            sp.add_argument("--execds", type=int, default=1)
+            sp.add_argument("--slots", type=int, default=0,
+                            help="slots per host in all.q (default: number of CPUs)")
+            sp.add_argument("--port", type=int, default=DEFAULT_PORT)
+            sp.add_argument("--sample", action="store_true",
+                            help="run a sample job and print its output")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    cell = Cell(args.root.resolve(), args.cell)
+    local = LocalCell(cell)
+    if args.command == "env":
+        sys.stdout.write(env_lines(cell))
+        return 0
+    if args.command == "status":
+        return _status(local, cell)
+    if args.command == "down":
+        stopped = local.down()
+        print("stopped: " + (", ".join(stopped) if stopped else "nothing was running"))
+        return 0
+    started = local.up(args.execds, args.slots, args.port)
+    host, port, _ = read_act_qmaster(cell)
+    print(f"cell {cell.path}: qmaster {host}:{port}; started: "
+          f"{', '.join(started) if started else 'nothing (all running)'}")
+    print(f"point clients at it with:  eval \"$(pyge env --root {cell.root})\"")
+    if args.sample:
+        return run_sample(cell)
+    return 0
+
+
+def _status(local: LocalCell, cell: Cell) -> int:
+    rows = local.status()
+    if not rows:
+        print(f"no daemons recorded for cell {cell.path}")
+        return 1
+    for label, pid in rows:
+        print(f"{label:<24} {'running, pid ' + str(pid) if pid else 'not running'}")
+    return 0 if all(pid for _, pid in rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

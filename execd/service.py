@@ -1,0 +1,326 @@
+"""The execd: registers its host, reports load, starts shepherds, reports results.
+
+Everything the execd must not forget lives in job directories under its spool
+(``<spool>/jobs/<job>.<task>``), so that a restarted execd re-attaches to running jobs
+and reports results that ended while it or the qmaster was down. Messages to the qmaster
+that need an answer (``register``, ``job_started``, ``job_finished``) are repeated until
+acknowledged; the qmaster's handlers are idempotent.
+"""
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import shutil
+import signal
+import socket
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import zmq
+import zmq.asyncio
+
+from common import wire
+from execd import jobdir
+from execd.launcher import Launcher, is_shepherd_alive
+from execd.load import sample_load
+from execd.shepherd import signal_job
+
+RESEND_SECONDS = 2.0
+RESCAN_SECONDS = 5.0
+LOST_RESULT = {"exit_status": 0, "signal": 0, "failed": 8,
+               "failed_reason": "shepherd vanished without a result"}
+
+
+@dataclass
+class Pending:
+    msg_type: str
+    body: dict[str, Any]
+    sent: float = 0.0
+
+
+class ExecdService:
+    def __init__(self, spool_dir: Path, host: str, qmaster: str, port: int, *,
+                 load_interval: float | None = None, log: Any = None) -> None:
+        self.spool_dir, self.host = spool_dir, host
+        self.qmaster, self.port = qmaster, port
+        self.jobs_dir = spool_dir / "jobs"
+        self.notify_path = spool_dir / "notify.sock"
+        self.load_interval = load_interval
+        self.log = log
+        self.launcher = Launcher()
+        self.pending: dict[int, Pending] = {}
+        self.reported: set[str] = set()
+        self.epoch = ""
+        self.registered = False
+        self._ids = itertools.count(1)
+        self._stop = asyncio.Event()
+        self._next_load = 0.0
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    # ---- start-up ------------------------------------------------------------------
+    def prepare(self) -> None:
+        """Call before any thread exists: the launcher forks its zygote here."""
+        self.jobs_dir.mkdir(parents=True, exist_ok=True)
+        self.launcher.start()
+
+    async def run(self) -> None:
+        ctx = zmq.asyncio.Context()
+        self.sock = ctx.socket(zmq.DEALER)
+        self.sock.setsockopt(zmq.IDENTITY, b"execd:" + self.host.encode())
+        self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.setsockopt(zmq.RECONNECT_IVL, 100)
+        self.sock.setsockopt(zmq.RECONNECT_IVL_MAX, 2000)
+        self.sock.connect(f"tcp://{self.qmaster}:{self.port}")
+        notify = self._open_notify_socket()
+        self._register()
+        try:
+            await asyncio.gather(self._receive(), self._timers())
+        finally:
+            asyncio.get_running_loop().remove_reader(notify.fileno())
+            notify.close()
+            self.sock.close(0)
+            ctx.term()
+            self.launcher.stop()
+
+    def _open_notify_socket(self) -> socket.socket:
+        try:
+            self.notify_path.unlink()
+        except FileNotFoundError:
+            pass
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        sock.bind(str(self.notify_path))
+        os.chmod(self.notify_path, 0o777)  # shepherds run as the job owner
+        sock.setblocking(False)
+        asyncio.get_running_loop().add_reader(sock.fileno(), self._on_notify, sock)
+        return sock
+
+    # ---- requests to the qmaster ---------------------------------------------------
+    def _request(self, msg_type: str, body: dict[str, Any]) -> None:
+        request_id = next(self._ids)
+        self.pending[request_id] = Pending(msg_type, body)
+        self._transmit(request_id)
+
+    def _transmit(self, request_id: int) -> None:
+        item = self.pending[request_id]
+        item.sent = time.monotonic()
+        try:
+            self.sock.send(wire.encode(item.msg_type, item.body, request_id), flags=zmq.NOBLOCK)
+        except zmq.Again:
+            pass  # the qmaster is away; resent later
+
+    def _register(self) -> None:
+        self.registered = False
+        for rid in [r for r, p in self.pending.items() if p.msg_type in ("register",
+                                                                        "load_report")]:
+            del self.pending[rid]
+        running = [{"job_id": j, "task_id": t} for j, t in self._running_jobs()]
+        self._request("register", {"host": self.host, "load": sample_load(), "jobs": running})
+
+    def _running_jobs(self) -> list[tuple[int, int]]:
+        out = []
+        for path in self._job_dirs():
+            if jobdir.read_result(path) is None and (path / jobdir.SPEC_FILE).exists():
+                out.append(_ids_of(path))
+        return out
+
+    def _job_dirs(self) -> list[Path]:
+        try:
+            return [p for p in self.jobs_dir.iterdir() if p.is_dir() and _valid_name(p.name)]
+        except FileNotFoundError:
+            return []
+
+    # ---- messages from the qmaster -------------------------------------------------
+    async def _receive(self) -> None:
+        while not self._stop.is_set():
+            if not await self.sock.poll(500):
+                continue
+            frame = await self.sock.recv()
+            try:
+                msg_type, request_id, body = wire.decode(frame)
+            except wire.WireError as err:
+                self._log("warning", "refused message", reason=err.message)
+                continue
+            self._dispatch(msg_type, request_id, body)
+
+    def _dispatch(self, msg_type: str, request_id: int, body: dict[str, Any]) -> None:
+        if msg_type in ("reply", "error"):
+            self._on_reply(msg_type, request_id, body)
+        elif msg_type == "start_job":
+            self._start_job(body)
+        elif msg_type == "signal_job":
+            self._signal_job(body)
+
+    def _on_reply(self, msg_type: str, request_id: int, body: dict[str, Any]) -> None:
+        item = self.pending.pop(request_id, None)
+        if item is None:
+            return
+        if msg_type == "error":
+            self._log("warning", "qmaster refused request", request=item.msg_type,
+                      reason=body.get("message"))
+            if item.msg_type == "register":
+                self._retry_register_later()
+            return
+        if item.msg_type in ("register", "load_report"):
+            self._on_host_reply(item.msg_type, body)
+        elif item.msg_type == "job_finished":
+            self._forget_job(item.body["job_id"], item.body["task_id"])
+
+    def _retry_register_later(self) -> None:
+        asyncio.get_running_loop().call_later(RESEND_SECONDS, self._register)
+
+    def _on_host_reply(self, msg_type: str, body: dict[str, Any]) -> None:
+        if body.get("reregister") or (self.epoch and body.get("epoch") != self.epoch):
+            self.epoch = str(body.get("epoch", ""))
+            self._register()
+            return
+        self.epoch = str(body.get("epoch", ""))
+        if msg_type == "register":
+            self.registered = True
+            self.reported.clear()
+            self._log("info", "registered", epoch=self.epoch)
+            self._scan_results()
+        if self.load_interval is None:
+            self._interval = _seconds(str(body.get("load_report_time", "00:00:40")))
+
+    # ---- jobs ----------------------------------------------------------------------
+    def _job_dir(self, job_id: int, task_id: int) -> Path:
+        return self.jobs_dir / f"{job_id}.{task_id}"
+
+    def _start_job(self, body: dict[str, Any]) -> None:
+        job_id, task_id = int(body["job_id"]), int(body["task_id"])
+        path = self._job_dir(job_id, task_id)
+        if (path / jobdir.SPEC_FILE).exists():
+            self._restarted_start(path, job_id, task_id)
+            return
+        spec = dict(body["spec"])
+        script = spec.pop("script", None)
+        spec["switch_user"] = os.geteuid() == 0
+        spec["notify_socket"] = str(self.notify_path)
+        try:
+            jobdir.write_spec(path, spec, script if isinstance(script, bytes) else None)
+            self.launcher.launch(path)
+        except Exception as exc:  # report, never crash the daemon
+            self._log("error", "job start failed", job_id=job_id, task_id=task_id,
+                      error=repr(exc))
+            shutil.rmtree(path, ignore_errors=True)
+            self._request("job_start_failed", {"host": self.host, "job_id": job_id,
+                                               "task_id": task_id, "reason": str(exc)})
+            return
+        (path / "start_time").write_text(repr(time.time()))
+        self._request("job_started", {"host": self.host, "job_id": job_id,
+                                      "task_id": task_id, "start_time": _start_time(path)})
+
+    def _restarted_start(self, path: Path, job_id: int, task_id: int) -> None:
+        """A repeated start order: confirm, or report the result we already have."""
+        if jobdir.read_result(path) is not None:
+            self._report_result(path)
+        else:
+            self._request("job_started", {"host": self.host, "job_id": job_id,
+                                          "task_id": task_id, "start_time": _start_time(path)})
+
+    def _signal_job(self, body: dict[str, Any]) -> None:
+        path = self._job_dir(int(body["job_id"]), int(body["task_id"]))
+        signum = getattr(signal, f"SIG{body['signal']}", None)
+        if signum is None or not path.exists():
+            return
+        (path / "signal").write_text(body["signal"])
+        try:
+            signal_job(path, signum)
+        except (ProcessLookupError, FileNotFoundError, PermissionError) as exc:
+            self._log("warning", "signal failed", job_id=body["job_id"], error=repr(exc))
+
+    def _on_notify(self, sock: socket.socket) -> None:
+        while True:
+            try:
+                name = sock.recv(4096).decode(errors="replace")
+            except BlockingIOError:
+                return
+            if _valid_name(name):
+                self._report_result(self.jobs_dir / name)
+
+    def _report_result(self, path: Path) -> None:
+        result = jobdir.read_result(path)
+        if result is None or path.name in self.reported or not self.registered:
+            return
+        self.reported.add(path.name)
+        job_id, task_id = _ids_of(path)
+        self._request("job_finished", {"host": self.host, "job_id": job_id,
+                                       "task_id": task_id, "result": result})
+
+    def _scan_results(self) -> None:
+        """Fallback for lost notifications and for shepherds that died without a result."""
+        for path in self._job_dirs():
+            if not (path / jobdir.SPEC_FILE).exists():
+                continue
+            if jobdir.read_result(path) is None and not is_shepherd_alive(path) \
+                    and _older_than(path, 10.0):
+                jobdir.write_result(path, {**LOST_RESULT, "end_time": time.time()})
+            self._report_result(path)
+
+    def _forget_job(self, job_id: int, task_id: int) -> None:
+        path = self._job_dir(job_id, task_id)
+        self.reported.discard(path.name)
+        shutil.rmtree(path, ignore_errors=True)
+
+    # ---- timers --------------------------------------------------------------------
+    async def _timers(self) -> None:
+        self._interval = self.load_interval or 40.0
+        next_scan = time.monotonic() + RESCAN_SECONDS
+        while not self._stop.is_set():
+            await asyncio.sleep(0.25)
+            now = time.monotonic()
+            for rid, item in list(self.pending.items()):
+                if now - item.sent >= RESEND_SECONDS:
+                    self._transmit(rid)
+            if self.registered and now >= self._next_load:
+                self._next_load = now + self._interval
+                for rid in [r for r, p in self.pending.items() if p.msg_type == "load_report"]:
+                    del self.pending[rid]
+                self._request("load_report", {"host": self.host, "load": sample_load()})
+            if now >= next_scan:
+                next_scan = now + RESCAN_SECONDS
+                if self.registered:
+                    self._scan_results()
+
+    def _log(self, level: str, event: str, **kw: Any) -> None:
+        if self.log:
+            getattr(self.log, level)(event, host=self.host, **kw)
+
+
+def _valid_name(name: str) -> bool:
+    parts = name.split(".")
+    return len(parts) == 2 and all(p.isdigit() for p in parts)
+
+
+def _ids_of(path: Path) -> tuple[int, int]:
+    job, task = path.name.split(".")
+    return int(job), int(task)
+
+
+def _start_time(path: Path) -> float:
+    try:
+        return float((path / "start_time").read_text())
+    except (OSError, ValueError):
+        return time.time()
+
+
+def _older_than(path: Path, seconds: float) -> bool:
+    try:
+        return time.time() - path.stat().st_mtime > seconds
+    except OSError:
+        return False
+
+
+def _seconds(text: str) -> float:
+    total = 0.0
+    try:
+        for part in text.split(":"):
+            total = total * 60 + float(part or 0)
+    except ValueError:
+        return 40.0
+    return total or 40.0

@@ -1,0 +1,95 @@
+"""Accounting records of finished tasks, written durably and exactly once.
+
+A record is first stored in the spool (kind ``acct``) in the same transaction that marks
+the task finished; after the commit it is appended to the accounting file and fsynced, and
+the spool entry is dropped in a later transaction. After a crash between those steps the
+qmaster appends the records still in the spool unless the file already ends with them.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from common.accounting import AccountingRecord, append_records
+from common.model import Job, Task
+from qmaster.store import Store
+
+TAIL_BYTES = 1 << 20
+
+
+def accounting_record(job: Job, task: Task, store: Store) -> dict[str, Any]:
+    usage = task.usage
+    start = task.start_time or 0.0
+    end = task.end_time or start
+    utime = float(usage.get("ru_utime") or 0.0)
+    stime = float(usage.get("ru_stime") or 0.0)
+    pe = job.opts.get("pe")
+    return {
+        "qname": task.queue or "NONE", "hostname": task.host or "NONE",
+        "group": job.group, "owner": job.owner, "job_name": job.name,
+        "job_number": job.job_id, "account": str(job.opts.get("account") or "sge"),
+        "priority": job.priority, "submission_time": job.submit_time,
+        "start_time": start, "end_time": end, "failed": task.failed,
+        "exit_status": task.exit_status or 0,
+        "ru_wallclock": max(0.0, end - start) if task.start_time else 0.0,
+        "ru_utime": utime, "ru_stime": stime,
+        **{name: usage.get(name, 0) for name in (
+            "ru_maxrss", "ru_ixrss", "ru_ismrss", "ru_idrss", "ru_isrss", "ru_minflt",
+            "ru_majflt", "ru_nswap", "ru_inblock", "ru_oublock", "ru_msgsnd", "ru_msgrcv",
+            "ru_nsignals", "ru_nvcsw", "ru_nivcsw")},
+        "project": str(job.opts.get("project") or "NONE"),
+        "department": "defaultdepartment",
+        "granted_pe": str(pe[0]) if pe else "NONE", "slots": task.slots,
+        "task_number": task.task_id if job.is_array else 0,
+        "cpu": utime + stime, "mem": 0.0, "io": 0.0, "category": _category(job),
+        "iow": 0.0, "pe_taskid": "NONE", "maxvmem": float(usage.get("maxvmem") or 0),
+        "arid": 0, "ar_submission_time": 0,
+    }
+
+
+def _category(job: Job) -> str:
+    """Grid Engine's job category string, e.g. ``-l h_rt=300`` or ``NONE``."""
+    parts: list[str] = []
+    resources = job.opts.get("hard_resources") or {}
+    if resources:
+        parts.append("-l " + ",".join(f"{k}={v}" for k, v in sorted(resources.items())))
+    queues = job.opts.get("hard_queues") or []
+    if queues:
+        parts.append("-q " + ",".join(queues))
+    pe = job.opts.get("pe")
+    if pe:
+        parts.append(f"-pe {pe[0]} {_range(pe)}")
+    return " ".join(parts) or "NONE"
+
+
+def _range(pe: list[Any]) -> str:
+    low, high = pe[1], pe[2] if len(pe) > 2 else pe[1]
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def write_records(path: Path, records: list[dict[str, Any]]) -> None:
+    append_records(path, [AccountingRecord(**r) for r in records])
+
+
+def recover_pending(path: Path, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The spooled records that the accounting file does not yet end with."""
+    if not records:
+        return []
+    tail = _tail(path)
+    missing = []
+    for record in records:
+        line = AccountingRecord(**record).to_line()
+        if line not in tail:
+            missing.append(record)
+    return missing
+
+
+def _tail(path: Path) -> str:
+    try:
+        with path.open("rb") as fh:
+            fh.seek(0, 2)
+            size = fh.tell()
+            fh.seek(max(0, size - TAIL_BYTES))
+            return fh.read().decode(errors="replace")
+    except FileNotFoundError:
+        return ""

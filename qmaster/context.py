@@ -1,0 +1,63 @@
+"""What a request handler gets: the store, the open batch, the requester, the time.
+
+Handlers raise ``RequestError`` to refuse a request; the server turns it into an ``error``
+reply carrying Grid Engine's message. A handler that answers later (``wait``) returns
+``DEFERRED`` and keeps the requester's address to reply when the answer exists.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from common.model import UserInfo
+from qmaster.store import Batch, Store
+
+DEFERRED: dict[str, Any] = {"__deferred__": True}
+
+
+class RequestError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class Waiter:
+    identity: bytes
+    request_id: int
+    job_ids: set[int]
+
+
+@dataclass
+class Services:
+    """Long-lived state of the server that handlers may use besides the store."""
+
+    epoch: str
+    waiters: list[Waiter] = field(default_factory=list)
+    execd_identity: Callable[[str], bytes] = lambda host: b"execd:" + host.encode()
+    auto_add_hosts: bool = False
+    default_slots: int = 0
+    refused_orders: int = 0
+    seq: int = 0  # sequence number of the last published event
+
+
+@dataclass
+class Ctx:
+    store: Store
+    batch: Batch
+    services: Services
+    identity: bytes
+    request_id: int
+    now: float
+    body: dict[str, Any]
+
+    @property
+    def user(self) -> UserInfo:
+        return UserInfo.from_dict(self.body.get("user") or {})
+
+    def require_manager(self) -> None:
+        user = self.user
+        if not self.store.is_manager(user.name):
+            raise RequestError("denied", f"denied: \"{user.name}\" must be manager for this "
+                                         "operation")

@@ -1,0 +1,55 @@
+"""The objects a new cell starts with, as Grid Engine's installer creates them.
+
+Global configuration and scheduler configuration with Grid Engine's defaults, the parallel
+environments ``make``, ``smp`` and ``mpi``, the host group ``@allhosts`` and the queue
+``all.q`` over it, and the manager list.
+"""
+from __future__ import annotations
+
+from common.objects_conf_base import template
+from common.objects_conf_cluster import GLOBAL_CONF, PE, SCHED_CONF
+from common.objects_conf_host import EXECHOST, HOSTGROUP
+from common.objects_conf_queue import QUEUE
+from qmaster.store import Batch, Store
+
+Pairs = list[list[str]]
+
+# Attributes that differ from the PE template, per installer PE (see sge_pe(5) files
+# in $SGE_ROOT/util/resources/pe of Grid Engine 8.1.9).
+_PES: dict[str, dict[str, str]] = {
+    "make": {"slots": "999", "allocation_rule": "$round_robin", "job_is_first_task": "FALSE"},
+    "smp": {"slots": "999", "allocation_rule": "$pe_slots", "job_is_first_task": "TRUE"},
+    "mpi": {"slots": "99999", "allocation_rule": "$fill_up", "job_is_first_task": "TRUE",
+            "accounting_summary": "FALSE"},
+}
+
+
+def _with(pairs: list[tuple[str, str]] | Pairs, changes: dict[str, str]) -> Pairs:
+    return [[k, changes.get(k, v)] for k, v in pairs]
+
+
+def exechost_defaults(host: str) -> Pairs:
+    return _with(template(EXECHOST, host), {})
+
+
+def queue_defaults(name: str, **changes: str) -> Pairs:
+    return _with(template(QUEUE, name), changes)
+
+
+def pe_defaults(name: str) -> Pairs:
+    return _with(template(PE, name), {"control_slaves": "TRUE", "urgency_slots": "min",
+                                      "accounting_summary": "TRUE", **_PES.get(name, {})})
+
+
+def bootstrap(store: Store, batch: Batch, managers: list[str], min_uid: int | None) -> None:
+    """Fill an empty store with the objects of a freshly installed cell."""
+    ids = {} if min_uid is None else {"min_uid": str(min_uid), "min_gid": str(min_uid)}
+    store.put_conf(batch, "conf", "global", _with(template(GLOBAL_CONF), ids))
+    store.put_conf(batch, "sconf", "global", _with(template(SCHED_CONF), {}))
+    for pe in _PES:
+        store.put_conf(batch, "pe", pe, pe_defaults(pe))
+    store.put_conf(batch, "hgrp", "@allhosts",
+                   _with(template(HOSTGROUP, "@allhosts"), {"hostlist": "NONE"}))
+    store.put_conf(batch, "queue", "all.q",
+                   queue_defaults("all.q", hostlist="@allhosts", pe_list="make smp mpi"))
+    store.set_list(batch, "manager", sorted(set(managers) | {"root"}))

@@ -1,0 +1,283 @@
+"""Request handlers for jobs: submit, delete, hold, release, wait, query.
+
+Permission rules are Grid Engine's: anybody may submit (above ``min_uid``/``min_gid``);
+a user may delete, hold (user hold) or release only their own jobs unless manager or
+operator; operator and system holds need an operator or manager.
+"""
+from __future__ import annotations
+
+import fnmatch
+from typing import Any
+
+from common.jobstate import ACTIVE_STATES, Event, State, allows
+from common.model import Job, Task, UserInfo, task_key
+from qmaster.context import DEFERRED, Ctx, RequestError, Waiter
+from qmaster.execd_link import kill_on_host
+from qmaster.submit_checks import check_submission
+
+HOLD_TYPES = {"u", "o", "s"}
+
+
+def handle_submit(ctx: Ctx) -> dict[str, Any]:
+    user = ctx.user
+    _check_min_ids(ctx, user)
+    specs = ctx.body["jobs"]
+    for spec in specs:
+        if not isinstance(spec, dict) or not isinstance(spec.get("opts"), dict):
+            raise RequestError("malformed", "job rejected: malformed job description")
+        check_submission(ctx.store, spec["opts"])
+    ids = [_add_job(ctx, user, spec) for spec in specs]
+    return {"job_ids": ids}
+
+
+def _check_min_ids(ctx: Ctx, user: UserInfo) -> None:
+    min_uid = int(ctx.store.conf_value("conf", "global", "min_uid", "0") or 0)
+    min_gid = int(ctx.store.conf_value("conf", "global", "min_gid", "0") or 0)
+    if user.uid < min_uid:
+        raise RequestError("denied", f"job rejected: your user id {user.uid} is lower than "
+                                     f"minimum user id {min_uid} of cluster configuration")
+    if user.gid < min_gid:
+        raise RequestError("denied", f"job rejected: your group id {user.gid} is lower than "
+                                     f"minimum group id {min_gid} of cluster configuration")
+
+
+def _add_job(ctx: Ctx, user: UserInfo, spec: dict[str, Any]) -> int:
+    opts = spec["opts"]
+    job_id = ctx.store.allocate_job_id(ctx.batch)
+    task_ids = _task_ids(opts.get("array"))
+    script = spec.get("script")
+    job = Job(job_id=job_id, owner=user.name, uid=user.uid, group=user.group, gid=user.gid,
+              submit_time=ctx.now, opts=opts, sge_o=dict(spec.get("sge_o") or {}),
+              script=script if isinstance(script, bytes) else None, task_ids=task_ids)
+    holds = ["u"] if opts.get("hold") else []
+    if _unfinished_predecessors(ctx, job):
+        holds.append("h")
+    state = State.HOLD if holds else State.PENDING
+    tasks = [Task(job_id=job_id, task_id=t, state=state, holds=list(holds)) for t in task_ids]
+    ctx.store.add_job(ctx.batch, job, tasks)
+    return job_id
+
+
+def _task_ids(array: Any) -> list[int]:
+    if not array:
+        return [1]
+    first, last, step = (int(v) for v in array)
+    return list(range(first, last + 1, max(step, 1)))
+
+
+def _unfinished_predecessors(ctx: Ctx, job: Job) -> list[int]:
+    """Jobs named by ``-hold_jid`` (ids, names or patterns) that have not finished."""
+    wanted = [str(x) for x in job.opts.get("hold_jid") or []]
+    out: list[int] = []
+    for other in ctx.store.jobs.values():
+        if other.job_id == job.job_id or ctx.store.job_finished(other.job_id):
+            continue
+        if any(_names_job(w, other, job.owner) for w in wanted):
+            out.append(other.job_id)
+    return out
+
+
+def _names_job(ref: str, job: Job, owner: str) -> bool:
+    if ref.isdigit():
+        return int(ref) == job.job_id
+    return job.owner == owner and fnmatch.fnmatchcase(job.name, ref)
+
+
+def release_dependents(ctx: Ctx, finished_job_id: int) -> None:
+    """Drop the ``-hold_jid`` hold of jobs whose last predecessor just finished."""
+    for job in list(ctx.store.jobs.values()):
+        if not job.opts.get("hold_jid") or _unfinished_predecessors(ctx, job):
+            continue
+        for task in ctx.store.job_tasks(job.job_id):
+            if "h" in task.holds:
+                _remove_hold(ctx, task, "h")
+
+
+# ---- delete / hold / release -------------------------------------------------------
+def _targets(ctx: Ctx) -> list[tuple[dict[str, Any], list[Task] | None]]:
+    """Each request target with its tasks, or None when the job does not exist."""
+    out = []
+    for target in ctx.body["targets"]:
+        if not isinstance(target, dict):
+            raise RequestError("malformed", "malformed job target")
+        out.append((target, _select_tasks(ctx, target)))
+    return out
+
+
+def _select_tasks(ctx: Ctx, target: dict[str, Any]) -> list[Task] | None:
+    jobs = _select_jobs(ctx, target)
+    if not jobs:
+        return None
+    wanted = target.get("tasks")
+    tasks: list[Task] = []
+    for job in jobs:
+        for task in ctx.store.job_tasks(job.job_id):
+            if task.state_enum is State.FINISHED:
+                continue
+            if wanted and not any(_in_range(task.task_id, r) for r in wanted):
+                continue
+            tasks.append(task)
+    return tasks
+
+
+def _select_jobs(ctx: Ctx, target: dict[str, Any]) -> list[Job]:
+    store = ctx.store
+    if "job_id" in target:
+        job = store.jobs.get(int(target["job_id"]))
+        return [job] if job and not store.job_finished(job.job_id) else []
+    if "user" in target:
+        pattern = str(target["user"])
+        return [j for j in store.jobs.values() if fnmatch.fnmatchcase(j.owner, pattern)
+                and not store.job_finished(j.job_id)]
+    if "name" in target:
+        pattern = str(target["name"])
+        return [j for j in store.jobs.values() if fnmatch.fnmatchcase(j.name, pattern)
+                and not store.job_finished(j.job_id)]
+    return []
+
+
+def _in_range(task_id: int, rng: Any) -> bool:
+    first, last, step = (int(v) for v in rng)
+    return first <= task_id <= last and (task_id - first) % max(step, 1) == 0
+
+
+def _may_change(ctx: Ctx, job: Job) -> bool:
+    user = ctx.user.name
+    return job.owner == user or ctx.store.is_operator(user)
+
+
+def handle_delete(ctx: Ctx) -> dict[str, Any]:
+    results = []
+    for target, tasks in _targets(ctx):
+        results.extend(_delete_target(ctx, target, tasks))
+    return {"results": results}
+
+
+def _delete_target(ctx: Ctx, target: dict[str, Any], tasks: list[Task] | None
+                   ) -> list[dict[str, Any]]:
+    if tasks is None:
+        return [{"target": target, "result": "unknown"}]
+    out = []
+    for job_id in sorted({t.job_id for t in tasks}):
+        job = ctx.store.jobs[job_id]
+        if not _may_change(ctx, job):
+            out.append({"job_id": job_id, "result": "denied", "owner": job.owner})
+            continue
+        mine = [t for t in tasks if t.job_id == job_id]
+        out.extend(_delete_tasks(ctx, job, mine, bool(target.get("tasks"))))
+    return out
+
+
+def _delete_tasks(ctx: Ctx, job: Job, tasks: list[Task], by_task: bool
+                  ) -> list[dict[str, Any]]:
+    out = []
+    immediate = False
+    for task in tasks:
+        active = task.state_enum in ACTIVE_STATES
+        ctx.store.transition(ctx.batch, task, Event.DELETE, deleted_by=ctx.user.name)
+        if active:
+            kill_on_host(ctx, task)
+            out.append({"job_id": job.job_id, "task_id": task.task_id if job.is_array else None,
+                        "result": "registered"})
+        else:
+            immediate = True
+            if by_task and job.is_array:
+                out.append({"job_id": job.job_id, "task_id": task.task_id, "result": "deleted"})
+    if immediate and not (by_task and job.is_array):
+        out.append({"job_id": job.job_id, "task_id": None, "result": "deleted"})
+    return out
+
+
+def handle_hold(ctx: Ctx) -> dict[str, Any]:
+    return _change_holds(ctx, add=True)
+
+
+def handle_release(ctx: Ctx) -> dict[str, Any]:
+    return _change_holds(ctx, add=False)
+
+
+def _change_holds(ctx: Ctx, *, add: bool) -> dict[str, Any]:
+    hold_type = ctx.body["hold_type"]
+    if hold_type not in HOLD_TYPES:
+        raise RequestError("malformed", f"invalid hold type {hold_type!r}")
+    results = []
+    for target, tasks in _targets(ctx):
+        if tasks is None:
+            results.append({"target": target, "result": "unknown"})
+            continue
+        for job_id in sorted({t.job_id for t in tasks}):
+            mine = [t for t in tasks if t.job_id == job_id]
+            results.append(_hold_job(ctx, ctx.store.jobs[job_id], mine, hold_type, add))
+    return {"results": results}
+
+
+def _hold_job(ctx: Ctx, job: Job, tasks: list[Task], hold_type: str, add: bool
+              ) -> dict[str, Any]:
+    user = ctx.user.name
+    allowed = (job.owner == user if hold_type == "u" else False) or ctx.store.is_operator(user)
+    if not allowed:
+        return {"job_id": job.job_id, "result": "denied", "owner": job.owner}
+    for task in tasks:
+        if add:
+            _add_hold(ctx, task, hold_type)
+        else:
+            _remove_hold(ctx, task, hold_type)
+    return {"job_id": job.job_id, "result": "modified"}
+
+
+def _add_hold(ctx: Ctx, task: Task, hold_type: str) -> None:
+    if hold_type in task.holds:
+        return
+    task.holds = sorted(set(task.holds) | {hold_type})
+    if allows(task.state_enum, Event.HOLD):
+        ctx.store.transition(ctx.batch, task, Event.HOLD)
+    else:
+        ctx.store.put_task(ctx.batch, task)
+
+
+def _remove_hold(ctx: Ctx, task: Task, hold_type: str) -> None:
+    if hold_type not in task.holds:
+        return
+    task.holds = [h for h in task.holds if h != hold_type]
+    if not task.holds and task.state_enum is State.HOLD:
+        ctx.store.transition(ctx.batch, task, Event.RELEASE)
+    else:
+        ctx.store.put_task(ctx.batch, task)
+
+
+# ---- wait / query ------------------------------------------------------------------
+def handle_wait(ctx: Ctx) -> dict[str, Any]:
+    ids = {int(j) for j in ctx.body["job_ids"]}
+    unknown = sorted(j for j in ids if j not in ctx.store.jobs)
+    if unknown:
+        return {"jobs": {}, "unknown": unknown}
+    if all(ctx.store.job_finished(j) for j in ids):
+        return {"jobs": job_results(ctx, ids), "unknown": []}
+    ctx.services.waiters.append(Waiter(ctx.identity, ctx.request_id, ids))
+    return DEFERRED
+
+
+def job_results(ctx: Ctx, ids: set[int]) -> dict[int, list[dict[str, Any]]]:
+    return {j: [_task_result(t) for t in ctx.store.job_tasks(j)] for j in sorted(ids)}
+
+
+def _task_result(task: Task) -> dict[str, Any]:
+    return {"task_id": task.task_id, "exit_status": task.exit_status, "signal": task.signal,
+            "failed": task.failed, "deleted": task.deleted_by is not None,
+            "started": task.start_time is not None}
+
+
+def handle_job_query(ctx: Ctx) -> dict[str, Any]:
+    store = ctx.store
+    wanted = ctx.body.get("job_ids")
+    finished = bool(ctx.body.get("include_finished"))
+    jobs = [j for j in store.jobs.values()
+            if (wanted is None or j.job_id in wanted)
+            and (finished or not store.job_finished(j.job_id))]
+    with_script = bool(ctx.body.get("with_script"))
+    return {"jobs": [j.to_dict() if with_script else j.summary() for j in jobs],
+            "tasks": [t.to_dict() for j in jobs for t in store.job_tasks(j.job_id)]}
+
+
+def task_of(ctx: Ctx, job_id: int, task_id: int) -> Task | None:
+    return ctx.store.tasks.get(task_key(job_id, task_id))

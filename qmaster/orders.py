@@ -1,0 +1,88 @@
+"""Scheduler requests: the snapshot for its mirror, and the validation of its orders.
+
+The scheduler has no authority. Each dispatch order carries the version of the task it was
+computed from; the qmaster accepts it only if the task is still pending at that version and
+every granted queue instance still exists on a live host with enough free slots by the
+qmaster's own bookkeeping. Refusals are published as ``order_refused`` events.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from common.cluster import QueueInstance, queue_instances
+from common.jobstate import Event, State
+from common.model import Task, task_key
+from qmaster.context import Ctx
+from qmaster.execd_link import send_start
+
+
+def handle_snapshot(ctx: Ctx) -> dict[str, Any]:
+    snap = ctx.store.snapshot()
+    snap["epoch"] = ctx.services.epoch
+    snap["seq"] = ctx.services.seq
+    return snap
+
+
+def handle_orders(ctx: Ctx) -> dict[str, Any]:
+    instances = {(qi.queue, qi.host): qi for qi in queue_instances(ctx.store.conf,
+                                                                    ctx.store.hosts)}
+    accepted, refused = 0, []
+    for order in ctx.body["orders"]:
+        reason = _refusal(ctx, order, instances)
+        if reason:
+            refused.append({"order": order, "reason": reason})
+            ctx.batch.event("order_refused", "put", _order_key(order), {"reason": reason})
+            continue
+        _dispatch(ctx, order)
+        accepted += 1
+    ctx.services.refused_orders += len(refused)
+    return {"accepted": accepted, "refused": refused}
+
+
+def _order_key(order: Any) -> str:
+    if isinstance(order, dict):
+        return f"{order.get('job_id')}.{order.get('task_id')}"
+    return "?"
+
+
+def _refusal(ctx: Ctx, order: Any, instances: dict[tuple[str, str], QueueInstance]) -> str:
+    if not isinstance(order, dict) or order.get("type") != "dispatch":
+        return "unknown order"
+    try:
+        task = ctx.store.tasks.get(task_key(int(order["job_id"]), int(order["task_id"])))
+        granted = [(str(q), str(h), int(s)) for q, h, s in order["granted"]]
+    except (KeyError, TypeError, ValueError):
+        return "malformed order"
+    if task is None or task.state_enum is not State.PENDING:
+        return "task is not pending"
+    if task.version != order.get("task_version"):
+        return "task changed since the order was computed"
+    if not granted:
+        return "order grants nothing"
+    return _slots_refusal(ctx, granted, instances)
+
+
+def _slots_refusal(ctx: Ctx, granted: list[tuple[str, str, int]],
+                   instances: dict[tuple[str, str], QueueInstance]) -> str:
+    wanted: dict[tuple[str, str], int] = {}
+    for queue, host, slots in granted:
+        if slots <= 0:
+            return "order grants no slots"
+        wanted[(queue, host)] = wanted.get((queue, host), 0) + slots
+    for key, slots in wanted.items():
+        qi = instances.get(key)
+        if qi is None or not qi.alive:
+            return f"queue instance {key[0]}@{key[1]} is not available"
+        if ctx.store.used_slots.get(key, 0) + slots > qi.slots:
+            return f"queue instance {key[0]}@{key[1]} has not enough free slots"
+    return ""
+
+
+def _dispatch(ctx: Ctx, order: dict[str, Any]) -> None:
+    task: Task = ctx.store.tasks[task_key(int(order["job_id"]), int(order["task_id"]))]
+    granted = [[str(q), str(h), int(s)] for q, h, s in order["granted"]]
+    master_queue, master_host, _ = granted[0]
+    ctx.store.transition(ctx.batch, task, Event.DISPATCH, granted=granted,
+                         queue=master_queue, host=master_host,
+                         slots=sum(g[2] for g in granted), dispatch_time=ctx.now)
+    send_start(ctx, task)

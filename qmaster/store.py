@@ -1,0 +1,212 @@
+"""The qmaster's in-memory object store and the batch that records every change.
+
+The store is the authority: jobs, tasks, exec host runtime state, configuration objects
+and the manager/operator lists. Handlers never write to it directly; they go through a
+``Batch``, which applies the change in memory, queues the spool write, the event to publish
+and any message for an execd. The server commits the batch's transaction and only then
+sends replies, events and outbox messages.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from common.jobstate import ACTIVE_STATES, Event, State, next_state
+from common.model import ExecHost, Job, Task, task_key
+from qmaster.spool import Transaction
+
+FINISHED_JOBS_KEPT = 1000  # finished jobs kept for qstat -s z and late `wait` requests
+
+# configuration kinds kept as ordered [name, value] pair lists
+CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf")
+LIST_KINDS = ("manager", "operator")
+
+
+@dataclass
+class Outgoing:
+    """A message for a peer that is not the requester (an execd), sent after commit."""
+
+    identity: bytes
+    msg_type: str
+    body: dict[str, Any]
+
+
+@dataclass
+class Batch:
+    txn: Transaction = field(default_factory=Transaction)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    outbox: list[Outgoing] = field(default_factory=list)
+    finished_jobs: list[int] = field(default_factory=list)
+    accounting: list[dict[str, Any]] = field(default_factory=list)
+
+    def event(self, kind: str, op: str, key: str, obj: Any = None) -> None:
+        self.events.append({"kind": kind, "op": op, "key": key, "obj": obj})
+
+    def send(self, identity: bytes, msg_type: str, body: dict[str, Any]) -> None:
+        self.outbox.append(Outgoing(identity, msg_type, body))
+
+
+class Store:
+    def __init__(self) -> None:
+        self.jobs: dict[int, Job] = {}
+        self.tasks: dict[str, Task] = {}
+        self.hosts: dict[str, ExecHost] = {}
+        self.conf: dict[str, dict[str, list[list[str]]]] = {k: {} for k in CONF_KINDS}
+        self.lists: dict[str, list[str]] = {k: [] for k in LIST_KINDS}
+        self.next_job_id = 1
+        self.used_slots: dict[tuple[str, str], int] = {}
+        self.finished_order: OrderedDict[int, None] = OrderedDict()
+        self.pending_accounting: dict[str, dict[str, Any]] = {}
+
+    # ---- loading -------------------------------------------------------------------
+    def load(self, objects: dict[str, dict[str, Any]], meta: dict[str, int]) -> None:
+        for data in objects.get("job", {}).values():
+            job = Job.from_dict(data)
+            self.jobs[job.job_id] = job
+        for data in objects.get("task", {}).values():
+            self.tasks[task_key(data["job_id"], data["task_id"])] = Task.from_dict(data)
+        for data in objects.get("host", {}).values():
+            host = ExecHost.from_dict(data)
+            host.alive = False
+            self.hosts[host.name] = host
+        for kind in CONF_KINDS:
+            self.conf[kind] = dict(objects.get(kind, {}))
+        for kind in LIST_KINDS:
+            self.lists[kind] = sorted(objects.get(kind, {}))
+        self.pending_accounting = dict(objects.get("acct", {}))
+        self.next_job_id = meta.get("next_job_id", 1)
+        self._rebuild_derived()
+
+    def _rebuild_derived(self) -> None:
+        self.used_slots.clear()
+        for task in self.tasks.values():
+            if task.state_enum in ACTIVE_STATES:
+                self._count_slots(task, +1)
+        done = [j for j in self.jobs.values() if self.job_finished(j.job_id)]
+        for job in sorted(done, key=lambda j: j.job_id):
+            self.finished_order[job.job_id] = None
+
+    # ---- queries -------------------------------------------------------------------
+    def job_tasks(self, job_id: int) -> list[Task]:
+        job = self.jobs.get(job_id)
+        if job is None:
+            return []
+        return [self.tasks[task_key(job_id, t)] for t in job.task_ids
+                if task_key(job_id, t) in self.tasks]
+
+    def job_finished(self, job_id: int) -> bool:
+        return all(t.state_enum is State.FINISHED for t in self.job_tasks(job_id))
+
+    def is_manager(self, user: str) -> bool:
+        return user in self.lists["manager"]
+
+    def is_operator(self, user: str) -> bool:
+        return user in self.lists["operator"] or self.is_manager(user)
+
+    def conf_value(self, kind: str, name: str, attr: str, default: str = "") -> str:
+        for key, value in self.conf[kind].get(name, []):
+            if key == attr:
+                return value
+        return default
+
+    # ---- changes -------------------------------------------------------------------
+    def add_job(self, batch: Batch, job: Job, tasks: list[Task]) -> None:
+        self.jobs[job.job_id] = job
+        batch.txn.put("job", str(job.job_id), job.to_dict())
+        batch.event("job", "put", str(job.job_id), job.summary())
+        for task in tasks:
+            self.tasks[task.key] = task
+            self._write_task(batch, task)
+
+    def put_task(self, batch: Batch, task: Task) -> None:
+        task.version += 1
+        self._write_task(batch, task)
+
+    def _write_task(self, batch: Batch, task: Task) -> None:
+        data = task.to_dict()
+        batch.txn.put("task", task.key, data)
+        batch.event("task", "put", task.key, data)
+
+    def transition(self, batch: Batch, task: Task, event: Event, **changes: Any) -> None:
+        """Move ``task`` along the life-cycle table, keeping slot bookkeeping in step."""
+        old = task.state_enum
+        new = next_state(old, event)
+        was_active, is_active = old in ACTIVE_STATES, new in ACTIVE_STATES
+        if was_active and not is_active:
+            self._count_slots(task, -1)
+        for name, value in changes.items():
+            setattr(task, name, value)
+        task.state = new
+        if is_active and not was_active:
+            self._count_slots(task, +1)
+        self.put_task(batch, task)
+        if new is State.FINISHED and self.job_finished(task.job_id):
+            self._job_done(batch, task.job_id)
+
+    def _count_slots(self, task: Task, sign: int) -> None:
+        for queue, host, slots in task.granted:
+            key = (queue, host)
+            self.used_slots[key] = self.used_slots.get(key, 0) + sign * int(slots)
+
+    def _job_done(self, batch: Batch, job_id: int) -> None:
+        batch.finished_jobs.append(job_id)
+        self.finished_order[job_id] = None
+        while len(self.finished_order) > FINISHED_JOBS_KEPT:
+            old, _ = self.finished_order.popitem(last=False)
+            self.remove_job(batch, old)
+
+    def remove_job(self, batch: Batch, job_id: int) -> None:
+        job = self.jobs.pop(job_id, None)
+        if job is None:
+            return
+        for tid in job.task_ids:
+            key = task_key(job_id, tid)
+            if self.tasks.pop(key, None) is not None:
+                batch.txn.delete("task", key)
+                batch.event("task", "del", key)
+        batch.txn.delete("job", str(job_id))
+        batch.event("job", "del", str(job_id))
+
+    def put_host(self, batch: Batch, host: ExecHost, *, spool: bool = True) -> None:
+        host.version += 1
+        self.hosts[host.name] = host
+        if spool:
+            batch.txn.put("host", host.name, host.to_dict())
+        batch.event("host", "put", host.name, host.to_dict())
+
+    def put_conf(self, batch: Batch, kind: str, name: str, pairs: list[list[str]]) -> None:
+        self.conf[kind][name] = pairs
+        batch.txn.put(kind, name, pairs)
+        batch.event(kind, "put", name, pairs)
+
+    def delete_conf(self, batch: Batch, kind: str, name: str) -> None:
+        self.conf[kind].pop(name, None)
+        batch.txn.delete(kind, name)
+        batch.event(kind, "del", name)
+
+    def set_list(self, batch: Batch, kind: str, names: list[str]) -> None:
+        old = set(self.lists[kind])
+        self.lists[kind] = sorted(set(names))
+        for name in old - set(names):
+            batch.txn.delete(kind, name)
+        for name in set(names) - old:
+            batch.txn.put(kind, name, 1)
+        batch.event(kind, "put", kind, self.lists[kind])
+
+    def allocate_job_id(self, batch: Batch) -> int:
+        job_id = self.next_job_id
+        self.next_job_id = job_id + 1 if job_id < 9_999_999 else 1
+        batch.txn.set_meta("next_job_id", self.next_job_id)
+        return job_id
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything a scheduler or another subscriber needs to build its mirror."""
+        live_jobs = [j for j in self.jobs.values() if j.job_id not in self.finished_order]
+        return {
+            "jobs": [j.summary() for j in live_jobs],
+            "tasks": [t.to_dict() for j in live_jobs for t in self.job_tasks(j.job_id)],
+            "hosts": [h.to_dict() for h in self.hosts.values()],
+            "conf": {kind: dict(objs) for kind, objs in self.conf.items()},
+            "lists": dict(self.lists),
+        }

@@ -1,0 +1,30 @@
+"""``pyge-scheduler``: the scheduler daemon's command line."""
+from __future__ import annotations
+
+import argparse
+
+from common.cell import read_act_qmaster
+from common.daemon import add_cell_options, cell_of, run_until_signalled
+from common.log import configure
+from scheduler.service import SchedulerService
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="pyge-scheduler", description="pygridengine scheduler")
+    add_cell_options(p)
+    p.add_argument("--qmaster", default=None, help="host:port:event_port (default: from cell)")
+    p.add_argument("--min-interval", type=float, default=0.0,
+                   help="minimum seconds between dispatch passes")
+    args = p.parse_args(argv)
+    if args.qmaster:
+        host, port, event_port = args.qmaster.rsplit(":", 2)
+    else:
+        host, port, event_port = read_act_qmaster(cell_of(args, p))
+    log = configure("scheduler", args.log_file, args.log_level)
+    service = SchedulerService(host, int(port), int(event_port),
+                               min_interval=args.min_interval, log=log)
+    run_until_signalled(service.run, service.stop)
+
+
+if __name__ == "__main__":
+    main()

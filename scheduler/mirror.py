@@ -1,0 +1,106 @@
+"""The scheduler's mirror of the qmaster's store, built from a snapshot and kept by events.
+
+Pure: ``Mirror.from_snapshot`` and ``Mirror.apply`` take the dicts the qmaster publishes;
+``Mirror.pass_input`` turns the mirror into the dispatch pass's input.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from common.cluster import attr, queue_instances
+from common.jobstate import ACTIVE_STATES, State
+from scheduler.dispatch import PassInput
+
+CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf")
+# events that can make a pass find something new to do
+TRIGGER_KINDS = frozenset({"job", "task", "host", "queue", "hgrp", "pe", "order_refused"})
+
+
+@dataclass
+class Mirror:
+    epoch: str = ""
+    seq: int = 0
+    jobs: dict[int, dict[str, Any]] = field(default_factory=dict)
+    tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    hosts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    conf: dict[str, dict[str, Any]] = field(default_factory=lambda: {k: {} for k in CONF_KINDS})
+    pending: set[str] = field(default_factory=set)
+
+    @classmethod
+    def from_snapshot(cls, snap: dict[str, Any]) -> "Mirror":
+        mirror = cls(epoch=snap["epoch"], seq=int(snap["seq"]))
+        for job in snap["jobs"]:
+            mirror.jobs[int(job["job_id"])] = job
+        for task in snap["tasks"]:
+            mirror._put_task(task)
+        mirror.hosts = {h["name"]: h for h in snap["hosts"]}
+        for kind in CONF_KINDS:
+            mirror.conf[kind] = dict(snap["conf"].get(kind, {}))
+        return mirror
+
+    def apply(self, event: dict[str, Any]) -> bool:
+        """Apply one event; True when it may give the dispatch pass something to do."""
+        kind, op, key, obj = event["kind"], event["op"], event["key"], event.get("obj")
+        self.seq = int(event["seq"])
+        if kind == "job":
+            self._apply_job(op, key, obj)
+        elif kind == "task":
+            self._apply_task(op, key, obj)
+        elif kind == "host":
+            self.hosts[key] = obj
+        elif kind in self.conf:
+            if op == "del":
+                self.conf[kind].pop(key, None)
+            else:
+                self.conf[kind][key] = obj
+        return kind in TRIGGER_KINDS
+
+    def _apply_job(self, op: str, key: str, obj: Any) -> None:
+        if op == "del":
+            self.jobs.pop(int(key), None)
+        else:
+            self.jobs[int(key)] = obj
+
+    def _apply_task(self, op: str, key: str, obj: Any) -> None:
+        if op == "del":
+            self.tasks.pop(key, None)
+            self.pending.discard(key)
+        elif obj["state"] == State.FINISHED:
+            self.tasks.pop(key, None)
+            self.pending.discard(key)
+        else:
+            self._put_task(obj)
+
+    def _put_task(self, task: dict[str, Any]) -> None:
+        key = f"{task['job_id']}.{task['task_id']}"
+        self.tasks[key] = task
+        if task["state"] == State.PENDING:
+            self.pending.add(key)
+        else:
+            self.pending.discard(key)
+
+    def used_slots(self) -> dict[tuple[str, str], int]:
+        used: dict[tuple[str, str], int] = {}
+        for task in self.tasks.values():
+            if State(task["state"]) in ACTIVE_STATES:
+                for queue, host, slots in task["granted"]:
+                    used[(queue, host)] = used.get((queue, host), 0) + int(slots)
+        return used
+
+    def pass_input(self, exclude: set[str] | frozenset[str] = frozenset()) -> PassInput:
+        pending = [self.tasks[k] for k in self.pending if k not in exclude]
+        return PassInput(
+            jobs=self.jobs, pending=pending,
+            instances=queue_instances(self.conf, self.hosts), used=self.used_slots(),
+            load={name: _float(h.get("load", {}).get("np_load_avg"))
+                  for name, h in self.hosts.items()},
+            pe_of_queue={name: set(attr(pairs, "pe_list", "NONE").replace(",", " ").split())
+                         - {"NONE"} for name, pairs in self.conf["queue"].items()})
+
+
+def _float(text: Any) -> float:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return 0.0

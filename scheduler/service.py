@@ -1,0 +1,179 @@
+"""The scheduler process: subscribe, mirror, run passes on events, send orders.
+
+Clone pattern: subscribe to the event stream first, then ask for a snapshot, then apply
+the buffered and later events whose sequence number follows the snapshot's. A gap in the
+sequence, a new qmaster epoch or a missing heartbeat makes it start over from a snapshot.
+Passes run when an event could change the outcome, at most once per ``min_interval``.
+"""
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from typing import Any
+
+import zmq
+import zmq.asyncio
+
+from common import wire
+from scheduler.dispatch import PassStats, dispatch_pass
+from scheduler.mirror import Mirror
+
+HEARTBEAT_TIMEOUT = 3.5
+REQUEST_TIMEOUT = 5.0
+SAFETY_PASS_SECONDS = 10.0
+
+
+class Resync(Exception):
+    """The mirror can no longer be trusted; rebuild it from a snapshot."""
+
+
+class SchedulerService:
+    def __init__(self, host: str, port: int, event_port: int, *, min_interval: float = 0.0,
+                 log: Any = None) -> None:
+        self.host, self.port, self.event_port = host, port, event_port
+        self.min_interval = min_interval
+        self.log = log
+        self.mirror: Mirror | None = None
+        self.inflight: dict[str, tuple[int, list[list[Any]]]] = {}
+        self._ids = itertools.count(1)
+        self._dirty = True
+        self._last_pass = 0.0
+        self._last_beat = time.monotonic()
+        self._stop = asyncio.Event()
+        self.passes = 0
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    async def run(self) -> None:
+        ctx = zmq.asyncio.Context()
+        try:
+            while not self._stop.is_set():
+                try:
+                    await self._session(ctx)
+                except Resync as why:
+                    self._log("resync", reason=str(why))
+                    await asyncio.sleep(0.2)
+        finally:
+            ctx.term()
+
+    async def _session(self, ctx: zmq.asyncio.Context) -> None:
+        sub = ctx.socket(zmq.SUB)
+        req = ctx.socket(zmq.DEALER)
+        for sock in (sub, req):
+            sock.setsockopt(zmq.LINGER, 0)
+        sub.setsockopt(zmq.SUBSCRIBE, b"")
+        sub.setsockopt(zmq.RCVHWM, 0)
+        sub.connect(f"tcp://{self.host}:{self.event_port}")
+        req.connect(f"tcp://{self.host}:{self.port}")
+        try:
+            await self._sync(sub, req)
+            await self._loop(sub, req)
+        finally:
+            sub.close(0)
+            req.close(0)
+
+    async def _request(self, req: zmq.asyncio.Socket, msg_type: str, body: dict[str, Any]
+                       ) -> dict[str, Any]:
+        request_id = next(self._ids)
+        await req.send(wire.encode(msg_type, body, request_id))
+        deadline = time.monotonic() + REQUEST_TIMEOUT
+        while (left := deadline - time.monotonic()) > 0:
+            if not await req.poll(left * 1000):
+                break
+            rtype, rid, rbody = wire.decode(await req.recv())
+            if rid != request_id:
+                continue
+            if rtype == "error":
+                raise Resync(f"{msg_type} refused: {rbody.get('message')}")
+            return rbody
+        raise Resync(f"no answer to {msg_type}")
+
+    async def _sync(self, sub: zmq.asyncio.Socket, req: zmq.asyncio.Socket) -> None:
+        await asyncio.sleep(0.05)  # let the subscription reach the publisher
+        snap = await self._request(req, "snapshot", {})
+        self.mirror = Mirror.from_snapshot(snap)
+        self.inflight.clear()
+        self._dirty = True
+        self._last_beat = time.monotonic()
+        self._log("mirror built", seq=self.mirror.seq, jobs=len(self.mirror.jobs))
+
+    async def _loop(self, sub: zmq.asyncio.Socket, req: zmq.asyncio.Socket) -> None:
+        while not self._stop.is_set():
+            timeout = self._next_wait()
+            if await sub.poll(timeout * 1000):
+                self._on_published(await sub.recv_multipart())
+                while await sub.poll(0):
+                    self._on_published(await sub.recv_multipart())
+            if time.monotonic() - self._last_beat > HEARTBEAT_TIMEOUT:
+                raise Resync("missed heartbeats")
+            if self._due():
+                await self._pass(req)
+
+    def _next_wait(self) -> float:
+        if self._dirty:
+            return max(0.0, self._last_pass + self.min_interval - time.monotonic())
+        return min(1.0, max(0.0, self._last_pass + SAFETY_PASS_SECONDS - time.monotonic()))
+
+    def _due(self) -> bool:
+        now = time.monotonic()
+        if now - self._last_pass >= SAFETY_PASS_SECONDS:
+            return True
+        return self._dirty and now - self._last_pass >= self.min_interval
+
+    def _on_published(self, frames: list[bytes]) -> None:
+        assert self.mirror is not None
+        topic, payload = wire.decode_published(frames)
+        if payload.get("epoch") != self.mirror.epoch:
+            raise Resync("qmaster restarted")
+        if topic == wire.TOPIC_HEARTBEAT:
+            self._last_beat = time.monotonic()
+            if int(payload.get("seq", 0)) > self.mirror.seq:
+                raise Resync("events missed before heartbeat")
+            return
+        for event in payload.get("events", []):
+            seq = int(event["seq"])
+            if seq <= self.mirror.seq:
+                continue
+            if seq != self.mirror.seq + 1:
+                raise Resync(f"gap in event sequence: {self.mirror.seq} -> {seq}")
+            if self.mirror.apply(event):
+                self._dirty = True
+            self._settle_inflight(event)
+
+    def _settle_inflight(self, event: dict[str, Any]) -> None:
+        if event["kind"] == "task" and event["key"] in self.inflight:
+            version = self.inflight[event["key"]][0]
+            obj = event.get("obj") or {}
+            if event["op"] == "del" or int(obj.get("version", 0)) > version:
+                del self.inflight[event["key"]]
+        elif event["kind"] == "order_refused":
+            self.inflight.pop(event["key"], None)
+
+    async def _pass(self, req: zmq.asyncio.Socket) -> None:
+        assert self.mirror is not None
+        self._dirty = False
+        self._last_pass = time.monotonic()
+        inp = self.mirror.pass_input(exclude=set(self.inflight))
+        for _, granted in self.inflight.values():
+            for queue, host, slots in granted:
+                inp.used[(queue, host)] = inp.used.get((queue, host), 0) + int(slots)
+        stats = PassStats()
+        orders = dispatch_pass(inp, stats)
+        self.passes += 1
+        if not orders:
+            return
+        for order in orders:
+            key = f"{order['job_id']}.{order['task_id']}"
+            self.inflight[key] = (order["task_version"], order["granted"])
+        reply = await self._request(req, "orders", {"orders": orders})
+        for refused in reply.get("refused", []):
+            order = refused.get("order") or {}
+            self.inflight.pop(f"{order.get('job_id')}.{order.get('task_id')}", None)
+        self._log("pass", considered=stats.considered, orders=len(orders),
+                  refused=len(reply.get("refused", [])))
+
+    def _log(self, event: str, **kw: Any) -> None:
+        if self.log:
+            self.log.info(event, **kw)
