@@ -1,0 +1,362 @@
+"""The job directory: the files an execd and a shepherd exchange, and pid files.
+
+A job directory is the only contract between the execd and a shepherd, so that either can
+die and restart without losing the job (as Grid Engine's ``active_jobs/<job>.<task>``):
+
+- ``spec.msgpack``   written by the execd before the launch (what to run, see shepherd.py)
+- ``script``         the job script bytes (script jobs only)
+- ``shepherd.pid``   "<pid> <start time>" written by the shepherd when it starts
+- ``job.pid``        "<pid> <start time>" written once the job has been exec'd
+- ``pe_hostfile``    the parallel environment host file, when the job has one
+- ``result.msgpack`` exit status and usage, written atomically when the job is over
+- ``error``          the shepherd's own error text, if it failed unexpectedly
+
+The second half is pure: what a spec means for the job (TMPDIR name, output file
+paths with Grid Engine's path aliases, the job environment, the command line, exit
+status and failure codes), so that it can be tested without processes.
+
+A pid alone is not an identity (pids are reused), so pid files carry the process start
+time from ``/proc/<pid>/stat`` (field 22, clock ticks since boot) and a pid is believed
+only when both still match.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+SPEC_FILE = "spec.msgpack"
+SCRIPT_FILE = "script"
+RESULT_FILE = "result.msgpack"
+SHEPHERD_PID_FILE = "shepherd.pid"
+JOB_PID_FILE = "job.pid"
+PE_HOSTFILE = "pe_hostfile"
+ERROR_FILE = "error"
+
+
+def write_atomic(path: Path, data: bytes, mode: int = 0o644, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` so that readers see either nothing or all of it.
+
+    ``durable`` also flushes it to disk first (results must survive a host crash; pid
+    files need not, they are meaningless after a reboot).
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    try:
+        os.write(fd, data)
+        if durable:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.rename(tmp, path)
+
+
+def write_spec(job_dir: Path, spec: Mapping[str, Any], script: bytes | None = None) -> None:
+    """Create ``job_dir`` (if needed) and store the spec and, for script jobs, the script."""
+    job_dir.mkdir(parents=True, exist_ok=True)
+    if script is not None:
+        write_atomic(job_dir / SCRIPT_FILE, script, 0o755)
+    write_atomic(job_dir / SPEC_FILE, msgpack.packb(dict(spec), use_bin_type=True))
+
+
+def read_spec(job_dir: Path) -> dict[str, Any]:
+    """The spec map the execd wrote."""
+    return msgpack.unpackb((job_dir / SPEC_FILE).read_bytes(), raw=False)
+
+
+def write_result(job_dir: Path, result: Mapping[str, Any]) -> None:
+    """Store the job's result atomically (tmp file + rename)."""
+    write_atomic(job_dir / RESULT_FILE, msgpack.packb(dict(result), use_bin_type=True))
+
+
+def read_result(job_dir: Path) -> dict[str, Any] | None:
+    """The job's result, or None while the job has not finished."""
+    try:
+        data = (job_dir / RESULT_FILE).read_bytes()
+    except FileNotFoundError:
+        return None
+    return msgpack.unpackb(data, raw=False)
+
+
+def proc_stat_fields(pid: int) -> list[str] | None:
+    """Fields 3.. of ``/proc/<pid>/stat`` (index 0 = state, 3 = session, 19 = start time,
+    20 = vsize), or None if there is no such process."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            raw = f.read().decode("ascii", "replace")
+    except OSError:
+        return None
+    # The command name (field 2) may contain blanks and parentheses: split after the last ')'.
+    return raw[raw.rfind(")") + 2:].split()
+
+
+def proc_stat(pid: int) -> tuple[str, int] | None:
+    """(state letter, start time in clock ticks) of a process, or None if there is none."""
+    fields = proc_stat_fields(pid)
+    return (fields[0], int(fields[19])) if fields else None
+
+
+def same_process(path: Path) -> tuple[int, str] | None:
+    """(pid, state) if the process recorded in pid file ``path`` exists (even as a zombie)."""
+    recorded = read_pid_file(path)
+    if recorded is None:
+        return None
+    stat = proc_stat(recorded[0])
+    if stat is None or stat[1] != recorded[1]:
+        return None
+    return recorded[0], stat[0]
+
+
+def write_pid_file(path: Path, pid: int) -> None:
+    """Record ``pid`` together with its start time, atomically."""
+    stat = proc_stat(pid)
+    start = stat[1] if stat else 0
+    write_atomic(path, f"{pid} {start}\n".encode(), durable=False)
+
+
+def read_pid_file(path: Path) -> tuple[int, int] | None:
+    """(pid, start time) from a pid file, or None if it is missing or unreadable."""
+    try:
+        pid_text, start_text = path.read_text().split()
+        return int(pid_text), int(start_text)
+    except (OSError, ValueError):
+        return None
+
+
+def live_pid(path: Path) -> int | None:
+    """The pid recorded in ``path`` if that very process still runs (not a zombie)."""
+    found = same_process(path)
+    if found is None or found[1] in ("Z", "X"):
+        return None
+    return found[0]
+
+
+# ---------------------------------------------------------------- failure codes, defaults
+
+# Grid Engine's failure codes (sge_status(5), accounting(5) "failed") and their texts.
+FAILED_REASONS: dict[int, str] = {
+    0: "",
+    1: "assumedly before job",
+    11: "before job",
+    25: "rescheduling",
+    26: "opening input/output file",
+    27: "searching requested shell",
+    28: "changing into working directory",
+    30: "rescheduling on application error",
+}
+FAILED_EARLY, FAILED_BEFORE_JOB, FAILED_AGAIN = 1, 11, 25
+FAILED_OUTPUT, FAILED_SHELL, FAILED_CWD, FAILED_APPERROR = 26, 27, 28, 30
+RESCHEDULE_EXIT_STATUS, APPERROR_EXIT_STATUS = 99, 100
+
+SGE_DEFAULT_PATH = "/usr/local/bin:/bin:/usr/bin"
+DEFAULT_LOGIN_SHELLS = ("bash", "sh", "ksh", "csh", "tcsh")  # global config default
+REQUIRED_KEYS = (
+    "job_id", "task_id", "job_name", "owner", "uid", "gid", "group", "binary", "command",
+    "args", "shell", "shell_start_mode", "cwd", "stdout_path", "stderr_path", "merge", "env",
+    "sge_o", "queue", "host", "slots", "nhosts", "array", "pe", "pe_hostfile", "tmpdir_base",
+    "switch_user", "notify_socket",
+)
+OPTIONAL_KEYS = {  # keys the execd may add; defaults are Grid Engine's defaults
+    "login_shells": list(DEFAULT_LOGIN_SHELLS), "cell": "default", "account": "sge",
+    "nqueues": 1, "restarted": 0, "forbid_reschedule": False, "forbid_apperror": False,
+    "sge_root": None,
+}
+
+
+# ---------------------------------------------------------------- pure: naming and paths
+
+def tmpdir_path(spec: Mapping[str, Any]) -> str:
+    """``<tmpdir_base>/<job_id>.<task_id or 1>.<queue>`` as Grid Engine names it."""
+    task = spec["task_id"] if spec["task_id"] is not None else 1
+    return os.path.join(spec["tmpdir_base"], f"{spec['job_id']}.{task}.{spec['queue']}")
+
+
+def select_path(path_list: str | None, host: str) -> str | None:
+    """The entry of ``[[host]:]path,...`` for ``host``, else the entry without a host."""
+    if not path_list:
+        return None
+    default = None
+    for entry in path_list.split(","):
+        entry_host, sep, path = entry.partition(":")
+        if not sep:
+            entry_host, path = "", entry
+        if not entry_host:
+            default = path if default is None else default
+        elif entry_host.split(".")[0] == host.split(".")[0]:
+            return path
+    return default
+
+
+def expand_aliases(path: str, spec: Mapping[str, Any], home_of: Any) -> str:
+    """Expand ``~``, ``~user`` and $HOME $USER $JOB_ID $JOB_NAME $HOSTNAME $TASK_ID.
+
+    ``home_of(user)`` returns a home directory. As in Grid Engine, $TASK_ID is only
+    replaced for array tasks and unknown ``$`` words stay as they are.
+    """
+    if path.startswith("~"):
+        user, sep, rest = path[1:].partition("/")
+        path = home_of(user or spec["owner"]) + sep + rest
+    words = {"$HOME": home_of(spec["owner"]), "$USER": spec["owner"],
+             "$JOB_ID": str(spec["job_id"]), "$JOB_NAME": spec["job_name"],
+             "$HOSTNAME": spec["host"]}
+    if spec["task_id"] is not None:
+        words["$TASK_ID"] = str(spec["task_id"])
+    out, i = [], 0
+    while i < len(path):
+        word = next((w for w in words if path.startswith(w, i)), None) if path[i] == "$" else None
+        out.append(words[word] if word else path[i])
+        i += len(word) if word else 1
+    return "".join(out)
+
+
+def default_output_name(spec: Mapping[str, Any], postfix: str) -> str:
+    """``<job_name>.o<job_id>`` or ``<job_name>.o<job_id>.<task_id>`` (postfix "o"/"e")."""
+    name = f"{spec['job_name']}.{postfix}{spec['job_id']}"
+    return f"{name}.{spec['task_id']}" if spec["task_id"] is not None else name
+
+
+def output_path(spec: Mapping[str, Any], which: str, cwd: str, home_of: Any,
+                is_dir: Any) -> str:
+    """The file the job's stdout (``which="o"``) or stderr (``"e"``) goes to.
+
+    Relative paths are taken relative to the job's working directory; no path means the
+    working directory; an existing directory gets the default file name inside it.
+    """
+    raw = select_path(spec["stdout_path" if which == "o" else "stderr_path"], spec["host"])
+    path = expand_aliases(raw, spec, home_of) if raw else ""
+    if not path:
+        path = cwd
+    elif not path.startswith("/"):
+        path = os.path.join(cwd, path)
+    return os.path.join(path, default_output_name(spec, which)) if is_dir(path) else path
+
+
+def working_dir(spec: Mapping[str, Any], home: str) -> str:
+    """-cwd/-wd directory, else the owner's home directory."""
+    return spec["cwd"] or home
+
+
+# ------------------------------------------------------------- pure: environment, argv
+
+def _task_variables(spec: Mapping[str, Any]) -> dict[str, str]:
+    if spec["task_id"] is None or not spec["array"]:
+        return dict.fromkeys(("SGE_TASK_ID", "SGE_TASK_FIRST", "SGE_TASK_LAST",
+                              "SGE_TASK_STEPSIZE"), "undefined")
+    first, last, step = spec["array"]
+    return {"SGE_TASK_ID": str(spec["task_id"]), "SGE_TASK_FIRST": str(first),
+            "SGE_TASK_LAST": str(last), "SGE_TASK_STEPSIZE": str(step)}
+
+
+def job_environment(spec: Mapping[str, Any], user: str, home: str, tmpdir: str,
+                    job_dir: str, arch: str, tz: str | None = None) -> dict[str, str]:
+    """The environment Grid Engine gives a job, before the output paths are known.
+
+    Order matters as in the execd: -v/-V variables first, then Grid Engine's own
+    variables overwrite them (PATH gets TMPDIR in front of the user's or default PATH).
+    """
+    opt = {**OPTIONAL_KEYS, **spec}
+    env = {str(k): str(v) for k, v in spec["env"].items()}
+    env["PATH"] = f"{tmpdir}:{env.get('PATH', SGE_DEFAULT_PATH)}"
+    if spec["cwd"]:
+        env["PWD"] = spec["cwd"]
+    script = spec["command"] if spec["binary"] else os.path.join(job_dir, SCRIPT_FILE)
+    env.update({
+        "REQNAME": spec["job_name"], "SGE_CELL": opt["cell"], "HOME": home, "USER": user,
+        "LOGNAME": user, "JOB_NAME": spec["job_name"], "JOB_SCRIPT": script,
+        "REQUEST": spec["job_name"], "HOSTNAME": spec["host"], "QUEUE": spec["queue"],
+        "JOB_ID": str(spec["job_id"]), **_task_variables(spec), "ENVIRONMENT": "BATCH",
+        "ARC": arch, "SGE_ARCH": arch, "NQUEUES": str(opt["nqueues"]),
+        "NSLOTS": str(spec["slots"]), "NHOSTS": str(spec["nhosts"]),
+        "RESTARTED": str(opt["restarted"]), "TMPDIR": tmpdir, "TMP": tmpdir,
+        "SGE_ACCOUNT": opt["account"], "SHELL": spec["shell"], "SGE_JOB_SPOOL_DIR": job_dir,
+    })
+    if tz:
+        env["TZ"] = tz
+    if opt.get("sge_root"):
+        env["SGE_ROOT"] = opt["sge_root"]
+    if spec["pe"]:
+        env["PE"] = spec["pe"]
+        env["PE_HOSTFILE"] = os.path.join(job_dir, PE_HOSTFILE)
+    env.update({f"SGE_O_{k}": str(v) for k, v in spec["sge_o"].items()})
+    return env
+
+
+def _shell_argv0(spec: Mapping[str, Any]) -> str:
+    base = os.path.basename(spec["shell"])
+    login_shells = {**OPTIONAL_KEYS, **spec}["login_shells"]
+    return f"-{base}" if base in login_shells else base
+
+
+def job_argv(spec: Mapping[str, Any], script: str) -> tuple[str, list[str]]:
+    """(program to exec, argv) for the job, as sge_shepherd's start_command builds them.
+
+    Binary jobs run as ``<shell> -c "<command> <arg> <arg> "``: Grid Engine 8.1.9 joins
+    the arguments with blanks and lets the shell parse them again, so that
+    ``qsub -b y /bin/sh -c 'exit 3'`` runs ``sh -c exit 3`` and exits 0. We keep this so
+    that jobs behave as they do under Grid Engine (quotes, $VARS, redirections).
+    """
+    args = [str(a) for a in spec["args"]]
+    mode = spec["shell_start_mode"]
+    if spec["binary"]:
+        joined = spec["command"] + " " + "".join(f"{a} " for a in args)
+        return spec["shell"], [_shell_argv0(spec), "-c", joined]
+    if mode == "script_from_stdin":
+        return spec["shell"], [_shell_argv0(spec), "-s", *args]
+    if mode == "unix_behavior":
+        return script, [script, *args]
+    return spec["shell"], [_shell_argv0(spec), script, *args]
+
+
+def uses_shell(spec: Mapping[str, Any]) -> bool:
+    """Whether the job is started through ``spec["shell"]`` (unix_behavior scripts are not)."""
+    return bool(spec["binary"]) or spec["shell_start_mode"] != "unix_behavior"
+
+
+def exit_fields(status: int) -> tuple[int, int]:
+    """(exit_status, signal) from a wait status: 128+signal for a killed job."""
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        return 128 + sig, sig
+    return os.waitstatus_to_exitcode(status) & 0xFF, 0
+
+
+def exit_failure(spec: Mapping[str, Any], exit_status: int, sig: int) -> int:
+    """Failure code for a job that ran: exit 99 reschedules, exit 100 is an app error."""
+    opt = {**OPTIONAL_KEYS, **spec}
+    if sig == 0 and exit_status == RESCHEDULE_EXIT_STATUS and not opt["forbid_reschedule"]:
+        return FAILED_AGAIN
+    if sig == 0 and exit_status == APPERROR_EXIT_STATUS and not opt["forbid_apperror"]:
+        return FAILED_APPERROR
+    return 0
+
+
+def stdin_is_devnull(spec: Mapping[str, Any]) -> bool:
+    """Only script_from_stdin script jobs read the script on stdin."""
+    return bool(spec["binary"]) or spec["shell_start_mode"] != "script_from_stdin"
+
+
+def _usage_fields(usage: Any) -> dict[str, float | int]:
+    names = ("ru_maxrss", "ru_minflt", "ru_majflt", "ru_inblock", "ru_oublock", "ru_nvcsw",
+             "ru_nivcsw")
+    fields: dict[str, float | int] = {n: (getattr(usage, n) if usage else 0) for n in names}
+    fields["ru_utime"] = usage.ru_utime if usage else 0.0
+    fields["ru_stime"] = usage.ru_stime if usage else 0.0
+    return fields
+
+
+def make_result(spec: Mapping[str, Any], *, pid: int, start: float, end: float, status: int,
+                usage: Any, maxvmem: int, failure: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The ``result.msgpack`` map."""
+    if failure:
+        exit_status, sig, failed = 1, 0, int(failure["failed"])
+        message = str(failure["message"])
+    else:
+        exit_status, sig = exit_fields(status)
+        failed, message = exit_failure(spec, exit_status, sig), ""
+    return {"exit_status": exit_status, "signal": sig, "failed": failed,
+            "failed_reason": FAILED_REASONS.get(failed, ""), "error_message": message,
+            "start_time": start, "end_time": end, "ru_wallclock": end - start,
+            **_usage_fields(usage), "maxvmem": maxvmem, "pid": pid}

@@ -1,0 +1,163 @@
+"""The launcher: a fork server ("zygote") that starts shepherds in about a millisecond.
+
+A fresh Python interpreter per job costs tens of milliseconds; forking a process that has
+already imported the shepherd costs about one. ``Launcher.start()`` forks the zygote
+(call it before the execd creates threads or a zmq context, since only the forking thread
+survives a fork). ``launch(job_dir)`` sends the job directory over a socketpair; the
+zygote forks an intermediate child, which calls ``setsid`` and forks the shepherd, so the
+shepherd is reparented to init and outlives both the execd and the zygote. The zygote
+exits when its socket reaches EOF (``stop()`` or the execd's death).
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import threading
+import time
+from pathlib import Path
+from typing import NoReturn
+
+from execd import jobdir
+from execd.shepherd import run_shepherd
+
+_MAX_MESSAGE = 65536
+
+
+class LauncherError(Exception):
+    """The zygote is not running or could not start a shepherd."""
+
+
+def is_shepherd_alive(job_dir: Path) -> bool:
+    """Whether the shepherd recorded in ``job_dir/shepherd.pid`` still runs.
+
+    The pid file holds the start time of the process, so a reused pid is not mistaken
+    for the shepherd; a zombie counts as dead.
+    """
+    return jobdir.live_pid(Path(job_dir) / jobdir.SHEPHERD_PID_FILE) is not None
+
+
+def _shepherd_main(job_dir: Path, zygote_sock: socket.socket) -> NoReturn:
+    """The shepherd process: detached from the execd's stdio and its zygote socket."""
+    code = 1
+    try:
+        zygote_sock.close()
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.close(null)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        run_shepherd(job_dir)
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _intermediate_main(job_dir: Path, zygote_sock: socket.socket, pid_w: int) -> NoReturn:
+    """New session, fork the shepherd, record its pid, exit (so init adopts it)."""
+    try:
+        os.setsid()
+        pid = os.fork()
+        if pid == 0:
+            os.close(pid_w)
+            _shepherd_main(job_dir, zygote_sock)
+        # Written before launch() returns, so the shepherd never looks dead to the execd.
+        jobdir.write_pid_file(job_dir / jobdir.SHEPHERD_PID_FILE, pid)
+        os.write(pid_w, str(pid).encode())
+    finally:
+        os._exit(0)
+
+
+def _spawn(job_dir: Path, zygote_sock: socket.socket) -> tuple[int, int]:
+    """Double-fork a shepherd for ``job_dir``; (shepherd pid, intermediate pid to reap)."""
+    pid_r, pid_w = os.pipe()
+    child = os.fork()
+    if child == 0:
+        os.close(pid_r)
+        _intermediate_main(job_dir, zygote_sock, pid_w)
+    os.close(pid_w)
+    data = os.read(pid_r, 64)  # one small write: no need to wait for the child's exit
+    os.close(pid_r)
+    if not data:
+        os.waitpid(child, 0)
+        raise LauncherError(f"no shepherd started for {job_dir}")
+    return int(data), child
+
+
+def _zygote_main(sock: socket.socket) -> NoReturn:
+    """Serve launch requests until EOF, one at a time."""
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C on the execd: we go at EOF
+        while request := sock.recv(_MAX_MESSAGE):
+            intermediate = 0
+            try:
+                pid, intermediate = _spawn(Path(os.fsdecode(request)), sock)
+                reply = f"ok {pid}"
+            except Exception as e:  # noqa: BLE001 - report every failure to the caller
+                reply = f"error {e}"
+            sock.send(reply.encode())
+            if intermediate:
+                os.waitpid(intermediate, 0)  # after the reply: it exits at once anyway
+    finally:
+        os._exit(0)
+
+
+class Launcher:
+    """Client side of the zygote; ``launch`` is thread-safe and takes about 1 ms."""
+
+    def __init__(self) -> None:
+        self._sock: socket.socket | None = None
+        self._pid: int | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def zygote_pid(self) -> int | None:
+        """Pid of the zygote process while it is started."""
+        return self._pid
+
+    def start(self) -> None:
+        """Fork the zygote. Call before creating threads or a zmq context."""
+        if self._sock is not None:
+            raise LauncherError("launcher already started")
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        pid = os.fork()
+        if pid == 0:
+            parent.close()
+            _zygote_main(child)
+        child.close()
+        self._sock, self._pid = parent, pid
+
+    def launch(self, job_dir: Path) -> int:
+        """Start a shepherd for ``job_dir``; its pid (blocking, about 1 ms)."""
+        with self._lock:
+            if self._sock is None:
+                raise LauncherError("launcher not started")
+            try:
+                self._sock.send(os.fsencode(str(job_dir)))
+                reply = self._sock.recv(_MAX_MESSAGE).decode()
+            except OSError as e:
+                raise LauncherError(f"zygote unreachable: {e}") from e
+        status, _, value = reply.partition(" ")
+        if status != "ok":
+            raise LauncherError(value or "zygote exited")
+        return int(value)
+
+    async def launch_async(self, job_dir: Path) -> int:
+        """``launch`` for asyncio code, off the event loop thread."""
+        return await asyncio.to_thread(self.launch, job_dir)
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """Close the socket (the zygote exits at EOF) and reap the zygote."""
+        with self._lock:
+            sock, pid, self._sock, self._pid = self._sock, self._pid, None, None
+        if sock is None or pid is None:
+            return
+        sock.close()
+        deadline = time.monotonic() + timeout
+        while os.waitpid(pid, os.WNOHANG)[0] == 0:
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return
+            time.sleep(0.005)

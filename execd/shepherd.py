@@ -1,0 +1,326 @@
+"""The shepherd: runs one job task from its job directory and records how it ended.
+
+Owns, for one task: the TMPDIR, the PE host file, the job environment (as Grid Engine's
+execd and sge_shepherd build it), stdout/stderr path resolution, user switching, starting
+the job per ``shell_start_mode`` in its own session, waiting for it (``os.wait4``),
+sampling ``maxvmem`` and writing ``result.msgpack``. It never talks to the execd except
+for one optional datagram at the end, so the job survives an execd restart.
+
+Spec keys (``spec.msgpack``, written by the execd) are listed in ``REQUIRED_KEYS`` and
+``OPTIONAL_KEYS`` in execd/jobdir.py, which also holds the pure spec -> job mapping.
+"""
+from __future__ import annotations
+
+import os
+import pwd
+import select
+import shutil
+import signal
+import socket
+import time
+import traceback
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, NoReturn
+
+import msgpack
+
+from execd import jobdir
+from execd.jobdir import (
+    FAILED_BEFORE_JOB, FAILED_CWD, FAILED_EARLY, FAILED_OUTPUT, FAILED_SHELL, job_argv,
+    job_environment, make_result, output_path, stdin_is_devnull, tmpdir_path, uses_shell,
+    working_dir,
+)
+from execd.load import host_arch
+
+SAMPLE_INTERVAL = 0.5
+_JOB_SIGNALS = (signal.SIGPIPE, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT,
+                signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU, signal.SIGXFSZ, signal.SIGCHLD,
+                signal.SIGUSR1, signal.SIGUSR2)
+
+
+class JobFailure(Exception):
+    """A failure before the job could run, with Grid Engine's failure code."""
+
+    def __init__(self, failed: int, message: str) -> None:
+        super().__init__(message)
+        self.failed = failed
+
+
+# ------------------------------------------------------------- runtime: the job's child
+
+def _report_and_exit(fd: int, failed: int, message: str) -> NoReturn:
+    """Tell the shepherd why the job could not start; never return into its code."""
+    try:
+        os.write(fd, msgpack.packb({"failed": failed, "message": message}))
+    finally:
+        os._exit(1)
+
+
+def _switch_user(spec: Mapping[str, Any], user: str) -> None:
+    try:
+        os.initgroups(user, spec["gid"])
+        os.setgid(spec["gid"])
+        os.setuid(spec["uid"])
+    except OSError as e:
+        raise JobFailure(FAILED_BEFORE_JOB, f"can't switch to user \"{user}\" (uid "
+                         f"{spec['uid']}, gid {spec['gid']}): {e.strerror}") from e
+
+
+def _open_output(path: str, fd: int) -> None:
+    try:
+        opened = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    except OSError as e:
+        raise JobFailure(FAILED_OUTPUT,
+                         f"error: can't open output file \"{path}\": {e.strerror}") from e
+    os.dup2(opened, fd)
+    os.close(opened)
+
+
+def _open_stdio(spec: Mapping[str, Any], env: dict[str, str], cwd: str, home_of: Any,
+                stdin_fd: int) -> None:
+    """Connect fds 0-2 (as the job user, like sge_shepherd) and export their paths."""
+    out = output_path(spec, "o", cwd, home_of, os.path.isdir)
+    err = out if spec["merge"] else output_path(spec, "e", cwd, home_of, os.path.isdir)
+    os.dup2(stdin_fd, 0)
+    _open_output(out, 1)
+    if spec["merge"]:
+        os.dup2(1, 2)
+    else:
+        _open_output(err, 2)
+    stdin_path = "/dev/null" if stdin_is_devnull(spec) else env["JOB_SCRIPT"]
+    env.update(SGE_STDIN_PATH=stdin_path, SGE_STDOUT_PATH=out, SGE_STDERR_PATH=err,
+               SGE_CWD_PATH=cwd)
+
+
+def _check_program(spec: Mapping[str, Any], program: str) -> None:
+    if uses_shell(spec) and not os.path.exists(program):
+        raise JobFailure(FAILED_SHELL, f"unable to find shell \"{program}\"")
+    if not os.access(program, os.X_OK):
+        raise JobFailure(FAILED_BEFORE_JOB, f"job file \"{program}\" is not executable")
+
+
+def _exec_child(spec: Mapping[str, Any], env: dict[str, str], user: str, home: str,
+                job_dir: Path, report_fd: int) -> NoReturn:
+    """In the forked child: new session, user switch, cwd, stdio, exec. Never returns."""
+    try:
+        os.setsid()
+        for sig in _JOB_SIGNALS:
+            signal.signal(sig, signal.SIG_DFL)  # Python ignores SIGPIPE; jobs must not
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        script = str(job_dir / jobdir.SCRIPT_FILE)
+        # script_from_stdin opens the script before the user switch, as root if we are.
+        stdin_fd = os.open("/dev/null" if stdin_is_devnull(spec) else script, os.O_RDONLY)
+        if spec["switch_user"]:
+            _switch_user(spec, user)
+        os.umask(0o022)
+        cwd = working_dir(spec, home)
+        try:
+            os.chdir(cwd)
+        except OSError as e:
+            raise JobFailure(FAILED_CWD, f"error: can't chdir to {cwd}: {e.strerror}") from e
+        _open_stdio(spec, env, cwd, _home_lookup(user, home), stdin_fd)
+        program, argv = job_argv(spec, script)
+        _check_program(spec, program)
+        os.execve(program, argv, env)
+    except JobFailure as f:
+        _report_and_exit(report_fd, f.failed, str(f))
+    except OSError as e:
+        _report_and_exit(report_fd, FAILED_BEFORE_JOB, f"can't start job: {e}")
+    except BaseException:  # noqa: BLE001 - the child must never return into the shepherd
+        _report_and_exit(report_fd, FAILED_BEFORE_JOB, traceback.format_exc())
+    os._exit(1)
+
+
+def _home_lookup(owner: str, owner_home: str) -> Any:
+    def home_of(user: str) -> str:
+        if user == owner:
+            return owner_home
+        try:
+            return pwd.getpwnam(user).pw_dir
+        except KeyError:
+            return "~" + user
+    return home_of
+
+
+# ------------------------------------------------------------- runtime: the shepherd
+
+_current_job: dict[str, int] = {}
+
+
+def _forward_signal(signum: int, _frame: Any) -> None:
+    """SIGTERM to the shepherd terminates the job instead of orphaning it."""
+    pid = _current_job.get("pid")
+    if pid:
+        try:
+            os.killpg(pid, signum)
+        except OSError:
+            pass
+
+
+def _install_signal_handlers() -> None:
+    for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTTOU, signal.SIGTTIN,
+                signal.SIGTSTP):
+        signal.signal(sig, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _forward_signal)
+
+
+def _owner(spec: Mapping[str, Any]) -> tuple[str, str]:
+    """(user name, home directory) of the job owner from the passwd database."""
+    lookups = [lambda: pwd.getpwnam(spec["owner"]), lambda: pwd.getpwuid(spec["uid"])]
+    if not spec["switch_user"]:
+        lookups.append(lambda: pwd.getpwuid(os.getuid()))  # the job runs as we do anyway
+    for lookup in lookups:
+        try:
+            pw = lookup()
+            return pw.pw_name, pw.pw_dir
+        except KeyError:
+            continue
+    raise JobFailure(FAILED_BEFORE_JOB, f"can't get password entry for user \"{spec['owner']}\"")
+
+
+def _make_tmpdir(spec: Mapping[str, Any]) -> str:
+    path = tmpdir_path(spec)
+    try:
+        os.makedirs(path, mode=0o755, exist_ok=True)
+        if spec["switch_user"]:
+            os.chown(path, spec["uid"], spec["gid"])
+    except OSError as e:
+        raise JobFailure(FAILED_EARLY, f"can't make tmpdir \"{path}\": {e.strerror}") from e
+    return path
+
+
+def _prepare_files(job_dir: Path, spec: Mapping[str, Any]) -> None:
+    """Script readable/executable by the job owner; the PE host file if there is one."""
+    if not spec["binary"]:
+        script = job_dir / jobdir.SCRIPT_FILE
+        os.chmod(script, 0o755)
+        if spec["switch_user"]:
+            os.chown(script, spec["uid"], spec["gid"])
+    if spec["pe"] and spec["pe_hostfile"] is not None:
+        (job_dir / jobdir.PE_HOSTFILE).write_text(spec["pe_hostfile"])
+
+
+def _start_job(spec: Mapping[str, Any], env: dict[str, str], user: str, home: str,
+               job_dir: Path) -> tuple[int, dict[str, Any] | None]:
+    """Fork and exec the job; (pid, None) once it runs, (pid, failure) if it could not."""
+    read_fd, write_fd = os.pipe()  # close-on-exec: EOF tells us the exec succeeded
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        _exec_child(spec, env, user, home, job_dir, write_fd)
+    os.close(write_fd)
+    chunks = []
+    while chunk := os.read(read_fd, 65536):
+        chunks.append(chunk)
+    os.close(read_fd)
+    return pid, msgpack.unpackb(b"".join(chunks)) if chunks else None
+
+
+def session_vmem(sid: int) -> int:
+    """Sum of the virtual sizes (bytes) of all processes of session ``sid``."""
+    total = 0
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            fields = jobdir.proc_stat_fields(int(name))
+            if fields and len(fields) > 20 and int(fields[3]) == sid:
+                total += int(fields[20])
+    return total
+
+
+def _pidfd(pid: int) -> int | None:
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _wait_job(pid: int) -> tuple[int, Any, int]:
+    """Wait for the job: (wait status, rusage, maxvmem), sampling vmem meanwhile."""
+    pidfd, maxvmem = _pidfd(pid), 0
+    next_sample = time.monotonic() + SAMPLE_INTERVAL
+    try:
+        while True:
+            wpid, status, usage = os.wait4(pid, os.WNOHANG)
+            if wpid == pid:
+                return status, usage, maxvmem
+            delay = max(0.0, next_sample - time.monotonic())
+            if pidfd is not None:
+                select.select([pidfd], [], [], delay)  # wakes at once when the job exits
+            else:
+                time.sleep(min(delay, 0.02))
+            if time.monotonic() >= next_sample:
+                maxvmem = max(maxvmem, session_vmem(pid))
+                next_sample = time.monotonic() + SAMPLE_INTERVAL
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
+    start = time.time()
+    try:
+        missing = [key for key in jobdir.REQUIRED_KEYS if key not in spec]
+        if missing:
+            raise JobFailure(FAILED_EARLY, f"job spec lacks {', '.join(missing)}")
+        user, home = _owner(spec)
+        tmpdir = _make_tmpdir(spec)
+    except JobFailure as f:
+        failure = {"failed": f.failed, "message": str(f)}
+        return make_result(spec, pid=0, start=start, end=time.time(), status=0, usage=None,
+                           maxvmem=0, failure=failure)
+    try:
+        _prepare_files(job_dir, spec)
+        env = job_environment(spec, user, home, tmpdir, str(job_dir), host_arch(),
+                              os.environ.get("TZ"))
+        pid, failure = _start_job(spec, env, user, home, job_dir)
+        if failure is None:
+            _current_job["pid"] = pid
+            jobdir.write_pid_file(job_dir / jobdir.JOB_PID_FILE, pid)
+        status, usage, maxvmem = _wait_job(pid)
+        _current_job.pop("pid", None)
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+    return make_result(spec, pid=pid, start=start, end=time.time(), status=status,
+                       usage=usage, maxvmem=maxvmem, failure=failure)
+
+
+def notify(socket_path: str | None, name: str) -> None:
+    """One datagram to the execd; any error is ignored (it rescans job dirs anyway)."""
+    if not socket_path:
+        return
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+            sock.sendto(name.encode(), socket_path)
+    except OSError:
+        pass
+
+
+def run_shepherd(job_dir: Path) -> None:
+    """Run the job task described in ``job_dir`` to its end and record the result."""
+    job_dir = Path(job_dir)
+    jobdir.write_pid_file(job_dir / jobdir.SHEPHERD_PID_FILE, os.getpid())
+    _install_signal_handlers()
+    spec: Mapping[str, Any] = {}
+    try:
+        spec = jobdir.read_spec(job_dir)
+        result = _run_task(job_dir, spec)
+    except Exception:  # noqa: BLE001 - whatever happens, the execd must get a result
+        (job_dir / jobdir.ERROR_FILE).write_text(traceback.format_exc())
+        now = time.time()
+        result = make_result(spec, pid=0, start=now, end=now, status=0, usage=None, maxvmem=0,
+                             failure={"failed": FAILED_EARLY, "message": "shepherd error"})
+    jobdir.write_result(job_dir, result)
+    notify(spec.get("notify_socket"), job_dir.name)
+
+
+def signal_job(job_dir: Path, signum: int) -> bool:
+    """Send ``signum`` to the job's process group; False if the job is not running."""
+    found = jobdir.same_process(Path(job_dir) / jobdir.JOB_PID_FILE)
+    if found is None:
+        return False
+    try:
+        os.killpg(found[0], signum)
+    except OSError:
+        return False
+    return True
