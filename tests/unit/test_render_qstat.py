@@ -278,3 +278,30 @@ def test_format_memory_unit_and_precision(value: float) -> None:
 def test_format_hms_round_trips(seconds: int) -> None:
     h, m, s = (int(part) for part in rq.format_hms(seconds).split(":"))
     assert h * 3600 + m * 60 + s == seconds and m < 60 and s < 60
+
+
+def test_full_extended_and_resources() -> None:
+    out = rq.render_full([queue(running_rows()[:1])], pending_rows()[:1], extended=True, show_resources=True)
+    lines = out.splitlines()
+    assert lines[1] == "-" * (81 + 108)
+    assert "\n" + "#" * 186 + "\n - PENDING JOBS" in out
+    assert lines[3].startswith("     95 0.50000 0.00000 running_jo sgeuser      NA               defaultdep r     ")
+    assert lines[4:7] == ["       Full jobname:     running_job", "       Master Queue:     all.q@vm",
+                          "       Hard Resources:   h_rt=300 (0.000000)"]
+
+
+def test_resources_block_optional_lines() -> None:
+    row = job(7, "pe_job", "r", start_time=START, queue="all.q@vm", slots=4, pe="smp", pe_range="2-4",
+              granted_pe="smp", granted_pe_slots=4, hard_resources={"h_vmem": "1G", "arch": "lx-amd64"},
+              hard_resource_urgency={"h_vmem": 4000.0}, soft_resources={"mem_free": "2G"},
+              hard_queues=["all.q", "b.q"], predecessors=[1, 2], binding=None)
+    block = rq.resource_lines(row)
+    assert block == ("       Full jobname:     pe_job\n"
+                     "       Master Queue:     all.q@vm\n"
+                     "       Requested PE:     smp 2-4\n"
+                     "       Granted PE:       smp 4\n"
+                     "       Hard Resources:   h_vmem=1G (4000.000000)\n"
+                     "                         arch=lx-amd64 (0.000000)\n"
+                     "       Soft Resources:   mem_free=2G\n"
+                     "       Hard requested queues: all.q, b.q\n"
+                     "       Predecessor Jobs: 1, 2\n")
