@@ -117,13 +117,19 @@ def _u32(value: int) -> int:
     return 0xFFFFFFFF if value < 0 else value & 0xFFFFFFFF
 
 
+def _failed_text(code: int) -> str:
+    """showjob()'s "%-3u %s %s": the code, ':' unless 0, then get_sstate_description()."""
+    if not code:
+        return f"{code:<3}  "
+    return f"{code:<3} : {_FAILED_TEXT.get(code) or 'invalid execution state'}"
+
+
 def _job_rows(rec: AccountingRecord) -> list[tuple[str, str]]:
     """(label, value) rows of one -j block, values formatted as showjob() does."""
     pad = "{:<20}".format
     exit_text = pad(_u32(rec.exit_status))
     if _u32(rec.exit_status) > 127:
         exit_text += f" ({_signal_name(_u32(rec.exit_status) - 128)})"
-    failed = _u32(rec.failed)
     rows = [("qname", pad(rec.qname)), ("hostname", pad(rec.hostname)), ("group", pad(rec.group)),
             ("owner", pad(rec.owner)), ("project", pad(rec.project)),
             ("department", pad(rec.department)), ("jobname", pad(rec.job_name)),
@@ -134,8 +140,7 @@ def _job_rows(rec: AccountingRecord) -> list[tuple[str, str]]:
             ("start_time", _ctime(rec.start_time).rstrip("\n") if rec.start_time else "-/-"),
             ("end_time", _ctime(rec.end_time).rstrip("\n") if rec.end_time else "-/-"),
             ("granted_pe", pad(rec.granted_pe)), ("slots", pad(_u32(rec.slots))),
-            ("failed", f"{failed:<3} {':' if failed else ''} "
-                       f"{_FAILED_TEXT.get(failed) or 'invalid execution state' if failed else ''}"),
+            ("failed", _failed_text(_u32(rec.failed))),
             ("exit_status", exit_text), ("ru_wallclock", f"{rec.ru_wallclock:.0f}s"),
             ("ru_utime", f"{rec.ru_utime:.3f}s"), ("ru_stime", f"{rec.ru_stime:.3f}s")]
     rows += [(name, format_memory(int(getattr(rec, name))))
@@ -274,6 +279,7 @@ class Options:
     select_end_time: bool = False
     master_only: bool = False
     acct_file: str | None = None
+    now: float = 0.0  # the time -d and year-less dates count from
 
     @property
     def job_given(self) -> bool:
@@ -402,7 +408,7 @@ def _opt_tasks(opts: Options, argv: list[str], i: int) -> int:
 def _opt_date(name: str) -> Handler:
     def handler(opts: Options, argv: list[str], i: int) -> int:
         try:
-            setattr(opts, name, parse_date_time(_required(argv, i), time.time()))
+            setattr(opts, name, parse_date_time(_required(argv, i), opts.now))
         except ValueError as exc:
             sys.stderr.write(f"\n{exc}\n")
             _usage(sys.stderr)
@@ -461,7 +467,7 @@ _HANDLERS: dict[str, Handler] = {
 
 def parse_args(argv: list[str], now: float) -> Options:
     """Options from qacct's arguments; a bad one prints the usage and raises _Exit(1)."""
-    opts = Options()
+    opts = Options(now=now)
     i = 0
     while i < len(argv):
         handler = _HANDLERS.get(argv[i])
@@ -476,7 +482,7 @@ def parse_args(argv: list[str], now: float) -> Options:
         if opts.end is None and opts.begin is not None:
             opts.end = opts.begin + span
         elif opts.begin is None:
-            opts.begin = (int(now) if opts.end is None else opts.end) - span
+            opts.begin = (int(opts.now) if opts.end is None else opts.end) - span
     return opts
 
 
@@ -487,7 +493,9 @@ def selected(opts: Options, rec: AccountingRecord) -> bool:
     for key, _, attr in _COLUMNS:
         want = opts.chosen.get(key)
         have = getattr(rec, attr)
-        if want is not None and (want.lower() != have.lower() if key == "host" else want != have):
+        if want is None:
+            continue
+        if (str(want).lower() != str(have).lower()) if key == "host" else want != have:
             return False
     instance = f"{rec.qname}@{rec.hostname}"
     if opts.queue_patterns and not any(fnmatch.fnmatchcase(instance, p) for p in opts.queue_patterns):

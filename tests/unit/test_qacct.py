@@ -224,6 +224,8 @@ def test_time_selection(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert jobs("-d", "8", now=10 * day) == ["2", "3"]
     assert jobs("-E", "-b", "197001031300") == ["3"]  # ended at noon
     assert jobs("-E", "-e", "7001021200") == ["1"]
+    assert jobs("-b", "01030000") == ["2", "3"]  # no year: the year of "now", 1970
+    assert jobs("-b", "01030000", now=400 * day) == []  # ... or 1971
 
 
 @pytest.mark.parametrize("text, stamp", [
