@@ -410,7 +410,7 @@ class _Parser:
         if token.startswith("-") and token not in ("-", "--"):
             raise _ParseError(f'invalid option argument "{token}"', STATUS_ESEMANTIC)
         if not self.pseudos:
-            self.opts.append(_Opt(token if token in ("-", "--") else "", token))
+            self.opts.append(_Opt(token) if token in ("-", "--") else _Opt("", token))
             return index + 1
         return self._script(tokens, index)
 
@@ -444,6 +444,8 @@ class _Parser:
             value = parse(switch, arg)
         if switch == "-C" and arg == "":
             value = None  # an empty prefix switches directive scanning off
+        if switch in _UNKNOWN_LATER:
+            value = arg  # refused later, quoted as given
         self.opts.append(_Opt(switch, value, self.soft))
         return index + 2
 
@@ -724,7 +726,7 @@ _NAME_CHARS = [("\n", "Return"), ("\t", "Tab"), ("\r", "Carriage return"), ("/",
 
 def validate_job_name(name: str) -> str | None:
     """The qmaster's refusal of a job name (verify_str_key, QSUB_TABLE)."""
-    if name[:1].isdigit():
+    if name[:1] in tuple("0123456789"):
         return f'denied: "{name}" is not a valid object name (cannot start with a digit)'
     if len(name) > 512:
         return "string is longer than 512, this is not allowed for objectnames"
