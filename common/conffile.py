@@ -89,9 +89,10 @@ def logical_lines(text: str) -> list[tuple[int, str]]:
     start = 0
     for lineno, raw in enumerate(text.split("\n"), start=1):
         line = raw.rstrip(" \t\r")
+        if _is_comment_or_blank(line):
+            # Grid Engine's scanner drops these even inside a continued value.
+            continue
         if pending is None:
-            if _is_comment_or_blank(line):
-                continue
             start, pending = lineno, ""
         else:
             line = line.lstrip(" \t\r")

@@ -59,6 +59,10 @@ def test_continuation_with_blanks_after_backslash_and_crlf() -> None:
     assert parse_conf(text) == [("list", "a,b,c,d e"), ("next", "1")]
 
 
+def test_comments_and_blank_lines_inside_a_continuation_are_skipped() -> None:
+    assert parse_conf("a x, \\\n# note\n\n  y\nb 1\n") == [("a", "x,y"), ("b", "1")]
+
+
 def test_continuation_at_end_of_text() -> None:
     assert parse_conf("a x \\\n") == [("a", "x")]
 
