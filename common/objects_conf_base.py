@@ -64,7 +64,7 @@ class ObjectKind:
         return tuple(attr.name for attr in self.attrs)
 
     def conf_kind(self, *, require_all: bool = True) -> ConfKind:
-        required = frozenset(a.name for a in self.attrs if a.required) if require_all else frozenset()
+        required = frozenset(a.name for a in self.attrs if a.required and require_all)
         return ConfKind(self.name, self.names, required, self.raw_values)
 
 

@@ -24,7 +24,8 @@ def check_hostname(name: str, value: str) -> str:
 
 def check_hostgroup_name(name: str, value: str) -> str:
     text = check_string(name, value)
-    if not text.startswith("@") or len(text) < 2 or any(ch.isspace() or ch in ",[]=" for ch in text):
+    bad = any(ch.isspace() or ch in ",[]=" for ch in text)
+    if not text.startswith("@") or len(text) < 2 or bad:
         raise ConfError(f'host group name "{text}" is not valid')
     return text
 

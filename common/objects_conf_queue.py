@@ -145,7 +145,8 @@ def _override_items(text: str, rest: str) -> dict[str, str]:
     while rest:
         close = rest.find("]")
         if not rest.startswith("[") or close < 0:
-            raise ConfError(f'The last character of each list item must be enclosed in brackets: "{text}"')
+            raise ConfError("The last character of each list item must be enclosed in brackets: "
+                            f'"{text}"')
         host, equal, value = rest[1:close].partition("=")
         host = host.strip()
         if not equal or not host:
