@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from clients.joblist import (RANGE_INFINITY, RangeError, TaskRange,
+from clients.joblist import (RangeError, TaskRange,
                              format_task_range, parse_range_list)
 
 STATUS_ESEMANTIC, STATUS_EUNKNOWN, STATUS_ENOIMP = 2, 4, 5
@@ -628,16 +629,14 @@ def _first_bool(opts: list[_Opt], switch: str) -> bool | None:
 
 
 def _read_script(path: str | None, script_text: str | None, ctx: _Ctx) -> str:
-    if script_text is not None:
-        if path is None and script_text == "":
-            raise QsubError(SCRIPT[0] + "no input read from stdin", STATUS_EUNKNOWN)
-        return script_text
-    if path is None:
-        raise ValueError("the script comes from stdin: pass its text as script_text")
+    """The script's text; `read_file("-")` stands for standard input."""
     try:
-        return ctx.read_file(path)
+        text = ctx.read_file(path or "-") if script_text is None else script_text
     except OSError as err:
-        raise script_read_error(path, err) from None
+        raise script_read_error(path or "-", err) from None
+    if path is None and text == "":
+        raise QsubError(SCRIPT[0] + "no input read from stdin", STATUS_EUNKNOWN)
+    return text
 
 
 def _script_directives(text: str, prefix: str | None, ctx: _Ctx) -> list[_Opt]:
@@ -653,10 +652,11 @@ def parse_qsub(argv: list[str], *, script_text: str | None, cwd: str,
     """qsub's arguments (without argv[0]) to SubmitOptions.
 
     `default_files`: texts of the sge_request files in Grid Engine's order
-    (cell-wide, ~/.sge_request, ./.sge_request). `script_text`: the script
-    when it comes from stdin (or when the caller already read the file);
-    otherwise the script file is read through `read_file` (default: from disk,
-    relative to `cwd`), which also reads `-@` files. Raises QsubError.
+    (cell-wide, ~/.sge_request, ./.sge_request). `script_text`: the script,
+    if the caller already has it (stdin or file). Otherwise it is read only
+    when needed (not with -b y) through `read_file(path)`, `read_file("-")`
+    meaning standard input; the default reads the disk relative to `cwd` and
+    sys.stdin. `read_file` also reads `-@` files. Raises QsubError.
     """
     ctx = _Ctx(environ, cwd, read_file or _disk_reader(cwd), [])
     defaults: list[_Opt] = []
@@ -700,6 +700,8 @@ def _finish(opts: SubmitOptions, text: str | None, warnings: list[str]) -> Submi
 
 def _disk_reader(cwd: str) -> Callable[[str], str]:
     def read(path: str) -> str:
+        if path == "-":
+            return sys.stdin.read()
         with open(os.path.join(cwd, path), encoding="utf-8", errors="surrogateescape") as f:
             return f.read()
     return read

@@ -114,7 +114,14 @@ def test_stdin_script() -> None:
     assert qsub("-", "x", script="true\n").script_args == ["x"]
 
 
+def test_stdin_is_read_through_the_reader_when_needed() -> None:
+    assert qsub(files={"-": "#$ -N piped\n"}).job_name == "piped"
+    assert qsub("-b", "y", "/bin/true", files={}).job_name == "true"
+
+
 def test_empty_stdin() -> None:
+    assert error(files={"-": ""}) == ("Unable to read script file because of error: "
+                                      "no input read from stdin", 4)
     assert error(script="") == ("Unable to read script file because of error: "
                                 "no input read from stdin", 4)
 
