@@ -40,6 +40,7 @@ def _pid_alive(pid_file: Path, marker: str) -> int | None:
 
 
 def _host_names(count: int) -> list[str]:
+    """Execd host names: the machine's for one execd, ``<host>-1`` ... for several."""
     base = socket.gethostname().split(".")[0]
     return [base] if count == 1 else [f"{base}-{i}" for i in range(1, count + 1)]
 

@@ -57,7 +57,7 @@ def start_spec(ctx: Ctx, job: Job, task: Task) -> dict[str, Any]:
         "stderr_path": path_for_host(opts.get("stderr_paths"), task.host or ""),
         "merge": bool(opts.get("merge_output")),
         "env": dict(opts.get("env") or {}), "sge_o": dict(job.sge_o),
-        "queue": f"{task.queue}@{task.host}", "host": task.host, "slots": task.slots,
+        "queue": task.queue, "host": task.host, "slots": task.slots,
         "nhosts": len(hosts), "array": list(opts["array"]) if job.is_array else None,
         "pe": (opts.get("pe") or [None])[0], "pe_hostfile": pe_hostfile(task) if opts.get("pe")
         else None, "tmpdir_base": attr(queue_pairs, "tmpdir", "/tmp"),

@@ -52,6 +52,8 @@ def _add_job(ctx: Ctx, user: UserInfo, spec: dict[str, Any]) -> int:
     holds = ["u"] if opts.get("hold") else []
     if _unfinished_predecessors(ctx, job):
         holds.append("h")
+    if "h" in holds:
+        ctx.store.dependency_held.add(job_id)
     state = State.HOLD if holds else State.PENDING
     tasks = [Task(job_id=job_id, task_id=t, state=state, holds=list(holds)) for t in task_ids]
     ctx.store.add_job(ctx.batch, job, tasks)
@@ -69,6 +71,8 @@ def _unfinished_predecessors(ctx: Ctx, job: Job) -> list[int]:
     """Jobs named by ``-hold_jid`` (ids, names or patterns) that have not finished."""
     wanted = [str(x) for x in job.opts.get("hold_jid") or []]
     out: list[int] = []
+    if not wanted:
+        return out
     for other in ctx.store.jobs.values():
         if other.job_id == job.job_id or ctx.store.job_finished(other.job_id):
             continue
@@ -85,10 +89,12 @@ def _names_job(ref: str, job: Job, owner: str) -> bool:
 
 def release_dependents(ctx: Ctx, finished_job_id: int) -> None:
     """Drop the ``-hold_jid`` hold of jobs whose last predecessor just finished."""
-    for job in list(ctx.store.jobs.values()):
-        if not job.opts.get("hold_jid") or _unfinished_predecessors(ctx, job):
+    for job_id in sorted(ctx.store.dependency_held):
+        job = ctx.store.jobs.get(job_id)
+        if job is not None and _unfinished_predecessors(ctx, job):
             continue
-        for task in ctx.store.job_tasks(job.job_id):
+        ctx.store.dependency_held.discard(job_id)
+        for task in ctx.store.job_tasks(job_id):
             if "h" in task.holds:
                 _remove_hold(ctx, task, "h")
 

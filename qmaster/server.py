@@ -97,7 +97,8 @@ class QmasterServer:
         self.pub.setsockopt(zmq.SNDHWM, 100000)
         self.port = _bind(self.router, self.bind, self.port)
         self.event_port = _bind(self.pub, self.bind, self.event_port)
-        write_act_qmaster(self.cell, self.host, self.port, self.event_port)
+        address = self.host if self.bind in ("*", "0.0.0.0") else self.bind
+        write_act_qmaster(self.cell, address, self.port, self.event_port)
 
     async def run(self, ready: Callable[[], None] | None = None) -> None:
         self.load()

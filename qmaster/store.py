@@ -58,6 +58,7 @@ class Store:
         self.used_slots: dict[tuple[str, str], int] = {}
         self.finished_order: OrderedDict[int, None] = OrderedDict()
         self.pending_accounting: dict[str, dict[str, Any]] = {}
+        self.dependency_held: set[int] = set()  # jobs waiting for -hold_jid predecessors
 
     # ---- loading -------------------------------------------------------------------
     def load(self, objects: dict[str, dict[str, Any]], meta: dict[str, int]) -> None:
@@ -83,6 +84,8 @@ class Store:
         for task in self.tasks.values():
             if task.state_enum in ACTIVE_STATES:
                 self._count_slots(task, +1)
+            if "h" in task.holds:
+                self.dependency_held.add(task.job_id)
         done = [j for j in self.jobs.values() if self.job_finished(j.job_id)]
         for job in sorted(done, key=lambda j: j.job_id):
             self.finished_order[job.job_id] = None
