@@ -500,7 +500,7 @@ def _directive_tokens(line: str, prefix: str) -> list[str] | None:
         body = line[len(prefix):]
     else:
         return None
-    body = body.split("#", 1)[0]  # a '#' starts a trailing comment
+    body = body.split("#", 1)[0].rstrip()  # a '#' starts a trailing comment
     tokens = [t for t in re.split(r"[ \t\n]", body) if t]
     return [t.replace('"', "").replace("'", "") for t in tokens] or None
 

@@ -106,6 +106,7 @@ def test_directive_trailing_comment_quotes_and_no_space() -> None:
     opts = qsub(script="#$-l h_rt=5 # not -l foo\n#$ -N \"quoted\"\n")
     assert opts.hard_resources == {"h_rt": "5"}
     assert opts.job_name == "quoted"
+    assert qsub(script="#$ -N crlf\r\necho\r\n").job_name == "crlf"
 
 
 def test_stdin_script() -> None:
