@@ -428,5 +428,7 @@ def parse_request_list(text: str, attrs: Iterable[ComplexAttr], *,
 
 
 def format_request_list(requests: Iterable[ResourceRequest]) -> str:
-    """``arch=sparc64,h_rt=3600``: sorted by name, as in scheduler messages."""
-    return ",".join(f"{r.name}={r.text}" for r in sorted(requests, key=lambda r: r.name))
+    """``arch=sparc64,h_rt=3600``: sorted by name, as in scheduler messages; ``NONE``
+    when there is no request."""
+    ordered = sorted(requests, key=lambda r: r.name)
+    return ",".join(f"{r.name}={r.text}" for r in ordered) or "NONE"

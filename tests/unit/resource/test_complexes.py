@@ -229,6 +229,7 @@ def test_parse_request_list() -> None:
         ("slots", 2.0, "2")]
     assert c.format_request_list(reqs) == (
         "arch=lx*,display_win_gui=TRUE,h_rt=5400,mem_free=1G,slots=2")
+    assert c.format_request_list([]) == "NONE"
 
 
 def test_split_request_list() -> None:
