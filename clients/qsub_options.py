@@ -113,6 +113,14 @@ class SubmitOptions:
         return {k: list(v) if isinstance(v, tuple) else v
                 for k, v in asdict(self).items()}
 
+    def job_opts(self) -> dict[str, Any]:
+        """to_dict() without what stays in the client (script text, warnings,
+        -help): the `opts` a job record carries."""
+        data = self.to_dict()
+        for client_only in ("script_text", "warnings", "help"):
+            del data[client_only]
+        return data
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SubmitOptions:
         opts = cls(**data)

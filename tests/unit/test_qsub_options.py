@@ -407,6 +407,9 @@ def test_to_dict_is_msgpack_round_trip() -> None:
     opts = binary("-t", "1-3", "-pe", "smp", "2-4", "-l", "a=1", "-v", "A")
     data = msgpack.unpackb(msgpack.packb(opts.to_dict()))
     assert SubmitOptions.from_dict(data) == opts
+    job = qsub("s.sh", files={"s.sh": "true\n"}).job_opts()
+    assert "script_text" not in job and job["script_path"] == "s.sh"
+    assert SubmitOptions.from_dict(job).script_text is None
 
 
 # ---------------------------------------------------------------- -sync messages
