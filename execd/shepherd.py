@@ -11,12 +11,16 @@ Spec keys (``spec.msgpack``, written by the execd) are listed in ``REQUIRED_KEYS
 """
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import os
 import pwd
 import select
 import shutil
 import signal
 import socket
+import sys
+import sysconfig
 import time
 import traceback
 from collections.abc import Mapping
@@ -296,9 +300,27 @@ def notify(socket_path: str | None, name: str) -> None:
         pass
 
 
+def _ensure_stdlib_resource() -> None:
+    """``os.wait4`` imports ``resource``; make sure that is the standard library's.
+
+    The shepherd is forked from whatever process started the launcher, whose sys.path
+    may let a package of the same name shadow it (a test directory, say).
+    """
+    loaded = sys.modules.get("resource")
+    if loaded is not None and hasattr(loaded, "struct_rusage"):
+        return
+    dynload = os.path.join(sysconfig.get_path("platstdlib"), "lib-dynload")
+    spec = importlib.machinery.PathFinder.find_spec("resource", [dynload])
+    if spec is not None and spec.loader is not None:
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules["resource"] = module
+
+
 def run_shepherd(job_dir: Path) -> None:
     """Run the job task described in ``job_dir`` to its end and record the result."""
     job_dir = Path(job_dir)
+    _ensure_stdlib_resource()
     jobdir.write_pid_file(job_dir / jobdir.SHEPHERD_PID_FILE, os.getpid())
     _install_signal_handlers()
     spec: Mapping[str, Any] = {}

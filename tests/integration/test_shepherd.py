@@ -326,7 +326,7 @@ def test_shepherd_survives_the_launching_process(tmp_path: Path) -> None:
     jobdir.write_spec(job_dir, make_spec(tmp_path), b"sleep 0.5\nexit 7\n")
     proc = subprocess.Popen([sys.executable, "-c", LAUNCH_AND_HANG, str(job_dir)],
                             stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[2],
-                            env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])})
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     zygote_pid, shepherd_pid = (int(x) for x in proc.stdout.readline().split())
     os.kill(zygote_pid, signal.SIGKILL)
     proc.kill()
