@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from execd import jobdir
 from execd.launcher import Launcher, LauncherError, is_shepherd_alive
@@ -355,3 +357,78 @@ def test_switch_user_to_nobody(launcher: Launcher) -> None:
         assert out.stat().st_uid == nobody.pw_uid
     finally:
         shutil.rmtree(work)
+
+
+# ------------------------------------------------------------ the pure spec -> job mapping
+
+def pure_spec(**changes: Any) -> dict[str, Any]:
+    spec = {"job_id": 17, "task_id": None, "job_name": "sim", "owner": "alice", "host": "node1",
+            "stdout_path": None, "stderr_path": None, "cwd": None, "array": None,
+            "binary": False, "command": "/home/alice/sim.sh", "args": [], "shell": "/bin/sh",
+            "shell_start_mode": "posix_compliant", "login_shells": ["sh"], "queue": "all.q",
+            "tmpdir_base": "/tmp"}
+    spec.update(changes)
+    return spec
+
+
+def homes(user: str) -> str:
+    return {"alice": "/home/alice", "bob": "/u/bob"}.get(user, "~" + user)
+
+
+def test_default_output_goes_to_home_without_cwd() -> None:
+    spec = pure_spec()
+    cwd = jobdir.working_dir(spec, "/home/alice")
+    assert jobdir.output_path(spec, "o", cwd, homes, lambda p: p == cwd) == "/home/alice/sim.o17"
+    spec = pure_spec(task_id=3, cwd="/data/run")
+    cwd = jobdir.working_dir(spec, "/home/alice")
+    assert jobdir.output_path(spec, "e", cwd, homes, lambda p: p == cwd) == "/data/run/sim.e17.3"
+
+
+def test_aliases_and_tilde() -> None:
+    spec = pure_spec(task_id=2)
+    assert jobdir.expand_aliases("~/out/$JOB_NAME.$TASK_ID", spec, homes) == \
+        "/home/alice/out/sim.2"
+    assert jobdir.expand_aliases("~bob/x", spec, homes) == "/u/bob/x"
+    assert jobdir.expand_aliases("$HOME/$USER/$HOSTNAME/$JOB_ID/$OTHER", spec, homes) == \
+        "/home/alice/alice/node1/17/$OTHER"
+    assert jobdir.expand_aliases("$TASK_ID", pure_spec(), homes) == "$TASK_ID"
+
+
+def test_tmpdir_names() -> None:
+    assert jobdir.tmpdir_path(pure_spec()) == "/tmp/17.1.all.q"
+    assert jobdir.tmpdir_path(pure_spec(task_id=9)) == "/tmp/17.9.all.q"
+
+
+def test_command_lines_per_start_mode() -> None:
+    script = "/spool/job/script"
+    assert jobdir.job_argv(pure_spec(args=["a"]), script) == ("/bin/sh", ["-sh", script, "a"])
+    assert jobdir.job_argv(pure_spec(shell_start_mode="unix_behavior"), script) == \
+        (script, [script])
+    assert jobdir.job_argv(pure_spec(shell_start_mode="script_from_stdin", args=["x"],
+                                     login_shells=[]), script) == ("/bin/sh", ["sh", "-s", "x"])
+    binary = pure_spec(binary=True, command="/bin/sh", args=["-c", "exit 3"],
+                       shell_start_mode="unix_behavior")
+    assert jobdir.job_argv(binary, script) == ("/bin/sh", ["-sh", "-c", "/bin/sh -c exit 3 "])
+
+
+def test_exit_status_of_killed_and_exited_jobs() -> None:
+    assert jobdir.exit_fields(3 << 8) == (3, 0)
+    assert jobdir.exit_fields(signal.SIGKILL) == (137, 9)
+
+
+paths = st.text(st.characters(blacklist_characters=",:$~\x00"), min_size=1)
+
+
+@given(paths)
+def test_paths_without_aliases_stay_as_they_are(path: str) -> None:
+    assert jobdir.expand_aliases(path, pure_spec(), homes) == path
+    assert jobdir.select_path(path, "node1") == path
+
+
+@given(paths, paths)
+def test_host_entries_only_apply_on_their_host(mine: str, default: str) -> None:
+    path_list = f"node1:{mine},{default}"
+    assert jobdir.select_path(path_list, "node1") == mine
+    assert jobdir.select_path(path_list, "node1.example.com") == mine
+    assert jobdir.select_path(path_list, "node2") == default
+    assert jobdir.select_path(f":{mine}", "node2") == mine
