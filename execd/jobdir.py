@@ -22,7 +22,7 @@ only when both still match.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -164,6 +164,12 @@ OPTIONAL_KEYS = {  # keys the execd may add; defaults are Grid Engine's defaults
     "nqueues": 1, "restarted": 0, "forbid_reschedule": False, "forbid_apperror": False,
     "sge_root": None,
 }
+HomeOf = Callable[[str], str]  # user name -> home directory
+
+
+def option(spec: Mapping[str, Any], key: str) -> Any:
+    """An optional spec value, or Grid Engine's default for it."""
+    return spec.get(key, OPTIONAL_KEYS[key])
 
 
 # ---------------------------------------------------------------- pure: naming and paths
@@ -190,7 +196,7 @@ def select_path(path_list: str | None, host: str) -> str | None:
     return default
 
 
-def expand_aliases(path: str, spec: Mapping[str, Any], home_of: Any) -> str:
+def expand_aliases(path: str, spec: Mapping[str, Any], home_of: HomeOf) -> str:
     """Expand ``~``, ``~user`` and $HOME $USER $JOB_ID $JOB_NAME $HOSTNAME $TASK_ID.
 
     ``home_of(user)`` returns a home directory. As in Grid Engine, $TASK_ID is only
@@ -218,8 +224,8 @@ def default_output_name(spec: Mapping[str, Any], postfix: str) -> str:
     return f"{name}.{spec['task_id']}" if spec["task_id"] is not None else name
 
 
-def output_path(spec: Mapping[str, Any], which: str, cwd: str, home_of: Any,
-                is_dir: Any) -> str:
+def output_path(spec: Mapping[str, Any], which: str, cwd: str, home_of: HomeOf,
+                is_dir: Callable[[str], bool]) -> str:
     """The file the job's stdout (``which="o"``) or stderr (``"e"``) goes to.
 
     Relative paths are taken relative to the job's working directory; no path means the
@@ -257,26 +263,25 @@ def job_environment(spec: Mapping[str, Any], user: str, home: str, tmpdir: str,
     Order matters as in the execd: -v/-V variables first, then Grid Engine's own
     variables overwrite them (PATH gets TMPDIR in front of the user's or default PATH).
     """
-    opt = {**OPTIONAL_KEYS, **spec}
     env = {str(k): str(v) for k, v in spec["env"].items()}
     env["PATH"] = f"{tmpdir}:{env.get('PATH', SGE_DEFAULT_PATH)}"
     if spec["cwd"]:
         env["PWD"] = spec["cwd"]
     script = spec["command"] if spec["binary"] else os.path.join(job_dir, SCRIPT_FILE)
     env.update({
-        "REQNAME": spec["job_name"], "SGE_CELL": opt["cell"], "HOME": home, "USER": user,
+        "REQNAME": spec["job_name"], "SGE_CELL": option(spec, "cell"), "HOME": home, "USER": user,
         "LOGNAME": user, "JOB_NAME": spec["job_name"], "JOB_SCRIPT": script,
         "REQUEST": spec["job_name"], "HOSTNAME": spec["host"], "QUEUE": spec["queue"],
         "JOB_ID": str(spec["job_id"]), **_task_variables(spec), "ENVIRONMENT": "BATCH",
-        "ARC": arch, "SGE_ARCH": arch, "NQUEUES": str(opt["nqueues"]),
+        "ARC": arch, "SGE_ARCH": arch, "NQUEUES": str(option(spec, "nqueues")),
         "NSLOTS": str(spec["slots"]), "NHOSTS": str(spec["nhosts"]),
-        "RESTARTED": str(opt["restarted"]), "TMPDIR": tmpdir, "TMP": tmpdir,
-        "SGE_ACCOUNT": opt["account"], "SHELL": spec["shell"], "SGE_JOB_SPOOL_DIR": job_dir,
+        "RESTARTED": str(option(spec, "restarted")), "TMPDIR": tmpdir, "TMP": tmpdir,
+        "SGE_ACCOUNT": option(spec, "account"), "SHELL": spec["shell"], "SGE_JOB_SPOOL_DIR": job_dir,
     })
     if tz:
         env["TZ"] = tz
-    if opt.get("sge_root"):
-        env["SGE_ROOT"] = opt["sge_root"]
+    if option(spec, "sge_root"):
+        env["SGE_ROOT"] = option(spec, "sge_root")
     if spec["pe"]:
         env["PE"] = spec["pe"]
         env["PE_HOSTFILE"] = os.path.join(job_dir, PE_HOSTFILE)
@@ -286,8 +291,7 @@ def job_environment(spec: Mapping[str, Any], user: str, home: str, tmpdir: str,
 
 def _shell_argv0(spec: Mapping[str, Any]) -> str:
     base = os.path.basename(spec["shell"])
-    login_shells = {**OPTIONAL_KEYS, **spec}["login_shells"]
-    return f"-{base}" if base in login_shells else base
+    return f"-{base}" if base in option(spec, "login_shells") else base
 
 
 def job_argv(spec: Mapping[str, Any], script: str) -> tuple[str, list[str]]:
@@ -325,10 +329,11 @@ def exit_fields(status: int) -> tuple[int, int]:
 
 def exit_failure(spec: Mapping[str, Any], exit_status: int, sig: int) -> int:
     """Failure code for a job that ran: exit 99 reschedules, exit 100 is an app error."""
-    opt = {**OPTIONAL_KEYS, **spec}
-    if sig == 0 and exit_status == RESCHEDULE_EXIT_STATUS and not opt["forbid_reschedule"]:
+    if sig:
+        return 0
+    if exit_status == RESCHEDULE_EXIT_STATUS and not option(spec, "forbid_reschedule"):
         return FAILED_AGAIN
-    if sig == 0 and exit_status == APPERROR_EXIT_STATUS and not opt["forbid_apperror"]:
+    if exit_status == APPERROR_EXIT_STATUS and not option(spec, "forbid_apperror"):
         return FAILED_APPERROR
     return 0
 

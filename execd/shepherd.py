@@ -62,13 +62,15 @@ def _report_and_exit(fd: int, failed: int, message: str) -> NoReturn:
 
 
 def _switch_user(spec: Mapping[str, Any], user: str) -> None:
-    try:
-        os.initgroups(user, spec["gid"])
-        os.setgid(spec["gid"])
-        os.setuid(spec["uid"])
-    except OSError as e:
-        raise JobFailure(FAILED_BEFORE_JOB, f"can't switch to user \"{user}\" (uid "
-                         f"{spec['uid']}, gid {spec['gid']}): {e.strerror}") from e
+    """Supplementary groups, then gid, then uid (the order that still has the rights)."""
+    steps = ((lambda: os.initgroups(user, spec["gid"]), "initgroups() failed with errno {}"),
+             (lambda: os.setgid(spec["gid"]), f"setgid({spec['gid']}) failed"),
+             (lambda: os.setuid(spec["uid"]), f"setuid({spec['uid']}) failed"))
+    for step, message in steps:
+        try:
+            step()
+        except OSError as e:
+            raise JobFailure(FAILED_BEFORE_JOB, message.format(e.errno)) from e
 
 
 def _open_output(path: str, fd: int) -> None:
@@ -81,8 +83,8 @@ def _open_output(path: str, fd: int) -> None:
     os.close(opened)
 
 
-def _open_stdio(spec: Mapping[str, Any], env: dict[str, str], cwd: str, home_of: Any,
-                stdin_fd: int) -> None:
+def _open_stdio(spec: Mapping[str, Any], env: dict[str, str], cwd: str,
+                home_of: jobdir.HomeOf, stdin_fd: int) -> None:
     """Connect fds 0-2 (as the job user, like sge_shepherd) and export their paths."""
     out = output_path(spec, "o", cwd, home_of, os.path.isdir)
     err = out if spec["merge"] else output_path(spec, "e", cwd, home_of, os.path.isdir)
@@ -136,7 +138,7 @@ def _exec_child(spec: Mapping[str, Any], env: dict[str, str], user: str, home: s
     os._exit(1)
 
 
-def _home_lookup(owner: str, owner_home: str) -> Any:
+def _home_lookup(owner: str, owner_home: str) -> jobdir.HomeOf:
     def home_of(user: str) -> str:
         if user == owner:
             return owner_home
@@ -190,7 +192,7 @@ def _make_tmpdir(spec: Mapping[str, Any]) -> str:
         if spec["switch_user"]:
             os.chown(path, spec["uid"], spec["gid"])
     except OSError as e:
-        raise JobFailure(FAILED_EARLY, f"can't make tmpdir \"{path}\": {e.strerror}") from e
+        raise JobFailure(FAILED_EARLY, f"can't make tmpdir {path}: {e.strerror}") from e
     return path
 
 
