@@ -13,8 +13,8 @@ from enum import Enum
 from typing import Iterable, Mapping, Sequence
 
 from common.resource.values import (
-    BOOL, DOUBLE, HOST, INT, MEMORY, STRING, STRING_TYPES, TIME, BadValueError, Relop,
-    ValueType, normalize_request_text, parse_value,
+    BOOL, DOUBLE, STRING, STRING_TYPES, BadValueError, Relop, ValueType,
+    normalize_request_text, parse_value,
 )
 
 
@@ -50,10 +50,6 @@ class ComplexAttr:
     @property
     def is_consumable(self) -> bool:
         return self.consumable is not Consumable.NO
-
-    @property
-    def is_string(self) -> bool:
-        return self.type in STRING_TYPES
 
     def default_value(self) -> float:
         """The numeric default (0 when absent or unparsable, as Grid Engine uses it)."""
@@ -127,29 +123,15 @@ virtual_total vt MEMORY <= YES NO 0 0
 virtual_used vu MEMORY >= YES NO 0 0
 """
 
-# The attributes Grid Engine's code relies on, with the type it relies on (its
-# queue_resource and host_resource tables). They cannot be deleted nor change type,
-# except among STRING, CSTRING and RESTRING.
-BUILTIN_TYPES: Mapping[str, ValueType] = {
-    **{n: TIME for n in ("s_rt", "h_rt", "s_cpu", "h_cpu", "min_cpu_interval")},
-    **{n: MEMORY for n in (
-        "s_fsize", "h_fsize", "s_data", "h_data", "s_stack", "h_stack", "s_core",
-        "h_core", "s_rss", "h_rss", "s_vmem", "h_vmem", "mem_free", "mem_total",
-        "mem_used", "swap_free", "swap_rate", "swap_rsvd", "swap_total", "swap_used",
-        "virtual_free", "virtual_total", "virtual_used")},
-    **{n: STRING for n in ("qname", "tmpdir", "calendar", "arch", "m_topology",
-                           "m_topology_inuse")},
-    **{n: INT for n in ("slots", "seq_no", "num_proc", "m_core", "m_socket", "m_thread")},
-    **{n: DOUBLE for n in ("cpu", "load_avg", "load_long", "load_medium", "load_short",
-                           "np_load_avg", "np_load_long", "np_load_medium",
-                           "np_load_short")},
-    "hostname": HOST, "rerun": BOOL, "display_win_gui": BOOL,
-}
-
-
 def default_complexes() -> list[ComplexAttr]:
     """The complex list of a fresh Grid Engine 8.1.9 cell (``qconf -sc``)."""
     return [_row(line) for line in _DEFAULT_ROWS.splitlines()]
+
+
+# The attributes Grid Engine's code relies on (its queue_resource and host_resource
+# tables), with the type it relies on: exactly the default list. They cannot be
+# deleted nor change type, except among STRING, CSTRING and RESTRING.
+BUILTIN_TYPES: Mapping[str, ValueType] = {a.name: a.type for a in default_complexes()}
 
 
 def resolve_name(attrs: Iterable[ComplexAttr], name_or_shortcut: str) -> ComplexAttr | None:

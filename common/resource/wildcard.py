@@ -129,7 +129,8 @@ def glob_to_regex(pattern: str) -> str:
 def _pattern_matcher(text: str) -> Matcher:
     if not any(c in _GLOB for c in text):
         return lambda value: value == text
-    return re.compile(glob_to_regex(text)).match  # type: ignore[return-value]
+    regex = re.compile(glob_to_regex(text))
+    return lambda value: regex.match(value) is not None
 
 
 # --------------------------------------------------------------------------- tokenizer
