@@ -84,7 +84,7 @@ _MULTIPLIERS = {
 # strtod's decimal syntax (leading blanks allowed, as strtod skips them)
 _DECIMAL = re.compile(r"[ \t\n\r\f\v]*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _C_INTEGER = re.compile(r"0[xX][0-9a-fA-F]+|0[0-7]*")
-_HOUR_LIMIT = 0x7FFFFFFF
+_PART_LIMIT = 0x7FFFFFFF  # Grid Engine refuses larger hour/minute parts
 
 
 class BadValueError(ValueError):
@@ -135,7 +135,7 @@ def _parse_colon_time(text: str, kind: str) -> float:
     total, pos = 0.0, 0
     for factor, sep in ((3600.0, ":"), (60.0, ":"), (1.0, "")):
         part, pos = _strtod(text, pos)
-        if factor == 3600.0 and part > _HOUR_LIMIT:
+        if factor > 1.0 and part > _PART_LIMIT:
             raise BadValueError(kind, text)
         total += part * factor
         if sep:

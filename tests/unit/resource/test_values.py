@@ -39,7 +39,8 @@ def test_parse_time_infinity(text: str) -> None:
     assert v.parse_time(text) == math.inf
 
 
-@pytest.mark.parametrize("text", ["1:xx", "5:30", "1:2:3:4", "abc", "", "1:2:3x", "1h"])
+@pytest.mark.parametrize("text", ["1:xx", "5:30", "1:2:3:4", "abc", "", "1:2:3x", "1h",
+                                  "9999999999:0:0", "0:9999999999:0"])
 def test_parse_time_rejects(text: str) -> None:
     with pytest.raises(BadValueError) as err:
         v.parse_time(text)
