@@ -50,7 +50,8 @@ def start_spec(ctx: Ctx, job: Job, task: Task) -> dict[str, Any]:
         "command": str(opts.get("script_path") or ""),
         "args": [str(a) for a in opts.get("script_args") or []],
         "script": job.script,
-        "shell": opts.get("shell") or attr(queue_pairs, "shell", "/bin/sh"),
+        "shell": path_for_host(opts.get("shell"), task.host or "")
+        or attr(queue_pairs, "shell", "/bin/sh"),
         "shell_start_mode": _shell_start_mode(ctx, queue_pairs),
         "cwd": opts.get("cwd"),
         "stdout_path": path_for_host(opts.get("stdout_paths"), task.host or ""),

@@ -220,7 +220,10 @@ def _change_holds(ctx: Ctx, *, add: bool) -> dict[str, Any]:
 def _hold_job(ctx: Ctx, job: Job, tasks: list[Task], hold_type: str, add: bool
               ) -> dict[str, Any]:
     user = ctx.user.name
-    allowed = (job.owner == user if hold_type == "u" else False) or ctx.store.is_operator(user)
+    if hold_type == "s":
+        allowed = ctx.store.is_manager(user)
+    else:
+        allowed = (hold_type == "u" and job.owner == user) or ctx.store.is_operator(user)
     if not allowed:
         return {"job_id": job.job_id, "result": "denied", "owner": job.owner}
     for task in tasks:
@@ -228,7 +231,8 @@ def _hold_job(ctx: Ctx, job: Job, tasks: list[Task], hold_type: str, add: bool
             _add_hold(ctx, task, hold_type)
         else:
             _remove_hold(ctx, task, hold_type)
-    return {"job_id": job.job_id, "result": "modified"}
+    return {"job_id": job.job_id, "result": "modified",
+            "task_ids": [t.task_id for t in tasks] if job.is_array else None}
 
 
 def _add_hold(ctx: Ctx, task: Task, hold_type: str) -> None:
