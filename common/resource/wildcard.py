@@ -46,7 +46,7 @@ class WildcardSyntaxError(ValueError):
 
 
 @dataclass(frozen=True)
-class _Token:
+class Token:
     kind: str  # one of ! | & ( ) for operators, "pat" for a pattern, "end"
     text: str
     pos: int
@@ -143,21 +143,21 @@ def _scan_pattern(expr: str, i: int) -> int:
     return i
 
 
-def tokenize(expr: str) -> list[_Token]:
-    tokens: list[_Token] = []
+def tokenize(expr: str) -> list[Token]:
+    tokens: list[Token] = []
     i = 0
     while True:
         while i < len(expr) and expr[i] == " ":
             i += 1
         if i == len(expr):
-            tokens.append(_Token("end", "", i))
+            tokens.append(Token("end", "", i))
             return tokens
         if expr[i] in _OPERATORS:
-            tokens.append(_Token(expr[i], expr[i], i))
+            tokens.append(Token(expr[i], expr[i], i))
             i += 1
             continue
         end = _scan_pattern(expr, i)
-        tokens.append(_Token("pat", expr[i:end], i))
+        tokens.append(Token("pat", expr[i:end], i))
         i = end
 
 
@@ -172,7 +172,7 @@ class _Parser:
         self.index = 0
 
     @property
-    def current(self) -> _Token:
+    def current(self) -> Token:
         return self.tokens[self.index]
 
     def fail(self) -> WildcardSyntaxError:
