@@ -43,6 +43,7 @@ def _shepherd_main(job_dir: Path, zygote_sock: socket.socket) -> NoReturn:
     code = 1
     try:
         zygote_sock.close()
+        os.chdir("/")  # hold no directory of the execd's busy; all job paths are absolute
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
@@ -130,11 +131,12 @@ class Launcher:
 
     def launch(self, job_dir: Path) -> int:
         """Start a shepherd for ``job_dir``; its pid (blocking, about 1 ms)."""
+        path = os.path.abspath(job_dir)  # the zygote's cwd may differ from ours
         with self._lock:
             if self._sock is None:
                 raise LauncherError("launcher not started")
             try:
-                self._sock.send(os.fsencode(str(job_dir)))
+                self._sock.send(os.fsencode(path))
                 reply = self._sock.recv(_MAX_MESSAGE).decode()
             except OSError as e:
                 raise LauncherError(f"zygote unreachable: {e}") from e

@@ -305,6 +305,23 @@ def test_launch_without_zygote_raises(tmp_path: Path) -> None:
         Launcher().launch(tmp_path)
 
 
+def test_stop_ends_the_zygote_but_not_its_shepherds(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    own = Launcher()
+    own.start()
+    zygote = own.zygote_pid
+    job_dir = tmp_path / "job"
+    jobdir.write_spec(job_dir, make_spec(tmp_path), b"sleep 0.3\nexit 5\n")
+    monkeypatch.chdir(tmp_path)
+    own.launch(Path("job"))  # relative to the caller's directory
+    own.stop()
+    assert own.zygote_pid is None and not Path(f"/proc/{zygote}").exists()
+    assert is_shepherd_alive(job_dir)
+    assert wait_result(job_dir)["exit_status"] == 5
+    with pytest.raises(LauncherError):
+        own.launch(job_dir)
+
+
 async def test_launch_from_asyncio(launcher: Launcher, tmp_path: Path) -> None:
     job_dir = tmp_path / "job"
     jobdir.write_spec(job_dir, make_spec(tmp_path), b"exit 4\n")
