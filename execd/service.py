@@ -30,8 +30,8 @@ from execd.shepherd import signal_job
 
 RESEND_SECONDS = 2.0
 RESCAN_SECONDS = 5.0
-LOST_RESULT = {"exit_status": 0, "signal": 0, "failed": 8,
-               "failed_reason": "shepherd vanished without a result"}
+LOST_RESULT = {"exit_status": 0, "signal": 0, "failed": 19,
+               "failed_reason": "before writing exit_status"}
 
 
 @dataclass

@@ -1,0 +1,98 @@
+"""The pure dispatch pass: placement, ordering, -q and -pe filters, category cache."""
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings, strategies as st
+
+from common.cluster import QueueInstance
+from scheduler.dispatch import PassInput, PassStats, dispatch_pass
+
+
+def qi(queue: str = "all.q", host: str = "h1", slots: int = 4, seq: int = 0,
+       alive: bool = True) -> QueueInstance:
+    return QueueInstance(queue, host, slots, seq, "BATCH INTERACTIVE", alive)
+
+
+def job(job_id: int, **opts: Any) -> dict[str, Any]:
+    return {"job_id": job_id, "owner": "u", "opts": opts}
+
+
+def task(job_id: int, task_id: int = 1, version: int = 1) -> dict[str, Any]:
+    return {"job_id": job_id, "task_id": task_id, "version": version, "state": "pending"}
+
+
+def run(jobs: list[dict[str, Any]], tasks: list[dict[str, Any]], instances: list[QueueInstance],
+        used: dict[tuple[str, str], int] | None = None, **kw: Any) -> list[dict[str, Any]]:
+    return dispatch_pass(PassInput({j["job_id"]: j for j in jobs}, tasks, instances,
+                                   used or {}, **kw))
+
+
+def test_fills_free_slots_in_job_order() -> None:
+    jobs = [job(i) for i in range(1, 7)]
+    orders = run(jobs, [task(i) for i in (6, 2, 1, 5, 3, 4)], [qi(slots=4)])
+    assert [o["job_id"] for o in orders] == [1, 2, 3, 4]
+    assert all(o["granted"] == [["all.q", "h1", 1]] for o in orders)
+    assert orders[0]["task_version"] == 1
+
+
+def test_priority_first() -> None:
+    orders = run([job(1), job(2, priority=10)], [task(1), task(2)], [qi(slots=1)])
+    assert [o["job_id"] for o in orders] == [2]
+
+
+def test_used_slots_and_dead_hosts_count() -> None:
+    orders = run([job(1), job(2)], [task(1), task(2)],
+                 [qi(host="h1", slots=2), qi(host="h2", slots=4, alive=False)],
+                 used={("all.q", "h1"): 1})
+    assert [o["granted"][0][1] for o in orders] == ["h1"]
+
+
+def test_hard_queue_request() -> None:
+    instances = [qi("a.q", "h1"), qi("b.q", "h2")]
+    orders = run([job(1, hard_queues=["b.q"]), job(2, hard_queues=["*@h1"])],
+                 [task(1), task(2)], instances)
+    assert {o["job_id"]: o["granted"][0][0] for o in orders} == {1: "b.q", 2: "a.q"}
+
+
+def test_pe_needs_queue_pe_list_and_room() -> None:
+    instances = [qi("a.q", "h1", slots=4), qi("b.q", "h2", slots=8)]
+    orders = run([job(1, pe=["smp", 6, 6])], [task(1)], instances,
+                 pe_of_queue={"a.q": {"smp"}, "b.q": {"smp"}})
+    assert orders[0]["granted"] == [["b.q", "h2", 6]]
+    assert run([job(1, pe=["smp", 2, 2])], [task(1)], instances, pe_of_queue={}) == []
+
+
+def test_seq_no_orders_queues() -> None:
+    orders = run([job(1)], [task(1)], [qi("a.q", "h1", seq=5), qi("b.q", "h1", seq=1)])
+    assert orders[0]["granted"][0][0] == "b.q"
+
+
+def test_category_cache_skips_hopeless_tasks() -> None:
+    jobs = [job(1, hard_queues=["none.q"])] + [job(i) for i in range(2, 4)]
+    tasks = [task(1, t) for t in range(1, 1001)] + [task(2), task(3)]
+    stats = PassStats()
+    orders = dispatch_pass(PassInput({j["job_id"]: j for j in jobs}, tasks, [qi(slots=2)], {}),
+                           stats)
+    assert [o["job_id"] for o in orders] == [2, 3]
+    assert stats.skipped_by_category == 999
+
+
+@settings(max_examples=60)
+@given(slots=st.lists(st.integers(0, 5), min_size=1, max_size=4),
+       used=st.lists(st.integers(0, 5), min_size=4, max_size=4),
+       njobs=st.integers(0, 20))
+def test_never_overbooks(slots: list[int], used: list[int], njobs: int) -> None:
+    instances = [qi(host=f"h{i}", slots=s) for i, s in enumerate(slots)]
+    busy = {("all.q", f"h{i}"): min(u, s) for i, (s, u) in enumerate(zip(slots, used))}
+    orders = run([job(i) for i in range(1, njobs + 1)], [task(i) for i in range(1, njobs + 1)],
+                 instances, used=busy)
+    granted: dict[tuple[str, str], int] = {}
+    for order in orders:
+        for queue, host, n in order["granted"]:
+            granted[(queue, host)] = granted.get((queue, host), 0) + n
+    for inst in instances:
+        key = (inst.queue, inst.host)
+        assert busy.get(key, 0) + granted.get(key, 0) <= inst.slots
+    free = sum(inst.slots - busy.get((inst.queue, inst.host), 0) for inst in instances)
+    assert len(orders) == min(njobs, free)

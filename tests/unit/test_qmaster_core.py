@@ -1,0 +1,206 @@
+"""The qmaster without sockets: handlers, batches, spool and reload, order validation."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clients.api import job_request
+from common import wire
+from common.accounting import read_records
+from common.cell import Cell
+from common.model import UserInfo
+from qmaster.server import QmasterServer
+
+ROOT = UserInfo("root", 0, "root", 0, "h")
+ALICE = UserInfo("alice", 1001, "users", 100, "h")
+BOB = UserInfo("bob", 1002, "users", 100, "h")
+
+
+class FakeSocket:
+    def __init__(self) -> None:
+        self.sent: list[list[bytes]] = []
+
+    def send_multipart(self, frames: list[bytes], **_: Any) -> None:
+        self.sent.append(frames)
+
+
+class Harness:
+    def __init__(self, root: Path, **kw: Any) -> None:
+        self.cell = Cell(root)
+        self.server = QmasterServer(self.cell, host="qm", managers=["root"], min_uid=0, **kw)
+        self.server.load()
+        self.router, self.pub = FakeSocket(), FakeSocket()
+        self.server.router, self.server.pub = self.router, self.pub  # type: ignore[assignment]
+        self.rid = 0
+
+    def send(self, msg_type: str, body: dict[str, Any], identity: bytes = b"c") -> int:
+        self.rid += 1
+        self.server._process([[identity, wire.encode(msg_type, body, self.rid)]])
+        return self.rid
+
+    def call(self, msg_type: str, body: dict[str, Any], identity: bytes = b"c") -> dict[str, Any]:
+        rid = self.send(msg_type, body, identity)
+        for ident, payload in reversed(self.router.sent):
+            rtype, reply_id, rbody = wire.decode(payload)
+            if ident == identity and reply_id == rid:
+                if rtype == "error":
+                    raise RuntimeError(rbody["message"])
+                return rbody
+        raise AssertionError("no reply")
+
+    def submit(self, user: UserInfo = ALICE, **opts: Any) -> int:
+        req = job_request("/bin/true", binary=True, **opts)
+        return self.call("submit", {"user": user.to_dict(), "jobs": [req]})["job_ids"][0]
+
+    def tasks(self, job_id: int) -> list[dict[str, Any]]:
+        reply = self.call("job_query", {"user": ALICE.to_dict(), "job_ids": [job_id],
+                                        "include_finished": True})
+        return reply["tasks"]
+
+    def register(self, host: str = "h1", num_proc: str = "2") -> None:
+        self.call("register", {"host": host, "load": {"num_proc": num_proc}, "jobs": []},
+                  identity=b"execd:" + host.encode())
+
+    def dispatch(self, job_id: int, task_id: int = 1, host: str = "h1", slots: int = 1
+                 ) -> dict[str, Any]:
+        task = [t for t in self.tasks(job_id) if t["task_id"] == task_id][0]
+        order = {"type": "dispatch", "job_id": job_id, "task_id": task_id,
+                 "task_version": task["version"], "granted": [["all.q", host, slots]]}
+        return self.call("orders", {"orders": [order]})
+
+
+@pytest.fixture
+def qm(tmp_path: Path) -> Harness:
+    return Harness(tmp_path, auto_add_hosts=True, default_slots=2)
+
+
+def test_new_cell_has_grid_engine_defaults(qm: Harness) -> None:
+    store = qm.server.store
+    assert set(store.conf["queue"]) == {"all.q"}
+    assert set(store.conf["pe"]) == {"make", "smp", "mpi"}
+    assert store.lists["manager"] == ["root"]
+    assert store.conf_value("queue", "all.q", "hostlist") == "@allhosts"
+
+
+def test_job_ids_persist_across_restart(qm: Harness, tmp_path: Path) -> None:
+    ids = [qm.submit() for _ in range(3)]
+    assert ids == [1, 2, 3]
+    qm.server.spool.close()
+    again = Harness(tmp_path)
+    assert again.submit() == 4
+    assert set(again.server.store.jobs) == {1, 2, 3, 4}
+
+
+def test_min_uid_refuses_with_grid_engine_text(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.server.store.conf["conf"]["global"] = [["min_uid", "1000"], ["min_gid", "1000"]]
+    with pytest.raises(RuntimeError, match="your user id 0 is lower than minimum user id 1000"):
+        h.submit(ROOT)
+
+
+def test_dispatch_order_runs_the_job_and_refuses_stale_or_overbooked(qm: Harness) -> None:
+    qm.register("h1")
+    first, second, third = qm.submit(), qm.submit(), qm.submit()
+    assert qm.dispatch(first)["accepted"] == 1
+    assert qm.tasks(first)[0]["state"] == "transferring"
+    start = [wire.decode(f[1]) for f in qm.router.sent if f[0] == b"execd:h1"]
+    assert any(m[0] == "start_job" and m[2]["job_id"] == first for m in start)
+    assert qm.dispatch(second)["accepted"] == 1
+    refused = qm.dispatch(third)
+    assert refused["accepted"] == 0 and "not enough free slots" in refused["refused"][0]["reason"]
+    stale = {"type": "dispatch", "job_id": third, "task_id": 1, "task_version": 0,
+             "granted": [["all.q", "h1", 1]]}
+    assert qm.call("orders", {"orders": [stale]})["refused"]
+
+
+def test_finish_writes_accounting_once_and_frees_slots(qm: Harness) -> None:
+    qm.register("h1")
+    job = qm.submit()
+    qm.dispatch(job)
+    body = {"host": "h1", "job_id": job, "task_id": 1, "start_time": 100.0}
+    qm.call("job_started", body, identity=b"execd:h1")
+    result = {"exit_status": 3, "signal": 0, "failed": 0, "start_time": 100.0,
+              "end_time": 101.5, "ru_utime": 0.25, "ru_stime": 0.5}
+    finish = {"host": "h1", "job_id": job, "task_id": 1, "result": result}
+    for _ in range(3):  # repeated reports must not duplicate anything
+        qm.call("job_finished", finish, identity=b"execd:h1")
+    records = read_records(qm.cell.accounting_path)
+    assert [(r.job_number, r.exit_status, r.hostname) for r in records] == [(job, 3, "h1")]
+    assert qm.server.store.used_slots[("all.q", "h1")] == 0
+    assert qm.tasks(job)[0]["state"] == "finished"
+
+
+def test_wait_is_answered_when_the_job_ends(qm: Harness) -> None:
+    qm.register("h1")
+    job = qm.submit()
+    rid = qm.send("wait", {"user": ALICE.to_dict(), "job_ids": [job]}, identity=b"w")
+    assert not any(f[0] == b"w" for f in qm.router.sent)
+    qm.dispatch(job)
+    qm.call("job_finished", {"host": "h1", "job_id": job, "task_id": 1,
+                             "result": {"exit_status": 0}}, identity=b"execd:h1")
+    replies = [wire.decode(f[1]) for f in qm.router.sent if f[0] == b"w"]
+    assert replies and replies[-1][1] == rid
+    assert replies[-1][2]["jobs"][job][0]["exit_status"] == 0
+
+
+def test_only_owner_or_operator_may_delete_or_hold(qm: Harness) -> None:
+    job = qm.submit(ALICE)
+    target = {"targets": [{"job_id": job}]}
+    denied = qm.call("delete", {"user": BOB.to_dict(), **target})["results"]
+    assert denied[0]["result"] == "denied"
+    held = qm.call("hold", {"user": BOB.to_dict(), "hold_type": "u", **target})["results"]
+    assert held[0]["result"] == "denied"
+    assert qm.call("hold", {"user": ALICE.to_dict(), "hold_type": "o", **target}
+                   )["results"][0]["result"] == "denied"
+    assert qm.call("hold", {"user": ROOT.to_dict(), "hold_type": "o", **target}
+                   )["results"][0]["result"] == "modified"
+    assert qm.tasks(job)[0]["state"] == "hold"
+    ok = qm.call("delete", {"user": ALICE.to_dict(), **target})["results"]
+    assert ok == [{"job_id": job, "task_id": None, "result": "deleted"}]
+
+
+def test_hold_jid_waits_for_predecessor(qm: Harness) -> None:
+    qm.register("h1")
+    first = qm.submit(job_name="first")
+    second = qm.submit(hold_jid=["first"])
+    assert qm.tasks(second)[0]["holds"] == ["h"]
+    qm.dispatch(first)
+    qm.call("job_finished", {"host": "h1", "job_id": first, "task_id": 1,
+                             "result": {"exit_status": 0}}, identity=b"execd:h1")
+    assert qm.tasks(second)[0]["state"] == "pending"
+
+
+def test_array_job_tasks(qm: Harness) -> None:
+    job = qm.submit(array=[1, 10, 3])
+    assert [t["task_id"] for t in qm.tasks(job)] == [1, 4, 7, 10]
+
+
+def test_configuration_needs_a_manager(qm: Harness) -> None:
+    pairs = [["group_name", "@web"], ["hostlist", "h1 h2"]]
+    body = {"kind": "hgrp", "name": "@web", "data": pairs, "mode": "add"}
+    with pytest.raises(RuntimeError, match="must be manager"):
+        qm.call("conf_put", {"user": ALICE.to_dict(), **body})
+    reply = qm.call("conf_put", {"user": ROOT.to_dict(), **body})
+    assert reply["message"] == 'root@h added "@web" to host group list'
+    with pytest.raises(RuntimeError, match="already exists"):
+        qm.call("conf_put", {"user": ROOT.to_dict(), **body})
+
+
+def test_malformed_frames_get_error_replies(qm: Harness) -> None:
+    qm.server._process([[b"x", b"\xc1garbage"], [b"x", wire.encode("submit", {"user": {}})],
+                        [b"a", b"b", b"c"]])
+    errors = [wire.decode(f[1]) for f in qm.router.sent if f[0] == b"x"]
+    assert [e[0] for e in errors] == ["error", "error"]
+    assert qm.submit() == 1
+
+
+def test_events_are_numbered_without_gaps(qm: Harness) -> None:
+    for _ in range(3):
+        qm.submit()
+    seqs = [e["seq"] for frames in qm.pub.sent if frames[0] == wire.TOPIC_EVENTS
+            for e in wire.decode_published(frames)[1]["events"]]
+    assert seqs == list(range(1, len(seqs) + 1))
+    snap = qm.call("snapshot", {})
+    assert snap["seq"] == seqs[-1] and len(snap["jobs"]) == 3
