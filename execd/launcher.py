@@ -4,13 +4,16 @@ A fresh Python interpreter per job costs tens of milliseconds; forking a process
 already imported the shepherd costs about one. ``Launcher.start()`` forks the zygote
 (call it before the execd creates threads or a zmq context, since only the forking thread
 survives a fork). ``launch(job_dir)`` sends the job directory over a socketpair; the
-zygote forks an intermediate child, which calls ``setsid`` and forks the shepherd, so the
-shepherd is reparented to init and outlives both the execd and the zygote. The zygote
-exits when its socket reaches EOF (``stop()`` or the execd's death).
+zygote forks the shepherd, which calls ``setsid``; the zygote ignores SIGCHLD so exited
+shepherds are reaped by the kernel, and a shepherd outlives both the execd and the zygote
+(init adopts it). The zygote freezes its garbage collector's objects first, so forked
+shepherds do not copy every inherited page. The zygote exits when its socket reaches EOF
+(``stop()`` or the execd's death).
 """
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import signal
 import socket
@@ -49,57 +52,42 @@ def _shepherd_main(job_dir: Path, zygote_sock: socket.socket) -> NoReturn:
             os.dup2(null, fd)
         os.close(null)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the shepherd waits for its job
         run_shepherd(job_dir)
         code = 0
     finally:
         os._exit(code)
 
 
-def _intermediate_main(job_dir: Path, zygote_sock: socket.socket, pid_w: int) -> NoReturn:
-    """New session, fork the shepherd, record its pid, exit (so init adopts it)."""
-    try:
+def _spawn(job_dir: Path, zygote_sock: socket.socket) -> int:
+    """Fork a shepherd for ``job_dir`` in a session of its own; its pid.
+
+    One fork, not two: the zygote ignores SIGCHLD, so the kernel reaps its exited
+    shepherds, and a shepherd whose zygote died is adopted by init and runs on.
+    """
+    pid = os.fork()
+    if pid == 0:
         os.setsid()
-        pid = os.fork()
-        if pid == 0:
-            os.close(pid_w)
-            _shepherd_main(job_dir, zygote_sock)
-        # Written before launch() returns, so the shepherd never looks dead to the execd.
-        jobdir.write_pid_file(job_dir / jobdir.SHEPHERD_PID_FILE, pid)
-        os.write(pid_w, str(pid).encode())
-    finally:
-        os._exit(0)
-
-
-def _spawn(job_dir: Path, zygote_sock: socket.socket) -> tuple[int, int]:
-    """Double-fork a shepherd for ``job_dir``; (shepherd pid, intermediate pid to reap)."""
-    pid_r, pid_w = os.pipe()
-    child = os.fork()
-    if child == 0:
-        os.close(pid_r)
-        _intermediate_main(job_dir, zygote_sock, pid_w)
-    os.close(pid_w)
-    data = os.read(pid_r, 64)  # one small write: no need to wait for the child's exit
-    os.close(pid_r)
-    if not data:
-        os.waitpid(child, 0)
-        raise LauncherError(f"no shepherd started for {job_dir}")
-    return int(data), child
+        _shepherd_main(job_dir, zygote_sock)
+    # Written before launch() returns, so the shepherd never looks dead to the execd.
+    jobdir.write_pid_file(job_dir / jobdir.SHEPHERD_PID_FILE, pid)
+    return pid
 
 
 def _zygote_main(sock: socket.socket) -> NoReturn:
     """Serve launch requests until EOF, one at a time."""
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C on the execd: we go at EOF
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+        # Objects that exist now are never collected, so a forked shepherd's garbage
+        # collector does not touch (and copy) every page inherited from the zygote.
+        gc.freeze()
         while request := sock.recv(_MAX_MESSAGE):
-            intermediate = 0
             try:
-                pid, intermediate = _spawn(Path(os.fsdecode(request)), sock)
-                reply = f"ok {pid}"
+                reply = f"ok {_spawn(Path(os.fsdecode(request)), sock)}"
             except Exception as e:  # noqa: BLE001 - report every failure to the caller
                 reply = f"error {e}"
             sock.send(reply.encode())
-            if intermediate:
-                os.waitpid(intermediate, 0)  # after the reply: it exits at once anyway
     finally:
         os._exit(0)
 
