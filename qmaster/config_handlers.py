@@ -2,10 +2,18 @@
 
 Only managers change configuration. Every object is re-validated here with the same
 checks ``qconf`` applies locally, because the qmaster trusts no client. Answers carry
-Grid Engine's confirmation texts (``root@vm added "@x" to host group list``).
+Grid Engine 8.1.9's texts, which differ per kind: ``root@vm added "x.q" to cluster queue
+list``, ``root@vm removed "@x" from host group entry list``, ``root@vm added "h" to
+exechost list`` but ``root@vm removed "h" from execution host list``, ``changed scheduler
+configuration``; refusals read ``cluster queue "all.q" already exists`` and ``denied:
+host group "@x" does not exist``.
+
+A host named in a host group becomes an execution host (with the defaults of a new one)
+when the group is added or changed, as in Grid Engine; it stays when the group goes.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from common.cluster import attr, queue_instances
@@ -13,18 +21,48 @@ from common.conffile import ConfError
 from common.objects_conf import KINDS, hostgroup_cycle
 from common.objects_conf_base import normalize
 from qmaster.context import Ctx, RequestError
+from qmaster.defaults import exechost_defaults
 from qmaster.store import CONF_KINDS, LIST_KINDS
 
-# store kind -> (objects_conf kind name, Grid Engine's list name in messages)
-KIND_INFO: dict[str, tuple[str, str]] = {
-    "queue": ("queue", "cluster queue list"),
-    "hgrp": ("hostgroup", "host group list"),
-    "exechost": ("exechost", "execution host list"),
-    "pe": ("pe", "parallel environment list"),
-    "conf": ("conf", "configuration list"),
-    "sconf": ("sched", "scheduler configuration"),
+
+@dataclass(frozen=True)
+class KindWords:
+    """How Grid Engine names one kind: its objects_conf kind, the object in refusals
+    (``exists`` and ``missing`` differ for exec hosts) and the list in confirmations
+    (``deleted_from`` differs for exec hosts and host groups)."""
+
+    conf_kind: str
+    exists: str
+    missing: str
+    listed_in: str
+    deleted_from: str
+
+
+WORDS: dict[str, KindWords] = {
+    "queue": KindWords("queue", "cluster queue", "cluster queue", "cluster queue",
+                       "cluster queue"),
+    "hgrp": KindWords("hostgroup", "host group", "host group", "host group",
+                      "host group entry"),
+    "exechost": KindWords("exechost", "exechost", "execution host", "exechost",
+                          "execution host"),
+    "pe": KindWords("pe", "parallel environment", "parallel environment",
+                    "parallel environment", "parallel environment"),
+    "conf": KindWords("conf", "configuration", "configuration", "configuration",
+                      "configuration"),
+    "sconf": KindWords("sched", "scheduler configuration", "scheduler configuration",
+                       "scheduler configuration", "scheduler configuration"),
+    "manager": KindWords("", "manager", "manager", "manager", "manager"),
+    "operator": KindWords("", "operator", "operator", "operator", "operator"),
 }
-LIST_NAMES = {"manager": "manager list", "operator": "operator list"}
+SCHED_CHANGED = "changed scheduler configuration"
+
+
+def already_exists(kind: str, name: str) -> str:
+    return f'{WORDS[kind].exists} "{name}" already exists'
+
+
+def does_not_exist(kind: str, name: str) -> str:
+    return f'denied: {WORDS[kind].missing} "{name}" does not exist'
 
 
 def handle_conf_get(ctx: Ctx) -> dict[str, Any]:
@@ -56,6 +94,17 @@ def _who(ctx: Ctx) -> str:
     return f"{user.name}@{user.host}" if user.host else user.name
 
 
+def _confirmation(ctx: Ctx, kind: str, name: str, verb: str) -> str:
+    """``root@vm added "x" to ... list`` and its modified/removed forms."""
+    if kind == "sconf":
+        return SCHED_CHANGED
+    words = WORDS[kind]
+    if verb == "removed":
+        return f'{_who(ctx)} removed "{name}" from {words.deleted_from} list'
+    prep = "to" if verb == "added" else "in"
+    return f'{_who(ctx)} {verb} "{name}" {prep} {words.listed_in} list'
+
+
 def handle_conf_put(ctx: Ctx) -> dict[str, Any]:
     ctx.require_manager()
     kind, name, mode = ctx.body["kind"], ctx.body["name"], ctx.body["mode"]
@@ -66,14 +115,24 @@ def handle_conf_put(ctx: Ctx) -> dict[str, Any]:
     pairs = _validated(kind, ctx.body["data"])
     exists = name in ctx.store.conf[kind]
     if mode == "add" and exists:
-        raise RequestError("exists", f"\"{name}\" already exists")
+        raise RequestError("exists", already_exists(kind, name))
     if mode == "modify" and not exists and kind not in ("conf", "sconf"):
-        raise RequestError("missing", f"\"{name}\" does not exist")
+        raise RequestError("missing", does_not_exist(kind, name))
     _check_references(ctx, kind, name, pairs)
     ctx.store.put_conf(ctx.batch, kind, name, pairs)
-    verb = "added" if mode == "add" else "modified"
-    prep = "to" if mode == "add" else "in"
-    return {"message": f"{_who(ctx)} {verb} \"{name}\" {prep} {KIND_INFO[kind][1]}"}
+    if kind == "hgrp":
+        _add_member_exechosts(ctx, pairs)
+    return {"message": _confirmation(ctx, kind, name, "added" if mode == "add" else "modified")}
+
+
+def _add_member_exechosts(ctx: Ctx, pairs: list[list[str]]) -> None:
+    """Grid Engine makes every host of a host group an execution host."""
+    known = {h.lower() for h in ctx.store.conf["exechost"]}
+    for member in attr(pairs, "hostlist", "NONE").split():
+        if member.startswith("@") or member.upper() == "NONE" or member.lower() in known:
+            continue
+        ctx.store.put_conf(ctx.batch, "exechost", member, exechost_defaults(member))
+        known.add(member.lower())
 
 
 def _validated(kind: str, data: Any) -> list[list[str]]:
@@ -82,7 +141,7 @@ def _validated(kind: str, data: Any) -> list[list[str]]:
                                              for p in data):
         raise RequestError("malformed", "configuration must be a list of [name, value] pairs")
     try:
-        return [list(p) for p in normalize(KINDS[KIND_INFO[kind][0]], data, complete=True)]
+        return [list(p) for p in normalize(KINDS[WORDS[kind].conf_kind], data, complete=True)]
     except ConfError as err:
         raise RequestError("invalid", err.message) from None
 
@@ -97,19 +156,17 @@ def _check_references(ctx: Ctx, kind: str, name: str, pairs: list[list[str]]) ->
     if kind == "queue":
         for pe in attr(pairs, "pe_list", "NONE").replace(",", " ").split():
             if pe != "NONE" and "[" not in pe and "=" not in pe and pe not in conf["pe"]:
-                raise RequestError("invalid", f"denied: parallel environment \"{pe}\" "
-                                              "does not exist")
+                raise RequestError("invalid", does_not_exist("pe", pe))
 
 
 def _put_list_entry(ctx: Ctx, kind: str, name: str, mode: str) -> dict[str, Any]:
     names = ctx.store.lists[kind]
-    label = LIST_NAMES[kind]
-    if mode == "add":
-        if name in names:
-            raise RequestError("exists", f"\"{name}\" already exists in {label}")
-        ctx.store.set_list(ctx.batch, kind, names + [name])
-        return {"message": f"{_who(ctx)} added \"{name}\" to {label}"}
-    raise RequestError("malformed", f"cannot {mode} {label}")
+    if mode != "add":
+        raise RequestError("malformed", f"cannot {mode} {kind} list")
+    if name in names:
+        raise RequestError("exists", already_exists(kind, name))
+    ctx.store.set_list(ctx.batch, kind, names + [name])
+    return {"message": _confirmation(ctx, kind, name, "added")}
 
 
 def handle_conf_del(ctx: Ctx) -> dict[str, Any]:
@@ -120,12 +177,12 @@ def handle_conf_del(ctx: Ctx) -> dict[str, Any]:
     if kind not in CONF_KINDS:
         raise RequestError("malformed", f"unknown object kind \"{kind}\"")
     if name not in ctx.store.conf[kind]:
-        raise RequestError("missing", f"\"{name}\" does not exist")
+        raise RequestError("missing", does_not_exist(kind, name))
     _check_unreferenced(ctx, kind, name)
     ctx.store.delete_conf(ctx.batch, kind, name)
     if kind == "exechost":
         ctx.store.hosts.pop(name, None)
-    return {"message": f"{_who(ctx)} removed \"{name}\" from {KIND_INFO[kind][1]}"}
+    return {"message": _confirmation(ctx, kind, name, "removed")}
 
 
 def _check_unreferenced(ctx: Ctx, kind: str, name: str) -> None:
@@ -138,8 +195,8 @@ def _check_unreferenced(ctx: Ctx, kind: str, name: str) -> None:
     if kind == "pe":
         for qname, pairs in conf["queue"].items():
             if name in attr(pairs, "pe_list", "").replace(",", " ").split():
-                raise RequestError("referenced", f"denied: parallel environment \"{name}\" is "
-                                                 f"still referenced in queue \"{qname}\"")
+                raise RequestError("referenced", f"denied: Parallel environment \"{name}\" "
+                                                 f"is still referenced in queue \"{qname}\".")
     if kind == "queue" and any(t.queue == name and t.state in ("transferring", "running",
                                                                "suspended", "deleted")
                                for t in ctx.store.tasks.values()):
@@ -148,8 +205,7 @@ def _check_unreferenced(ctx: Ctx, kind: str, name: str) -> None:
 
 def _delete_list_entry(ctx: Ctx, kind: str, name: str) -> dict[str, Any]:
     names = ctx.store.lists[kind]
-    label = LIST_NAMES[kind]
     if name not in names:
-        raise RequestError("missing", f"denied: \"{name}\" does not exist in {label}")
+        raise RequestError("missing", does_not_exist(kind, name))
     ctx.store.set_list(ctx.batch, kind, [n for n in names if n != name])
-    return {"message": f"{_who(ctx)} removed \"{name}\" from {label}"}
+    return {"message": _confirmation(ctx, kind, name, "removed")}
