@@ -26,6 +26,8 @@ class Mirror:
     hosts: dict[str, dict[str, Any]] = field(default_factory=dict)
     conf: dict[str, dict[str, Any]] = field(default_factory=lambda: {k: {} for k in CONF_KINDS})
     pending: set[str] = field(default_factory=set)
+    used: dict[tuple[str, str], int] = field(default_factory=dict)
+    _instances: list[Any] | None = None  # queue instances, rebuilt after conf/host changes
 
     @classmethod
     def from_snapshot(cls, snap: dict[str, Any]) -> "Mirror":
@@ -48,13 +50,20 @@ class Mirror:
         elif kind == "task":
             self._apply_task(op, key, obj)
         elif kind == "host":
-            self.hosts[key] = obj
+            self._apply_host(key, obj)
         elif kind in self.conf:
+            self._instances = None
             if op == "del":
                 self.conf[kind].pop(key, None)
             else:
                 self.conf[kind][key] = obj
         return kind in TRIGGER_KINDS
+
+    def _apply_host(self, key: str, obj: dict[str, Any]) -> None:
+        old = self.hosts.get(key)
+        if old is None or old.get("alive") != obj.get("alive"):
+            self._instances = None
+        self.hosts[key] = obj
 
     def _apply_job(self, op: str, key: str, obj: Any) -> None:
         if op == "del":
@@ -63,36 +72,44 @@ class Mirror:
             self.jobs[int(key)] = obj
 
     def _apply_task(self, op: str, key: str, obj: Any) -> None:
-        if op == "del":
-            self.tasks.pop(key, None)
-            self.pending.discard(key)
-        elif obj["state"] == State.FINISHED:
-            self.tasks.pop(key, None)
+        if op == "del" or obj["state"] == State.FINISHED:
+            self._count(self.tasks.pop(key, None), -1)
             self.pending.discard(key)
         else:
             self._put_task(obj)
 
+    def _count(self, task: dict[str, Any] | None, sign: int) -> None:
+        if task is None or State(task["state"]) not in ACTIVE_STATES:
+            return
+        for queue, host, slots in task["granted"]:
+            self.used[(queue, host)] = self.used.get((queue, host), 0) + sign * int(slots)
+
     def _put_task(self, task: dict[str, Any]) -> None:
         key = f"{task['job_id']}.{task['task_id']}"
+        self._count(self.tasks.get(key), -1)
+        self._count(task, +1)
         self.tasks[key] = task
         if task["state"] == State.PENDING:
             self.pending.add(key)
         else:
             self.pending.discard(key)
 
-    def used_slots(self) -> dict[tuple[str, str], int]:
-        used: dict[tuple[str, str], int] = {}
-        for task in self.tasks.values():
-            if State(task["state"]) in ACTIVE_STATES:
-                for queue, host, slots in task["granted"]:
-                    used[(queue, host)] = used.get((queue, host), 0) + int(slots)
-        return used
+    def instances(self) -> list[Any]:
+        if self._instances is None:
+            self._instances = queue_instances(self.conf, self.hosts)
+        return self._instances
+
+    def free_slots(self, extra_used: dict[tuple[str, str], int]) -> int:
+        """Free batch slots on live hosts, counting ``extra_used`` (orders in flight)."""
+        return sum(max(0, qi.slots - self.used.get((qi.queue, qi.host), 0)
+                       - extra_used.get((qi.queue, qi.host), 0))
+                   for qi in self.instances() if qi.alive and "BATCH" in qi.qtype.upper())
 
     def pass_input(self, exclude: set[str] | frozenset[str] = frozenset()) -> PassInput:
         pending = [self.tasks[k] for k in self.pending if k not in exclude]
         return PassInput(
             jobs=self.jobs, pending=pending,
-            instances=queue_instances(self.conf, self.hosts), used=self.used_slots(),
+            instances=self.instances(), used=dict(self.used),
             load={name: _float(h.get("load", {}).get("np_load_avg"))
                   for name, h in self.hosts.items()},
             pe_of_queue={name: set(attr(pairs, "pe_list", "NONE").replace(",", " ").split())

@@ -155,10 +155,15 @@ class SchedulerService:
         assert self.mirror is not None
         self._dirty = False
         self._last_pass = time.monotonic()
-        inp = self.mirror.pass_input(exclude=set(self.inflight))
+        inflight_used: dict[tuple[str, str], int] = {}
         for _, granted in self.inflight.values():
             for queue, host, slots in granted:
-                inp.used[(queue, host)] = inp.used.get((queue, host), 0) + int(slots)
+                inflight_used[(queue, host)] = inflight_used.get((queue, host), 0) + int(slots)
+        if not self.mirror.pending or self.mirror.free_slots(inflight_used) <= 0:
+            return
+        inp = self.mirror.pass_input(exclude=set(self.inflight))
+        for key, slots in inflight_used.items():
+            inp.used[key] = inp.used.get(key, 0) + slots
         stats = PassStats()
         orders = dispatch_pass(inp, stats)
         self.passes += 1
