@@ -1,0 +1,355 @@
+"""qstat: show jobs and queues of the cell, as qstat(1) of Grid Engine 8.1.9.
+
+Supported: -u user_list (default: the caller's jobs only, "*" for everyone, "$user"),
+-s {p|r|s|z|hu|ho|hs|hd|hj|ha|h|a} combinations, -f, -F [names], -ne, -r, -ext, -ncb,
+-j [job_list], -xml, -q wc_queue_list, -pe pe_list, -g c, -g d, -help. The other options
+of qstat(1) (-explain, -l, -qs, -t, -U, -urg, -pri, -g t) are refused with an error.
+
+Option parsing follows Grid Engine's two stages: words after an option up to the next
+"-..." are its arguments; an unknown word prints the usage and 'invalid option argument'
+on stderr (exit 1), an option missing its argument prints "<opt> option must have argument".
+"""
+from __future__ import annotations
+
+import fnmatch
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from clients import render_qstat as rq
+from clients.api import Client, ClientError, connect_or_exit
+from clients.views import (DEFAULT_STATES, JobFilter, cluster_queue_summary, instance_name,
+                           parse_state_filter, pending_rows, queue_rows, running_rows,
+                           zombie_rows)
+from clients.views_detail import job_detail, select_jobs
+from common.cluster import hostgroups
+from common.objects_conf_host import expand_hostgroup
+
+PRODUCT = "SGE 8.1.9"
+_FLAGS = ("-help", "-ncb", "-f", "-ext", "-urg", "-pri", "-xml", "-ne", "-r", "-t")
+_OPTIONAL_ARG = ("-F", "-j")
+_REQUIRED_ARG = ("-g", "-l", "-s", "-qs", "-explain", "-q", "-u", "-U", "-pe")
+NOT_IMPLEMENTED = ("-explain", "-l", "-qs", "-t", "-U", "-urg", "-pri")
+_S_LINES = ("show pending, running, suspended, zombie jobs,",
+            "jobs with a user/operator/system/array-dependency hold, ",
+            "jobs with a start time in future or any combination only.",
+            "h is an abbreviation for huhohshdhjha", "a is an abbreviation for prsh")
+USAGE = (f"{PRODUCT}\nusage: qstat [options]\n"
+         "        [-ext]                            view additional attributes\n"
+         "        [-explain a|c|A|E]                show reason for queue c(onfiguration ambiguous), "
+         "a(larm), suspend A(larm), E(rror) state\n"
+         "        [-f]                              full output\n"
+         "        [-F [resource_attributes]]        full output and show (selected) resources of queue(s)\n"
+         "        [-g c]                            display cluster queue summary\n"
+         "        [-g d]                            display all job-array tasks (do not group)\n"
+         "        [-g t]                            display all parallel job tasks (do not group)\n"
+         "        [-help]                           print this help\n"
+         "        [-j [job_identifier_list]]        show scheduler job information\n"
+         "        [-l resource_list]                request the given resources\n"
+         "        [-ne]                             hide empty queues\n"
+         "        [-ncb]                            suppress additional binding specific parameters\n"
+         "        [-pe pe_list]                     select only queues with one of these parallel environments\n"
+         "        [-q wc_queue_list]                print information on given queue\n"
+         "        [-qs {a|c|d|o|s|u|A|C|D|E|S}]     selects queues which are in the given state(s)\n"
+         "        [-r]                              show requested resources of job(s)\n"
+         f"        [-s {{p|r|s|z|hu|ho|hs|hd|hj|ha|h|a}}] {_S_LINES[0]}\n"
+         + "".join(f"                                          {line}\n" for line in _S_LINES[1:])
+         + "        [-t]                              show task information (implicitly -g t)\n"
+         "        [-u user_list]                    view jobs of this user list\n"
+         "        [-U user_list]                    select only queues where these users have access\n"
+         "        [-urg]                            display job urgency information\n"
+         "        [-pri]                            display job priority information\n"
+         "        [-xml]                            display the information in XML format\n"
+         "\n"
+         "pe_list                  pe[,pe,...]\n"
+         "job_identifier_list      [job_id|job_name|pattern]{, [job_id|job_name|pattern]}\n"
+         "resource_list            resource[=value][,resource[=value],...]\n"
+         "user_list                user|*|@group[,user|*|@group],...]\n"
+         "resource_attributes      resource,resource,...\n"
+         "wc_cqueue                wildcard expression matching a cluster queue\n"
+         "wc_host                  wildcard expression matching a host\n"
+         "wc_hostgroup             wildcard expression matching a hostgroup\n"
+         "wc_qinstance             wc_cqueue@wc_host\n"
+         "wc_qdomain               wc_cqueue@wc_hostgroup\n"
+         "wc_queue_list            wc_cqueue|wc_qdomain|wc_qinstance\n"
+         "wc_queue_list            wc_queue[,wc_queue,...]\n")
+
+
+class QstatExit(Exception):
+    """Stop with this exit status after ``stderr`` (and the usage first, if asked)."""
+
+    def __init__(self, message: str, status: int = 1, usage: bool = False) -> None:
+        super().__init__(message)
+        self.message, self.status, self.usage = message, status, usage
+
+
+@dataclass
+class QstatArgs:
+    help: bool = False
+    full: bool = False
+    extended: bool = False
+    xml: bool = False
+    resources: bool = False           # -r
+    no_empty: bool = False            # -ne
+    no_binding: bool = False          # -ncb
+    show_queue_resources: bool = False  # -F
+    resource_names: list[str] | None = None
+    job_info: bool = False            # -j
+    job_items: list[str] = field(default_factory=list)
+    states: frozenset[str] = DEFAULT_STATES
+    users: list[str] = field(default_factory=list)
+    queues: list[str] = field(default_factory=list)
+    pes: list[str] = field(default_factory=list)
+    group: str = ""                   # letters of -g
+
+
+def _split(words: list[str]) -> list[str]:
+    return [item for word in words for item in word.split(",") if item]
+
+
+def tokenize(argv: list[str]) -> list[tuple[str, list[str]]]:
+    """Stage 1: (switch, arguments) pairs; raises QstatExit on an unknown word."""
+    out, errors, i = [], [], 0
+    while i < len(argv):
+        switch, i = argv[i], i + 1
+        if switch not in _FLAGS + _OPTIONAL_ARG + _REQUIRED_ARG:
+            raise QstatExit(f'invalid option argument "{switch}"', usage=True)
+        args: list[str] = []
+        while switch not in _FLAGS and i < len(argv) and not argv[i].startswith("-") and argv[i]:
+            args.append(argv[i])
+            i += 1
+        if switch in _REQUIRED_ARG and not args:
+            errors.append(f"{switch} option must have argument")
+            continue
+        out.append((switch, args))
+    if errors:
+        raise QstatExit("\n".join(errors))
+    return out
+
+
+def _apply(args: QstatArgs, switch: str, values: list[str]) -> None:
+    if switch in NOT_IMPLEMENTED:
+        raise QstatExit(f'error: qstat option "{switch}" is not supported by pygridengine')
+    simple = {"-help": "help", "-f": "full", "-ext": "extended", "-xml": "xml",
+              "-r": "resources", "-ne": "no_empty", "-ncb": "no_binding"}
+    if switch in simple:
+        setattr(args, simple[switch], True)
+    elif switch == "-F":
+        args.show_queue_resources, args.full = True, True
+        args.resource_names = _split(values) if values else args.resource_names
+    elif switch == "-j":
+        args.job_info = True
+        args.job_items = _split(values) if values else args.job_items
+    elif switch == "-s":
+        states = parse_state_filter(values[0])
+        if states is None:
+            raise QstatExit("ERROR! wrong argument to -s option", usage=True)
+        args.states = states
+    elif switch in ("-u", "-q", "-pe"):
+        getattr(args, {"-u": "users", "-q": "queues", "-pe": "pes"}[switch]).extend(_split(values))
+    elif switch == "-g":
+        _apply_group(args, "".join(values))
+
+
+def _apply_group(args: QstatArgs, letters: str) -> None:
+    for letter in letters:
+        if letter not in "cdt":
+            raise QstatExit(f"wrong character '{letter}' for -g option")
+        if letter == "t":
+            raise QstatExit('error: qstat option "-g t" is not supported by pygridengine')
+        args.group += letter
+
+
+def parse_args(argv: list[str]) -> QstatArgs:
+    args = QstatArgs()
+    tokens = tokenize(argv)
+    if any(switch == "-help" for switch, _ in tokens):
+        args.help = True  # -help wins over everything else, as in sge_parse_qstat()
+        return args
+    for switch, values in tokens:
+        _apply(args, switch, values)
+    return args
+
+
+def effective_users(given: list[str], me: str) -> tuple[str, ...] | None:
+    """str_list_transform_user_list(): none given = the caller, "*" = everyone."""
+    if not given:
+        return (me,)
+    if "*" in given:
+        return None
+    return tuple(me if u.lower() == "$user" else u for u in given)
+
+
+# --------------------------------------------------------------------------- queue selection
+
+def select_instances(refs: list[str], cluster: dict[str, Any],
+                     groups: dict[str, list[str]]) -> frozenset[str]:
+    """Instances matched by a wc_queue_list: "cq", "cq@host", "cq@@hostgroup" (wildcards)."""
+    chosen: set[str] = set()
+    for ref in refs:
+        cq, at, where = ref.partition("@")
+        hosts = expand_hostgroup(where, groups) if where.startswith("@") else None
+        for inst in cluster.get("instances") or []:
+            if not fnmatch.fnmatchcase(inst["queue"], cq or "*"):
+                continue
+            if at and hosts is not None and inst["host"] not in hosts:
+                continue
+            if at and hosts is None and not fnmatch.fnmatch(inst["host"].lower(), where.lower()):
+                continue
+            chosen.add(instance_name(inst["queue"], inst["host"]))
+    return frozenset(chosen)
+
+
+def _pe_instances(pes: list[str], cluster: dict[str, Any]) -> frozenset[str]:
+    return frozenset(instance_name(i["queue"], i["host"]) for i in cluster.get("instances") or []
+                     if set(str(i.get("pe_list") or "").split()) & set(pes))
+
+
+def _instances(args: QstatArgs, client: Client, cluster: dict[str, Any]) -> frozenset[str] | None:
+    selected = None
+    for option, refs in (("-q", args.queues), ("-pe", args.pes)):
+        if not refs:
+            continue
+        groups = hostgroups({"hgrp": client.conf_get("hgrp")}) if option == "-q" and any(
+            "@@" in r for r in refs) else {}
+        found = select_instances(refs, cluster, groups) if option == "-q" else _pe_instances(refs, cluster)
+        selected = found if selected is None else selected & found
+        if not selected:
+            raise QstatExit(f"error: no queues remaining after {option} queue selection")
+    return selected
+
+
+def queue_width(cluster: dict[str, Any]) -> int:
+    """30, or SGE_LONG_QNAMES (at least 10; -1 = the longest queue instance name)."""
+    env = os.environ.get("SGE_LONG_QNAMES")
+    if env is None:
+        return rq.DEFAULT_QUEUE_WIDTH
+    width = int(env) if env.lstrip("-").isdigit() else 0
+    if width == -1:
+        names = [instance_name(i["queue"], i["host"]) for i in cluster.get("instances") or []]
+        return max([len(n) for n in names] + [-1])
+    return max(width, 10)
+
+
+# --------------------------------------------------------------------------- output
+
+def _strip_binding(rows: list[dict[str, Any]]) -> None:
+    for row in rows:
+        row["binding"] = None
+
+
+def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
+    cluster = client.cluster()
+    flt = JobFilter(states=args.states, users=effective_users(args.users, client.user.name),
+                    instances=_instances(args, client, cluster))
+    width = queue_width(cluster)
+    if "c" in args.group:
+        if args.xml:
+            raise QstatExit('error: qstat option "-g c -xml" is not supported by pygridengine')
+        out.write(rq.render_cluster_queue_summary(cluster_queue_summary(cluster, flt.instances),
+                                                  extended=args.extended, queue_width=width))
+        return 0
+    reply = client.jobs(include_finished="z" in args.states)
+    pending = _ungrouped(pending_rows(reply, flt), reply) if "d" in args.group else pending_rows(reply, flt)
+    pending += zombie_rows(reply, flt)
+    if args.full:
+        queues = queue_rows(cluster, reply, flt, resource_names=args.resource_names,
+                            show_resources=args.show_queue_resources)
+        queues = [q for q in queues if q["jobs"]] if args.no_empty else queues
+        rows = pending + [r for q in queues for r in q["jobs"]]
+    else:
+        running = running_rows(reply, cluster, flt)
+        rows = running + pending
+    if args.no_binding:
+        _strip_binding(rows)
+    if args.xml:
+        text = (rq.render_full_xml(queues, pending, extended=args.extended) if args.full else
+                rq.render_job_table_xml(running, pending, extended=args.extended))
+    elif args.full:
+        text = rq.render_full(queues, pending, extended=args.extended,
+                              show_resources=args.resources, queue_width=width)
+    else:
+        text = rq.render_job_table(rows, extended=args.extended,
+                                   show_resources=args.resources, queue_width=width)
+    out.write(text)
+    return 0
+
+
+def _ungrouped(rows: list[dict[str, Any]], reply: dict[str, Any]) -> list[dict[str, Any]]:
+    """-g d: one row per pending array task instead of task ranges."""
+    out = []
+    for row in rows:
+        spec = row.get("pending_tasks")
+        if not spec:
+            out.append(row)
+            continue
+        for task_id in _range_ids(spec):
+            out.append({**row, "pending_tasks": None, "task_id": task_id})
+    return out
+
+
+def _range_ids(spec: str) -> list[int]:
+    """The ids of a pending_tasks text ("1,3-9:2" form)."""
+    ids: list[int] = []
+    for part in spec.split(","):
+        bounds, _, step = part.partition(":")
+        low, _, high = bounds.partition("-")
+        ids += list(range(int(low), int(high or low) + 1, int(step or 1)))
+    return ids
+
+
+def unknown_jobs_xml(items: list[str]) -> str:
+    body = rq.xml_tree([("element", [("ST_name", item)]) for item in items], 1)
+    return "\n".join([rq.XML_DECL, "<unknown_jobs >"] + body + ["</unknown_jobs>"]) + "\n"
+
+
+def job_details(args: QstatArgs, client: Client, out: TextIO, err: TextIO) -> int:
+    """qstat -j: the named jobs (any owner); none found is an error (exit 1)."""
+    if not args.job_items:
+        # without a list 8.1.9 prints the scheduler's global messages; none are kept here
+        return 0
+    everything = client.jobs()
+    chosen, _missing = select_jobs(everything.get("jobs") or [], args.job_items)
+    if not chosen:
+        if args.xml:
+            out.write(unknown_jobs_xml(args.job_items))
+            return 0
+        err.write(rq.render_jobs_not_found(args.job_items))
+        return 1
+    full = client.jobs([j["job_id"] for j in chosen], with_script=True)
+    tasks: dict[int, list[dict[str, Any]]] = {}
+    for task in sorted(full.get("tasks") or [], key=lambda t: t["task_id"]):
+        tasks.setdefault(task["job_id"], []).append(task)
+    details = [job_detail(j, tasks.get(j["job_id"], []), everything.get("jobs") or [])
+               for j in sorted(full.get("jobs") or [], key=lambda j: j["job_id"])]
+    if args.no_binding:
+        for detail in details:
+            detail["binding"] = None
+    out.write(rq.render_job_detail_xml(details) if args.xml else
+              rq.render_job_detail(details, show_binding=not args.no_binding))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        args = parse_args(argv)
+        if args.help:
+            sys.stdout.write(USAGE)
+            return 0
+        client = connect_or_exit("qstat")
+        with client:
+            if args.job_info:
+                return job_details(args, client, sys.stdout, sys.stderr)
+            return job_listing(args, client, sys.stdout)
+    except QstatExit as stop:
+        sys.stderr.write((USAGE if stop.usage else "") + stop.message + "\n")
+        return stop.status
+    except ClientError as error:
+        sys.stderr.write(f"error: {error.message}\n")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
