@@ -56,8 +56,14 @@ def _array_of(opts: SubmitOptions) -> tuple[int, int, int] | None:
     return tuple(opts.array) if opts.array else None  # type: ignore[return-value]
 
 
-def submit(client: Client, opts: SubmitOptions) -> int:
-    [job_id] = client.submit([job_description(opts)])
+def submit(client: Client, opts: SubmitOptions) -> int | None:
+    """The new job's id, or None for ``-w v`` (verified, not submitted)."""
+    reply = client.request("submit", {"user": client.user.to_dict(),
+                                      "jobs": [job_description(opts)]})
+    if reply.get("verification"):
+        print(reply["verification"][0])
+        return None
+    job_id = int(reply["job_ids"][0])
     print(submitted_message(job_id, opts.job_name, _array_of(opts), terse=opts.terse))
     return job_id
 
@@ -101,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         client = Client()
         job_id = submit(client, opts)
-        if opts.sync:
+        if job_id is not None and opts.sync:
             return wait_and_report(client, job_id, opts)
     except (ClientError, CellNotFound) as err:
         message = err.message if isinstance(err, ClientError) else str(err)

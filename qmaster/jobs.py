@@ -22,10 +22,14 @@ def handle_submit(ctx: Ctx) -> dict[str, Any]:
     user = ctx.user
     _check_min_ids(ctx, user)
     specs = ctx.body["jobs"]
+    operator = ctx.store.is_operator(user.name)
+    verdicts = []
     for spec in specs:
         if not isinstance(spec, dict) or not isinstance(spec.get("opts"), dict):
             raise RequestError("malformed", "job rejected: malformed job description")
-        check_submission(ctx.store, spec["opts"])
+        verdicts.append(check_submission(ctx.store, spec["opts"], operator=operator))
+    if any(verdicts):  # -w v: verify only, submit nothing
+        return {"job_ids": [], "verification": [v or "" for v in verdicts]}
     ids = [_add_job(ctx, user, spec) for spec in specs]
     return {"job_ids": ids}
 

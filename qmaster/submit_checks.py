@@ -1,17 +1,56 @@
-"""Checks a submission must pass before the qmaster accepts it, in Grid Engine's words."""
+"""Checks a submission must pass before the qmaster accepts it, in Grid Engine's words.
+
+``check_submission`` refuses what could never be valid (unknown resources, malformed
+values, unknown parallel environments, a positive priority from a non-operator) and,
+for ``-w e`` / ``-w v`` / ``-w w``, whether any queue instance could ever run the job.
+"""
 from __future__ import annotations
 
 import fnmatch
 from typing import Any
 
+from common.cluster import attr, queue_instances
+from common.resource.complexes import ComplexError, default_complexes, parse_request_list
 from qmaster.context import RequestError
 from qmaster.store import Store
+from scheduler.dispatch import PassInput, can_ever_run
+
+NO_SUITABLE_QUEUES = "error: no suitable queues"
+VERIFY_OK = "verification: found suitable queue(s)"
+VERIFY_FAILED = "verification: no suitable queues"
 
 
-def check_submission(store: Store, opts: dict[str, Any]) -> None:
+def check_submission(store: Store, opts: dict[str, Any], *, operator: bool) -> str | None:
+    """Raise RequestError for a job that must be refused; for ``-w v`` the verdict text."""
+    _check_resources(opts)
     _check_pe(store, opts.get("pe"))
-    if opts.get("verify_mode") in ("e", "v"):
+    if int(opts.get("priority") or 0) > 0 and not operator:
+        raise RequestError("denied", "job rejected: positive submission priority requires "
+                                     "operator privileges")
+    mode = opts.get("verify_mode") or "n"
+    if mode in ("e", "v", "w"):
         _check_queues(store, list(opts.get("hard_queues") or []))
+        fits = _fits_somewhere(store, opts)
+        if mode == "e" and not fits:
+            raise RequestError("rejected", NO_SUITABLE_QUEUES)
+        if mode == "v":
+            if not fits:
+                raise RequestError("rejected", VERIFY_FAILED)
+            return VERIFY_OK
+    return None
+
+
+def _check_resources(opts: dict[str, Any]) -> None:
+    complexes = default_complexes()
+    for key in ("hard_resources", "soft_resources"):
+        requests = opts.get(key) or {}
+        if not requests:
+            continue
+        text = ",".join(f"{name}={value}" for name, value in requests.items())
+        try:
+            parse_request_list(text, complexes)
+        except ComplexError as err:
+            raise RequestError("rejected", str(err)) from None
 
 
 def _check_pe(store: Store, pe: Any) -> None:
@@ -29,3 +68,12 @@ def _check_queues(store: Store, queues: list[str]) -> None:
         if not any(fnmatch.fnmatchcase(q, qname) for q in store.conf["queue"]):
             raise RequestError("rejected", "Job was rejected because job requests unknown "
                                            f"queue \"{ref}\"")
+
+
+def _fits_somewhere(store: Store, opts: dict[str, Any]) -> bool:
+    """Whether an empty cluster could run the job (Grid Engine's -w e/-w v check)."""
+    pe_of_queue = {name: set(attr(pairs, "pe_list", "NONE").replace(",", " ").split())
+                   - {"NONE"} for name, pairs in store.conf["queue"].items()}
+    inp = PassInput(jobs={}, pending=[], instances=queue_instances(store.conf, store.hosts),
+                    used={}, pe_of_queue=pe_of_queue)
+    return can_ever_run({"opts": opts}, inp)

@@ -86,6 +86,13 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
     return orders
 
 
+def can_ever_run(job: dict[str, Any], inp: PassInput) -> bool:
+    """Whether some queue instance could run the job if the cluster were empty."""
+    low, _ = _slot_range(job)
+    return any(qi.slots >= low and "BATCH" in qi.qtype.upper() and _allowed(job, qi, inp)
+               for qi in inp.instances)
+
+
 def _allowed(job: dict[str, Any], qi: QueueInstance, inp: PassInput) -> bool:
     opts = job.get("opts") or {}
     queues = opts.get("hard_queues") or []

@@ -204,3 +204,20 @@ def test_events_are_numbered_without_gaps(qm: Harness) -> None:
     assert seqs == list(range(1, len(seqs) + 1))
     snap = qm.call("snapshot", {})
     assert snap["seq"] == seqs[-1] and len(snap["jobs"]) == 3
+
+
+def test_submission_checks_in_grid_engine_words(qm: Harness) -> None:
+    qm.register("h1")
+    cases = [({"hard_resources": {"foo": "1"}}, 'unknown resource "foo"'),
+             ({"hard_resources": {"h_vmem": "12abc"}}, 'attribute "h_vmem" is not a memory value'),
+             ({"priority": 10}, "positive submission priority requires operator privileges"),
+             ({"pe": ["nosuchpe", 2, 2]}, 'parallel environment "nosuchpe" does not exist'),
+             ({"verify_mode": "e", "hard_queues": ["nosuch.q"]}, 'unknown queue "nosuch.q"'),
+             ({"verify_mode": "e", "pe": ["smp", 64, 64]}, "error: no suitable queues")]
+    for opts, message in cases:
+        with pytest.raises(RuntimeError, match=message):
+            qm.submit(**opts)
+    assert qm.submit(ROOT, priority=10) > 0
+    verified = qm.call("submit", {"user": ALICE.to_dict(), "jobs": [
+        job_request("/bin/true", binary=True, verify_mode="v")]})
+    assert verified == {"job_ids": [], "verification": ["verification: found suitable queue(s)"]}
