@@ -28,10 +28,12 @@ def accounting_record(job: Job, task: Task, store: Store) -> dict[str, Any]:
         "qname": task.queue or "NONE", "hostname": task.host or "NONE",
         "group": job.group, "owner": job.owner, "job_name": job.name,
         "job_number": job.job_id, "account": str(job.opts.get("account") or "sge"),
-        "priority": job.priority, "submission_time": job.submit_time,
+        # accounting(5): the queue's priority (nice value), not the job's -p
+        "priority": int(store.conf_value("queue", task.queue or "", "priority", "0") or 0),
+        "submission_time": job.submit_time,
         "start_time": start, "end_time": end, "failed": task.failed,
         "exit_status": task.exit_status or 0,
-        "ru_wallclock": max(0.0, end - start) if task.start_time else 0.0,
+        "ru_wallclock": max(0.0, end - start) if task.start_time and not _failed(task) else 0.0,
         "ru_utime": utime, "ru_stime": stime,
         **{name: usage.get(name, 0) for name in (
             "ru_maxrss", "ru_ixrss", "ru_ismrss", "ru_idrss", "ru_isrss", "ru_minflt",
@@ -45,6 +47,11 @@ def accounting_record(job: Job, task: Task, store: Store) -> dict[str, Any]:
         "iow": 0.0, "pe_taskid": "NONE", "maxvmem": float(usage.get("maxvmem") or 0),
         "arid": 0, "ar_submission_time": 0,
     }
+
+
+def _failed(task: Task) -> bool:
+    """accounting(5): ru_wallclock is 0 for a job that failed (not for a qdel'd one)."""
+    return task.failed not in (0, 100)
 
 
 def _category(job: Job) -> str:
