@@ -116,8 +116,8 @@ def _subscribed_to(pid: int, port: int) -> bool:
 @pytest.mark.xfail(strict=True, reason=(
     "execd and scheduler keep the request and event ports they read from act_qmaster at "
     "start; a qmaster restarted by `pyge up --port 0` (and its event port, always random) "
-    "is never found again; `pyge up` waits 5 s for the execd (an execd that follows also has to
-    re-register promptly, not at its next load report)"))
+    "is never found again; `pyge up` waits 5 s for the execd (an execd that follows also "
+    "has to re-register promptly, not at its next load report)"))
 def test_daemons_follow_a_qmaster_restarted_on_new_ports(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("deploy.cell.READY_TIMEOUT", 5.0)
