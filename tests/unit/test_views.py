@@ -229,8 +229,9 @@ def test_parse_state_filter() -> None:
 S_TABLE = ["hu", "hs", "ho", "hd", "hj", "ha", "h", "p", "r", "s", "z", "a"]
 
 
-@given(st.sets(st.sampled_from(S_TABLE), min_size=1))
+@given(st.sets(st.sampled_from([f for f in S_TABLE if f != "h"]), min_size=1))
 def test_parse_state_filter_accepts_flags_in_table_order(flags: set[str]) -> None:
+    # a bare "h" is left out: "h" + "s" is the flag "hs", as in Grid Engine
     text = "".join(f for f in S_TABLE if f in flags)
     expected = {"h": set(v.HOLD_FLAGS) | {"p"}, "a": {"p", "r", "s"}}
     union = set().union(*(expected.get(f, {f} | ({"p"} if f.startswith("h") else set()))
