@@ -1,63 +1,146 @@
-"""What qdel, qhold and qrls share: job selections to request targets, answers to text."""
+"""What qdel, qhold and qrls share: the command line frame, job views, request targets.
+
+Grid Engine 8.1.9's streams: every answer about a job, errors included, goes to stdout;
+option errors and the usage go to stderr. Before acting, the commands look at the jobs
+(``Client.jobs``) so that they can word what the qmaster's answer leaves open: which jobs
+a name stands for (only the caller's, or those of ``-u``), whether a task was already in
+deletion, whether a hold really changed.
+"""
 from __future__ import annotations
 
+import fnmatch
 import sys
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from clients.api import Client, ClientError
-from clients.joblist import (JobRef, JobSelection, RangeError, job_does_not_exist,
+from clients.joblist import (NO_OPTION_ARGUMENT, JobRef, JobSelection, RangeError,
                              parse_job_selection)
 from common.cell import CellNotFound
 
+VERSION_LINE = "SGE 8.1.9"
+JOB_TASK_SYNTAX = ("job_task_list           job_tasks[,job_tasks,...]\n"
+                   "job_tasks               [job_id['.'task_id_range]|job_name|pattern]"
+                   "[' -t 'task_id_range]\n"
+                   "task_id_range           task_id['-'task_id[':'step]]\n"
+                   "user_list               user[,user,...]\n")
 
-def targets(sel: JobSelection, user: str) -> list[dict[str, Any]]:
-    out = [_target(ref, user) for ref in sel.refs]
-    out += [{"user": u} for u in sel.users]
+
+@dataclass
+class JobView:
+    """A job as the command saw it before acting: owner, name, tasks' state and holds."""
+
+    job_id: int
+    owner: str
+    name: str
+    is_array: bool
+    states: dict[int, str] = field(default_factory=dict)
+    holds: dict[int, set[str]] = field(default_factory=dict)
+
+
+@dataclass
+class Target:
+    """One request target and what its messages need: the item as the user wrote it."""
+
+    body: dict[str, Any]
+    item: str = ""
+    users: list[str] = field(default_factory=list)  # a name stands for these users' jobs
+    unknown: bool = False  # a name that matched no job: no request is sent
+
+
+def job_views(reply: dict[str, Any]) -> dict[int, JobView]:
+    """``Client.jobs()``'s answer as views by job id."""
+    views = {int(j["job_id"]): JobView(int(j["job_id"]), str(j.get("owner", "")),
+                                       str((j.get("opts") or {}).get("job_name") or ""),
+                                       bool((j.get("opts") or {}).get("array")))
+             for j in reply.get("jobs", [])}
+    for task in reply.get("tasks", []):
+        view = views.get(int(task["job_id"]))
+        if view is not None:
+            view.states[int(task["task_id"])] = str(task["state"])
+            view.holds[int(task["task_id"])] = set(task.get("holds") or [])
+    return views
+
+
+def targets(sel: JobSelection, user: str, views: dict[int, JobView]) -> list[Target]:
+    """Request targets in command line order; names resolve to the matching jobs of the
+    caller (or of the ``-u`` users), as Grid Engine restricts them."""
+    out: list[Target] = []
+    for ref in sel.refs:
+        out += _ref_targets(ref, user, sel.users, views)
+    out += [Target({"user": u}, u, [u]) for u in sel.users if not sel.refs]
     return out
 
 
-def _target(ref: JobRef, user: str) -> dict[str, Any]:
+def _ref_targets(ref: JobRef, user: str, users: list[str], views: dict[int, JobView]
+                 ) -> list[Target]:
+    tasks = {"tasks": [list(t) for t in ref.tasks]} if ref.tasks else {}
     if ref.target == "all":
-        return {"user": user}
+        return [Target({"user": user}, user, [user])]
     if ref.is_id:
-        target: dict[str, Any] = {"job_id": int(ref.target)}
-        if ref.tasks:
-            target["tasks"] = [list(t) for t in ref.tasks]
-        return target
-    return {"name": ref.target}
+        return [Target({"job_id": int(ref.target), **tasks}, ref.target)]
+    owners = users or [user]
+    ids = sorted(v.job_id for v in views.values()
+                 if v.owner in owners and fnmatch.fnmatchcase(v.name, ref.target))
+    if not ids:
+        return [Target({"name": ref.target}, ref.target, owners, unknown=True)]
+    return [Target({"job_id": i, **tasks}, str(i)) for i in ids]
 
 
-def unknown_text(result: dict[str, Any]) -> str:
-    target = result.get("target") or {}
-    if "job_id" in target:
-        return job_does_not_exist(str(target["job_id"]))
-    if "name" in target:
-        return job_does_not_exist(str(target["name"]))
-    return job_does_not_exist(str(target.get("user", "")), [str(target.get("user", ""))])
+def format_task_ids(ids: list[int]) -> str:
+    """Task ids as Grid Engine prints a compressed range list: runs of consecutive ids,
+    ``n`` alone, ``a,b`` for two, ``a-b:1`` for more."""
+    parts: list[str] = []
+    ordered = sorted(set(ids))
+    start = 0
+    while start < len(ordered):
+        end = start
+        while end + 1 < len(ordered) and ordered[end + 1] == ordered[end] + 1:
+            end += 1
+        low, high = ordered[start], ordered[end]
+        parts.append(str(low) if low == high else f"{low},{high}" if high == low + 1
+                     else f"{low}-{high}:1")
+        start = end + 1
+    return ",".join(parts)
 
 
-def run_job_command(prog: str, argv: list[str], usage: str,
-                    act: Callable[[Client, list[dict[str, Any]]], list[dict[str, Any]]],
-                    describe: Callable[[dict[str, Any], str], list[str]]) -> int:
-    """Parse the selection, send it, print one line per answer; rc 1 if any was refused."""
+def usage_text(prog: str, options: str, syntax: str = "") -> str:
+    """Grid Engine's usage block: version, options, then the argument syntax."""
+    return (f"{VERSION_LINE}\nusage: {prog} [options] job_task_list\n{options}\n"
+            f"{syntax}{JOB_TASK_SYNTAX}")
+
+
+Act = Callable[[Client, JobSelection, dict[int, JobView]], tuple[list[str], int]]
+
+
+def run_job_command(argv: list[str], usage: str, act: Act, *,
+                    no_args: Callable[[str], int]) -> int:
+    """Parse the selection, look at the jobs, act; print the answers on stdout."""
+    if not argv:
+        return no_args(usage)
     try:
         sel = parse_job_selection(argv)
     except RangeError as err:
         sys.stderr.write(err.message + "\n")
         return 1
-    if sel.help or not (sel.refs or sel.users):
-        (sys.stdout if sel.help else sys.stderr).write(usage)
-        return 0 if sel.help else 1
+    if sel.help:
+        sys.stdout.write(usage)
+        return 0
+    if not (sel.refs or sel.users):
+        return no_args(usage)
     try:
         client = Client()
-        results = act(client, targets(sel, client.user.name))
+        views = job_views(client.jobs())
+        lines, rc = act(client, sel, views)
     except (ClientError, CellNotFound) as err:
         sys.stderr.write(f"error: {getattr(err, 'message', err)}\n")
         return 1
-    rc = 0
-    for result in results:
-        if result["result"] in ("unknown", "denied"):
-            rc = 1
-        for line in describe(result, client.user.name):
-            print(line)
+    for line in lines:
+        print(line)
     return rc
+
+
+def no_args_usage_last(usage: str) -> int:
+    """qhold and qrls without arguments: the usage, then the complaint, on stderr."""
+    sys.stderr.write(usage + NO_OPTION_ARGUMENT + "\n")
+    return 1

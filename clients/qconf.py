@@ -1,12 +1,16 @@
 """``qconf``: show and change the cell's configuration, with Grid Engine's options.
 
 Each option is one entry of ``OPTIONS``: how many arguments it takes and the function that
-carries it out. Objects are parsed and checked here (``common.objects_conf``) and again by
-the qmaster, which alone decides. Messages and exit codes follow Grid Engine 8.1.9.
+carries it out. Objects are parsed and checked here (``clients.qconf_files``) and again by
+the qmaster, which alone decides and words the confirmation. Streams and exit codes follow
+Grid Engine 8.1.9: listings and objects go to stdout; confirmations (``root@vm added "x"
+to cluster queue list``) go to stderr with exit status 0; refusals go to stderr with 1.
 """
 from __future__ import annotations
 
+import ipaddress
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -14,18 +18,26 @@ from dataclasses import dataclass
 from typing import Callable
 
 from clients.api import Client, ClientError, connect_or_exit
+from clients.qconf_files import FileError, parse_object_text, read_object_file
+from clients.qconf_help import HELP
 from common.conffile import ConfError
-from common.objects_conf import (parse_object, render_configuration, render_object, template)
+from common.objects_conf import render_configuration, render_object, template
+from common.objects_conf_host import check_hostgroup_name
 
-# store kind -> objects_conf kind and the words qconf uses for it
-KINDS = {"queue": "queue", "hgrp": "hostgroup", "exechost": "exechost", "pe": "pe"}
+# store kind -> objects_conf kind
+KINDS = {"queue": "queue", "hgrp": "hostgroup", "exechost": "exechost", "pe": "pe",
+         "conf": "conf", "sconf": "sched"}
+KEYS = {"queue": "qname", "hgrp": "group_name", "exechost": "hostname", "pe": "pe_name"}
 EMPTY_LIST = {"queue": "no cqueue list defined", "hgrp": "no host group list defined",
               "exechost": "no execution host defined", "pe": "no parallel environment defined",
-              "manager": "no manager list defined", "operator": "no operator list defined"}
+              "manager": "no manager defined", "operator": "no operator defined"}
 MISSING = {"queue": "No cluster queue or queue instance matches the phrase \"{}\"",
            "hgrp": "Host group \"{}\" does not exist",
-           "exechost": "\"{}\" is not an execution host",
-           "pe": "\"{}\" is not a parallel environment"}
+           "exechost": "{} is not an execution host",
+           "pe": "{} is not a parallel environment"}
+UNRESOLVABLE = "can't resolve hostname \"{}\""
+INVALID_OPTION = "error: invalid option argument \"{}\"\nUsage: qconf -help"
+EXEC_HOST_ADDED = "added host {} to exec host list"  # -ae words it without user@host
 
 
 class QconfError(Exception):
@@ -54,6 +66,19 @@ def _out(text: str) -> None:
     sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
 
 
+def _err(text: str) -> None:
+    sys.stderr.write(text.rstrip("\n") + "\n")
+
+
+def resolvable(host: str) -> bool:
+    """Whether ``host`` resolves, as qconf requires of a host it is asked about."""
+    try:
+        socket.getaddrinfo(host, None)
+    except (socket.gaierror, UnicodeError):
+        return False
+    return True
+
+
 # ---- show ----------------------------------------------------------------------------
 def show_list(kind: str) -> Callable[[Session], int]:
     def run(s: Session) -> int:
@@ -65,13 +90,16 @@ def show_list(kind: str) -> Callable[[Session], int]:
     return run
 
 
-def show_object(kind: str) -> Callable[[Session, str], int]:
-    def run(s: Session, names: str) -> int:
+def show_object(kind: str) -> Callable[..., int]:
+    def run(s: Session, names: str | None = None) -> int:
+        if names is None:
+            _out(render_object(KINDS[kind], template(KINDS[kind])))
+            return 0
         objects = s.objects(kind)
         rc = 0
         for name in names.split(","):
             if name not in objects:
-                sys.stderr.write(MISSING[kind].format(name) + "\n")
+                _err(_missing_text(kind, name))
                 rc = 1
                 continue
             pairs = objects[name]
@@ -82,24 +110,32 @@ def show_object(kind: str) -> Callable[[Session, str], int]:
     return run
 
 
+def _missing_text(kind: str, name: str) -> str:
+    if kind == "exechost" and not resolvable(name):
+        return UNRESOLVABLE.format(name)
+    return MISSING[kind].format(name)
+
+
 def _with_load_values(s: Session, host: str, pairs: list[list[str]]) -> list[list[str]]:
     runtime = {h["name"]: h for h in s.client.cluster()["hosts"]}.get(host)
-    if not runtime or not runtime.get("load"):
-        return pairs
-    load = runtime["load"]
-    values = ",".join(f"{k}={v}" for k, v in load.items())
     out = [list(p) for p in pairs]
+    load = (runtime or {}).get("load") or {}
+    values = ",".join(f"{k}={v}" for k, v in load.items()) or "NONE"
     out.insert(3, ["load_values", values])
     out.insert(4, ["processors", str(load.get("num_proc", "0")).split(".")[0]])
     return out
 
 
-def show_conf(s: Session, name: str = "global") -> int:
+def show_conf(s: Session, names: str = "global") -> int:
     objects = s.objects("conf")
-    if name not in objects:
-        raise QconfError(f"configuration {name} not defined")
-    _out(render_configuration(name, objects[name]))
-    return 0
+    rc = 0
+    for name in names.split(","):
+        if name not in objects:
+            _err(f"configuration {name} not defined")
+            rc = 1
+            continue
+        _out(render_configuration(name, objects[name]))
+    return rc
 
 
 def show_sconf(s: Session) -> int:
@@ -118,77 +154,163 @@ def show_names(kind: str) -> Callable[[Session], int]:
 
 
 def show_hosts(s: Session) -> int:
-    """Admin and submit hosts: every execution host and the qmaster's host."""
-    names = sorted(set(s.objects("exechost")) | {s.client.host})
-    _out("\n".join(names))
+    """Admin and submit hosts: the hosts whose execd registered and the qmaster's host
+    (hosts that are only configured, as host group members are, are not among them)."""
+    names = {h["name"] for h in s.client.cluster()["hosts"]} | {qmaster_host_name(s.client.host)}
+    _out("\n".join(sorted(names)))
     return 0
+
+
+def qmaster_host_name(address: str) -> str:
+    """The qmaster's short host name from the address clients reach it at."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address.split(".")[0]
+    if ip.is_loopback:
+        return socket.gethostname().split(".")[0]
+    try:
+        return socket.gethostbyaddr(address)[0].split(".")[0]
+    except OSError:
+        return address
 
 
 # ---- change --------------------------------------------------------------------------
-def _put(s: Session, kind: str, pairs: list[list[str]], mode: str) -> int:
-    key = "qname" if kind == "queue" else "group_name" if kind == "hgrp" else \
-        "hostname" if kind == "exechost" else "pe_name"
-    name = dict((k, v) for k, v in pairs)[key]
-    reply = s.client.conf_put(kind, name, [list(p) for p in pairs], mode)
-    _out(reply["message"])
+def _put(s: Session, kind: str, name: str, pairs: list[list[str]] | None, mode: str) -> int:
+    """Send one object; the qmaster's confirmation or refusal goes to stderr."""
+    try:
+        reply = s.client.conf_put(kind, name, pairs, mode)
+    except ClientError as err:
+        _err(err.message)
+        return 1
+    _err(reply["message"])
     return 0
 
 
-def _parse_file(kind: str, path: str) -> list[list[str]]:
-    try:
-        with open(path) as fh:
-            text = fh.read()
-    except OSError as err:
-        raise QconfError(f"error: can't open file \"{path}\": {err.strerror}") from None
-    return _parse(kind, text)
+def _put_object(s: Session, kind: str, pairs: list[list[str]], mode: str) -> int:
+    name = dict((k, v) for k, v in pairs)[KEYS[kind]]
+    return _put(s, kind, name, [list(p) for p in pairs], mode)
 
 
-def _parse(kind: str, text: str) -> list[list[str]]:
+def _from_file(kind: str, path: str, *, modify: bool = False) -> list[list[str]]:
     try:
-        return [list(p) for p in parse_object(KINDS[kind], text)]
-    except ConfError as err:
-        raise QconfError(f"error: {err.message}") from None
+        return [list(p) for p in read_object_file(KINDS[kind], path, modify=modify)]
+    except FileError as err:
+        raise QconfError("\n".join(err.lines)) from None
+
+
+def _from_editor(kind: str, text: str) -> list[list[str]]:
+    path = "<editor>"
+    try:
+        return [list(p) for p in parse_object_text(KINDS[kind], edit_text(text), path)]
+    except FileError as err:
+        raise QconfError("\n".join(err.lines)) from None
 
 
 def add_from_file(kind: str) -> Callable[[Session, str], int]:
-    return lambda s, path: _put(s, kind, _parse_file(kind, path), "add")
+    return lambda s, path: _put_object(s, kind, _from_file(kind, path), "add")
 
 
 def modify_from_file(kind: str) -> Callable[[Session, str], int]:
-    return lambda s, path: _put(s, kind, _parse_file(kind, path), "modify")
+    return lambda s, path: _put_object(s, kind, _from_file(kind, path, modify=True), "modify")
 
 
 def add_in_editor(kind: str) -> Callable[[Session, str], int]:
     def run(s: Session, name: str) -> int:
+        if kind == "hgrp":
+            _check_group_name(name)
         text = render_object(KINDS[kind], template(KINDS[kind], name))
-        return _put(s, kind, _parse(kind, edit_text(text)), "add")
+        return _put_object(s, kind, _from_editor(kind, text), "add")
     return run
+
+
+def _check_group_name(name: str) -> None:
+    try:
+        check_hostgroup_name("group_name", name)
+    except ConfError as err:
+        raise QconfError(err.message) from None
+
+
+def add_exechost_in_editor(s: Session, template_host: str | None = None) -> int:
+    """``-ae [template]``: a new exec host from the defaults or another host's values."""
+    pairs = template("exechost")
+    if template_host is not None:
+        objects = s.objects("exechost")
+        if template_host not in objects:
+            raise QconfError(_missing_text("exechost", template_host))
+        pairs = objects[template_host]
+    edited = _from_editor("exechost", render_object("exechost", pairs))
+    name = dict((k, v) for k, v in edited)["hostname"]
+    try:
+        s.client.conf_put("exechost", name, edited, "add")
+    except ClientError as err:
+        raise QconfError(err.message) from None
+    _err(EXEC_HOST_ADDED.format(name))
+    return 0
 
 
 def modify_in_editor(kind: str) -> Callable[[Session, str], int]:
     def run(s: Session, name: str) -> int:
         objects = s.objects(kind)
         if name not in objects:
-            raise QconfError(MISSING[kind].format(name))
+            raise QconfError(_missing_text(kind, name))
         text = render_object(KINDS[kind], objects[name])
-        return _put(s, kind, _parse(kind, edit_text(text)), "modify")
+        return _put_object(s, kind, _from_editor(kind, text), "modify")
     return run
+
+
+def modify_conf_from_files(s: Session, paths: str) -> int:
+    """``-Mconf file_list``: each file's name is the configuration it replaces."""
+    rc = 0
+    for path in paths.split(","):
+        pairs = _from_file("conf", path)
+        rc = max(rc, _put(s, "conf", os.path.basename(path), pairs, "modify"))
+    return rc
+
+
+def modify_conf_in_editor(s: Session, names: str = "global") -> int:
+    objects = s.objects("conf")
+    rc = 0
+    for name in names.split(","):
+        if name not in objects:
+            _err(f"configuration {name} not defined")
+            rc = 1
+            continue
+        pairs = _from_editor("conf", render_configuration(name, objects[name]))
+        rc = max(rc, _put(s, "conf", name, pairs, "modify"))
+    return rc
+
+
+def modify_sconf_from_file(s: Session, path: str) -> int:
+    return _put(s, "sconf", "global", _from_file("sconf", path), "modify")
+
+
+def modify_sconf_in_editor(s: Session) -> int:
+    text = render_object("sched", s.objects("sconf")["global"])
+    return _put(s, "sconf", "global", _from_editor("sconf", text), "modify")
 
 
 def add_name(kind: str) -> Callable[[Session, str], int]:
     def run(s: Session, names: str) -> int:
-        for name in names.split(","):
-            _out(s.client.conf_put(kind, name, None, "add")["message"])
-        return 0
+        return max(_put(s, kind, name, None, "add") for name in names.split(","))
     return run
 
 
 def delete(kind: str) -> Callable[[Session, str], int]:
     def run(s: Session, names: str) -> int:
-        for name in names.split(","):
-            _out(s.client.conf_del(kind, name)["message"])
-        return 0
+        return max(_delete_one(s, kind, name) for name in names.split(","))
     return run
+
+
+def _delete_one(s: Session, kind: str, name: str) -> int:
+    try:
+        reply = s.client.conf_del(kind, name)
+    except ClientError as err:
+        unknown_host = kind == "exechost" and err.code == "missing" and not resolvable(name)
+        _err(UNRESOLVABLE.format(name) if unknown_host else err.message)
+        return 1
+    _err(reply["message"])
+    return 0
 
 
 def edit_text(text: str) -> str:
@@ -206,14 +328,14 @@ def edit_text(text: str) -> str:
         os.unlink(path)
 
 
-# option -> (number of arguments, handler)
+# option -> (number of arguments, handler); -1: one optional argument
 OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
-    "-sql": (0, show_list("queue")), "-sq": (1, show_object("queue")),
+    "-sql": (0, show_list("queue")), "-sq": (-1, show_object("queue")),
     "-aq": (1, add_in_editor("queue")), "-Aq": (1, add_from_file("queue")),
     "-mq": (1, modify_in_editor("queue")), "-Mq": (1, modify_from_file("queue")),
     "-dq": (1, delete("queue")),
     "-sel": (0, show_list("exechost")), "-se": (1, show_object("exechost")),
-    "-ae": (1, add_in_editor("exechost")), "-Ae": (1, add_from_file("exechost")),
+    "-ae": (-1, add_exechost_in_editor), "-Ae": (1, add_from_file("exechost")),
     "-me": (1, modify_in_editor("exechost")), "-Me": (1, modify_from_file("exechost")),
     "-de": (1, delete("exechost")),
     "-shgrpl": (0, show_list("hgrp")), "-shgrp": (1, show_object("hgrp")),
@@ -229,30 +351,35 @@ OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     "-so": (0, show_names("operator")), "-ao": (1, add_name("operator")),
     "-do": (1, delete("operator")),
     "-sh": (0, show_hosts), "-ss": (0, show_hosts),
-    "-sconf": (0, show_conf), "-ssconf": (0, show_sconf),
+    "-sconf": (-1, show_conf), "-mconf": (-1, modify_conf_in_editor),
+    "-Mconf": (1, modify_conf_from_files),
+    "-ssconf": (0, show_sconf), "-msconf": (0, modify_sconf_in_editor),
+    "-Msconf": (1, modify_sconf_from_file),
 }
 
-USAGE = "usage: qconf [options]\n" + "".join(f"   [{opt}{' name' if n else ''}]\n"
-                                               for opt, (n, _) in OPTIONS.items())
+
+def _arguments(opt: str, nargs: int, rest: list[str]) -> list[str]:
+    if nargs < 0:
+        return rest[:1] if rest and not rest[0].startswith("-") else []
+    if len(rest) < nargs:
+        raise QconfError(f"error: no option argument provided to \"{opt}\"")
+    return rest[:nargs]
 
 
 def run(argv: list[str], session: Session) -> int:
-    if not argv or argv[0] in ("-help", "--help"):
-        sys.stdout.write(USAGE)
+    if not argv or "-help" in argv:
+        # Grid Engine prints the help for -help anywhere on the line, and fails without options
+        (sys.stdout if argv else sys.stderr).write(HELP)
         return 0 if argv else 1
     rc, i = 0, 0
     while i < len(argv):
         opt = argv[i]
         if opt not in OPTIONS:
-            raise QconfError(f"error: invalid option argument \"{opt}\"\n" + USAGE)
+            raise QconfError(INVALID_OPTION.format(opt))
         nargs, handler = OPTIONS[opt]
-        args = argv[i + 1:i + 1 + nargs]
-        if opt == "-sconf" and i + 1 < len(argv) and not argv[i + 1].startswith("-"):
-            args, nargs = [argv[i + 1]], 1
-        if len(args) < nargs:
-            raise QconfError(f"error: no option argument provided to \"{opt}\"")
+        args = _arguments(opt, nargs, argv[i + 1:])
         rc = max(rc, handler(session, *args))
-        i += 1 + nargs
+        i += 1 + len(args)
     return rc
 
 
@@ -262,10 +389,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return run(argv, session)
     except QconfError as err:
-        sys.stderr.write(err.message.rstrip("\n") + "\n")
+        _err(err.message)
         return err.code
     except ClientError as err:
-        sys.stderr.write(err.message + "\n")
+        _err(err.message)
         return 1
 
 

@@ -1,0 +1,94 @@
+"""Object files given to ``qconf -A*``/``-M*`` (or saved from the editor): parsed and
+checked, with the error lines Grid Engine 8.1.9 prints for them. Pure: text in, pairs or
+``FileError`` out (reading the file is ``read_object_file``'s only side effect).
+
+Grid Engine reports a file in layers, and each kind adds its own last line:
+
+- the flatfile reader: ``error: unknown attribute name "x"`` or a value it cannot parse
+  (``error: error parsing unsigned long value from string "abc"``), each followed by
+  ``error: error reading file: "<path>"``; a missing attribute gives only
+  ``error: required attribute "seq_no" is missing``;
+- cluster queues add ``error: Error during parsing of attribute value "abc"`` after a
+  value the reader could not parse (the queue's per-host value parser);
+- checks of the whole object (``parameter allocation_rule of pe ...``) come without the
+  ``error reading file`` line;
+- parallel environments end every error with ``error reading in file``, exec hosts with
+  ``invalid format``, a changed host group with ``Host group file "<path>" is not correct``.
+"""
+from __future__ import annotations
+
+from common.conffile import ConfError, Pairs, parse_conf
+from common.objects_conf import check_value, kind_of, normalize_object
+
+# Starts of the messages of the flatfile reader itself (as opposed to object checks).
+_READER_ERRORS = ("unknown attribute name", "error parsing", "value for attribute",
+                  "Error during parsing", "line ", "attribute \"")
+_MISSING = "required attribute"
+
+
+class FileError(Exception):
+    """A file qconf refuses: the lines to print on stderr (exit status 1)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+
+def read_object_file(kind: str, path: str, *, modify: bool = False) -> Pairs:
+    """The checked pairs of the file at ``path`` for objects_conf kind ``kind``."""
+    try:
+        with open(path) as fh:
+            text = fh.read()
+    except OSError as err:
+        lines = [f'error: error opening file "{path}" for reading: {err.strerror}']
+        raise FileError(lines + _trailer(kind, path, modify)) from None
+    return parse_object_text(kind, text, path, modify=modify)
+
+
+def parse_object_text(kind: str, text: str, path: str, *, modify: bool = False) -> Pairs:
+    """The checked pairs of ``text``, or ``FileError`` with Grid Engine's lines."""
+    obj = kind_of(kind)
+    try:
+        pairs = parse_conf(text, kind=obj.conf_kind(require_all=obj.name != "conf"))
+    except ConfError as err:
+        raise FileError(_reader_error(kind, err.message, path, None, modify)) from None
+    try:
+        return normalize_object(obj, pairs)
+    except ConfError as err:
+        raw = _failing_value(kind, pairs)
+        lines = (_reader_error(kind, err.message, path, raw, modify)
+                 if err.message.startswith(_READER_ERRORS)
+                 else [f"error: {err.message}"] + _trailer(kind, path, modify))
+        raise FileError(lines) from None
+
+
+def _reader_error(kind: str, message: str, path: str, raw: str | None,
+                  modify: bool) -> list[str]:
+    lines = [f"error: {message}"]
+    if message.startswith(_MISSING):
+        return lines + _trailer(kind, path, modify)
+    value_line = f'error: Error during parsing of attribute value "{raw}"'
+    if kind == "queue" and raw is not None and lines[0] != value_line:
+        lines.append(value_line)
+    lines.append(f'error: error reading file: "{path}"')
+    return lines + _trailer(kind, path, modify)
+
+
+def _failing_value(kind: str, pairs: Pairs) -> str | None:
+    """The file's text of the first value the kind's checks refuse."""
+    for name, value in pairs:
+        try:
+            check_value(kind, name, value)
+        except ConfError:
+            return value
+    return None
+
+
+def _trailer(kind: str, path: str, modify: bool) -> list[str]:
+    if kind == "pe":
+        return ["error reading in file"]
+    if kind == "exechost":
+        return ["invalid format"]
+    if kind == "hostgroup" and modify:
+        return [f'Host group file "{path}" is not correct']
+    return []
