@@ -263,6 +263,7 @@ def _pending_groups(tasks: list[Reply]) -> list[list[Reply]]:
 
 
 def _job_pending_rows(job: Reply, tasks: list[Reply], all_jobs: list[Reply]) -> list[JobRow]:
+    """One row per group of tasks; an array job shows the group's ids as task ranges."""
     rows = []
     step = int((_opts(job).get("array") or [1, 1, 1])[2])
     for group in _pending_groups(tasks):
@@ -275,31 +276,24 @@ def _job_pending_rows(job: Reply, tasks: list[Reply], all_jobs: list[Reply]) -> 
     return rows
 
 
+def _rows_in_states(reply: Reply, flt: JobFilter, states: frozenset[State]) -> list[JobRow]:
+    all_jobs, rows = reply.get("jobs") or [], []
+    for job, tasks in _selected_jobs(reply, flt):
+        chosen = [t for t in tasks if _state(t) in states
+                  and (_state(t) is State.FINISHED or pending_shown(job, t, flt))]
+        rows += _job_pending_rows(job, chosen, all_jobs) if chosen else []
+    return rows
+
+
 def pending_rows(reply: Reply, flt: JobFilter) -> list[JobRow]:
     """Waiting tasks (qw, hqw, Eqw): by priority, then job id."""
-    all_jobs = reply.get("jobs") or []
-    rows: list[JobRow] = []
-    for job, tasks in _selected_jobs(reply, flt):
-        waiting = [t for t in tasks if _state(t) in WAITING_STATES and pending_shown(job, t, flt)]
-        rows += _job_pending_rows(job, waiting, all_jobs) if waiting else []
+    rows = _rows_in_states(reply, flt, WAITING_STATES)
     return sorted(rows, key=lambda r: (-r["prio"], r["job_id"]))
 
 
 def zombie_rows(reply: Reply, flt: JobFilter) -> list[JobRow]:
-    """-s z: finished tasks of the jobs the reply holds, one row per job."""
-    if "z" not in flt.states:
-        return []
-    rows = []
-    for job, tasks in _selected_jobs(reply, flt):
-        done = [t for t in tasks if _state(t) is State.FINISHED]
-        if done:
-            row = job_row(job, done[0], reply.get("jobs") or [])
-            if _is_array(job):
-                step = int((_opts(job).get("array") or [1, 1, 1])[2])
-                row["task_id"], row["pending_tasks"] = None, task_ranges(
-                    [t["task_id"] for t in done], list(job.get("task_ids") or []), step)
-            rows.append(row)
-    return rows
+    """-s z: finished tasks of the jobs the reply holds (state "z"), grouped like pending."""
+    return _rows_in_states(reply, flt, frozenset({State.FINISHED})) if "z" in flt.states else []
 
 
 # --------------------------------------------------------------------------- queues (-f)

@@ -1,5 +1,6 @@
 """clients.views / views_detail: query replies -> renderer rows, checked against the
-Grid Engine 8.1.9 reference outputs through the (byte-exact) renderers."""
+Grid Engine 8.1.9 reference outputs through the (byte-exact) renderers; and the pure
+option parsing of clients.qstat / clients.qhost."""
 from __future__ import annotations
 
 import os
@@ -10,6 +11,8 @@ from typing import Any, Iterator
 import pytest
 from hypothesis import given, strategies as st
 
+from clients import qhost as qh
+from clients import qstat as qs
 from clients import render_qhost as rh
 from clients import render_qstat as rq
 from clients import views as v
@@ -302,3 +305,83 @@ def test_select_jobs_by_id_name_and_pattern() -> None:
     jobs = reference_reply()["jobs"]
     chosen, missing = select_jobs(jobs, ["95", "array*", "nothing"])
     assert [j["job_id"] for j in chosen] == [95, 97] and missing == ["nothing"]
+
+
+# --------------------------------------------------------------------------- qstat/qhost options
+
+def test_qstat_options_and_arguments() -> None:
+    args = qs.parse_args(["-f", "-u", "a,b", "c", "-s", "hu", "-q", "all.q@vm", "-r", "-ext"])
+    assert (args.full, args.resources, args.extended) == (True, True, True)
+    assert args.users == ["a", "b", "c"] and args.queues == ["all.q@vm"]
+    assert args.states == {"hu", "p"}
+    detail = qs.parse_args(["-j", "1,name", "-xml", "-F"])
+    assert detail.job_info and detail.job_items == ["1", "name"] and detail.xml
+    assert detail.show_queue_resources and detail.full and detail.resource_names is None
+    assert qs.parse_args(["-F", "arch,load_avg"]).resource_names == ["arch", "load_avg"]
+    assert qs.parse_args(["-l", "x", "-help"]).help  # -help wins before anything is refused
+
+
+@pytest.mark.parametrize("argv,message,usage", [
+    (["-x"], 'invalid option argument "-x"', True),
+    (["foo"], 'invalid option argument "foo"', True),
+    (["-s"], "-s option must have argument", False),
+    (["-s", "q"], "ERROR! wrong argument to -s option", True),
+    (["-g", "x"], "wrong character 'x' for -g option", False),
+    (["-l", "arch=x"], 'error: qstat option "-l" is not supported by pygridengine', False)])
+def test_qstat_option_errors(argv: list[str], message: str, usage: bool) -> None:
+    with pytest.raises(qs.QstatExit) as caught:
+        qs.parse_args(argv)
+    assert (caught.value.message, caught.value.usage, caught.value.status) == (message, usage, 1)
+
+
+@given(st.lists(st.sampled_from(["-f", "-r", "-u", "x", "-s", "p", "-j", "1", "-q", "-xml",
+                                 "-F", "-g", "c", "-ne", "-bad", ""]), max_size=8))
+def test_qstat_parser_only_raises_qstat_exit(argv: list[str]) -> None:
+    try:
+        qs.parse_args(argv)
+    except qs.QstatExit as stop:
+        assert stop.message
+
+
+def test_effective_users() -> None:
+    assert qs.effective_users([], "me") == ("me",)
+    assert qs.effective_users(["*"], "me") is None
+    assert qs.effective_users(["$user", "bob"], "me") == ("me", "bob")
+
+
+def test_queue_references() -> None:
+    two = cluster()
+    two["instances"].append({**two["instances"][0], "host": "other"})
+    assert qs.select_instances(["all.q"], two, {}) == {"all.q@vm", "all.q@other"}
+    assert qs.select_instances(["*@VM"], two, {}) == {"all.q@vm"}
+    assert qs.select_instances(["all.q@@grp"], two, {"@grp": ["other"]}) == {"all.q@other"}
+    assert qs.select_instances(["b*"], two, {}) == frozenset()
+
+
+def test_queue_width_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert qs.queue_width(cluster()) == 30
+    monkeypatch.setenv("SGE_LONG_QNAMES", "5")
+    assert qs.queue_width(cluster()) == 10
+    monkeypatch.setenv("SGE_LONG_QNAMES", "-1")
+    assert qs.queue_width(cluster()) == len("all.q@vm")
+
+
+def test_ungrouped_pending_tasks_and_unknown_jobs_xml() -> None:
+    rows = qs._ungrouped([{"job_id": 3, "pending_tasks": "1,4-8:2"}], {})
+    assert [(r["task_id"], r["pending_tasks"]) for r in rows] == [(1, None), (4, None),
+                                                                  (6, None), (8, None)]
+    assert qs.unknown_jobs_xml(["9"]) == ("<?xml version='1.0'?>\n<unknown_jobs >\n  <element>\n"
+                                          "    <ST_name>9</ST_name>\n  </element>\n</unknown_jobs>\n")
+
+
+def test_qhost_options() -> None:
+    args = qh.parse_args(["-q", "-F", "arch", "-h", "vm,b", "-u", "me", "-xml"], lambda h: True)
+    assert (args.queues, args.jobs, args.xml) == (True, True, True)
+    assert args.resource_names == ["arch"] and args.hosts == ["vm", "b"] and args.users == ["me"]
+    with pytest.raises(qh.QhostExit) as caught:
+        qh.parse_args(["-h", "nowhere"], lambda h: False)
+    assert (caught.value.message, caught.value.usage) == ('error: can\'t resolve hostname "nowhere"', True)
+    with pytest.raises(qh.QhostExit) as caught:
+        qh.parse_args(["-z"], lambda h: True)
+    assert caught.value.message == 'error: invalid option argument "-z"'
+    assert qh.parse_args(["-j", "-help"], lambda h: True).help
