@@ -12,7 +12,6 @@ shepherds do not copy every inherited page. The zygote exits when its socket rea
 """
 from __future__ import annotations
 
-import asyncio
 import gc
 import os
 import signal
@@ -135,6 +134,7 @@ class Launcher:
 
     async def launch_async(self, job_dir: Path) -> int:
         """``launch`` for asyncio code, off the event loop thread."""
+        import asyncio  # not at module level: the zygote should stay small
         return await asyncio.to_thread(self.launch, job_dir)
 
     def stop(self, timeout: float = 2.0) -> None:

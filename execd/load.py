@@ -13,7 +13,6 @@ import platform
 from collections.abc import Mapping
 from typing import Any
 
-import psutil
 
 MiB = 1024.0 * 1024.0
 
@@ -152,6 +151,8 @@ def _free_memory(vm: Any) -> int:
 
 def sample_raw() -> dict[str, Any]:
     """The raw numbers ``format_load`` needs, sampled now."""
+    import psutil  # here, not at module level: the shepherd zygote imports this module
+
     vm = psutil.virtual_memory()
     swap = psutil.swap_memory()
     return {

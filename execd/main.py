@@ -1,26 +1,44 @@
-"""``pyge-execd``: the execution daemon's command line."""
+"""``pyge-execd``: the execution daemon's command line.
+
+The shepherd launcher (a fork server) is started before the daemon imports zmq, asyncio
+or structlog: every shepherd is a fork of it, and a small parent makes each fork cheap.
+"""
 from __future__ import annotations
 
 import argparse
+import os
+import socket
 from pathlib import Path
 
-from common.cell import read_act_qmaster
-from common.daemon import add_cell_options, cell_of, run_until_signalled, short_hostname
-from common.log import configure
-from execd.service import ExecdService
+from execd.launcher import Launcher
 
 
-def main(argv: list[str] | None = None) -> None:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="pyge-execd", description="pygridengine execd")
-    add_cell_options(p)
-    p.add_argument("--hostname", default=short_hostname(),
+    p.add_argument("--root", default=os.environ.get("PYGE_ROOT"),
+                   help="cell root directory (default $PYGE_ROOT)")
+    p.add_argument("--cell", default=os.environ.get("PYGE_CELL", "default"))
+    p.add_argument("--log-file", type=Path, default=None)
+    p.add_argument("--log-level", default="info")
+    p.add_argument("--hostname", default=socket.gethostname().split(".")[0],
                    help="host name to register as (several execds on one machine)")
     p.add_argument("--qmaster", default=None, help="host:port (default: from the cell)")
     p.add_argument("--spool", type=Path, default=None, help="spool directory")
     p.add_argument("--load-interval", type=float, default=None,
                    help="seconds between load reports (default: load_report_time)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = parser()
     args = p.parse_args(argv)
-    cell = cell_of(args, p) if args.root else None
+    launcher = Launcher()
+    launcher.start()
+    from common.cell import Cell, read_act_qmaster
+    from common.daemon import run_until_signalled
+    from common.log import configure
+    from execd.service import ExecdService
+    cell = Cell(Path(args.root), args.cell) if args.root else None
     if args.qmaster:
         host, port = args.qmaster.rsplit(":", 1)
     elif cell is not None:
@@ -32,7 +50,7 @@ def main(argv: list[str] | None = None) -> None:
         p.error("give --spool")
     log = configure("execd", args.log_file, args.log_level).bind(host=args.hostname)
     service = ExecdService(spool, args.hostname, host, int(port),
-                           load_interval=args.load_interval, log=log)
+                           load_interval=args.load_interval, log=log, launcher=launcher)
     service.prepare()
     run_until_signalled(service.run, service.stop)
 

@@ -43,14 +43,15 @@ class Pending:
 
 class ExecdService:
     def __init__(self, spool_dir: Path, host: str, qmaster: str, port: int, *,
-                 load_interval: float | None = None, log: Any = None) -> None:
+                 load_interval: float | None = None, log: Any = None,
+                 launcher: Launcher | None = None) -> None:
         self.spool_dir, self.host = spool_dir, host
         self.qmaster, self.port = qmaster, port
         self.jobs_dir = spool_dir / "jobs"
         self.notify_path = spool_dir / "notify.sock"
         self.load_interval = load_interval
         self.log = log
-        self.launcher = Launcher()
+        self.launcher = launcher or Launcher()
         self.pending: dict[int, Pending] = {}
         self.reported: set[str] = set()
         self.epoch = ""
@@ -64,9 +65,11 @@ class ExecdService:
 
     # ---- start-up ------------------------------------------------------------------
     def prepare(self) -> None:
-        """Call before any thread exists: the launcher forks its zygote here."""
+        """Call before any thread exists: the launcher forks its zygote here (unless the
+        caller started it already, which keeps the zygote small; see execd.main)."""
         self.jobs_dir.mkdir(parents=True, exist_ok=True)
-        self.launcher.start()
+        if self.launcher.zygote_pid is None:
+            self.launcher.start()
 
     async def run(self) -> None:
         ctx = zmq.asyncio.Context()
