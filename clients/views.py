@@ -203,11 +203,6 @@ def _has_hold(job: Reply, task: Reply, flag: str) -> bool:
             "ha": bool(opts.get("start_time"))}[flag]
 
 
-def _hold_selected(job: Reply, task: Reply, flt: JobFilter) -> bool:
-    wanted = [f for f in HOLD_FLAGS if f in flt.states]
-    return not wanted or any(_has_hold(job, task, f) for f in wanted)
-
-
 def active_shown(job: Reply, task: Reply, flt: JobFilter) -> bool:
     """-s r shows running (and transferring, deleting) tasks, -s s suspended ones, and a
     hold letter also started tasks carrying that hold."""
@@ -217,30 +212,25 @@ def active_shown(job: Reply, task: Reply, flt: JobFilter) -> bool:
 
 
 def pending_shown(job: Reply, task: Reply, flt: JobFilter) -> bool:
-    return "p" in flt.states and _hold_selected(job, task, flt)
+    """-s p shows waiting tasks; hold letters narrow them to tasks with such a hold."""
+    wanted = [f for f in HOLD_FLAGS if f in flt.states]
+    return "p" in flt.states and (not wanted or any(_has_hold(job, task, f) for f in wanted))
 
 
-def _by_id(reply: Reply) -> tuple[dict[int, Reply], dict[int, list[Reply]]]:
+def _selected_jobs(reply: Reply, flt: JobFilter) -> list[tuple[Reply, list[Reply]]]:
+    """The jobs of owners -u selects, by job id, each with its tasks by task id."""
     jobs = {j["job_id"]: j for j in reply.get("jobs") or []}
     tasks: dict[int, list[Reply]] = {}
     for task in sorted(reply.get("tasks") or [], key=lambda t: (t["job_id"], t["task_id"])):
         tasks.setdefault(task["job_id"], []).append(task)
-    return jobs, tasks
-
-
-def _selected_jobs(reply: Reply, flt: JobFilter) -> list[tuple[Reply, list[Reply]]]:
-    jobs, tasks = _by_id(reply)
     return [(jobs[j], tasks.get(j, [])) for j in sorted(jobs) if flt.owner_ok(jobs[j]["owner"])]
-
-
-def _instance_order(cluster: Reply) -> list[str]:
-    return [instance_name(i["queue"], i["host"]) for i in cluster.get("instances") or []]
 
 
 def running_rows(reply: Reply, cluster: Reply, flt: JobFilter) -> list[JobRow]:
     """Plain qstat's started tasks: one row at the master queue instance, queue by queue."""
     all_jobs = reply.get("jobs") or []
-    order = {name: i for i, name in enumerate(_instance_order(cluster))}
+    order = {instance_name(i["queue"], i["host"]): n
+             for n, i in enumerate(cluster.get("instances") or [])}
     found: list[tuple[int, int, int, JobRow]] = []
     for job, tasks in _selected_jobs(reply, flt):
         for task in tasks:
@@ -400,13 +390,12 @@ def _finish_summary(cq: dict[str, Any]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- qhost
 
 def _host_resource_list(load: dict[str, str]) -> list[dict[str, Any]]:
-    out = []
-    for name, value in load.items():
-        attr = _complex(name)
-        out.append({"name": name, "dominance": "hl", "value": value,
-                    "type": attr.type.value if attr else "STRING",
-                    "shortcut": attr.shortcut if attr else None})
-    return out
+    """qhost -F entries in load report order, typed by the complex of the same name."""
+    attrs = {name: _complex(name) for name in load}
+    return [{"name": name, "dominance": "hl", "value": value,
+             "type": attrs[name].type.value if attrs[name] else "STRING",
+             "shortcut": attrs[name].shortcut if attrs[name] else None}
+            for name, value in load.items()]
 
 
 def host_rows(cluster: Reply, reply: Reply | None = None, *, hosts: list[str] | None = None,
@@ -436,8 +425,5 @@ def _host_queues(cluster: Reply, host: str) -> list[dict[str, Any]]:
 
 
 def _host_jobs(cluster: Reply, host: str, reply: Reply, flt: JobFilter) -> list[JobRow]:
-    rows = []
-    for inst in cluster.get("instances") or []:
-        if inst["host"] == host:
-            rows += _instance_jobs(instance_name(inst["queue"], host), reply, flt)
-    return rows
+    return [row for inst in cluster.get("instances") or [] if inst["host"] == host
+            for row in _instance_jobs(instance_name(inst["queue"], host), reply, flt)]
