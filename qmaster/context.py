@@ -40,6 +40,12 @@ class Services:
     default_slots: int = 0
     refused_orders: int = 0
     seq: int = 0  # sequence number of the last published event
+    log: Any = None  # structlog logger of the daemon, or None
+
+    def job_log(self, event: str, **fields: Any) -> None:
+        """One log line about a job, with job id, host and queue bound by the caller."""
+        if self.log is not None:
+            self.log.info(event, **fields)
 
 
 @dataclass

@@ -203,6 +203,8 @@ def handle_job_start_failed(ctx: Ctx) -> dict[str, Any]:
     task = ctx.store.tasks.get(task_key(ctx.body["job_id"], ctx.body["task_id"]))
     if task is not None and task.state_enum is State.TRANSFERRING:
         ctx.store.transition(ctx.batch, task, Event.FAIL, error_reason=ctx.body["reason"])
+        ctx.services.job_log("start failed", job_id=task.job_id, task_id=task.task_id,
+                             host=task.host, queue=task.queue, reason=ctx.body["reason"])
     return {}
 
 
@@ -224,6 +226,9 @@ def _finish(ctx: Ctx, task: Task, result: dict[str, Any]) -> None:
                              **{k: v for k, v in changes.items() if k != "failed_reason"})
     else:
         ctx.store.transition(ctx.batch, task, Event.EXITED, **changes)
+    ctx.services.job_log("finished", job_id=task.job_id, task_id=task.task_id,
+                         host=task.host, queue=task.queue, exit_status=task.exit_status,
+                         failed=task.failed)
     record = accounting_record(job, task, ctx.store)
     ctx.batch.accounting.append(record)
     ctx.batch.txn.put("acct", task.key, record)

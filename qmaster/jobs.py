@@ -61,6 +61,7 @@ def _add_job(ctx: Ctx, user: UserInfo, spec: dict[str, Any]) -> int:
     state = State.HOLD if holds else State.PENDING
     tasks = [Task(job_id=job_id, task_id=t, state=state, holds=list(holds)) for t in task_ids]
     ctx.store.add_job(ctx.batch, job, tasks)
+    ctx.services.job_log("submitted", job_id=job_id, owner=user.name, tasks=len(tasks))
     return job_id
 
 

@@ -86,3 +86,5 @@ def _dispatch(ctx: Ctx, order: dict[str, Any]) -> None:
                          queue=master_queue, host=master_host,
                          slots=sum(g[2] for g in granted), dispatch_time=ctx.now)
     send_start(ctx, task)
+    ctx.services.job_log("dispatched", job_id=task.job_id, task_id=task.task_id,
+                         host=master_host, queue=master_queue, slots=task.slots)

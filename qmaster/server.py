@@ -62,7 +62,7 @@ class QmasterServer:
         self.spool = SqliteSpool(cell.qmaster_spool_dir)
         self.store = Store()
         self.services = Services(epoch=uuid.uuid4().hex, auto_add_hosts=auto_add_hosts,
-                                 default_slots=default_slots)
+                                 default_slots=default_slots, log=log)
         self._managers = managers or []
         self._min_uid = min_uid
         self._acct_written: list[str] = []
