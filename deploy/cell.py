@@ -71,13 +71,12 @@ class LocalCell:
     def up(self, execds: int, slots: int, port: int) -> list[str]:
         started = []
         if not _pid_alive(self.run_dir / "qmaster.pid", "qmaster.main"):
-            try:
-                self.cell.act_qmaster_path.unlink()
-            except FileNotFoundError:
-                pass
+            port, event_port = self._ports(port)
+            self.cell.act_qmaster_path.unlink(missing_ok=True)
             user = _user_name()
             self._start("qmaster", "qmaster.main",
-                        ["--port", str(port), "--managers", user, "--min-uid", "0",
+                        ["--port", str(port), "--event-port", str(event_port),
+                         "--managers", user, "--min-uid", "0",
                          "--auto-add-hosts", "--slots", str(slots)])
             started.append("qmaster")
             self._wait_qmaster()
@@ -91,6 +90,16 @@ class LocalCell:
                 started.append(label)
         self._wait_hosts(_host_names(execds))
         return started
+
+    def _ports(self, port: int) -> tuple[int, int]:
+        """A restarted qmaster keeps the ports its scheduler and execds know."""
+        try:
+            _, old_port, old_event_port = read_act_qmaster(self.cell)
+        except (OSError, IndexError, ValueError):
+            return port, 0
+        if port in (0, old_port):
+            return old_port, old_event_port
+        return port, 0
 
     def _wait_qmaster(self) -> None:
         from clients.api import Client, ClientError

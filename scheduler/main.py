@@ -16,13 +16,16 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--min-interval", type=float, default=0.0,
                    help="minimum seconds between dispatch passes")
     args = p.parse_args(argv)
+    resolve = None
     if args.qmaster:
         host, port, event_port = args.qmaster.rsplit(":", 2)
     else:
-        host, port, event_port = read_act_qmaster(cell_of(args, p))
+        cell = cell_of(args, p)
+        host, port, event_port = read_act_qmaster(cell)
+        resolve = lambda: read_act_qmaster(cell)  # noqa: E731 - follows qmaster restarts
     log = configure("scheduler", args.log_file, args.log_level)
     service = SchedulerService(host, int(port), int(event_port),
-                               min_interval=args.min_interval, log=log)
+                               min_interval=args.min_interval, log=log, resolve=resolve)
     run_until_signalled(service.run, service.stop)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from typing import Any
+from typing import Any, Callable
 
 import zmq
 import zmq.asyncio
@@ -30,8 +30,10 @@ class Resync(Exception):
 
 class SchedulerService:
     def __init__(self, host: str, port: int, event_port: int, *, min_interval: float = 0.0,
-                 log: Any = None) -> None:
+                 log: Any = None,
+                 resolve: Callable[[], tuple[str, int, int]] | None = None) -> None:
         self.host, self.port, self.event_port = host, port, event_port
+        self.resolve = resolve  # re-reads the qmaster's address (act_qmaster) on resync
         self.min_interval = min_interval
         self.log = log
         self.mirror: Mirror | None = None
@@ -59,6 +61,11 @@ class SchedulerService:
             ctx.term()
 
     async def _session(self, ctx: zmq.asyncio.Context) -> None:
+        if self.resolve is not None:
+            try:
+                self.host, self.port, self.event_port = self.resolve()
+            except (OSError, IndexError, ValueError):
+                pass  # keep the last address; the qmaster may be restarting
         sub = ctx.socket(zmq.SUB)
         req = ctx.socket(zmq.DEALER)
         for sock in (sub, req):
