@@ -101,31 +101,43 @@ class HoldCommand:
         lines: list[str] = []
         code = 0
         for job_id in job_ids:
-            more, job_code = self._job(client, views.get(job_id), job_id, answers)
+            more, job_code = self.decide(client, views.get(job_id), job_id, answers)
             lines += more
             code = code or job_code
         return lines, code
 
-    def _job(self, client: Client, view: JobView | None, job_id: int,
-             answers: dict[str, list[dict[str, Any]]]) -> tuple[list[str], int]:
+    def decide(self, client: Client, view: JobView | None, job_id: int,
+               answers: dict[str, list[dict[str, Any]]]) -> tuple[list[str], int]:
+        """The lines and exit code for one job, from the qmaster's answers per hold type
+        and the job as it was before: ownership first, then whether anything changes,
+        then the right to the hold type."""
         user = client.user.name
         mine = {t: next(r for r in rs if r["job_id"] == job_id)
                 for t, rs in answers.items() if any(r["job_id"] == job_id for r in rs)}
         denied = [t for t, r in mine.items() if r["result"] == "denied"]
-        if view is None:
-            return [], 0
-        if denied and view.owner != user and not self._is_operator(client, user):
+        owner = view.owner if view is not None else None
+        if denied and owner != user and not self._is_operator(client, user):
             return [not_owner(user, job_id)], EXIT_NOT_OWNER
-        changed = {t: changed_tasks(view, t, self.add, r.get("task_ids")) for t, r in mine.items()}
+        changed = {t: self._changed(view, t, r) for t, r in mine.items()}
         refused = [t for t in denied if changed[t]]
         if refused:
             return [hold_denied(user, job_id, refused[0], not self.add)], EXIT_NO_RIGHT
         tasks = sorted({task for t in mine if t not in denied for task in changed[t]})
         if not tasks:
             return [], 0
-        if not view.is_array:
+        is_array = (view.is_array if view is not None
+                    else any(r.get("task_ids") for r in mine.values()))
+        if not is_array:
             return [hold_modified(job_id)], 0
         return [hold_modified(job_id, task) for task in tasks], 0
+
+    def _changed(self, view: JobView | None, hold_type: str, result: dict[str, Any]
+                 ) -> list[int]:
+        """Tasks this hold type changes; a job the command did not see before (submitted
+        meanwhile) counts as changed in every task the qmaster names."""
+        if view is None:
+            return list(result.get("task_ids") or [1])
+        return changed_tasks(view, hold_type, self.add, result.get("task_ids"))
 
     @staticmethod
     def _is_operator(client: Client, user: str) -> bool:

@@ -180,7 +180,7 @@ def _decide(add: bool, hold: str, result: str, view: JobView,
             operators: tuple[str, ...] = ()) -> tuple[list[str], int]:
     command = HoldCommand([hold], add)
     answers = {hold: [{"job_id": view.job_id, "result": result, "task_ids": None}]}
-    return command._job(_FakeClient("me", list(operators)), view, view.job_id, answers)
+    return command.decide(_FakeClient("me", list(operators)), view, view.job_id, answers)
 
 
 def test_hold_decisions() -> None:
