@@ -95,9 +95,11 @@ def test_cluster_queue_add_modify_delete(env: dict[str, str], tmp_path: Path) ->
 
 def test_cluster_queue_refusals(env: dict[str, str], tmp_path: Path) -> None:
     missing = object_file(tmp_path, "queue", "nosuch.q")
-    results = qconf_all(env, ("-Mq", missing), ("-dq", "nosuch.q"), ("-sq", "nosuch.q"))
-    assert results == [told('denied: cluster queue "nosuch.q" does not exist', 1)] * 2 + [
+    results = qconf_all(env, ("-Mq", missing), ("-dq", "nosuch.q"), ("-sq", "nosuch.q"),
+                        ("-sq",))
+    assert results[:3] == [told('denied: cluster queue "nosuch.q" does not exist', 1)] * 2 + [
         told('No cluster queue or queue instance matches the phrase "nosuch.q"', 1)]
+    assert results[3][0].startswith("qname                 template\nhostlist              NONE\n")
 
 
 def test_queue_file_errors(env: dict[str, str], tmp_path: Path) -> None:
@@ -210,6 +212,12 @@ def test_scheduler_and_global_configuration(env: dict[str, str], tmp_path: Path)
     assert results == [told("changed scheduler configuration"),
                        told(f'{WHO} modified "global" in configuration list')]
     assert "flush_submit_sec                  1\n" in qconf(env, "-ssconf")[0]
+    editor = tmp_path / "editor.sh"
+    editor.write_text("#!/bin/sh\nsed -i 's/^flush_finish_sec .*/flush_finish_sec 2/' \"$1\"\n")
+    editor.chmod(0o755)
+    assert qconf({**env, "EDITOR": str(editor)}, "-msconf") == told(
+        "changed scheduler configuration")
+    assert "flush_finish_sec                  2\n" in qconf(env, "-ssconf")[0]
 
 
 def test_help_and_bad_options(env: dict[str, str]) -> None:
