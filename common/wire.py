@@ -87,8 +87,9 @@ def decode(frame: bytes) -> tuple[str, int, dict[str, Any]]:
         raise WireError("malformed", f"undecodable message: {type(exc).__name__}") from None
     if not isinstance(msg, dict):
         raise WireError("malformed", "message is not a map")
-    if msg.get("v") != PROTOCOL_VERSION:
-        raise WireError("version", f"unsupported protocol version {msg.get('v')!r}")
+    version = msg.get("v")
+    if type(version) is not int or version != PROTOCOL_VERSION:  # True and 1.0 are not 1
+        raise WireError("version", f"unsupported protocol version {version!r}")
     msg_type, request_id, body = msg.get("t"), msg.get("id", 0), msg.get("b")
     if not isinstance(msg_type, str) or msg_type not in MESSAGE_FIELDS:
         raise WireError("unknown_type", f"unknown message type {msg_type!r}")

@@ -125,11 +125,10 @@ class ExecdService:
         self._request("register", {"host": self.host, "load": sample_load(), "jobs": running})
 
     def _running_jobs(self) -> list[tuple[int, int]]:
-        out = []
-        for path in self._job_dirs():
-            if jobdir.read_result(path) is None and (path / jobdir.SPEC_FILE).exists():
-                out.append(_ids_of(path))
-        return out
+        """Every task this host still has, running or ended but not yet acknowledged:
+        the qmaster must not take an ended task whose result is on its way for lost."""
+        return [_ids_of(path) for path in self._job_dirs()
+                if (path / jobdir.SPEC_FILE).exists()]
 
     def _job_dirs(self) -> list[Path]:
         try:
