@@ -19,6 +19,7 @@ from typing import Callable
 
 from clients.api import Client, ClientError, connect_or_exit
 from clients.qconf_files import FileError, parse_object_text, read_object_file
+from clients.joblist import NO_OPTION_ARGUMENT
 from clients.qconf_help import HELP
 from common.conffile import ConfError
 from common.objects_conf import render_configuration, render_object, template
@@ -362,15 +363,17 @@ def _arguments(opt: str, nargs: int, rest: list[str]) -> list[str]:
     if nargs < 0:
         return rest[:1] if rest and not rest[0].startswith("-") else []
     if len(rest) < nargs:
-        raise QconfError(f"error: no option argument provided to \"{opt}\"")
+        raise QconfError(f"error: no option argument provided to \"{opt}\"\n{HELP}")
     return rest[:nargs]
 
 
 def run(argv: list[str], session: Session) -> int:
-    if not argv or "-help" in argv:
-        # Grid Engine prints the help for -help anywhere on the line, and fails without options
-        (sys.stdout if argv else sys.stderr).write(HELP)
-        return 0 if argv else 1
+    if not argv:
+        sys.stderr.write(HELP + NO_OPTION_ARGUMENT + "\n")
+        return 1
+    if "-help" in argv:  # Grid Engine prints the help for -help anywhere on the line
+        sys.stdout.write(HELP)
+        return 0
     rc, i = 0, 0
     while i < len(argv):
         opt = argv[i]

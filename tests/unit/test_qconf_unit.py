@@ -13,7 +13,10 @@ from hypothesis import strategies as st
 
 from clients.jobctl import JobView, format_task_ids, targets, usage_text
 from clients.joblist import parse_job_selection
+from clients.qconf import QconfError, Session
+from clients.qconf import run as qconf_run
 from clients.qconf_files import FileError, parse_object_text, read_object_file
+from clients.qconf_help import HELP
 from clients.qdel import result_lines, unknown_line
 from clients.qhold import HoldCommand, changed_tasks, split_hold_types
 from common.objects_conf import render_object, template
@@ -195,3 +198,23 @@ def test_hold_decisions() -> None:
     assert _decide(False, "o", "denied", mine) == ([], 0)  # nothing to remove
     assert _decide(True, "s", "denied", theirs, operators=("me",)) == (
         ['denied: "me" must be manager to set manager hold'], 10)
+
+
+# ---- qconf command line (no qmaster needed) ----------------------------------------------
+def _no_qmaster() -> Any:
+    raise AssertionError("the command line alone decides this")
+
+
+def test_qconf_command_line_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    session = Session(_no_qmaster)
+    assert qconf_run([], session) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err == HELP + "ERROR! no option argument\n"
+    assert qconf_run(["-sql", "-help"], session) == 0
+    assert capsys.readouterr() == (HELP, "")
+    with pytest.raises(QconfError) as missing:
+        qconf_run(["-Aq"], session)
+    assert missing.value.message == f'error: no option argument provided to "-Aq"\n{HELP}'
+    with pytest.raises(QconfError) as bogus:
+        qconf_run(["-bogus"], session)
+    assert bogus.value.message == 'error: invalid option argument "-bogus"\nUsage: qconf -help'
