@@ -105,6 +105,8 @@ class LocalCell:
         from clients.api import Client, ClientError
         deadline = time.monotonic() + READY_TIMEOUT
         while time.monotonic() < deadline:
+            if not _pid_alive(self.run_dir / "qmaster.pid", "qmaster.main"):
+                raise SystemExit("pyge: the qmaster exited: " + self._last_error("qmaster"))
             try:
                 with Client(self.cell, timeout=1.0) as client:
                     client.request("ping", {})
@@ -112,6 +114,13 @@ class LocalCell:
             except ClientError:
                 time.sleep(0.1)
         raise SystemExit(f"pyge: qmaster did not come up; see {self.run_dir}/qmaster.log")
+
+    def _last_error(self, label: str) -> str:
+        try:
+            lines = (self.run_dir / f"{label}.log").read_text().strip().splitlines()
+        except OSError:
+            return "no log"
+        return lines[-1] if lines else "empty log"
 
     def _wait_hosts(self, hosts: list[str]) -> None:
         from clients.api import Client, ClientError
