@@ -74,11 +74,11 @@ def qmaster_port(local: LocalCell) -> int:
     return read_act_qmaster(local.cell)[1]
 
 
-def restart(local: LocalCell, port: int, slots: int = SLOTS) -> list[str]:
+def restart(local: LocalCell, port: int = 0, slots: int = SLOTS) -> list[str]:
     """``pyge up`` again: starts only the daemons that are not running.
 
-    ``port`` is the request port the cell had: a production qmaster keeps its port
-    (6444) across restarts, and the running execd and scheduler only know that one.
+    With ``port`` 0 a restarted qmaster takes the ports the cell had, which the running
+    execd and scheduler know; tests that pass the old port explicitly must see the same.
     """
     return local.up(execds=1, slots=slots, port=port)
 

@@ -155,8 +155,6 @@ def test_refusal_codes(msg: Any, code: str) -> None:
     assert err.value.code == code
 
 
-@pytest.mark.xfail(strict=True, reason="decode compares the version with ==, so True and "
-                                       "1.0 pass as protocol version 1")
 @pytest.mark.parametrize("version", [True, 1.0])
 def test_a_version_that_only_equals_one_is_refused(version: Any) -> None:
     with pytest.raises(WireError):
