@@ -1,9 +1,11 @@
 """Scheduler requests: the snapshot for its mirror, and the validation of its orders.
 
 The scheduler has no authority. Each dispatch order carries the version of the task it was
-computed from; the qmaster accepts it only if the task is still pending at that version and
-every granted queue instance still exists on a live host with enough free slots by the
-qmaster's own bookkeeping. Refusals are published as ``order_refused`` events.
+computed from; the qmaster accepts it only if the task is still pending at that version,
+every granted queue instance still exists on a live host with enough free slots, and the
+job's consumables (complex(5)) still fit, all by the qmaster's own bookkeeping (the pure
+``scheduler.resources`` model fed with the store). Refusals are published as
+``order_refused`` events.
 """
 from __future__ import annotations
 
@@ -11,9 +13,12 @@ from typing import Any
 
 from common.cluster import QueueInstance, queue_instances
 from common.jobstate import Event, State
+from common.jobstate import ACTIVE_STATES
 from common.model import Task, task_key
 from qmaster.context import Ctx
 from qmaster.execd_link import send_start
+from qmaster.store import Store
+from scheduler.resources import ResourceView, apply, build_view, check_grant, debits, job_requests
 
 
 def handle_snapshot(ctx: Ctx) -> dict[str, Any]:
@@ -24,11 +29,12 @@ def handle_snapshot(ctx: Ctx) -> dict[str, Any]:
 
 
 def handle_orders(ctx: Ctx) -> dict[str, Any]:
-    instances = {(qi.queue, qi.host): qi for qi in queue_instances(ctx.store.conf,
-                                                                    ctx.store.hosts)}
+    found = queue_instances(ctx.store.conf, ctx.store.hosts)
+    instances = {(qi.queue, qi.host): qi for qi in found}
+    view = resource_view(ctx.store, found)
     accepted, refused = 0, []
     for order in ctx.body["orders"]:
-        reason = _refusal(ctx, order, instances)
+        reason = _refusal(ctx, order, instances) or _resource_refusal(ctx, order, view)
         if reason:
             refused.append({"order": order, "reason": reason})
             ctx.batch.event("order_refused", "put", _order_key(order), {"reason": reason})
@@ -37,6 +43,28 @@ def handle_orders(ctx: Ctx) -> dict[str, Any]:
         accepted += 1
     ctx.services.refused_orders += len(refused)
     return {"accepted": accepted, "refused": refused}
+
+
+def resource_view(store: Store, instances: list[QueueInstance]) -> ResourceView:
+    """The resource levels by the store's bookkeeping: every active task's grant."""
+    active = [(store.jobs[t.job_id].opts, t.granted) for t in store.tasks.values()
+              if t.state_enum in ACTIVE_STATES and t.granted and t.job_id in store.jobs]
+    return build_view(store.conf, store.hosts, instances, active)
+
+
+def _resource_refusal(ctx: Ctx, order: dict[str, Any], view: ResourceView) -> str:
+    """Refuse when the job's consumables no longer fit; debit them when they do, so
+    the next order of the same batch sees them taken."""
+    job = ctx.store.jobs.get(int(order["job_id"]))
+    requests = job_requests(job.opts if job else {}, view.attrs)
+    if requests is None:
+        return "job requests resources unknown to the complex list"
+    granted = [[str(q), str(h), int(s)] for q, h, s in order["granted"]]
+    denial = check_grant(view, requests, granted, consumables_only=True)
+    if denial is not None:
+        return denial.reason
+    apply(view, debits(view, requests, granted))
+    return ""
 
 
 def _order_key(order: Any) -> str:

@@ -1,26 +1,39 @@
 """The dispatch pass: a pure function from a view of the cluster to dispatch orders.
 
-Input: pending tasks with their jobs, the queue instances and the slots in use. Output:
-orders ``{"type": "dispatch", "job_id", "task_id", "task_version", "granted": [[queue,
-host, slots], ...]}``. Tasks are taken in priority order (``-p`` high first, then job and
-task number). Jobs with the same requests form a *category*; once a category found no
-room in a pass, its other tasks are skipped without looking again, so the cost of a pass
-grows with the number of categories, not of pending tasks.
+Input: pending tasks with their jobs, the queue instances, the slots in use and the
+resource levels (``scheduler.resources.ResourceView``). Output: orders ``{"type":
+"dispatch", "job_id", "task_id", "task_version", "granted": [[queue, host, slots],
+...]}``. Tasks are taken in priority order (``-p`` high first, then job and task
+number). A job is placed only where its hard ``-l`` requests match; its soft requests
+rank the queue instances (fewest violations first); consumables are debited as the
+pass grants them. Jobs with the same requests form a *category*: its candidate queue
+instances are found once per pass, and once it found no room its other tasks are
+skipped without looking again, so the cost of a pass grows with the number of
+categories, not of pending tasks (``PassInput.category_cache=False`` turns this off,
+to measure it).
 """
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
 
 from common.cluster import QueueInstance
+from common.resource.complexes import ResourceRequest
+from scheduler.pe_alloc import Allocation, PEConf, allocate
+from scheduler.resources import RequestFit, ResourceView, apply, debits, job_requests, soft_fits
 
 # (job summary, queue instance) -> True when the job's requests allow that instance
 Matcher = Callable[[dict[str, Any], QueueInstance], bool]
+SlotKey = tuple[str, str]
 
 
 @dataclass
 class PassInput:
+    """``pes``: PE configurations by name; a requested PE missing there is placed like
+    ``$pe_slots`` with no total limit. ``pe_used``: slots held per PE by running jobs.
+    ``resources``: without it, ``-l`` requests are not looked at (``matcher`` may)."""
+
     jobs: dict[int, dict[str, Any]]
     pending: list[dict[str, Any]]            # task dicts in state pending
     instances: list[QueueInstance]
@@ -28,6 +41,10 @@ class PassInput:
     load: dict[str, float] = field(default_factory=dict)  # host -> np_load_avg
     pe_of_queue: dict[str, set[str]] = field(default_factory=dict)
     matcher: Matcher | None = None
+    resources: ResourceView | None = None
+    pes: dict[str, PEConf] = field(default_factory=dict)
+    pe_used: dict[str, int] = field(default_factory=dict)
+    category_cache: bool = True
 
 
 @dataclass
@@ -35,6 +52,18 @@ class PassStats:
     considered: int = 0
     skipped_by_category: int = 0
     orders: int = 0
+    categories: int = 0
+
+
+@dataclass
+class Category:
+    """What one category learnt in this pass: where it may go, and how far serial
+    placement got (instances before ``cursor`` are full for it)."""
+
+    candidates: list[QueueInstance]
+    requests: list[ResourceRequest]
+    fit: RequestFit | None
+    cursor: int = 0
 
 
 def task_order(jobs: dict[int, dict[str, Any]], task: dict[str, Any]) -> tuple[int, int, int]:
@@ -47,20 +76,29 @@ def category_key(job: dict[str, Any]) -> tuple[Any, ...]:
     opts = job.get("opts") or {}
     return (tuple(opts.get("hard_queues") or ()),
             tuple(sorted((opts.get("hard_resources") or {}).items())),
+            tuple(sorted((opts.get("soft_resources") or {}).items())),
             tuple(opts.get("pe") or ()), job.get("owner"))
 
 
-def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[str, Any]]:
+def _free_slots(inp: PassInput, *, alive_only: bool = True) -> dict[SlotKey, int]:
+    return {(qi.queue, qi.host): qi.slots - inp.used.get((qi.queue, qi.host), 0)
+            for qi in inp.instances
+            if (qi.alive or not alive_only) and "BATCH" in qi.qtype.upper()}
+
+
+def dispatch_pass(inp: PassInput, stats: PassStats | None = None, *,
+                  alive_only: bool = True) -> list[dict[str, Any]]:
     stats = stats or PassStats()
-    free = {(qi.queue, qi.host): qi.slots - inp.used.get((qi.queue, qi.host), 0)
-            for qi in inp.instances if qi.alive and "BATCH" in qi.qtype.upper()}
+    free = _free_slots(inp, alive_only=alive_only)
+    left = sum(max(v, 0) for v in free.values())
     orders: list[dict[str, Any]] = []
-    if sum(max(v, 0) for v in free.values()) <= 0:
+    if left <= 0:
         return orders
     ranked = sorted(inp.instances, key=lambda qi: (qi.seq_no, inp.load.get(qi.host, 0.0),
                                                    qi.queue, qi.host))
-    candidates: dict[tuple[Any, ...], list[QueueInstance]] = {}
+    categories: dict[tuple[Any, ...], Category] = {}
     full: set[tuple[Any, ...]] = set()
+    pe_used = dict(inp.pe_used)
     for task in sorted(inp.pending, key=lambda t: task_order(inp.jobs, t)):
         job = inp.jobs.get(task["job_id"])
         if job is None:
@@ -70,27 +108,52 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
         if key in full:
             stats.skipped_by_category += 1
             continue
-        if key not in candidates:
-            candidates[key] = [qi for qi in ranked if (qi.queue, qi.host) in free
-                               and _allowed(job, qi, inp)]
-        granted = _place(job, candidates[key], free)
+        category = categories.get(key)
+        if category is None:
+            stats.categories += 1
+            category = _category(job, ranked, free, inp)
+            if inp.category_cache:
+                categories[key] = category
+        granted = _place(job, category, free, inp, pe_used)
         if granted is None:
-            full.add(key)
+            if inp.category_cache:
+                full.add(key)
             continue
         orders.append({"type": "dispatch", "job_id": task["job_id"],
                        "task_id": task["task_id"], "task_version": task["version"],
                        "granted": granted})
-        if sum(max(v, 0) for v in free.values()) <= 0:
+        left -= sum(g[2] for g in granted)
+        if left <= 0:
             break
     stats.orders = len(orders)
     return orders
 
 
 def can_ever_run(job: dict[str, Any], inp: PassInput) -> bool:
-    """Whether some queue instance could run the job if the cluster were empty."""
-    low, _ = _slot_range(job)
-    return any(qi.slots >= low and "BATCH" in qi.qtype.upper() and _allowed(job, qi, inp)
-               for qi in inp.instances)
+    """Whether the job could be placed if the cluster were empty (``qsub -w e/v``):
+    the pass itself, with nothing running and dead hosts counted."""
+    view = inp.resources.without_usage() if inp.resources is not None else None
+    empty = replace(inp, jobs={0: job}, used={}, resources=view, pe_used={},
+                    pending=[{"job_id": 0, "task_id": 1, "version": 0}],
+                    category_cache=True)
+    return bool(dispatch_pass(empty, alive_only=False))
+
+
+def _category(job: dict[str, Any], ranked: list[QueueInstance], free: dict[SlotKey, int],
+              inp: PassInput) -> Category:
+    opts = job.get("opts") or {}
+    view = inp.resources
+    requests = job_requests(opts, view.attrs) if view is not None else []
+    fit = RequestFit(view, requests, master=not opts.get("pe")) if view is not None else None
+    candidates = [qi for qi in ranked if free.get((qi.queue, qi.host), 0) > 0
+                  and _allowed(job, qi, inp)
+                  and (fit is None or fit.static_ok(qi.queue, qi.host))]
+    soft = job_requests(opts, view.attrs, "soft_resources") if view is not None else None
+    if soft:
+        fits = soft_fits(view, soft)  # type: ignore[arg-type]
+        # stable: among equal violation counts the pass's ranking stays
+        candidates.sort(key=lambda qi: sum(not f.static_ok(qi.queue, qi.host) for f in fits))
+    return Category(candidates, requests or [], fit)
 
 
 def _allowed(job: dict[str, Any], qi: QueueInstance, inp: PassInput) -> bool:
@@ -113,17 +176,50 @@ def _queue_matches(ref: str, qi: QueueInstance) -> bool:
     return not hpat or fnmatch.fnmatchcase(qi.host, hpat)
 
 
-def _place(job: dict[str, Any], candidates: Iterable[QueueInstance],
-           free: dict[tuple[str, str], int]) -> list[list[Any]] | None:
-    """Grant slots on one queue instance (``$pe_slots``-style placement for PE jobs)."""
+def _place(job: dict[str, Any], category: Category, free: dict[SlotKey, int],
+           inp: PassInput, pe_used: dict[str, int]) -> list[list[Any]] | None:
+    pe = (job.get("opts") or {}).get("pe")
+    if not pe:
+        return _place_serial(category, free, inp.resources)
     low, high = _slot_range(job)
-    for qi in candidates:
+    for conf, candidates in _pe_choices(str(pe[0]), category.candidates, inp):
+        limit = high if conf.slots is None else min(high, conf.slots - pe_used.get(conf.name, 0))
+        if limit < low:
+            continue
+        alloc = Allocation(inp.resources, category.requests, free, category.fit)
+        granted = allocate(conf, low, limit, candidates, alloc)
+        if granted is not None:
+            pe_used[conf.name] = pe_used.get(conf.name, 0) + alloc.total
+            return granted
+    return None
+
+
+def _pe_choices(pattern: str, candidates: list[QueueInstance], inp: PassInput
+                ) -> list[tuple[PEConf, list[QueueInstance]]]:
+    """The configured PEs matching ``-pe``, each with the candidates offering it."""
+    names = sorted(n for n in inp.pes if fnmatch.fnmatchcase(n, pattern))
+    if not names:
+        return [(PEConf(pattern, None), candidates)]
+    return [(inp.pes[n], [qi for qi in candidates if n in inp.pe_of_queue.get(qi.queue, ())])
+            for n in names]
+
+
+def _place_serial(category: Category, free: dict[SlotKey, int],
+                  view: ResourceView | None) -> list[list[Any]] | None:
+    """One slot on the first candidate with room; an instance found full stays full
+    for this category for the rest of the pass (resources only shrink in a pass)."""
+    fit, candidates = category.fit, category.candidates
+    while category.cursor < len(candidates):
+        qi = candidates[category.cursor]
         key = (qi.queue, qi.host)
-        avail = free.get(key, 0)
-        if avail >= low:
-            slots = min(high, avail)
-            free[key] = avail - slots
-            return [[qi.queue, qi.host, slots]]
+        if free.get(key, 0) > 0 and (fit is None or not fit.dynamic
+                                     or fit.fits(qi.queue, qi.host, 1, True)):
+            free[key] -= 1
+            granted = [[qi.queue, qi.host, 1]]
+            if view is not None:
+                apply(view, debits(view, category.requests, granted))
+            return granted
+        category.cursor += 1
     return None
 
 

@@ -11,6 +11,8 @@ from typing import Any
 from common.cluster import attr, queue_instances
 from common.jobstate import ACTIVE_STATES, State
 from scheduler.dispatch import PassInput
+from scheduler.pe_alloc import PEConf, pe_usage
+from scheduler.resources import LevelKey, build_view, complex_list, fixed_levels
 
 CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf")
 # events that can make a pass find something new to do
@@ -28,6 +30,7 @@ class Mirror:
     pending: set[str] = field(default_factory=set)
     used: dict[tuple[str, str], int] = field(default_factory=dict)
     _instances: list[Any] | None = None  # queue instances, rebuilt after conf/host changes
+    _fixed: dict[LevelKey, dict[str, str]] | None = None  # resource levels, same lifetime
 
     @classmethod
     def from_snapshot(cls, snap: dict[str, Any]) -> "Mirror":
@@ -52,7 +55,7 @@ class Mirror:
         elif kind == "host":
             self._apply_host(key, obj)
         elif kind in self.conf:
-            self._instances = None
+            self._instances = self._fixed = None
             if op == "del":
                 self.conf[kind].pop(key, None)
             else:
@@ -62,7 +65,7 @@ class Mirror:
     def _apply_host(self, key: str, obj: dict[str, Any]) -> None:
         old = self.hosts.get(key)
         if old is None or old.get("alive") != obj.get("alive"):
-            self._instances = None
+            self._instances = self._fixed = None
         self.hosts[key] = obj
 
     def _apply_job(self, op: str, key: str, obj: Any) -> None:
@@ -105,15 +108,31 @@ class Mirror:
                        - extra_used.get((qi.queue, qi.host), 0))
                    for qi in self.instances() if qi.alive and "BATCH" in qi.qtype.upper())
 
+    def active_tasks(self) -> list[dict[str, Any]]:
+        return [t for t in self.tasks.values()
+                if State(t["state"]) in ACTIVE_STATES and t.get("granted")]
+
     def pass_input(self, exclude: set[str] | frozenset[str] = frozenset()) -> PassInput:
+        """The pass's input; its resource view is fresh (the pass debits into it)."""
         pending = [self.tasks[k] for k in self.pending if k not in exclude]
+        instances = self.instances()
+        if self._fixed is None:
+            self._fixed = fixed_levels(self.conf, instances, complex_list(self.conf))
+        active = self.active_tasks()
+        pe_of_queue = {name: set(attr(pairs, "pe_list", "NONE").replace(",", " ").split())
+                       - {"NONE"} for name, pairs in self.conf["queue"].items()}
+        pes = {name: PEConf.from_pairs(name, pairs) for name, pairs in self.conf["pe"].items()}
+        view = build_view(self.conf, self.hosts, instances,
+                          ((self._opts(t), t["granted"]) for t in active), values=self._fixed)
         return PassInput(
-            jobs=self.jobs, pending=pending,
-            instances=self.instances(), used=dict(self.used),
+            jobs=self.jobs, pending=pending, instances=instances, used=dict(self.used),
             load={name: _float(h.get("load", {}).get("np_load_avg"))
                   for name, h in self.hosts.items()},
-            pe_of_queue={name: set(attr(pairs, "pe_list", "NONE").replace(",", " ").split())
-                         - {"NONE"} for name, pairs in self.conf["queue"].items()})
+            pe_of_queue=pe_of_queue, resources=view, pes=pes,
+            pe_used=pe_usage(self.jobs, active, pes, pe_of_queue))
+
+    def _opts(self, task: dict[str, Any]) -> dict[str, Any]:
+        return (self.jobs.get(task["job_id"]) or {}).get("opts") or {}
 
 
 def _float(text: Any) -> float:

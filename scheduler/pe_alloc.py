@@ -1,0 +1,222 @@
+"""Slot allocation for one job inside the dispatch pass: serial jobs and sge_pe(5) rules.
+
+Pure. This module owns how the slots of one job are spread over ranked queue
+instances: ``$pe_slots`` (one host), ``$fill_up`` (fill each host before the next),
+``$round_robin`` (one slot per host in turn), an integer N (exactly N on each host
+used), the PE's total ``slots`` limit, and slot ranges ``n-m`` (the largest number
+that fits). Each slot taken is checked against the job's requests with the usage of
+the moment and debited at once, so two jobs of one pass never overbook; a failed
+allocation is rolled back.
+"""
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from common.cluster import QueueInstance, attr
+from common.resource.complexes import ResourceRequest
+from scheduler.resources import Change, RequestFit, ResourceView, apply, debits
+
+Pairs = list[list[str]]
+SlotKey = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class PEConf:
+    name: str
+    slots: int | None          # None: no total limit
+    rule: str = "$pe_slots"    # "$pe_slots", "$fill_up", "$round_robin" or a number
+
+    @classmethod
+    def from_pairs(cls, name: str, pairs: Pairs) -> "PEConf":
+        return cls(name, _int(attr(pairs, "slots", "0")),
+                   attr(pairs, "allocation_rule", "$pe_slots").strip())
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        return 0
+
+
+@dataclass
+class Allocation:
+    """Slots taken so far for one job, with the debits to undo if it fails."""
+
+    view: ResourceView | None
+    requests: Sequence[ResourceRequest]
+    free: dict[SlotKey, int]
+    fit: RequestFit | None
+    entries: list[list[Any]] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return sum(e[2] for e in self.entries)
+
+    def take(self, qi: QueueInstance, wanted: int) -> int:
+        """Take up to ``wanted`` slots on ``qi``; how many were taken."""
+        key = (qi.queue, qi.host)
+        count = min(wanted, self.free.get(key, 0))
+        master = not self.entries
+        if count > 0 and self.fit is not None and self.fit.dynamic:
+            count = _largest(lambda n: self.fit.fits(qi.queue, qi.host, n, master), count)
+        if count <= 0:
+            return 0
+        self.free[key] -= count
+        entry = [qi.queue, qi.host, count]
+        if self.view is not None:
+            step = debits(self.view, self.requests, [entry], has_master=master)
+            apply(self.view, step)
+            self.changes.extend(step)
+        self.entries.append(entry)
+        return count
+
+    def mark(self) -> tuple[int, int]:
+        return len(self.entries), len(self.changes)
+
+    def rollback(self, mark: tuple[int, int] = (0, 0)) -> None:
+        for queue, host, count in self.entries[mark[0]:]:
+            self.free[(queue, host)] += count
+        if self.view is not None:
+            apply(self.view, self.changes[mark[1]:], -1)
+        del self.entries[mark[0]:], self.changes[mark[1]:]
+
+    def granted(self) -> list[list[Any]]:
+        """Entries merged per queue instance, master first."""
+        merged: dict[SlotKey, list[Any]] = {}
+        for queue, host, count in self.entries:
+            if (queue, host) in merged:
+                merged[(queue, host)][2] += count
+            else:
+                merged[(queue, host)] = [queue, host, count]
+        return list(merged.values())
+
+
+def _largest(ok: Callable[[int], bool], high: int) -> int:
+    """The largest n in 1..high with ok(n) (ok is monotone: true up to some n); 0 if none."""
+    low = 0
+    while low < high:
+        mid = (low + high + 1) // 2
+        if ok(mid):
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def by_host(candidates: Iterable[QueueInstance]) -> list[list[QueueInstance]]:
+    """Candidates grouped per host, hosts in the order of their best queue instance."""
+    groups: dict[str, list[QueueInstance]] = {}
+    for qi in candidates:
+        groups.setdefault(qi.host, []).append(qi)
+    return list(groups.values())
+
+
+def _fill_host(alloc: Allocation, host: list[QueueInstance], wanted: int) -> int:
+    taken = 0
+    for qi in host:
+        if taken >= wanted:
+            break
+        taken += alloc.take(qi, wanted - taken)
+    return taken
+
+
+def _pe_slots(alloc: Allocation, hosts: list[list[QueueInstance]], low: int,
+              high: int) -> None:
+    """All slots on one host: the host giving the most (up to ``high``), first wins."""
+    best: tuple[int, int] = (0, -1)
+    for index, host in enumerate(hosts):
+        got = _fill_host(alloc, host, high)
+        alloc.rollback()
+        if got == high:
+            best = (got, index)
+            break
+        if got > best[0]:
+            best = (got, index)
+    if best[0] >= low:
+        _fill_host(alloc, hosts[best[1]], best[0])
+
+
+def _fill_up(alloc: Allocation, hosts: list[list[QueueInstance]], high: int) -> None:
+    # a second round reaches hosts passed over while no master was placed yet
+    for _ in range(2):
+        for host in hosts:
+            if alloc.total >= high:
+                return
+            _fill_host(alloc, host, high - alloc.total)
+
+
+def _round_robin(alloc: Allocation, hosts: list[list[QueueInstance]], high: int) -> None:
+    progress = True
+    while progress and alloc.total < high:
+        progress = False
+        for host in hosts:
+            if alloc.total >= high:
+                return
+            if _fill_host(alloc, host, 1):
+                progress = True
+
+
+def _per_host(alloc: Allocation, hosts: list[list[QueueInstance]], per_host: int,
+              high: int) -> None:
+    """Exactly ``per_host`` slots on each host used; a host giving fewer is skipped."""
+    target = high - high % per_host
+    used: set[int] = set()
+    for _ in range(2):  # see _fill_up
+        for index, host in enumerate(hosts):
+            if alloc.total >= target:
+                return
+            if index in used:
+                continue
+            mark = alloc.mark()
+            if _fill_host(alloc, host, per_host) < per_host:
+                alloc.rollback(mark)
+            else:
+                used.add(index)
+
+
+def allocate(pe: PEConf, low: int, high: int, candidates: Sequence[QueueInstance],
+             alloc: Allocation) -> list[list[Any]] | None:
+    """Grant between ``low`` and ``high`` slots by ``pe``'s rule, or None (rolled back)."""
+    hosts = by_host(candidates)
+    rule = pe.rule
+    if rule == "$fill_up":
+        _fill_up(alloc, hosts, high)
+    elif rule == "$round_robin":
+        _round_robin(alloc, hosts, high)
+    elif rule.isdigit() and int(rule) > 0:
+        _per_host(alloc, hosts, int(rule), high)
+    else:
+        _pe_slots(alloc, hosts, low, high)
+    if alloc.total < low or (rule.isdigit() and alloc.total % max(int(rule), 1)):
+        alloc.rollback()
+        return None
+    return alloc.granted()
+
+
+def pe_usage(jobs: Mapping[int, Mapping[str, Any]], active: Iterable[Mapping[str, Any]],
+             pes: Mapping[str, PEConf], pe_of_queue: Mapping[str, set[str]]
+             ) -> dict[str, int]:
+    """Slots held per PE by active tasks. A wildcard request (``-pe mpi*``) counts for
+    the first PE (by name) that matches it and is in the master queue's pe_list."""
+    used: dict[str, int] = {}
+    for task in active:
+        job = jobs.get(task["job_id"]) or {}
+        pe = (job.get("opts") or {}).get("pe")
+        granted = task.get("granted") or []
+        if not pe or not granted:
+            continue
+        name = resolve_pe(str(pe[0]), pes, pe_of_queue.get(str(granted[0][0]), set()))
+        if name is not None:
+            used[name] = used.get(name, 0) + sum(int(g[2]) for g in granted)
+    return used
+
+
+def resolve_pe(pattern: str, pes: Mapping[str, PEConf], allowed: set[str]) -> str | None:
+    for name in sorted(pes):
+        if fnmatch.fnmatchcase(name, pattern) and name in allowed:
+            return name
+    return None

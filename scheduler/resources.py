@@ -1,0 +1,341 @@
+"""Resource levels of the cluster for matching jobs (complex(5)): pure, shared by the
+scheduler's dispatch pass and the qmaster's re-check of dispatch orders.
+
+This module owns :class:`ResourceView`: for every level (the global host, each exec
+host, each queue instance) its fixed values, its load values and the consumable amounts
+debited by running jobs. It is built from configuration objects (``[name, value]``
+pairs), host load reports and the grants of active tasks; matching itself is
+:func:`common.resource.matching.match_job`. Level keys: ``("global",)``,
+``("host", host)`` and ``("queue", queue, host)``.
+
+Slots of a queue instance are the pass's own bookkeeping (``PassInput.used``), so the
+queue level carries the ``slots`` capacity but never its usage; ``slots`` configured
+as a consumable on the global or a host level is debited here like any other.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from common.cluster import QueueInstance, attr, hostgroups
+from common.conf_values import split_names
+from common.objects_conf_queue import parse_host_overrides, resolve
+from common.resource.complexes import (
+    ComplexAttr, ComplexError, Consumable, Requestable, ResourceRequest,
+    default_complexes, parse_complex_line, parse_request_list, resolve_name,
+)
+from common.resource.matching import Level, MatchResult, match_job
+from common.resource.values import Relop
+
+LevelKey = tuple[str, ...]
+GLOBAL: LevelKey = ("global",)
+Pairs = list[list[str]]
+# one debit: (level, attribute, amount, True when it counts as non-exclusive use of EXCL)
+Change = tuple[LevelKey, str, float, bool]
+
+# queue_conf(5) attributes a queue instance offers as requestable values (Grid Engine's
+# queue resource table), besides qname, hostname and slots
+QUEUE_RESOURCES = ("seq_no", "tmpdir", "rerun", "calendar", "min_cpu_interval",
+                   "s_rt", "h_rt", "s_cpu", "h_cpu", "s_fsize", "h_fsize", "s_data",
+                   "h_data", "s_stack", "h_stack", "s_core", "h_core", "s_rss", "h_rss",
+                   "s_vmem", "h_vmem")
+_COMPLEX_COLUMNS = ("shortcut", "type", "relop", "requestable", "consumable", "default",
+                    "urgency")
+
+
+def host_key(host: str) -> LevelKey:
+    return ("host", host)
+
+
+def queue_key(queue: str, host: str) -> LevelKey:
+    return ("queue", queue, host)
+
+
+@dataclass
+class ResourceView:
+    attrs: list[ComplexAttr]
+    values: dict[LevelKey, dict[str, str]] = field(default_factory=dict)
+    load: dict[LevelKey, Mapping[str, str]] = field(default_factory=dict)
+    usage: dict[LevelKey, dict[str, float]] = field(default_factory=dict)
+    shared: dict[LevelKey, dict[str, float]] = field(default_factory=dict)
+    _slots_above: bool | None = field(default=None, repr=False)
+
+    def slots_above_queue(self) -> bool:
+        """Is ``slots`` a consumable of the global or a host level (then slots can run
+        out there before the queue instances are full)?"""
+        if self._slots_above is None:
+            self._slots_above = any(key[0] != "queue" and "slots" in values
+                                    for key, values in self.values.items())
+        return self._slots_above
+
+    def level(self, key: LevelKey) -> Level:
+        kind = key[0]
+        name = "global" if kind == "global" else key[1] if kind == "host" \
+            else f"{key[1]}@{key[2]}"
+        return Level(kind, name, self.values.get(key, {}), self.load.get(key, {}),
+                     self.usage.get(key, {}), self.shared.get(key, {}))
+
+    def levels(self, queue: str, host: str) -> list[Level]:
+        return [self.level(k) for k in (GLOBAL, host_key(host), queue_key(queue, host))]
+
+    def without_usage(self) -> "ResourceView":
+        """The same cluster with nothing running (for ``qsub -w e/v``)."""
+        return ResourceView(self.attrs, self.values, self.load)
+
+
+# --------------------------------------------------------------------------- building
+
+def complex_list(conf: Mapping[str, Mapping[str, Pairs]]) -> list[ComplexAttr]:
+    """The cell's complex list: conf objects of kind "complex" (one per attribute, pairs
+    named like the ``qconf -sc`` columns) if the qmaster has any, else the defaults."""
+    objs = conf.get("complex") or {}
+    if not objs:
+        return default_complexes()
+    attrs = []
+    for name, pairs in sorted(objs.items()):
+        line = " ".join([name] + [attr(pairs, col, "NONE") for col in _COMPLEX_COLUMNS])
+        try:
+            attrs.append(parse_complex_line(line))
+        except ComplexError:
+            continue  # the qmaster validated the list; an unreadable line cannot match
+    return attrs
+
+
+def complex_values(text: str, attrs: Sequence[ComplexAttr]) -> dict[str, str]:
+    """``lic=2,mf=4G`` -> {"lic": "2", "mem_free": "4G"} (full names; NONE is empty)."""
+    out: dict[str, str] = {}
+    for item in split_names(text or "NONE"):
+        name, _, value = item.partition("=")
+        if name.upper() == "NONE":
+            continue
+        found = resolve_name(attrs, name)
+        out[found.name if found else name] = value
+    return out
+
+
+def _load_of(host: Any) -> Mapping[str, str]:
+    load = host.get("load") if isinstance(host, dict) else getattr(host, "load", None)
+    return load or {}
+
+
+def fixed_levels(conf: Mapping[str, Mapping[str, Pairs]], instances: Iterable[QueueInstance],
+                 attrs: Sequence[ComplexAttr]) -> dict[LevelKey, dict[str, str]]:
+    """Fixed values of every level: global and exec host ``complex_values``, and per
+    queue instance its queue resources and ``complex_values`` resolved for its host."""
+    exechosts = conf.get("exechost") or {}
+    values = {GLOBAL: complex_values(attr(exechosts.get("global", []), "complex_values"),
+                                     attrs)}
+    groups = hostgroups(conf)
+    per_queue = {name: _queue_template(pairs) for name, pairs in conf["queue"].items()}
+    for qi in instances:
+        hkey = host_key(qi.host)
+        if hkey not in values:
+            values[hkey] = complex_values(
+                attr(exechosts.get(qi.host, []), "complex_values"), attrs)
+        values[queue_key(qi.queue, qi.host)] = _queue_values(
+            per_queue[qi.queue], qi, groups, attrs)
+    return values
+
+
+def _queue_template(pairs: Pairs) -> dict[str, tuple[str, dict[str, str]]]:
+    """Each queue resource parsed once: (default, {host or @group: value})."""
+    names = QUEUE_RESOURCES + ("complex_values",)
+    return {name: parse_host_overrides(attr(pairs, name, "NONE" if name in (
+        "complex_values", "calendar") else "INFINITY")) for name in names}
+
+
+def _queue_values(template: Mapping[str, tuple[str, dict[str, str]]], qi: QueueInstance,
+                  groups: dict[str, list[str]], attrs: Sequence[ComplexAttr]
+                  ) -> dict[str, str]:
+    out = {"qname": qi.queue, "hostname": qi.host, "slots": str(qi.slots)}
+    for name, (default, overrides) in template.items():
+        value = default
+        if overrides:
+            text = default + "".join(f",[{h}={v}]" for h, v in overrides.items())
+            value = resolve(text, qi.host, groups)
+        if name == "complex_values":
+            out.update(complex_values(value, attrs))
+        else:
+            out[name] = value
+    return out
+
+
+def build_view(conf: Mapping[str, Mapping[str, Pairs]], hosts: Mapping[str, Any],
+               instances: Sequence[QueueInstance],
+               active: Iterable[tuple[Mapping[str, Any], Sequence[Sequence[Any]]]],
+               *, values: dict[LevelKey, dict[str, str]] | None = None) -> ResourceView:
+    """The view for a pass or a re-check. ``active``: (job opts, granted) of every task
+    holding resources; ``values``: :func:`fixed_levels` when the caller cached them."""
+    attrs = complex_list(conf)
+    view = ResourceView(attrs, values if values is not None else
+                        fixed_levels(conf, instances, attrs))
+    view.load = {host_key(name): _load_of(h) for name, h in hosts.items()}
+    for opts, granted in active:
+        requests = job_requests(opts, attrs)
+        if requests is not None and granted:
+            apply(view, debits(view, requests, granted))
+    return view
+
+
+# --------------------------------------------------------------------------- requests
+
+def job_requests(opts: Mapping[str, Any], attrs: Sequence[ComplexAttr],
+                 kind: str = "hard_resources") -> list[ResourceRequest] | None:
+    """A job's ``-l`` requests typed against the complex list; None when they do not
+    parse any more (the complex list changed since submission): nothing can match."""
+    items = opts.get(kind) or {}
+    if not items:
+        return []
+    text = ",".join(f"{name}={value}" for name, value in items.items())
+    try:
+        return parse_request_list(text, attrs)
+    except ComplexError:
+        return None
+
+
+def relevant_attrs(attrs: Sequence[ComplexAttr], requests: Sequence[ResourceRequest]
+                   ) -> list[ComplexAttr]:
+    """The attributes a match can depend on: requested, FORCED, ``slots``, consumables
+    with a default. Matching with only these gives the same verdict, much faster."""
+    wanted = {r.name for r in requests}
+    return [a for a in attrs if a.name in wanted or a.name == "slots"
+            or a.requestable is Requestable.FORCED or _has_default(a)]
+
+
+def _has_default(a: ComplexAttr) -> bool:
+    return a.is_consumable and (a.relop is Relop.EXCL or a.default_value() != 0)
+
+
+# --------------------------------------------------------------------------- debits
+
+def debits(view: ResourceView, requests: Sequence[ResourceRequest],
+           granted: Sequence[Sequence[Any]], *, has_master: bool = True) -> list[Change]:
+    """What a job granted ``granted`` takes from each level: per slot for YES, once at
+    the master queue (first entry, unless ``has_master`` is False) for JOB, defaults
+    for consumables not requested."""
+    amounts = _consumable_amounts(view.attrs, requests)
+    changes: list[Change] = []
+    for index, (queue, host, slots) in enumerate(granted):
+        for key in (GLOBAL, host_key(str(host)), queue_key(str(queue), str(host))):
+            managed = view.values.get(key, {})
+            for a, value in amounts:
+                if a.name not in managed or (a.name == "slots" and key[0] == "queue"):
+                    continue
+                change = _one_debit(key, a, value, int(slots), has_master and index == 0)
+                if change is not None:
+                    changes.append(change)
+    return changes
+
+
+def _consumable_amounts(attrs: Sequence[ComplexAttr], requests: Sequence[ResourceRequest]
+                        ) -> list[tuple[ComplexAttr, float]]:
+    asked = {r.name: r for r in requests}
+    out = []
+    for a in attrs:
+        if not a.is_consumable:
+            continue
+        req = asked.get(a.name)
+        out.append((a, float(req.value) if req is not None else a.default_value()))
+    return out
+
+
+def _one_debit(key: LevelKey, a: ComplexAttr, value: float, slots: int,
+               master: bool) -> Change | None:
+    if a.relop is Relop.EXCL:
+        # exclusive holders count in usage, everyone else in shared usage
+        return (key, a.name, float(slots), value == 0)
+    if a.consumable is Consumable.JOB:
+        return (key, a.name, value, False) if master and value else None
+    return (key, a.name, value * slots, False) if value else None
+
+
+def apply(view: ResourceView, changes: Iterable[Change], sign: int = 1) -> None:
+    for key, name, amount, shared in changes:
+        book = (view.shared if shared else view.usage).setdefault(key, {})
+        book[name] = book.get(name, 0.0) + sign * amount
+
+
+# --------------------------------------------------------------------------- checks
+
+def check_grant(view: ResourceView, requests: Sequence[ResourceRequest],
+                granted: Sequence[Sequence[Any]], *,
+                consumables_only: bool = False) -> MatchResult | None:
+    """Whether ``granted`` fits now, entry after entry (each debited before the next);
+    the first denial, or None when it fits. The view is left unchanged.
+    ``consumables_only``: judge the consumable bookkeeping alone (the qmaster's check)."""
+    attrs = relevant_attrs(view.attrs, requests)
+    if consumables_only:
+        attrs = [a for a in attrs if a.is_consumable]
+        requests = [r for r in requests if r.attr.is_consumable]
+    taken: list[Change] = []
+    try:
+        for index, entry in enumerate(granted):
+            queue, host, slots = str(entry[0]), str(entry[1]), int(entry[2])
+            result = match_job(requests, attrs, view.levels(queue, host), slots=slots,
+                               master=index == 0)
+            if not result.ok:
+                return result
+            step = debits(view, requests, [entry], has_master=index == 0)
+            apply(view, step)
+            taken.extend(step)
+        return None
+    finally:
+        apply(view, taken, -1)
+
+
+
+# --------------------------------------------------------------------------- categories
+
+class RequestFit:
+    """One set of requests against a view, as the dispatch pass asks it many times.
+
+    ``static_ok`` is the verdict for one slot with the usage of the view; it is
+    memoised by exactly what it depends on (the relevant attributes' values, loads and
+    usage on each level), so a thousand alike hosts are matched once. ``fits`` checks
+    ``slots`` slots with the current usage, for consumables debited during the pass.
+    """
+
+    def __init__(self, view: ResourceView, requests: Sequence[ResourceRequest] | None, *,
+                 master: bool = True, only_requested: bool = False) -> None:
+        self.view, self.requests, self.master = view, requests, master
+        asked = list(requests or [])
+        self.attrs = [r.attr for r in asked] if only_requested else \
+            relevant_attrs(view.attrs, asked)
+        self.names = tuple(sorted({a.name for a in self.attrs} | {"slots"}))
+        self.dynamic = view.slots_above_queue() or any(
+            a.is_consumable and a.name != "slots" for a in self.attrs)
+        self._memo: dict[tuple[Any, ...], bool] = {}
+        self._hosts: dict[str, tuple[Any, ...]] = {}
+        self._global: tuple[Any, ...] | None = None
+
+    def _sig(self, key: LevelKey) -> tuple[Any, ...]:
+        view, empty = self.view, {}
+        values, load = view.values.get(key, empty), view.load.get(key, empty)
+        usage, shared = view.usage.get(key, empty), view.shared.get(key, empty)
+        return tuple((values.get(n), load.get(n), usage.get(n), shared.get(n))
+                     for n in self.names)
+
+    def static_ok(self, queue: str, host: str) -> bool:
+        if self.requests is None:
+            return False
+        if self._global is None:
+            self._global = self._sig(GLOBAL)
+        if host not in self._hosts:
+            self._hosts[host] = self._sig(host_key(host))
+        sig = (self._global, self._hosts[host], self._sig(queue_key(queue, host)))
+        verdict = self._memo.get(sig)
+        if verdict is None:
+            verdict = self._memo[sig] = self.fits(queue, host, 1, self.master)
+        return verdict
+
+    def fits(self, queue: str, host: str, slots: int, master: bool) -> bool:
+        if self.requests is None:
+            return False
+        return match_job(self.requests, self.attrs, self.view.levels(queue, host),
+                         slots=slots, master=master).ok
+
+
+def soft_fits(view: ResourceView, soft: Sequence[ResourceRequest]) -> list[RequestFit]:
+    """One matcher per soft request: a queue instance's violations are the soft
+    requests it does not satisfy."""
+    return [RequestFit(view, [r], only_requested=True) for r in soft]

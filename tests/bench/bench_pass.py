@@ -1,0 +1,156 @@
+"""Benchmark of the pure dispatch pass: prints figures, asserts nothing about time.
+
+    python3 tests/bench/bench_pass.py [--jobs 100000] [--hosts 1000] [--categories 50]
+                                      [--nocache-jobs 2000]
+
+A simulated cell: ``--hosts`` exec hosts with load values (two architectures, varied
+mem_free), 4 cluster queues on every host (4 slots each, different h_rt), a global JOB
+license consumable and a per-host consumable; ``--jobs`` pending jobs spread over
+``--categories`` request sets (arch, mem_free, h_rt, hostname, -q, consumables, soft
+requests, PEs with $pe_slots / $fill_up / $round_robin). Prints the time of building
+the resource view (the scheduler's mirror does it once per pass), the time and peak
+memory (tracemalloc) of one pass, and the same pass without the category cache on the
+first ``--nocache-jobs`` jobs (with the cached time of those jobs for comparison and the
+per-job cost extrapolated to all jobs).
+"""
+from __future__ import annotations
+
+import argparse
+import time
+import tracemalloc
+from typing import Any
+
+from common.cluster import queue_instances
+from scheduler.dispatch import PassInput, PassStats, dispatch_pass
+from scheduler.pe_alloc import PEConf
+from scheduler.resources import build_view
+
+QUEUES = {"short.q": "0:30:0", "long.q": "INFINITY", "big.q": "24:0:0", "test.q": "0:5:0"}
+
+
+def make_conf(hosts: list[str]) -> dict[str, Any]:
+    conf: dict[str, Any] = {"queue": {}, "hgrp": {"@all": [["group_name", "@all"],
+                                                          ["hostlist", " ".join(hosts)]]},
+                            "exechost": {"global": [["complex_values", "lic=40"]]}, "pe": {}}
+    for seq, (name, h_rt) in enumerate(QUEUES.items()):
+        conf["queue"][name] = [["qname", name], ["hostlist", "@all"], ["seq_no", str(seq)],
+                               ["slots", "4"], ["h_rt", h_rt], ["pe_list", "smp mpi rr"]]
+    for i, host in enumerate(hosts):
+        conf["exechost"][host] = [["complex_values", f"tok={i % 5}"]]
+    for name, rule in (("smp", "$pe_slots"), ("mpi", "$fill_up"), ("rr", "$round_robin")):
+        conf["pe"][name] = [["pe_name", name], ["slots", "2000"], ["allocation_rule", rule]]
+    conf["complex"] = _complexes()
+    return conf
+
+
+def _complexes() -> dict[str, list[list[str]]]:
+    from common.resource.complexes import default_complexes
+    cols = ("shortcut", "type", "relop", "requestable", "consumable", "default", "urgency")
+    rows = {a.name: [a.shortcut, a.type.value, a.relop.value, a.requestable.value,
+                     a.consumable.value, a.default, a.urgency] for a in default_complexes()}
+    rows["lic"] = ["lic", "INT", "<=", "YES", "JOB", "0", "0"]
+    rows["tok"] = ["tok", "INT", "<=", "YES", "YES", "0", "0"]
+    return {name: [list(p) for p in zip(cols, row)] for name, row in rows.items()}
+
+
+def make_hosts(n: int) -> dict[str, dict[str, Any]]:
+    return {f"node{i:04d}": {"alive": True, "load": {
+        "arch": "lx-amd64" if i % 4 else "lx-arm64", "num_proc": "16",
+        "mem_free": f"{2 + i % 30}G", "np_load_avg": f"{(i % 17) / 10:.2f}"}}
+        for i in range(n)}
+
+
+def category(i: int, hosts: list[str]) -> dict[str, Any]:
+    """50 kinds of request sets; beyond 50 the same kinds with other values."""
+    kind = i % 10
+    hard: dict[str, str] = {}
+    opts: dict[str, Any] = {"priority": 0}
+    if kind == 0:
+        hard["arch"] = "lx-amd64"
+    elif kind == 1:
+        hard["mem_free"] = f"{4 + i % 20}G"
+    elif kind == 2:
+        hard["h_rt"] = f"{1 + i % 5}:0:0"
+    elif kind == 3:
+        hard["hostname"] = hosts[(i * 37) % len(hosts)]
+    elif kind == 4:
+        opts["hard_queues"] = [list(QUEUES)[i % 4]]
+    elif kind == 5:
+        hard["tok"] = "1"
+    elif kind == 6:
+        hard["lic"] = "1"
+        opts["pe"] = ["mpi", 4, 8]
+    elif kind == 7:
+        opts["soft_resources"] = {"arch": "lx-arm64"}
+    elif kind == 8:
+        opts["pe"] = ["smp", 2, 4]
+    else:
+        hard["arch"] = "nosuch" if i % 20 == 9 else "lx-arm64"
+    opts["hard_resources"] = hard
+    return opts
+
+
+def make_pass(n_jobs: int, n_hosts: int, n_cats: int, *, cache: bool = True,
+              timings: dict[str, float] | None = None) -> PassInput:
+    hosts = make_hosts(n_hosts)
+    conf = make_conf(list(hosts))
+    instances = queue_instances(conf, hosts)
+    start = time.perf_counter()
+    view = build_view(conf, hosts, instances, [])
+    if timings is not None:
+        timings["view"] = time.perf_counter() - start
+    cats = [category(c, list(hosts)) for c in range(n_cats)]
+    jobs = {j: {"job_id": j, "owner": "u", "opts": cats[j % n_cats]}
+            for j in range(1, n_jobs + 1)}
+    pending = [{"job_id": j, "task_id": 1, "version": 1} for j in jobs]
+    pes = {n: PEConf.from_pairs(n, p) for n, p in conf["pe"].items()}
+    return PassInput(jobs, pending, instances, {},
+                     load={h: float(v["load"]["np_load_avg"]) for h, v in hosts.items()},
+                     pe_of_queue={q: {"smp", "mpi", "rr"} for q in QUEUES},
+                     resources=view, pes=pes, category_cache=cache)
+
+
+def timed_pass(inp: PassInput) -> tuple[float, int, PassStats, int]:
+    stats = PassStats()
+    tracemalloc.start()
+    start = time.perf_counter()
+    orders = dispatch_pass(inp, stats)
+    elapsed = time.perf_counter() - start
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return elapsed, peak, stats, len(orders)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--jobs", type=int, default=100_000)
+    parser.add_argument("--hosts", type=int, default=1000)
+    parser.add_argument("--categories", type=int, default=50)
+    parser.add_argument("--nocache-jobs", type=int, default=2000)
+    args = parser.parse_args()
+    timings: dict[str, float] = {}
+    inp = make_pass(args.jobs, args.hosts, args.categories, timings=timings)
+    print(f"cluster: {args.hosts} hosts, {len(inp.instances)} queue instances, "
+          f"{args.jobs} pending jobs in {args.categories} categories")
+    print(f"resource view build: {timings['view']:.3f} s")
+    # timed without tracemalloc first: tracing slows Python code down several times
+    start = time.perf_counter()
+    dispatch_pass(make_pass(args.jobs, args.hosts, args.categories))
+    print(f"pass with category cache: {time.perf_counter() - start:.3f} s")
+    elapsed, peak, stats, n = timed_pass(inp)
+    print(f"  (under tracemalloc {elapsed:.3f} s) peak memory {peak / 2**20:.1f} MiB, "
+          f"{n} orders, {stats.categories} categories, "
+          f"{stats.skipped_by_category} tasks skipped by category")
+    small = min(args.nocache_jobs, args.jobs)
+    for cache in (True, False):
+        part = make_pass(small, args.hosts, args.categories, cache=cache)
+        start = time.perf_counter()
+        orders = dispatch_pass(part)
+        took = time.perf_counter() - start
+        label = "with" if cache else "without"
+        print(f"first {small} jobs {label} category cache: {took:.3f} s, {len(orders)} orders"
+              + ("" if cache else f" (~{took / small * args.jobs:.0f} s for {args.jobs} jobs)"))
+
+
+if __name__ == "__main__":
+    main()
