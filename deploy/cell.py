@@ -49,6 +49,7 @@ class LocalCell:
     def __init__(self, cell: Cell) -> None:
         self.cell = cell
         self.run_dir = cell.run_dir
+        self._procs: dict[str, subprocess.Popen[bytes]] = {}
 
     def daemons(self) -> list[tuple[str, str, Path]]:
         """(label, module, pid file) of every daemon recorded for this cell."""
@@ -66,6 +67,7 @@ class LocalCell:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                 start_new_session=True)
         (self.run_dir / f"{label}.pid").write_text(f"{proc.pid}\n")
+        self._procs[label] = proc
         return proc.pid
 
     def up(self, execds: int, slots: int, port: int) -> list[str]:
@@ -105,7 +107,8 @@ class LocalCell:
         from clients.api import Client, ClientError
         deadline = time.monotonic() + READY_TIMEOUT
         while time.monotonic() < deadline:
-            if not _pid_alive(self.run_dir / "qmaster.pid", "qmaster.main"):
+            proc = self._procs.get("qmaster")
+            if proc is not None and proc.poll() is not None:
                 raise SystemExit("pyge: the qmaster exited: " + self._last_error("qmaster"))
             try:
                 with Client(self.cell, timeout=1.0) as client:
