@@ -29,9 +29,9 @@ from clients.api import ClientError
 from tests.integration.cellutil import client, hostname, is_dead, pid_of, true_job
 
 MAX_FRAMES = 3000      # bound on everything sent, whatever hypothesis draws
-TIME_BUDGET = 6.0      # seconds for the whole bombardment
 BATCH = 25             # frames per hypothesis example
 EXAMPLES = 40          # hypothesis examples; generating them is what costs the time
+# (count-bounded, not clock-bounded: about 5 s on this machine class)
 REPLY_TIMEOUT = 5.0
 
 packable_ints = st.integers(-(2**63), 2**64 - 1)
@@ -203,10 +203,9 @@ class Fuzzer:
         self.sock.setsockopt(zmq.LINGER, 0)
         self.sock.connect(f"tcp://127.0.0.1:{port}")
         self.sent = 0
-        self.deadline = time.monotonic() + TIME_BUDGET
 
     def exhausted(self) -> bool:
-        return self.sent >= MAX_FRAMES or time.monotonic() >= self.deadline
+        return self.sent >= MAX_FRAMES
 
     def send(self, singles: list[bytes], multis: list[list[bytes]]) -> None:
         for frames in multis:  # dropped by the qmaster: no answer expected
@@ -255,7 +254,7 @@ def test_malformed_frames_do_not_take_the_qmaster_down(live_cell: LocalCell,
     bombard()
     fuzzer.send(_huge_frames(), [[b"", b""], [b"x"] * 50])
     _oversized(read_act_qmaster(live_cell.cell)[1])
-    assert fuzzer.sent > len(SYSTEMATIC) + 300  # the bombardment really happened
+    assert fuzzer.sent >= len(SYSTEMATIC) + EXAMPLES * (BATCH // 2)  # it really happened
     assert dict(live_cell.status()) == daemons  # same pids, all alive
     assert not is_dead(pid_of(live_cell, "qmaster"))
     with client(live_cell) as cl:
