@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import psutil
-import pytest
 
 from common.cell import read_act_qmaster
 from deploy.cell import LocalCell

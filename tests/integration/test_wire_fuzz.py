@@ -159,6 +159,9 @@ single_frames = st.one_of(
     wrong_field_type(),
     nonsense_request(),
 )
+multi_frames = st.lists(st.binary(max_size=40) | truncated(), min_size=2, max_size=4)
+
+
 # ---- systematic cases: every type, every field -------------------------------------
 SAMPLE = {int: 7, str: "x", float: 1.5, bool: True, list: [], dict: {}, object: None}
 WRONG = [None, True, -1, 2**64 - 1, 1.5, "s", b"b", [1], {"k": 1}]
@@ -187,9 +190,6 @@ def systematic_frames() -> list[bytes]:
             out.append(wire.encode(msg_type, body, 3))
     out.extend(envelope(t, {}) for t in ("", "PING", "ping ", "submit\0", 1, None, b"ping"))
     return out
-
-
-multi_frames = st.lists(st.binary(max_size=40) | truncated(), min_size=2, max_size=4)
 
 
 SYSTEMATIC = systematic_frames()
