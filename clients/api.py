@@ -19,11 +19,10 @@ import socket
 import time
 from typing import Any
 
-import zmq
-
 from common import wire
 from common.cell import Cell, CellNotFound, cell_from_env, read_act_qmaster
 from common.model import UserInfo
+from common.zmtp import Dealer
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -84,21 +83,27 @@ class Client:
         self.host, self.port = host, port
         self.user = user or current_user()
         self.timeout = timeout
-        self._ctx = zmq.Context.instance()
-        self._sock: zmq.Socket | None = None
+        self._conn: Dealer | None = None
         self._ids = itertools.count(1)
 
-    def _socket(self) -> zmq.Socket:
-        if self._sock is None:
-            self._sock = self._ctx.socket(zmq.DEALER)
-            self._sock.setsockopt(zmq.LINGER, 0)
-            self._sock.connect(f"tcp://{self.host}:{self.port}")
-        return self._sock
+    def _connection(self, timeout: float) -> Dealer:
+        if self._conn is None:
+            try:
+                self._conn = Dealer(self.host, self.port, timeout)
+            except TimeoutError:
+                raise self._unreachable("timeout", "no answer") from None
+            except OSError as err:
+                raise self._unreachable("unreachable", err.strerror or str(err)) from None
+        return self._conn
+
+    def _unreachable(self, code: str, why: str) -> ClientError:
+        return ClientError(code, "unable to contact qmaster using port "
+                           f"{self.port} on host \"{self.host}\": {why}")
 
     def close(self) -> None:
-        if self._sock is not None:
-            self._sock.close(0)
-            self._sock = None
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
 
     def __enter__(self) -> "Client":
         return self
@@ -108,22 +113,26 @@ class Client:
 
     def request(self, msg_type: str, body: dict[str, Any], timeout: float | None = None
                 ) -> dict[str, Any]:
-        sock = self._socket()
+        limit = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + limit
+        conn = self._connection(limit)
         request_id = next(self._ids)
-        sock.send(wire.encode(msg_type, body, request_id))
-        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
-        while (left := deadline - time.monotonic()) > 0:
-            if not sock.poll(left * 1000):
-                break
-            rtype, rid, rbody = wire.decode(sock.recv())
-            if rid != request_id:
-                continue
-            if rtype == "error":
-                raise ClientError(rbody.get("code", "error"), rbody.get("message", ""))
-            return rbody
+        try:
+            conn.send(wire.encode(msg_type, body, request_id))
+            while (left := deadline - time.monotonic()) > 0:
+                rtype, rid, rbody = wire.decode(conn.recv(left))
+                if rid != request_id:
+                    continue  # a late answer to an earlier request
+                if rtype == "error":
+                    raise ClientError(rbody.get("code", "error"), rbody.get("message", ""))
+                return rbody
+        except TimeoutError:
+            pass
+        except (OSError, wire.WireError) as err:
+            self.close()
+            raise self._unreachable("unreachable", str(err)) from None
         self.close()  # a late answer must not be taken for the next request's
-        raise ClientError("timeout", "unable to contact qmaster using port "
-                          f"{self.port} on host \"{self.host}\": no answer")
+        raise self._unreachable("timeout", "no answer")
 
     def _user(self) -> dict[str, Any]:
         return self.user.to_dict()
@@ -163,8 +172,10 @@ class Client:
                 reply = self.request("wait", {"user": self._user(), "job_ids": job_ids},
                                      timeout=slice_)
             except ClientError as err:
-                if err.code != "timeout" or (deadline and time.monotonic() >= deadline):
+                if err.code not in ("timeout", "unreachable") or \
+                        (deadline and time.monotonic() >= deadline):
                     raise
+                time.sleep(0.5)  # the qmaster may be restarting
                 continue
             if reply.get("unknown"):
                 raise ClientError("unknown", "unknown job(s): " +
