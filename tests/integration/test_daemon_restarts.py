@@ -3,12 +3,14 @@
 - scheduler: pending jobs wait while it is down and run once it is back;
 - execd: running jobs keep running (their shepherds are not the execd's children), the
   restarted execd re-attaches to them, and a job that ended while it was down is reported;
-- qmaster: a job that ends while the qmaster is down is delivered after its restart.
+- qmaster: a job that ends while the qmaster is down is delivered after its restart, and
+  the running scheduler and execd find the restarted qmaster (same ports, new epoch).
 """
 from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -24,7 +26,7 @@ from tests.integration.cellutil import (client, hostname, job_dir, kill9, pid_of
 EXECD = f"execd-{hostname()}"
 
 
-def _assert_succeeded(results: dict[int, list[dict]], job_ids: list[int]) -> None:
+def _assert_succeeded(results: dict[int, list[dict[str, Any]]], job_ids: list[int]) -> None:
     assert sorted(results) == sorted(job_ids)
     for job_id in job_ids:
         [task] = results[job_id]
