@@ -23,6 +23,7 @@ STREAM_AFTER_KILL = 0.5  # seconds the stream goes on against the dead qmaster
 MAX_SUBMISSIONS = 400    # bound on the stream, whatever happens
 PACE = 0.01              # seconds between submissions: a stream, not a flood
 SLOTS = 256              # every released job can start in the same dispatch pass
+UNACKNOWLEDGED = ("timeout", "unreachable")  # client errors of a qmaster that is away
 
 
 class Submitter(threading.Thread):
@@ -53,8 +54,8 @@ class Submitter(threading.Thread):
         jobs = [true_job(hold=held) for _ in range(3 if i % 3 == 0 else 1)]
         try:
             ids = cl.submit(jobs)
-        except ClientError as err:  # no answer while the qmaster is down: not acknowledged
-            if err.code != "timeout":
+        except ClientError as err:  # the qmaster is down: not acknowledged
+            if err.code not in UNACKNOWLEDGED:
                 self.refused.append(err.message)
             time.sleep(0.05)
             return
