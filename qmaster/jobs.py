@@ -23,14 +23,15 @@ def handle_submit(ctx: Ctx) -> dict[str, Any]:
     _check_min_ids(ctx, user)
     specs = ctx.body["jobs"]
     operator = ctx.store.is_operator(user.name)
-    verdicts = []
-    for spec in specs:
+    verdicts, task_ids = [], []
+    for spec in specs:  # every job is checked before the first is added: all or nothing
         if not isinstance(spec, dict) or not isinstance(spec.get("opts"), dict):
             raise RequestError("malformed", "job rejected: malformed job description")
         verdicts.append(check_submission(ctx.store, spec["opts"], operator=operator))
+        task_ids.append(_task_ids(spec["opts"].get("array")))
     if any(verdicts):  # -w v: verify only, submit nothing
         return {"job_ids": [], "verification": [v or "" for v in verdicts]}
-    ids = [_add_job(ctx, user, spec) for spec in specs]
+    ids = [_add_job(ctx, user, spec, tasks) for spec, tasks in zip(specs, task_ids)]
     return {"job_ids": ids}
 
 
@@ -45,10 +46,9 @@ def _check_min_ids(ctx: Ctx, user: UserInfo) -> None:
                                      f"minimum group id {min_gid} of cluster configuration")
 
 
-def _add_job(ctx: Ctx, user: UserInfo, spec: dict[str, Any]) -> int:
+def _add_job(ctx: Ctx, user: UserInfo, spec: dict[str, Any], task_ids: list[int]) -> int:
     opts = spec["opts"]
     job_id = ctx.store.allocate_job_id(ctx.batch)
-    task_ids = _task_ids(opts.get("array"))
     script = spec.get("script")
     job = Job(job_id=job_id, owner=user.name, uid=user.uid, group=user.group, gid=user.gid,
               submit_time=ctx.now, opts=opts, sge_o=dict(spec.get("sge_o") or {}),
@@ -68,7 +68,12 @@ def _add_job(ctx: Ctx, user: UserInfo, spec: dict[str, Any]) -> int:
 def _task_ids(array: Any) -> list[int]:
     if not array:
         return [1]
-    first, last, step = (int(v) for v in array)
+    try:
+        first, last, step = (int(v) for v in array)
+    except (TypeError, ValueError):
+        raise RequestError("malformed", "job rejected: malformed task range") from None
+    if first < 1:
+        raise RequestError("rejected", f"job rejected: {first} is an invalid task id")
     return list(range(first, last + 1, max(step, 1)))
 
 

@@ -183,6 +183,12 @@ class QmasterServer:
             result = handler(ctx)
         except RequestError as err:
             return wire.encode("error", {"code": err.code, "message": err.message}, request_id)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            # A field of the wrong shape inside a well-formed message (wire.py checks only
+            # the top-level fields): refused as malformed, logged in case it is our bug.
+            self._warn("malformed request", msg_type=msg_type, error=repr(exc))
+            return wire.encode("error", {"code": "malformed", "message": "malformed request: "
+                                         f"{type(exc).__name__}"}, request_id)
         except Exception as exc:  # a handler bug must not take the daemon down
             self._error("handler failed", msg_type=msg_type, error=repr(exc))
             return wire.encode("error", {"code": "internal", "message": f"internal error: "
