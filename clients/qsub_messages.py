@@ -1,0 +1,93 @@
+"""What qsub says about a job: its default name and the qmaster's refusal of
+a name, the `submitted` line, the `-now y` and `-w v` texts, and how `-sync y`
+reports a finished job. Grid Engine 8.1.9's exact wording. Pure.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from clients.joblist import TaskRange, format_task_range
+
+
+def job_name_default(script_path: str | None, binary: bool = False,
+                     command: str | None = None) -> str:
+    """The basename of the script (or of the command with -b y); STDIN."""
+    path = command if binary and command else script_path
+    return "STDIN" if path in (None, "-") else path.rsplit("/", 1)[-1]
+
+
+_NAME_CHARS = [("\n", "Return"), ("\t", "Tab"), ("\r", "Carriage return"), ("/", "Slash"),
+               (":", "Colon"), ("@", "At"), ("\\", "Backslash"), ("*", "Asterisk"),
+               ("?", "Questionmark")]
+
+
+def validate_job_name(name: str) -> str | None:
+    """The qmaster's refusal of a job name (verify_str_key, QSUB_TABLE)."""
+    if name[:1] in tuple("0123456789"):
+        return f'denied: "{name}" is not a valid object name (cannot start with a digit)'
+    if len(name) > 512:
+        return "string is longer than 512, this is not allowed for objectnames"
+    for char, label in _NAME_CHARS:
+        if char in name:
+            shown = f" ('{char}')" if char.isprintable() else ""
+            return f"{label}{shown} not allowed in objectname"
+    bad = next((c for c in name if not (c.isascii() and c.isprintable() and c != " ")), None)
+    if bad is not None:
+        return f"Non-graphic character (hex {ord(bad) & 0xFF:x}) not allowed in objectname"
+    if name.upper() in ("NONE", "ALL", "TEMPLATE"):
+        return f'Keyword ("{name.upper()}") not allowed as objectname'
+    return None
+
+
+def unable_to_run(reason: str) -> str:
+    """How qsub reports a refused submission (stderr, exit 1)."""
+    return f"Unable to run job: {reason}\nExiting."
+
+
+def job_id_text(job_id: int, array: TaskRange | None = None) -> str:
+    return f"{job_id}.{format_task_range(array)}" if array else str(job_id)
+
+
+def submitted_message(job_id: int, name: str, array: TaskRange | None = None,
+                      terse: bool = False) -> str:
+    """The line qsub prints on stdout after a successful submission."""
+    if terse:
+        return job_id_text(job_id, array)
+    if array:
+        return f'Your job-array {job_id_text(job_id, array)} ("{name}") has been submitted'
+    return f'Your job {job_id} ("{name}") has been submitted'
+
+
+VERIFY_FOUND_QUEUES = "verification: found suitable queue(s)"
+WAITING_FOR_IMMEDIATE = "Waiting for immediate job to be scheduled."
+IMMEDIATE_NOT_SCHEDULED = "Your qsub request could not be scheduled; try again later."
+
+
+def immediate_scheduled(job_id: str) -> str:
+    return f"Your immediate job {job_id} has been successfully scheduled."
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """One `-sync y` line: where it goes and the exit status it implies."""
+
+    stream: str          # "stdout" or "stderr"
+    text: str | None     # None: print nothing
+    exit_code: int
+
+
+def sync_report(job_id: str, *, exit_code: int | None = None, signal: str | None = None,
+                never_ran: bool = False, terse: bool = False) -> SyncReport:
+    """How qsub -sync y reports one finished job or array task (`5` or
+    `5.2`): exit code, signal name (e.g. "SIGKILL"), or never ran (deleted
+    or failed before it started; Grid Engine then still exits 0)."""
+    if never_ran:
+        return SyncReport("stderr", f"Unable to run job {job_id}", 0)
+    if exit_code is not None:
+        text = f"Job {job_id} exited with exit code {exit_code}."
+        if exit_code == 0:
+            return SyncReport("stdout", None if terse else text, 0)
+        return SyncReport("stderr", text, exit_code)
+    if signal is not None:
+        return SyncReport("stderr", f"Job {job_id} exited because of signal {signal}", 1)
+    return SyncReport("stderr", f"No information available on job {job_id}'s exit status.", 1)
