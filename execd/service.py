@@ -30,6 +30,7 @@ from execd.shepherd import signal_job
 
 RESEND_SECONDS = 2.0
 RESCAN_SECONDS = 5.0
+PING_SECONDS = 2.0  # a restarted qmaster (new epoch) is noticed within this time
 LOST_RESULT = {"exit_status": 0, "signal": 0, "failed": 19,
                "failed_reason": "before writing exit_status"}
 
@@ -167,7 +168,7 @@ class ExecdService:
             if item.msg_type == "register":
                 self._retry_register_later()
             return
-        if item.msg_type in ("register", "load_report"):
+        if item.msg_type in ("register", "load_report", "ping"):
             self._on_host_reply(item.msg_type, body)
         elif item.msg_type == "job_finished":
             self._forget_job(item.body["job_id"], item.body["task_id"])
@@ -273,6 +274,7 @@ class ExecdService:
     async def _timers(self) -> None:
         self._interval = self.load_interval or 40.0
         next_scan = time.monotonic() + RESCAN_SECONDS
+        next_ping = time.monotonic() + PING_SECONDS
         while not self._stop.is_set():
             await asyncio.sleep(0.25)
             now = time.monotonic()
@@ -281,13 +283,20 @@ class ExecdService:
                     self._transmit(rid)
             if self.registered and now >= self._next_load:
                 self._next_load = now + self._interval
-                for rid in [r for r, p in self.pending.items() if p.msg_type == "load_report"]:
-                    del self.pending[rid]
-                self._request("load_report", {"host": self.host, "load": sample_load()})
+                self._replace_request("load_report", {"host": self.host, "load": sample_load()})
+            if self.registered and now >= next_ping:
+                next_ping = now + PING_SECONDS
+                self._replace_request("ping", {})
             if now >= next_scan:
                 next_scan = now + RESCAN_SECONDS
                 if self.registered:
                     self._scan_results()
+
+    def _replace_request(self, msg_type: str, body: dict[str, Any]) -> None:
+        """Send ``msg_type`` anew, dropping an unanswered earlier one of the same type."""
+        for rid in [r for r, p in self.pending.items() if p.msg_type == msg_type]:
+            del self.pending[rid]
+        self._request(msg_type, body)
 
     def _log(self, level: str, event: str, **kw: Any) -> None:
         if self.log:
