@@ -117,7 +117,9 @@ def _spawn_job(spec: Mapping[str, Any], env: dict[str, str], user: str, home: st
     job runs raise JobFailure with Grid Engine's failure code.
     """
     script = str(job_dir / jobdir.SCRIPT_FILE)
-    switch = bool(spec["switch_user"]) and os.geteuid() == 0
+    # Switching ids only when they differ lets subprocess use vfork for our own jobs.
+    switch = bool(spec["switch_user"]) and os.geteuid() == 0 and \
+        (spec["uid"], spec["gid"]) != (os.getuid(), os.getgid())
     groups = _job_groups(spec, user) if switch else []
     stdin_fd = os.open("/dev/null" if stdin_is_devnull(spec) else script,
                        os.O_RDONLY | os.O_CLOEXEC)
