@@ -27,6 +27,7 @@ class Waiter:
     identity: bytes
     request_id: int
     job_ids: set[int]
+    unfinished: set[int] = field(default_factory=set)  # shrinks as jobs finish
 
 
 @dataclass

@@ -273,7 +273,8 @@ def handle_wait(ctx: Ctx) -> dict[str, Any]:
         return {"jobs": {}, "unknown": unknown}
     if all(ctx.store.job_finished(j) for j in ids):
         return {"jobs": job_results(ctx, ids), "unknown": []}
-    ctx.services.waiters.append(Waiter(ctx.identity, ctx.request_id, ids))
+    unfinished = {j for j in ids if not ctx.store.job_finished(j)}
+    ctx.services.waiters.append(Waiter(ctx.identity, ctx.request_id, ids, unfinished))
     return DEFERRED
 
 

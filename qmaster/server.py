@@ -237,8 +237,10 @@ class QmasterServer:
         if not batch.finished_jobs or not self.services.waiters:
             return
         still = []
+        finished = set(batch.finished_jobs)
         for waiter in self.services.waiters:
-            if all(self.store.job_finished(j) for j in waiter.job_ids):
+            waiter.unfinished -= finished
+            if not waiter.unfinished:
                 ctx = Ctx(self.store, batch, self.services, b"", 0, 0.0, {})
                 body = {"jobs": jobs.job_results(ctx, waiter.job_ids), "unknown": []}
                 self._send(waiter.identity, wire.encode("reply", body, waiter.request_id))
