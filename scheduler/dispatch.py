@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from common.cluster import QueueInstance
 from common.resource.complexes import ResourceRequest
-from scheduler.pe_alloc import Allocation, PEConf, allocate
+from scheduler.pe_alloc import Allocation, PEConf, allocate, by_host, drop_full_hosts
 from scheduler.resources import RequestFit, ResourceView, apply, debits, job_requests, soft_fits
 
 # (job summary, queue instance) -> True when the job's requests allow that instance
@@ -64,6 +64,7 @@ class Category:
     requests: list[ResourceRequest]
     fit: RequestFit | None
     cursor: int = 0
+    pe_hosts: list[tuple[PEConf, list[list[QueueInstance]]]] | None = None
 
 
 def task_order(jobs: dict[int, dict[str, Any]], task: dict[str, Any]) -> tuple[int, int, int]:
@@ -145,7 +146,9 @@ def _category(job: dict[str, Any], ranked: list[QueueInstance], free: dict[SlotK
     view = inp.resources
     requests = job_requests(opts, view.attrs) if view is not None else []
     fit = RequestFit(view, requests, master=not opts.get("pe")) if view is not None else None
-    candidates = [qi for qi in ranked if free.get((qi.queue, qi.host), 0) > 0
+    # instances full at this moment stay candidates: the order of hosts for PE rules
+    # must not depend on when the category was first seen (with or without the cache)
+    candidates = [qi for qi in ranked if (qi.queue, qi.host) in free
                   and _allowed(job, qi, inp)
                   and (fit is None or fit.static_ok(qi.queue, qi.host))]
     soft = job_requests(opts, view.attrs, "soft_resources") if view is not None else None
@@ -182,26 +185,32 @@ def _place(job: dict[str, Any], category: Category, free: dict[SlotKey, int],
     if not pe:
         return _place_serial(category, free, inp.resources)
     low, high = _slot_range(job)
-    for conf, candidates in _pe_choices(str(pe[0]), category.candidates, inp):
+    for conf, hosts in _pe_choices(str(pe[0]), category, inp):
         limit = high if conf.slots is None else min(high, conf.slots - pe_used.get(conf.name, 0))
         if limit < low:
             continue
+        drop_full_hosts(hosts, free)
         alloc = Allocation(inp.resources, category.requests, free, category.fit)
-        granted = allocate(conf, low, limit, candidates, alloc)
+        granted = allocate(conf, low, limit, hosts, alloc)
         if granted is not None:
             pe_used[conf.name] = pe_used.get(conf.name, 0) + alloc.total
             return granted
     return None
 
 
-def _pe_choices(pattern: str, candidates: list[QueueInstance], inp: PassInput
-                ) -> list[tuple[PEConf, list[QueueInstance]]]:
-    """The configured PEs matching ``-pe``, each with the candidates offering it."""
-    names = sorted(n for n in inp.pes if fnmatch.fnmatchcase(n, pattern))
-    if not names:
-        return [(PEConf(pattern, None), candidates)]
-    return [(inp.pes[n], [qi for qi in candidates if n in inp.pe_of_queue.get(qi.queue, ())])
-            for n in names]
+def _pe_choices(pattern: str, category: Category, inp: PassInput
+                ) -> list[tuple[PEConf, list[list[QueueInstance]]]]:
+    """The configured PEs matching ``-pe``, each with the candidate hosts offering it
+    (worked out once per category)."""
+    if category.pe_hosts is None:
+        names = sorted(n for n in inp.pes if fnmatch.fnmatchcase(n, pattern))
+        if not names:
+            category.pe_hosts = [(PEConf(pattern, None), by_host(category.candidates))]
+        else:
+            category.pe_hosts = [(inp.pes[n], by_host(
+                qi for qi in category.candidates if n in inp.pe_of_queue.get(qi.queue, ())))
+                for n in names]
+    return category.pe_hosts
 
 
 def _place_serial(category: Category, free: dict[SlotKey, int],

@@ -97,7 +97,9 @@ class Allocation:
 
 def _largest(ok: Callable[[int], bool], high: int) -> int:
     """The largest n in 1..high with ok(n) (ok is monotone: true up to some n); 0 if none."""
-    low = 0
+    if high > 0 and ok(high):  # the usual case: everything asked for fits
+        return high
+    low, high = 0, high - 1
     while low < high:
         mid = (low + high + 1) // 2
         if ok(mid):
@@ -115,6 +117,15 @@ def by_host(candidates: Iterable[QueueInstance]) -> list[list[QueueInstance]]:
     return list(groups.values())
 
 
+def drop_full_hosts(hosts: list[list[QueueInstance]], free: Mapping[SlotKey, int]) -> None:
+    """Remove the leading hosts without a free slot (they stay full for the pass)."""
+    count = 0
+    while count < len(hosts) and all(free.get((qi.queue, qi.host), 0) <= 0
+                                     for qi in hosts[count]):
+        count += 1
+    del hosts[:count]
+
+
 def _fill_host(alloc: Allocation, host: list[QueueInstance], wanted: int) -> int:
     taken = 0
     for qi in host:
@@ -124,18 +135,25 @@ def _fill_host(alloc: Allocation, host: list[QueueInstance], wanted: int) -> int
     return taken
 
 
+def _capacity(alloc: Allocation, host: list[QueueInstance], high: int) -> int:
+    """How many slots (up to ``high``) the job could get on ``host`` alone."""
+    if alloc.fit is None or not alloc.fit.dynamic:
+        return min(high, sum(max(alloc.free.get((qi.queue, qi.host), 0), 0) for qi in host))
+    got = _fill_host(alloc, host, high)
+    alloc.rollback()
+    return got
+
+
 def _pe_slots(alloc: Allocation, hosts: list[list[QueueInstance]], low: int,
               high: int) -> None:
     """All slots on one host: the host giving the most (up to ``high``), first wins."""
     best: tuple[int, int] = (0, -1)
     for index, host in enumerate(hosts):
-        got = _fill_host(alloc, host, high)
-        alloc.rollback()
-        if got == high:
-            best = (got, index)
-            break
+        got = _capacity(alloc, host, high)
         if got > best[0]:
             best = (got, index)
+        if got == high:
+            break
     if best[0] >= low:
         _fill_host(alloc, hosts[best[1]], best[0])
 
@@ -178,10 +196,10 @@ def _per_host(alloc: Allocation, hosts: list[list[QueueInstance]], per_host: int
                 used.add(index)
 
 
-def allocate(pe: PEConf, low: int, high: int, candidates: Sequence[QueueInstance],
+def allocate(pe: PEConf, low: int, high: int, hosts: list[list[QueueInstance]],
              alloc: Allocation) -> list[list[Any]] | None:
-    """Grant between ``low`` and ``high`` slots by ``pe``'s rule, or None (rolled back)."""
-    hosts = by_host(candidates)
+    """Grant between ``low`` and ``high`` slots by ``pe``'s rule on ``hosts`` (see
+    :func:`by_host`), or None (rolled back)."""
     rule = pe.rule
     if rule == "$fill_up":
         _fill_up(alloc, hosts, high)

@@ -25,13 +25,14 @@ from common.resource.complexes import (
     default_complexes, parse_complex_line, parse_request_list, resolve_name,
 )
 from common.resource.matching import Level, MatchResult, match_job
-from common.resource.values import Relop
+from common.resource.values import STRING_TYPES, Relop, compare
 
 LevelKey = tuple[str, ...]
 GLOBAL: LevelKey = ("global",)
 Pairs = list[list[str]]
 # one debit: (level, attribute, amount, True when it counts as non-exclusive use of EXCL)
 Change = tuple[LevelKey, str, float, bool]
+_EMPTY: Mapping[str, Any] = {}
 
 # queue_conf(5) attributes a queue instance offers as requestable values (Grid Engine's
 # queue resource table), besides qname, hostname and slots
@@ -59,6 +60,18 @@ class ResourceView:
     usage: dict[LevelKey, dict[str, float]] = field(default_factory=dict)
     shared: dict[LevelKey, dict[str, float]] = field(default_factory=dict)
     _slots_above: bool | None = field(default=None, repr=False)
+    _amounts: dict[tuple[Any, ...], list[tuple[ComplexAttr, float]]] = field(
+        default_factory=dict, repr=False)
+
+    def consumable_amounts(self, requests: Sequence[ResourceRequest]
+                           ) -> list[tuple[ComplexAttr, float]]:
+        """Per consumable, what a job takes per slot (or per job): its request, else
+        the default; the same request set is worked out once."""
+        key = tuple((r.name, r.value) for r in requests)
+        found = self._amounts.get(key)
+        if found is None:
+            found = self._amounts[key] = _consumable_amounts(self.attrs, requests)
+        return found
 
     def slots_above_queue(self) -> bool:
         """Is ``slots`` a consumable of the global or a host level (then slots can run
@@ -80,7 +93,8 @@ class ResourceView:
 
     def without_usage(self) -> "ResourceView":
         """The same cluster with nothing running (for ``qsub -w e/v``)."""
-        return ResourceView(self.attrs, self.values, self.load)
+        return ResourceView(self.attrs, self.values, self.load,
+                            _slots_above=self._slots_above, _amounts=self._amounts)
 
 
 # --------------------------------------------------------------------------- building
@@ -213,7 +227,7 @@ def debits(view: ResourceView, requests: Sequence[ResourceRequest],
     """What a job granted ``granted`` takes from each level: per slot for YES, once at
     the master queue (first entry, unless ``has_master`` is False) for JOB, defaults
     for consumables not requested."""
-    amounts = _consumable_amounts(view.attrs, requests)
+    amounts = view.consumable_amounts(requests)
     changes: list[Change] = []
     for index, (queue, host, slots) in enumerate(granted):
         for key in (GLOBAL, host_key(str(host)), queue_key(str(queue), str(host))):
@@ -289,10 +303,12 @@ def check_grant(view: ResourceView, requests: Sequence[ResourceRequest],
 class RequestFit:
     """One set of requests against a view, as the dispatch pass asks it many times.
 
-    ``static_ok`` is the verdict for one slot with the usage of the view; it is
-    memoised by exactly what it depends on (the relevant attributes' values, loads and
-    usage on each level), so a thousand alike hosts are matched once. ``fits`` checks
-    ``slots`` slots with the current usage, for consumables debited during the pass.
+    ``static_ok`` is the verdict for one slot with the usage of the view when first
+    asked (the global and host parts of its key are kept, so ask it before debiting);
+    ``fits`` checks ``slots`` slots with the usage of the moment, for consumables
+    debited during the pass. Both are memoised by exactly what the verdict depends on
+    (the relevant attributes' values, loads and usage on each level), so a thousand
+    alike hosts are matched once.
     """
 
     def __init__(self, view: ResourceView, requests: Sequence[ResourceRequest] | None, *,
@@ -304,33 +320,67 @@ class RequestFit:
         self.names = tuple(sorted({a.name for a in self.attrs} | {"slots"}))
         self.dynamic = view.slots_above_queue() or any(
             a.is_consumable and a.name != "slots" for a in self.attrs)
+        # a string attribute counts only by presence and by the outcome of comparing
+        # it with the request: hostname=h1 then sorts all other hosts into one class
+        self._strings = {a.name: a for a in self.attrs if a.type in STRING_TYPES}
+        self._plain = tuple(n for n in self.names if n not in self._strings)
+        self._asked = {r.name: r.value for r in asked}
+        # nothing to check but slots, which the pass counts itself
+        self._trivial = [a.name for a in self.attrs] == ["slots"] and \
+            not view.slots_above_queue()
         self._memo: dict[tuple[Any, ...], bool] = {}
         self._hosts: dict[str, tuple[Any, ...]] = {}
         self._global: tuple[Any, ...] | None = None
 
     def _sig(self, key: LevelKey) -> tuple[Any, ...]:
-        view, empty = self.view, {}
+        view, empty, names = self.view, _EMPTY, self._plain
         values, load = view.values.get(key, empty), view.load.get(key, empty)
         usage, shared = view.usage.get(key, empty), view.shared.get(key, empty)
-        return tuple((values.get(n), load.get(n), usage.get(n), shared.get(n))
-                     for n in self.names)
+        # map() with dict.get keeps this loop in C: it runs for every queue instance
+        return (tuple(map(values.get, names)),
+                tuple(map(load.get, names)) if load else (),
+                tuple(map(usage.get, names)) if usage else (),
+                tuple(map(shared.get, names)) if shared else (),
+                tuple(self._string_sig(n, values, load) for n in self._strings))
+
+    def _string_sig(self, name: str, values: Mapping[str, str], load: Mapping[str, str]
+                    ) -> tuple[Any, ...]:
+        offered = values.get(name, load.get(name))
+        if name not in self._asked or offered is None:
+            return (name in values, name in load)
+        a = self._strings[name]
+        return (name in values, name in load,
+                compare(a.relop, a.type, self._asked[name], offered))
 
     def static_ok(self, queue: str, host: str) -> bool:
         if self.requests is None:
             return False
+        if self._trivial:
+            return True
         if self._global is None:
             self._global = self._sig(GLOBAL)
         if host not in self._hosts:
             self._hosts[host] = self._sig(host_key(host))
-        sig = (self._global, self._hosts[host], self._sig(queue_key(queue, host)))
-        verdict = self._memo.get(sig)
+        key = (self._global, self._hosts[host], self._sig(queue_key(queue, host)), 1,
+               self.master)
+        verdict = self._memo.get(key)
         if verdict is None:
-            verdict = self._memo[sig] = self.fits(queue, host, 1, self.master)
+            verdict = self._memo[key] = self._match(queue, host, 1, self.master)
         return verdict
 
     def fits(self, queue: str, host: str, slots: int, master: bool) -> bool:
+        """``slots`` slots with the usage of this moment (memoised on it as well)."""
         if self.requests is None:
             return False
+        key = (self._sig(GLOBAL), self._sig(host_key(host)), self._sig(queue_key(queue, host)),
+               slots, master)
+        verdict = self._memo.get(key)
+        if verdict is None:
+            verdict = self._memo[key] = self._match(queue, host, slots, master)
+        return verdict
+
+    def _match(self, queue: str, host: str, slots: int, master: bool) -> bool:
+        assert self.requests is not None
         return match_job(self.requests, self.attrs, self.view.levels(queue, host),
                          slots=slots, master=master).ok
 

@@ -134,8 +134,9 @@ def main() -> None:
           f"{args.jobs} pending jobs in {args.categories} categories")
     print(f"resource view build: {timings['view']:.3f} s")
     # timed without tracemalloc first: tracing slows Python code down several times
+    plain = make_pass(args.jobs, args.hosts, args.categories)
     start = time.perf_counter()
-    dispatch_pass(make_pass(args.jobs, args.hosts, args.categories))
+    dispatch_pass(plain)
     print(f"pass with category cache: {time.perf_counter() - start:.3f} s")
     elapsed, peak, stats, n = timed_pass(inp)
     print(f"  (under tracemalloc {elapsed:.3f} s) peak memory {peak / 2**20:.1f} MiB, "

@@ -320,3 +320,55 @@ def test_never_overbooks_consumables(caps: list[int], asks: list[tuple[int, int,
     assert all(lic_used[f"h{i}"] <= c for i, c in enumerate(caps))
     assert all(n <= 3 for n in slots_used.values())
     assert len(orders) <= 5
+
+
+class _Socket:
+    def __init__(self) -> None:
+        self.sent: list[list[bytes]] = []
+
+    def send_multipart(self, frames: list[bytes], **_: Any) -> None:
+        self.sent.append(frames)
+
+
+def test_qmaster_refuses_orders_whose_consumables_no_longer_fit(tmp_path: Any) -> None:
+    from clients.api import job_request
+    from common import wire
+    from common.cell import Cell
+    from qmaster.server import QmasterServer
+    server = QmasterServer(Cell(tmp_path), host="qm", managers=["root"], min_uid=0,
+                           auto_add_hosts=True, default_slots=4)
+    server.load()
+    server.router, server.pub = _Socket(), _Socket()  # type: ignore[assignment]
+    user = {"name": "alice", "uid": 1001, "group": "users", "gid": 100, "host": "h"}
+
+    def call(msg_type: str, body: dict[str, Any], identity: bytes = b"c") -> dict[str, Any]:
+        server._process([[identity, wire.encode(msg_type, body, 1)]])
+        replies = [f for f in server.router.sent if f[0] == identity]  # type: ignore[attr-defined]
+        return wire.decode(replies[-1][1])[2]
+
+    call("register", {"host": "h1", "load": {}, "jobs": []}, b"execd:h1")
+    server.store.conf["exechost"]["h1"] = [["hostname", "h1"], ["complex_values", "slots=1"]]
+    ids = call("submit", {"user": user, "jobs": [job_request("/bin/true", binary=True)
+                                                 for _ in range(2)]})["job_ids"]
+    orders = [{"type": "dispatch", "job_id": j, "task_id": 1, "task_version": 1,
+               "granted": [[Q, "h1", 1]]} for j in ids]
+    reply = call("orders", {"orders": orders})
+    assert reply["accepted"] == 1
+    assert "cannot run at host \"h1\" because it offers only hc:slots=0" in \
+        reply["refused"][0]["reason"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(slots=st.lists(st.integers(0, 4), min_size=1, max_size=4),
+       kinds=st.lists(st.sampled_from(["plain", "lic", "fill", "one", "arch"]), max_size=15))
+def test_category_cache_does_not_change_the_outcome(slots: list[int], kinds: list[str]) -> None:
+    hosts = {f"h{i}": n for i, n in enumerate(slots)}
+    conf = cluster(hosts, pes={"fill": "$fill_up", "one": "$pe_slots"},
+                   exechost={"h0": "lic=3"}, complexes=("lic lic INT <= YES YES 0 0",))
+    requests = {"plain": {}, "lic": {"hard": {"lic": "1"}}, "arch": {"hard": {"arch": "b"}},
+                "fill": {"pe": ["fill", 1, 3]}, "one": {"pe": ["one", 2, 2]}}
+    jobs = [job(i + 1, **requests[k]) for i, k in enumerate(kinds)]
+    load = {h: {"arch": "ab"[i % 2]} for i, h in enumerate(hosts)}
+    cached = dispatch_pass(make_input(conf, jobs, load=load))
+    uncached = dispatch_pass(make_input(conf, jobs, load=load, category_cache=False))
+    assert cached == uncached
