@@ -41,14 +41,13 @@ def check_submission(store: Store, opts: dict[str, Any], *, operator: bool) -> s
 
 
 def _check_resources(opts: dict[str, Any]) -> None:
-    complexes = default_complexes()
     for key in ("hard_resources", "soft_resources"):
         requests = opts.get(key) or {}
         if not requests:
             continue
         text = ",".join(f"{name}={value}" for name, value in requests.items())
         try:
-            parse_request_list(text, complexes)
+            parse_request_list(text, default_complexes())
         except ComplexError as err:
             raise RequestError("rejected", str(err)) from None
 

@@ -8,6 +8,8 @@ into typed requests (:func:`parse_request_list`). Messages are Grid Engine's.
 """
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass
 from enum import Enum
 from typing import Iterable, Mapping, Sequence
@@ -124,8 +126,14 @@ virtual_used vu MEMORY >= YES NO 0 0
 """
 
 def default_complexes() -> list[ComplexAttr]:
-    """The complex list of a fresh Grid Engine 8.1.9 cell (``qconf -sc``)."""
-    return [_row(line) for line in _DEFAULT_ROWS.splitlines()]
+    """The complex list of a fresh Grid Engine 8.1.9 cell (``qconf -sc``); a new list
+    each call (the attributes themselves are immutable and parsed once)."""
+    return list(_default_rows())
+
+
+@functools.lru_cache(maxsize=1)
+def _default_rows() -> tuple[ComplexAttr, ...]:
+    return tuple(_row(line) for line in _DEFAULT_ROWS.splitlines())
 
 
 # The attributes Grid Engine's code relies on (its queue_resource and host_resource
