@@ -55,11 +55,16 @@ def write_atomic(path: Path, data: bytes, mode: int = 0o644, durable: bool = Tru
 
 
 def write_spec(job_dir: Path, spec: Mapping[str, Any], script: bytes | None = None) -> None:
-    """Create ``job_dir`` (if needed) and store the spec and, for script jobs, the script."""
+    """Create ``job_dir`` (if needed) and store the spec and, for script jobs, the script.
+
+    Not flushed to disk: after a host crash the job is gone anyway, and the qmaster
+    learns that from the execd's registration; only results must outlive a crash.
+    """
     job_dir.mkdir(parents=True, exist_ok=True)
     if script is not None:
-        write_atomic(job_dir / SCRIPT_FILE, script, 0o755)
-    write_atomic(job_dir / SPEC_FILE, msgpack.packb(dict(spec), use_bin_type=True))
+        write_atomic(job_dir / SCRIPT_FILE, script, 0o755, durable=False)
+    write_atomic(job_dir / SPEC_FILE, msgpack.packb(dict(spec), use_bin_type=True),
+                 durable=False)
 
 
 def read_spec(job_dir: Path) -> dict[str, Any]:

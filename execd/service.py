@@ -204,6 +204,7 @@ class ExecdService:
         script = spec.pop("script", None)
         spec["switch_user"] = os.geteuid() == 0
         spec["notify_socket"] = str(self.notify_path)
+        spec["start_time"] = time.time()
         try:
             jobdir.write_spec(path, spec, script if isinstance(script, bytes) else None)
             self.launcher.launch(path)
@@ -214,9 +215,8 @@ class ExecdService:
             self._request("job_start_failed", {"host": self.host, "job_id": job_id,
                                                "task_id": task_id, "reason": str(exc)})
             return
-        (path / "start_time").write_text(repr(time.time()))
         self._request("job_started", {"host": self.host, "job_id": job_id,
-                                      "task_id": task_id, "start_time": _start_time(path)})
+                                      "task_id": task_id, "start_time": spec["start_time"]})
 
     def _restarted_start(self, path: Path, job_id: int, task_id: int) -> None:
         """A repeated start order: confirm, or report the result we already have."""
@@ -268,7 +268,8 @@ class ExecdService:
     def _forget_job(self, job_id: int, task_id: int) -> None:
         path = self._job_dir(job_id, task_id)
         self.reported.discard(path.name)
-        shutil.rmtree(path, ignore_errors=True)
+        # Off the event loop: unlinking is slow on file systems mounted with discard.
+        asyncio.get_running_loop().run_in_executor(None, _remove_tree, path)
 
     # ---- timers --------------------------------------------------------------------
     async def _timers(self) -> None:
@@ -303,6 +304,10 @@ class ExecdService:
             getattr(self.log, level)(event, host=self.host, **kw)
 
 
+def _remove_tree(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+
+
 def _valid_name(name: str) -> bool:
     parts = name.split(".")
     return len(parts) == 2 and all(p.isdigit() for p in parts)
@@ -315,8 +320,8 @@ def _ids_of(path: Path) -> tuple[int, int]:
 
 def _start_time(path: Path) -> float:
     try:
-        return float((path / "start_time").read_text())
-    except (OSError, ValueError):
+        return float(jobdir.read_spec(path)["start_time"])
+    except (OSError, ValueError, KeyError, TypeError):
         return time.time()
 
 
