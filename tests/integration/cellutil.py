@@ -34,14 +34,24 @@ def hostname() -> str:
 
 @contextmanager
 def running_cell(root: Path, slots: int = SLOTS) -> Iterator[LocalCell]:
-    """A cell with qmaster, scheduler and one execd under ``root``; always stopped after."""
+    """A cell with qmaster, scheduler and one execd under ``root``, all at work (one job
+    has run); always stopped after."""
     os.chmod(root, 0o755)
     local = LocalCell(Cell(root))
     try:
         local.up(execds=1, slots=slots, port=0)
+        _run_one_job(local)
         yield local
     finally:
         local.down()
+
+
+def _run_one_job(local: LocalCell) -> None:
+    """``pyge up`` does not wait for the scheduler; a finished job shows it is at work."""
+    with client(local) as cl:
+        [job_id] = cl.submit([true_job(job_name="warmup")])
+        [task] = cl.wait([job_id], timeout=15)[job_id]
+    assert task["exit_status"] == 0 and task["started"], task
 
 
 def client(local: LocalCell, timeout: float = 10.0) -> Client:
@@ -97,11 +107,12 @@ def wait_for(probe: Callable[[], T | None], timeout: float, what: str,
 
 
 def sleeper(seconds: float, **opts: Any) -> dict[str, Any]:
-    return job_request("/bin/sleep", [str(seconds)], binary=True, job_name="sleeper", **opts)
+    return job_request("/bin/sleep", [str(seconds)], binary=True,
+                       **{"job_name": "sleeper", **opts})
 
 
 def true_job(**opts: Any) -> dict[str, Any]:
-    return job_request("/bin/true", binary=True, job_name="true", **opts)
+    return job_request("/bin/true", binary=True, **{"job_name": "true", **opts})
 
 
 def tasks_by_job(cl: Client, job_ids: list[int] | None = None) -> dict[int, list[dict[str, Any]]]:

@@ -290,10 +290,6 @@ def _oversized(port: int) -> None:
         sock.close(0)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "handlers convert fields with int() unchecked (jobs.handle_wait job_ids, "
-    "UserInfo.from_dict uid/gid, jobs._select_jobs job_id): nonsense gets the catch-all "
-    "'internal' error instead of a typed refusal"))
 def test_nonsense_fields_get_typed_refusals(live_cell: LocalCell) -> None:
     requests = [
         ("wait", {"user": {}, "job_ids": [None]}),
@@ -309,13 +305,9 @@ def test_nonsense_fields_get_typed_refusals(live_cell: LocalCell) -> None:
                 codes.append("accepted")
             except ClientError as err:
                 codes.append(err.code)
-    assert "internal" not in codes, codes
+    assert codes == ["malformed"] * len(requests)  # typed, not the catch-all "internal"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "jobs.handle_submit adds the jobs one by one to the shared batch; when a later job of "
-    "the same submission raises, the earlier ones are committed although the client was "
-    "told the submission failed"))
 def test_a_refused_submission_creates_no_job(live_cell: LocalCell) -> None:
     with client(live_cell) as cl:
         before = cl.jobs(include_finished=True)["jobs"]
