@@ -21,7 +21,7 @@ def main(argv: list[str] | None = None) -> None:
         host, port, event_port = args.qmaster.rsplit(":", 2)
     else:
         cell = cell_of(args, p)
-        host, port, event_port = read_act_qmaster(cell)
+        host, port, event_port = "", 0, 0  # found (and followed) through act_qmaster
         resolve = lambda: read_act_qmaster(cell)  # noqa: E731 - follows qmaster restarts
     log = configure("scheduler", args.log_file, args.log_level)
     service = SchedulerService(host, int(port), int(event_port),

@@ -97,9 +97,11 @@ class Allocation:
 
 def _largest(ok: Callable[[int], bool], high: int) -> int:
     """The largest n in 1..high with ok(n) (ok is monotone: true up to some n); 0 if none."""
-    if high > 0 and ok(high):  # the usual case: everything asked for fits
-        return high
-    low, high = 0, high - 1
+    if high <= 0 or ok(high):  # the usual case: everything asked for fits
+        return max(high, 0)
+    if not ok(1):
+        return 0
+    low, high = 1, high - 1
     while low < high:
         mid = (low + high + 1) // 2
         if ok(mid):

@@ -60,6 +60,7 @@ class ResourceView:
     usage: dict[LevelKey, dict[str, float]] = field(default_factory=dict)
     shared: dict[LevelKey, dict[str, float]] = field(default_factory=dict)
     _slots_above: bool | None = field(default=None, repr=False)
+    _queue_names: frozenset[str] | None = field(default=None, repr=False)
     _amounts: dict[tuple[Any, ...], list[tuple[ComplexAttr, float]]] = field(
         default_factory=dict, repr=False)
 
@@ -80,6 +81,16 @@ class ResourceView:
             self._slots_above = any(key[0] != "queue" and "slots" in values
                                     for key, values in self.values.items())
         return self._slots_above
+
+    def names_at_queues(self) -> frozenset[str]:
+        """Every attribute some queue instance has a value or usage for."""
+        if self._queue_names is None:
+            self._queue_names = frozenset(
+                name for key, values in self.values.items() if key[0] == "queue"
+                for name in values) | frozenset(
+                name for key, usage in self.usage.items() if key[0] == "queue"
+                for name in usage)
+        return self._queue_names
 
     def level(self, key: LevelKey) -> Level:
         kind = key[0]
@@ -328,7 +339,9 @@ class RequestFit:
         # nothing to check but slots, which the pass counts itself
         self._trivial = [a.name for a in self.attrs] == ["slots"] and \
             not view.slots_above_queue()
+        self._queue_matters = bool((set(self.names) - {"slots"}) & view.names_at_queues())
         self._memo: dict[tuple[Any, ...], bool] = {}
+        self._denied_globally: set[bool] = set()
         self._hosts: dict[str, tuple[Any, ...]] = {}
         self._global: tuple[Any, ...] | None = None
 
@@ -361,8 +374,12 @@ class RequestFit:
             self._global = self._sig(GLOBAL)
         if host not in self._hosts:
             self._hosts[host] = self._sig(host_key(host))
-        key = (self._global, self._hosts[host], self._sig(queue_key(queue, host)), 1,
-               self.master)
+        # when no queue instance knows any of the names, the queue part is the same
+        # everywhere and one verdict per host suffices
+        qkey = queue_key(queue, host)
+        qsig = self._sig(qkey) if self._queue_matters else \
+            self.view.values.get(qkey, _EMPTY).get("slots")
+        key = (self._global, self._hosts[host], qsig, 1, self.master)
         verdict = self._memo.get(key)
         if verdict is None:
             verdict = self._memo[key] = self._match(queue, host, 1, self.master)
@@ -370,7 +387,7 @@ class RequestFit:
 
     def fits(self, queue: str, host: str, slots: int, master: bool) -> bool:
         """``slots`` slots with the usage of this moment (memoised on it as well)."""
-        if self.requests is None:
+        if self.requests is None or master in self._denied_globally:
             return False
         key = (self._sig(GLOBAL), self._sig(host_key(host)), self._sig(queue_key(queue, host)),
                slots, master)
@@ -381,8 +398,13 @@ class RequestFit:
 
     def _match(self, queue: str, host: str, slots: int, master: bool) -> bool:
         assert self.requests is not None
-        return match_job(self.requests, self.attrs, self.view.levels(queue, host),
-                         slots=slots, master=master).ok
+        result = match_job(self.requests, self.attrs, self.view.levels(queue, host),
+                           slots=slots, master=master)
+        if not result.ok and slots == 1 and master and result.level == "global":
+            # a master is placed before the job debits anything, and usage only grows
+            # while a category is asked: no other host will do as master either
+            self._denied_globally.add(master)
+        return result.ok
 
 
 def soft_fits(view: ResourceView, soft: Sequence[ResourceRequest]) -> list[RequestFit]:

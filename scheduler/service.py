@@ -66,6 +66,9 @@ class SchedulerService:
                 self.host, self.port, self.event_port = self.resolve()
             except (OSError, IndexError, ValueError):
                 pass  # keep the last address; the qmaster may be restarting
+        if not self.port:
+            await asyncio.sleep(0.5)
+            raise Resync("qmaster address not known yet")
         sub = ctx.socket(zmq.SUB)
         req = ctx.socket(zmq.DEALER)
         for sock in (sub, req):
