@@ -4,7 +4,7 @@ reports a finished job. Grid Engine 8.1.9's exact wording. Pure.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from clients.joblist import TaskRange, format_task_range
 
@@ -67,9 +67,10 @@ def immediate_scheduled(job_id: str) -> str:
     return f"Your immediate job {job_id} has been successfully scheduled."
 
 
-@dataclass(frozen=True)
-class SyncReport:
-    """One `-sync y` line: where it goes and the exit status it implies."""
+class SyncReport(NamedTuple):
+    """One `-sync y` line: where it goes and the exit status it implies.
+    A NamedTuple rather than a frozen dataclass: as immutable and comparable,
+    and about 1 ms cheaper to define, which every qsub start pays."""
 
     stream: str          # "stdout" or "stderr"
     text: str | None     # None: print nothing
