@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import os
 import socket
-from pathlib import Path
 from typing import Iterator
 
 import pytest
@@ -33,3 +32,14 @@ def live_cell(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
         yield local
     finally:
         local.down()
+
+
+@pytest.fixture
+def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Local time is UTC, as when the Grid Engine reference outputs were captured."""
+    import time
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
-import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from hypothesis import given, strategies as st
@@ -19,16 +17,9 @@ HOLD_SUBMIT = 1795315063.0
 
 
 @pytest.fixture(autouse=True)
-def utc() -> Iterator[None]:
-    old = os.environ.get("TZ")
-    os.environ["TZ"] = "UTC"
-    time.tzset()
-    yield
-    if old is None:
-        del os.environ["TZ"]
-    else:
-        os.environ["TZ"] = old
-    time.tzset()
+def _in_utc(utc: None) -> None:
+    """Every test here renders times as the reference shows them (UTC)."""
+
 
 
 def ref(name: str) -> str:

@@ -3,10 +3,8 @@ Grid Engine 8.1.9 reference outputs through the (byte-exact) renderers; and the 
 option parsing of clients.qstat / clients.qhost."""
 from __future__ import annotations
 
-import os
-import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from hypothesis import given, strategies as st
@@ -25,16 +23,9 @@ INT_LOADS = ("num_proc", "m_socket", "m_core", "m_thread")
 
 
 @pytest.fixture(autouse=True)
-def utc() -> Iterator[None]:
-    old = os.environ.get("TZ")
-    os.environ["TZ"] = "UTC"
-    time.tzset()
-    yield
-    if old is None:
-        del os.environ["TZ"]
-    else:
-        os.environ["TZ"] = old
-    time.tzset()
+def _in_utc(utc: None) -> None:
+    """Every test here renders times as the reference shows them (UTC)."""
+
 
 
 def ref(name: str) -> str:
