@@ -23,7 +23,7 @@ import traceback
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from execd import jobdir
 from execd.jobdir import (
