@@ -4,13 +4,13 @@ from __future__ import annotations
 import logging
 import sys
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, TextIO
 
 import structlog
 
 
 def configure(daemon: str, log_file: Path | None = None, level: str = "info") -> Any:
-    stream: IO[str] = sys.stderr
+    stream: TextIO = sys.stderr
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)
         stream = log_file.open("a", buffering=1)

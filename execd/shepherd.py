@@ -290,9 +290,9 @@ def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
         user, home = _owner(spec)
         tmpdir = _make_tmpdir(spec)
     except JobFailure as f:
-        failure = {"failed": f.failed, "message": str(f)}
+        early: dict[str, Any] = {"failed": f.failed, "message": str(f)}
         return make_result(spec, pid=0, start=start, end=time.time(), status=0, usage=None,
-                           maxvmem=0, failure=failure)
+                           maxvmem=0, failure=early)
     try:
         _prepare_files(job_dir, spec)
         env = job_environment(spec, user, home, tmpdir, str(job_dir), host_arch(),

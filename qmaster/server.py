@@ -136,7 +136,8 @@ class QmasterServer:
         out: list[list[bytes]] = []
         while len(out) < MAX_BATCH:
             try:
-                out.append(self.router.recv_multipart(flags=zmq.NOBLOCK).result())
+                # an asyncio socket hands a NOBLOCK receive back as a finished future
+                out.append(self.router.recv_multipart(flags=zmq.NOBLOCK).result())  # type: ignore[attr-defined]
             except zmq.Again:
                 break
         return out

@@ -6,7 +6,7 @@ Pure: ``Mirror.from_snapshot`` and ``Mirror.apply`` take the dicts the qmaster p
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 from common.cluster import attr, queue_instances
 from common.jobstate import ACTIVE_STATES, State
@@ -14,7 +14,8 @@ from scheduler.dispatch import PassInput
 from scheduler.pe_alloc import PEConf, pe_usage
 from scheduler.resources import LevelKey, build_view, complex_list, fixed_levels
 
-CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf")
+# "complex": the complex list, once the qmaster keeps one (see scheduler.resources)
+CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf", "complex")
 # events that can make a pass find something new to do
 TRIGGER_KINDS = frozenset({"job", "task", "host", "queue", "hgrp", "pe", "order_refused"})
 
@@ -62,7 +63,7 @@ class Mirror:
                 self.conf[kind][key] = obj
         return kind in TRIGGER_KINDS
 
-    def _apply_host(self, key: str, obj: dict[str, Any]) -> None:
+    def _apply_host(self, key: str, obj: Any) -> None:
         old = self.hosts.get(key)
         if old is None or old.get("alive") != obj.get("alive"):
             self._instances = self._fixed = None
@@ -112,13 +113,19 @@ class Mirror:
         return [t for t in self.tasks.values()
                 if State(t["state"]) in ACTIVE_STATES and t.get("granted")]
 
-    def pass_input(self, exclude: set[str] | frozenset[str] = frozenset()) -> PassInput:
-        """The pass's input; its resource view is fresh (the pass debits into it)."""
+    def pass_input(self, exclude: set[str] | frozenset[str] = frozenset(),
+                   inflight: Mapping[str, list[list[Any]]] | None = None) -> PassInput:
+        """The pass's input; its resource view is fresh (the pass debits into it).
+        ``inflight``: task key -> granted of orders sent but not yet seen as events;
+        their consumables count as taken."""
         pending = [self.tasks[k] for k in self.pending if k not in exclude]
         instances = self.instances()
         if self._fixed is None:
             self._fixed = fixed_levels(self.conf, instances, complex_list(self.conf))
         active = self.active_tasks()
+        active += [{**self.tasks[key], "granted": granted}
+                   for key, granted in (inflight or {}).items() if key in self.tasks
+                   and State(self.tasks[key]["state"]) not in ACTIVE_STATES]
         pe_of_queue = {name: set(attr(pairs, "pe_list", "NONE").replace(",", " ").split())
                        - {"NONE"} for name, pairs in self.conf["queue"].items()}
         pes = {name: PEConf.from_pairs(name, pairs) for name, pairs in self.conf["pe"].items()}

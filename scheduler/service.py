@@ -180,8 +180,8 @@ class SchedulerService:
         if not orders:
             return
         for order in orders:
-            key = f"{order['job_id']}.{order['task_id']}"
-            self.inflight[key] = (order["task_version"], order["granted"])
+            task_key = f"{order['job_id']}.{order['task_id']}"
+            self.inflight[task_key] = (order["task_version"], order["granted"])
         reply = await self._request(req, "orders", {"orders": orders})
         for refused in reply.get("refused", []):
             order = refused.get("order") or {}
