@@ -9,12 +9,14 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from clients.api import Client, ClientError, submit_environment
-from clients.qsub_options import (QsubError, SubmitOptions, parse_qsub, submitted_message,
-                                  sync_report, unable_to_run)
+from clients.qsub_options import (IMMEDIATE_NOT_SCHEDULED, WAITING_FOR_IMMEDIATE, QsubError,
+                                  SubmitOptions, immediate_scheduled, parse_qsub,
+                                  submitted_message, sync_report, unable_to_run)
 from common.cell import CellNotFound, cell_from_env
 
 
@@ -68,6 +70,25 @@ def submit(client: Client, opts: SubmitOptions) -> int | None:
     return job_id
 
 
+# How long an immediate job (-now y) may wait for the event-driven scheduler's pass.
+IMMEDIATE_SECONDS = 3.0
+
+
+def immediate(client: Client, job_id: int) -> bool:
+    """-now y: True once the job started; else it is deleted (it must not wait)."""
+    print(WAITING_FOR_IMMEDIATE)
+    deadline = time.monotonic() + IMMEDIATE_SECONDS
+    while time.monotonic() < deadline:
+        states = {t["state"] for t in client.jobs([job_id], include_finished=True)["tasks"]}
+        if states and not states & {"pending", "hold"}:
+            print(immediate_scheduled(str(job_id)))
+            return True
+        time.sleep(0.02)
+    client.delete([{"job_id": job_id}])
+    print(IMMEDIATE_NOT_SCHEDULED, file=sys.stderr)
+    return False
+
+
 def wait_and_report(client: Client, job_id: int, opts: SubmitOptions) -> int:
     results = client.wait([job_id])[job_id]
     rc = 0
@@ -107,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         client = Client()
         job_id = submit(client, opts)
+        if job_id is not None and opts.now and not immediate(client, job_id):
+            return 1
         if job_id is not None and opts.sync:
             return wait_and_report(client, job_id, opts)
     except (ClientError, CellNotFound) as err:
