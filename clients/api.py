@@ -150,8 +150,11 @@ class Client:
             body["job_ids"] = list(job_ids)
         return self.request("job_query", body)
 
-    def delete(self, targets: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return self.request("delete", {"user": self._user(), "targets": targets})["results"]
+    def delete(self, targets: list[dict[str, Any]], *, force: bool = False
+               ) -> list[dict[str, Any]]:
+        """Delete jobs; ``force`` (managers only) forgets running ones at once (qdel -f)."""
+        body = {"user": self._user(), "targets": targets, "force": force}
+        return self.request("delete", body)["results"]
 
     def hold(self, targets: list[dict[str, Any]], hold_type: str = "u") -> list[dict[str, Any]]:
         return self.request("hold", {"user": self._user(), "targets": targets,

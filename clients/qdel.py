@@ -16,6 +16,7 @@ from clients.jobctl import (JobView, Target, format_task_ids, run_job_command, t
                             usage_text)
 from clients.joblist import (NO_OPTION_ARGUMENT, JobSelection, already_in_deletion,
                              deleted_job, deleted_task, job_does_not_exist,
+                             force_needs_manager, forced_job_deletion, forced_task_deletion,
                              no_delete_privileges, no_jobs_for_users, registered_job_deletion,
                              registered_task_deletion, tasks_do_not_exist)
 
@@ -44,7 +45,13 @@ def result_lines(user: str, results: list[dict[str, Any]], views: dict[int, JobV
     pending: dict[int, list[int]] = {}  # job -> pending task ids deleted by a range
     for result in results:
         kind, job_id, task_id = result["result"], result.get("job_id"), result.get("task_id")
-        if kind == "denied":
+        if kind == "force_denied":
+            refused = True
+            entries.append(force_needs_manager(user))
+        elif kind == "forced":
+            entries.append(forced_job_deletion(user, job_id) if task_id is None
+                           else forced_task_deletion(user, job_id, task_id))
+        elif kind == "denied":
             refused = True
             entries.append(no_delete_privileges(user, job_id))
         elif kind == "registered":
@@ -79,7 +86,7 @@ def act(client: Client, sel: JobSelection, views: dict[int, JobView]) -> tuple[l
     lines: list[str] = []
     rc = 0
     for target in targets(sel, user, views):
-        results = [] if target.unknown else client.delete([target.body])
+        results = [] if target.unknown else client.delete([target.body], force=sel.force)
         if target.unknown or any(r["result"] == "unknown" for r in results):
             lines.append(unknown_line(target))
             rc = 1

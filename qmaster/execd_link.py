@@ -159,7 +159,7 @@ def _reconcile(ctx: Ctx, host: str, reported: set[str]) -> None:
         elif task.state_enum is State.TRANSFERRING:
             send_start(ctx, task)
         elif task.state_enum is State.DELETED:
-            _finish(ctx, task, {"exit_status": 137, "signal": 9, "failed": FAILED_DELETED,
+            finish_task(ctx, task, {"exit_status": 137, "signal": 9, "failed": FAILED_DELETED,
                                 "failed_reason": "assumedly after job"})
         else:
             ctx.store.transition(ctx.batch, task, Event.FAIL, error_reason=(
@@ -195,7 +195,7 @@ def handle_job_finished(ctx: Ctx) -> dict[str, Any]:
     task = ctx.store.tasks.get(task_key(ctx.body["job_id"], ctx.body["task_id"]))
     if task is not None and task.host == ctx.body["host"] and \
             task.state_enum in ACTIVE_STATES:
-        _finish(ctx, task, ctx.body["result"])
+        finish_task(ctx, task, ctx.body["result"])
     return {"job_id": ctx.body["job_id"], "task_id": ctx.body["task_id"]}
 
 
@@ -208,7 +208,8 @@ def handle_job_start_failed(ctx: Ctx) -> dict[str, Any]:
     return {}
 
 
-def _finish(ctx: Ctx, task: Task, result: dict[str, Any]) -> None:
+def finish_task(ctx: Ctx, task: Task, result: dict[str, Any]) -> None:
+    """End an active task with ``result`` (as a shepherd reports it) and account for it."""
     deleted = task.deleted_by is not None
     failed = int(result.get("failed") or 0)
     if deleted and failed == 0 and result.get("signal"):

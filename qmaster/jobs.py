@@ -12,7 +12,7 @@ from typing import Any
 from common.jobstate import ACTIVE_STATES, Event, State, allows
 from common.model import Job, Task, UserInfo, task_key
 from qmaster.context import DEFERRED, Ctx, RequestError, Waiter
-from qmaster.execd_link import kill_on_host
+from qmaster.execd_link import finish_task, kill_on_host
 from qmaster.submit_checks import check_submission
 
 HOLD_TYPES = {"u", "o", "s"}
@@ -163,6 +163,8 @@ def _may_change(ctx: Ctx, job: Job) -> bool:
 
 
 def handle_delete(ctx: Ctx) -> dict[str, Any]:
+    if ctx.body.get("force") and not ctx.store.is_manager(ctx.user.name):
+        return {"results": [{"result": "force_denied"}]}
     results = []
     for target, tasks in _targets(ctx):
         results.extend(_delete_target(ctx, target, tasks))
@@ -193,8 +195,12 @@ def _delete_tasks(ctx: Ctx, job: Job, tasks: list[Task], by_task: bool
         ctx.store.transition(ctx.batch, task, Event.DELETE, deleted_by=ctx.user.name)
         if active:
             kill_on_host(ctx, task)
+            forced = bool(ctx.body.get("force"))
+            if forced:  # qdel -f: gone now, whether or not the execd ever confirms
+                finish_task(ctx, task, {"exit_status": 137, "signal": 9, "failed": 100,
+                                        "end_time": ctx.now})
             out.append({"job_id": job.job_id, "task_id": task.task_id if job.is_array else None,
-                        "result": "registered"})
+                        "result": "forced" if forced else "registered"})
         else:
             immediate = True
             if by_task and job.is_array:

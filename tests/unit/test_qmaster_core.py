@@ -221,3 +221,18 @@ def test_submission_checks_in_grid_engine_words(qm: Harness) -> None:
     verified = qm.call("submit", {"user": ALICE.to_dict(), "jobs": [
         job_request("/bin/true", binary=True, verify_mode="v")]})
     assert verified == {"job_ids": [], "verification": ["verification: found suitable queue(s)"]}
+
+
+def test_forced_deletion_needs_a_manager_and_ends_the_task_at_once(qm: Harness) -> None:
+    qm.register("h1")
+    job = qm.submit()
+    qm.dispatch(job)
+    target = {"targets": [{"job_id": job}], "force": True}
+    assert qm.call("delete", {"user": ALICE.to_dict(), **target})["results"] == [
+        {"result": "force_denied"}]
+    assert qm.tasks(job)[0]["state"] == "transferring"
+    forced = qm.call("delete", {"user": ROOT.to_dict(), **target})["results"]
+    assert forced == [{"job_id": job, "task_id": None, "result": "forced"}]
+    assert qm.tasks(job)[0]["state"] == "finished"
+    assert qm.server.store.used_slots[("all.q", "h1")] == 0
+    assert [r.failed for r in read_records(qm.cell.accounting_path)] == [100]
