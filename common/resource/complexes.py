@@ -12,7 +12,7 @@ import functools
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from common.resource.values import (
     BOOL, DOUBLE, STRING, STRING_TYPES, BadValueError, Relop, ValueType,
@@ -422,3 +422,47 @@ def format_request_list(requests: Iterable[ResourceRequest]) -> str:
     when there is no request."""
     ordered = sorted(requests, key=lambda r: r.name)
     return ",".join(f"{r.name}={r.text}" for r in ordered) or "NONE"
+
+
+# --------------------------------------------------------------------------- cell list
+
+# The qmaster keeps the cell's list as configuration kind "complex", one object "global"
+# whose data is one row of the eight ``qconf -sc`` columns per attribute.
+COMPLEX_KIND = "complex"
+COMPLEX_OBJECT = "global"
+Row = Sequence[str]
+
+
+def rows_of(attrs: Iterable[ComplexAttr]) -> list[list[str]]:
+    """The stored form: ``[name, shortcut, type, relop, requestable, consumable,
+    default, urgency]`` per attribute, in the given order."""
+    return [list(_columns(a)) for a in attrs]
+
+
+def complexes_from_rows(rows: Iterable[Row]) -> list[ComplexAttr]:
+    """Attributes from stored rows (the inverse of :func:`rows_of`); a row that is not
+    eight non-blank words raises :class:`ComplexError`."""
+    return list(_attrs_of_rows(tuple(_checked_row(row) for row in rows)))
+
+
+def _checked_row(row: Row) -> tuple[str, ...]:
+    words = tuple(row) if isinstance(row, (list, tuple)) else ()
+    if len(words) != len(_HEADERS) or not all(
+            isinstance(w, str) and w and len(w.split()) == 1 for w in words):
+        raise ComplexError(f'invalid complex attribute definition "{row}"')
+    return words
+
+
+@functools.lru_cache(maxsize=8)
+def _attrs_of_rows(rows: tuple[tuple[str, ...], ...]) -> tuple[ComplexAttr, ...]:
+    # cached: the scheduler asks for the same list on every pass
+    return tuple(parse_complex_line(" ".join(row)) for row in rows)
+
+
+def cell_complexes(conf: Mapping[str, Mapping[str, Any]]) -> list[ComplexAttr]:
+    """The cell's complex list from the qmaster's configuration objects (``Store.conf``
+    or a scheduler mirror of it): the stored list, or the defaults when none is stored."""
+    rows = (conf.get(COMPLEX_KIND) or {}).get(COMPLEX_OBJECT)
+    if not rows:
+        return default_complexes()
+    return complexes_from_rows(rows)
