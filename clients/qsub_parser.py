@@ -11,7 +11,6 @@ the prefix of the source they come from. Pure apart from the injected
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Callable, Mapping, Sequence
 
 from clients.qsub_values import (FLAG_OPTIONS, OPTION_SPECS, STATUS_EDISK, STATUS_ESEMANTIC,
@@ -176,7 +175,8 @@ def _directive_tokens(line: str, prefix: str) -> list[str] | None:
     else:
         return None
     body = body.split("#", 1)[0].rstrip()  # a '#' starts a trailing comment
-    tokens = [t for t in re.split(r"[ \t\n]", body) if t]
+    # blanks, tabs and newlines separate (string methods: no regex to compile at start-up)
+    tokens = [t for t in body.replace("\t", " ").replace("\n", " ").split(" ") if t]
     return [t.replace('"', "").replace("'", "") for t in tokens] or None
 
 

@@ -70,7 +70,12 @@ def _seconds(text: str) -> int | None:
 
 
 def _split(arg: str, seps: str = ",") -> list[str]:
-    return [item for item in re.split(f"[{re.escape(seps)}]", arg) if item]
+    """The non-empty items of `arg` between any of the characters `seps`.
+    String methods, not a regex: compiling one costs qsub's start-up more
+    than the whole split."""
+    for sep in seps[1:]:
+        arg = arg.replace(sep, seps[0])
+    return [item for item in arg.split(seps[0]) if item]
 
 
 def _host_path(item: str) -> tuple[str | None, str]:
