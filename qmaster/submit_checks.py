@@ -10,7 +10,7 @@ import fnmatch
 from typing import Any
 
 from common.cluster import attr, queue_instances
-from common.resource.complexes import ComplexError, default_complexes, parse_request_list
+from common.resource.complexes import ComplexError, cell_complexes, parse_request_list
 from qmaster.context import RequestError
 from qmaster.store import Store
 from scheduler.dispatch import PassInput, can_ever_run
@@ -22,7 +22,7 @@ VERIFY_FAILED = "verification: no suitable queues"
 
 def check_submission(store: Store, opts: dict[str, Any], *, operator: bool) -> str | None:
     """Raise RequestError for a job that must be refused; for ``-w v`` the verdict text."""
-    _check_resources(opts)
+    _check_resources(store, opts)
     _check_pe(store, opts.get("pe"))
     if int(opts.get("priority") or 0) > 0 and not operator:
         raise RequestError("denied", "job rejected: positive submission priority requires "
@@ -40,14 +40,16 @@ def check_submission(store: Store, opts: dict[str, Any], *, operator: bool) -> s
     return None
 
 
-def _check_resources(opts: dict[str, Any]) -> None:
+def _check_resources(store: Store, opts: dict[str, Any]) -> None:
+    """Every ``-l`` name must be in the cell's complex list, its value of its type."""
+    attrs = cell_complexes(store.conf)
     for key in ("hard_resources", "soft_resources"):
         requests = opts.get(key) or {}
         if not requests:
             continue
         text = ",".join(f"{name}={value}" for name, value in requests.items())
         try:
-            parse_request_list(text, default_complexes())
+            parse_request_list(text, attrs)
         except ComplexError as err:
             raise RequestError("rejected", str(err)) from None
 

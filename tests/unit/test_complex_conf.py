@@ -3,6 +3,9 @@ qmaster's ``conf_put``/``conf_get`` of kind "complex" (through the qmaster core 
 """
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from hypothesis import given, strategies as st
 import pytest
 
@@ -11,6 +14,11 @@ from common.resource.complexes import (
     complexes_from_rows, default_complexes, render_complex_list, rows_of,
 )
 from common.resource.values import Relop, ValueType
+from qmaster.config_handlers import COMPLEX_NOT_CHANGED, complex_references
+from qmaster.defaults import exechost_defaults, queue_defaults
+from tests.unit.test_qmaster_core import ALICE, ROOT, Harness
+
+REFERENCE = Path("/work/shared/reference")
 
 LIC = ["lic", "lic", "INT", "<=", "YES", "YES", "0", "0"]
 
@@ -52,5 +60,116 @@ def test_cell_complexes_is_the_stored_list_else_the_defaults() -> None:
     attrs = cell_complexes({"complex": {"global": stored}, "queue": {}})
     assert attrs[-1] == ComplexAttr("lic", "lic", ValueType.INT, Relop.LE,
                                     Requestable.YES, Consumable.YES, "0", "0")
-    with open("/work/shared/reference/qconf-sc-with-consumable.txt") as fh:
-        assert render_complex_list(attrs) == fh.read()
+    expected = (REFERENCE / "qconf-sc-with-consumable.txt").read_text()
+    assert render_complex_list(attrs) == expected
+
+
+# --------------------------------------------------------------------------- qmaster
+
+@pytest.fixture
+def qm(tmp_path: Path) -> Harness:
+    return Harness(tmp_path, auto_add_hosts=True, default_slots=2)
+
+
+def rows(qm: Harness) -> list[list[str]]:
+    objects = qm.call("conf_get", {"user": ROOT.to_dict(), "kind": "complex"})["objects"]
+    assert list(objects) == ["global"]
+    return [list(r) for r in objects["global"]]
+
+
+def put(qm: Harness, data: Any, user: Any = ROOT) -> str:
+    body = {"user": user.to_dict(), "kind": "complex", "name": "global", "data": data,
+            "mode": "modify"}
+    return str(qm.call("conf_put", body)["message"])
+
+
+def put_conf(qm: Harness, kind: str, name: str, pairs: list[list[str]], mode: str) -> None:
+    qm.call("conf_put", {"user": ROOT.to_dict(), "kind": kind, "name": name,
+                         "data": pairs, "mode": mode})
+
+
+def with_value(pairs: list[list[str]], key: str, value: str) -> list[list[str]]:
+    return [[k, value if k == key else v] for k, v in pairs]
+
+
+def test_a_new_cell_has_the_default_list(qm: Harness) -> None:
+    assert rows(qm) == rows_of(default_complexes())
+    assert put(qm, rows(qm)) == COMPLEX_NOT_CHANGED
+    assert "complex" not in qm.server.spool.load()[0]  # nothing changed, nothing written
+
+
+def test_adding_a_consumable_is_kept_and_spooled(qm: Harness, tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError, match='unknown resource "lic"'):
+        qm.submit(hard_resources={"lic": "1"})
+    assert put(qm, rows(qm) + [LIC]) == 'root@h added "lic" to complex entry list'
+    assert LIC in rows(qm)
+    assert cell_complexes(qm.server.store.conf)[-1].name == "virtual_used"  # sorted
+    assert qm.submit(hard_resources={"lic": "1"}) > 0
+    with pytest.raises(RuntimeError, match='unknown resource "nosuch"'):
+        qm.submit(hard_resources={"nosuch": "1"})
+    again = Harness(tmp_path)
+    assert LIC in rows(again)
+
+
+def test_one_line_per_change_removed_modified_added(qm: Harness) -> None:
+    put(qm, rows(qm) + [LIC, ["foo", "foo", "INT", "<=", "YES", "NO", "0", "0"]])
+    new = [r for r in rows(qm) if r[0] != "foo"]
+    new = [r[:4] + ["NO"] + r[5:] if r[0] == "cpu" else r for r in new]
+    new.append(["bar", "br", "DOUBLE", ">=", "YES", "NO", "0", "0"])
+    assert put(qm, new).splitlines() == [
+        'root@h removed "foo" from complex list',
+        'root@h modified "cpu" in complex entry list',
+        'root@h added "bar" to complex entry list']
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda r: [x for x in r if x[0] != "arch"], 'The built-in complex "arch" cannot be deleted'),
+    (lambda r: r + [["lic", "a", "INT", "<=", "YES", "YES", "0", "0"]],
+     "complex with name lic or shortcut a already exists"),
+    (lambda r: r + [["lic", "lic", "STRING", "<=", "YES", "YES", "0", "0"]],
+     'Complex "lic" has an invalid relational operator'),
+    (lambda r: r + [["lic", "lic", "INT", "<=", "YES"]], "invalid complex attribute definition"),
+])
+def test_refusals_in_grid_engine_words(qm: Harness, change: Any, message: str) -> None:
+    before = rows(qm)
+    with pytest.raises(RuntimeError, match=message):
+        put(qm, change(before))
+    assert rows(qm) == before
+
+
+def test_only_managers_change_the_list(qm: Harness) -> None:
+    with pytest.raises(RuntimeError, match="must be manager"):
+        put(qm, rows(qm) + [LIC], ALICE)
+    with pytest.raises(RuntimeError, match="cannot delete"):
+        qm.call("conf_del", {"user": ROOT.to_dict(), "kind": "complex", "name": "global"})
+
+
+def test_a_referenced_attribute_cannot_be_removed(qm: Harness) -> None:
+    defaults = rows(qm)
+    put(qm, defaults + [LIC])
+    put_conf(qm, "exechost", "vm", with_value(exechost_defaults("vm"), "complex_values",
+                                               "lic=2"), "add")
+    with pytest.raises(RuntimeError, match='denied: Complex attribute "lic" is still '
+                                           'referenced in host "vm"'):
+        put(qm, defaults)
+    put_conf(qm, "exechost", "vm", exechost_defaults("vm"), "modify")
+    put_conf(qm, "queue", "all.q", queue_defaults(
+        "all.q", hostlist="@allhosts", complex_values="NONE,[vm=lic=3]"), "modify")
+    with pytest.raises(RuntimeError, match='referenced in queue "all.q"'):
+        put(qm, defaults)
+    put_conf(qm, "queue", "all.q", queue_defaults("all.q", hostlist="@allhosts"), "modify")
+    assert put(qm, defaults) == 'root@h removed "lic" from complex list'
+
+
+def test_references_name_every_user_of_an_attribute() -> None:
+    attrs = default_complexes() + complexes_from_rows([LIC])
+    conf = {"sconf": {"global": [["load_formula", "np_load_avg+lic*2"],
+                                 ["job_load_adjustments", "lic=0.5"]]},
+            "queue": {"b.q": [["complex_values", "lic=1"]],
+                      "a.q": [["complex_values", "NONE,[@g=lic=1,mf=1G]"]]},
+            "exechost": {"global": [["complex_values", "lic=4"]],
+                         "vm": [["complex_values", "NONE"]]}}
+    refs = complex_references(conf, attrs)
+    assert refs["lic"] == [("sconf", "global"), ("sconf", "global"), ("queue", "a.q"),
+                           ("queue", "b.q"), ("host", "global")]
+    assert refs["mem_free"] == [("queue", "a.q")]  # shortcuts resolve to full names
