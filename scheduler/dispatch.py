@@ -75,10 +75,13 @@ def task_order(jobs: dict[int, dict[str, Any]], task: dict[str, Any]) -> tuple[i
 
 def category_key(job: dict[str, Any]) -> tuple[Any, ...]:
     opts = job.get("opts") or {}
-    return (tuple(opts.get("hard_queues") or ()),
-            tuple(sorted((opts.get("hard_resources") or {}).items())),
-            tuple(sorted((opts.get("soft_resources") or {}).items())),
+    return (tuple(opts.get("hard_queues") or ()), _sorted_items(opts.get("hard_resources")),
+            _sorted_items(opts.get("soft_resources")),
             tuple(opts.get("pe") or ()), job.get("owner"))
+
+
+def _sorted_items(requests: dict[str, str] | None) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted(requests.items())) if requests else ()
 
 
 def _free_slots(inp: PassInput, *, alive_only: bool = True) -> dict[SlotKey, int]:
@@ -148,8 +151,9 @@ def _category(job: dict[str, Any], ranked: list[QueueInstance], free: dict[SlotK
     fit = RequestFit(view, requests, master=not opts.get("pe")) if view is not None else None
     # instances full at this moment stay candidates: the order of hosts for PE rules
     # must not depend on when the category was first seen (with or without the cache)
+    filtered = opts.get("hard_queues") or opts.get("pe") or inp.matcher is not None
     candidates = [qi for qi in ranked if (qi.queue, qi.host) in free
-                  and _allowed(job, qi, inp)
+                  and (not filtered or _allowed(job, qi, inp))
                   and (fit is None or fit.static_ok(qi.queue, qi.host))]
     soft = job_requests(opts, view.attrs, "soft_resources") if view is not None else None
     if soft:

@@ -60,9 +60,9 @@ class Allocation:
         """Take up to ``wanted`` slots on ``qi``; how many were taken."""
         key = (qi.queue, qi.host)
         count = min(wanted, self.free.get(key, 0))
-        master = not self.entries
-        if count > 0 and self.fit is not None and self.fit.dynamic:
-            count = _largest(lambda n: self.fit.fits(qi.queue, qi.host, n, master), count)
+        master, fit = not self.entries, self.fit
+        if count > 0 and fit is not None and fit.dynamic:
+            count = _largest(lambda n: fit.fits(qi.queue, qi.host, n, master), count)
         if count <= 0:
             return 0
         self.free[key] -= count

@@ -19,7 +19,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from common.cluster import QueueInstance, attr, hostgroups
 from common.conf_values import split_names
-from common.objects_conf_queue import parse_host_overrides, resolve
+from common.objects_conf_queue import QUEUE, parse_host_overrides, resolve
 from common.resource.complexes import (
     ComplexAttr, ComplexError, Consumable, Requestable, ResourceRequest,
     default_complexes, parse_complex_line, parse_request_list, resolve_name,
@@ -83,13 +83,11 @@ class ResourceView:
         return self._slots_above
 
     def names_at_queues(self) -> frozenset[str]:
-        """Every attribute some queue instance has a value or usage for."""
+        """Every attribute some queue instance has a value for (consumables are debited
+        only where they have one)."""
         if self._queue_names is None:
-            self._queue_names = frozenset(
-                name for key, values in self.values.items() if key[0] == "queue"
-                for name in values) | frozenset(
-                name for key, usage in self.usage.items() if key[0] == "queue"
-                for name in usage)
+            self._queue_names = frozenset(name for key, values in self.values.items()
+                                          if key[0] == "queue" for name in values)
         return self._queue_names
 
     def level(self, key: LevelKey) -> Level:
@@ -162,11 +160,15 @@ def fixed_levels(conf: Mapping[str, Mapping[str, Pairs]], instances: Iterable[Qu
     return values
 
 
+_QUEUE_DEFAULTS = {a.name: a.default for a in QUEUE.attrs}
+
+
 def _queue_template(pairs: Pairs) -> dict[str, tuple[str, dict[str, str]]]:
-    """Each queue resource parsed once: (default, {host or @group: value})."""
+    """Each queue resource parsed once: (default, {host or @group: value}); attributes
+    missing from ``pairs`` take the queue template's value (``qconf -sq template``)."""
     names = QUEUE_RESOURCES + ("complex_values",)
-    return {name: parse_host_overrides(attr(pairs, name, "NONE" if name in (
-        "complex_values", "calendar") else "INFINITY")) for name in names}
+    return {name: parse_host_overrides(attr(pairs, name, _QUEUE_DEFAULTS[name]))
+            for name in names}
 
 
 def _queue_values(template: Mapping[str, tuple[str, dict[str, str]]], qi: QueueInstance,

@@ -372,3 +372,16 @@ def test_category_cache_does_not_change_the_outcome(slots: list[int], kinds: lis
     cached = dispatch_pass(make_input(conf, jobs, load=load))
     uncached = dispatch_pass(make_input(conf, jobs, load=load, category_cache=False))
     assert cached == uncached
+
+
+def test_mirror_counts_consumables_of_orders_in_flight() -> None:
+    from scheduler.mirror import Mirror
+    pending = [{"job_id": j, "task_id": 1, "state": "pending", "version": 1, "granted": []}
+               for j in (1, 2)]
+    snap = {"epoch": "e", "seq": 1, "hosts": [{"name": "h1", "alive": True, "load": {}}],
+            "jobs": [{"job_id": j, "owner": "u", "opts": {}} for j in (1, 2)],
+            "tasks": pending, "conf": cluster({"h1": 4}, exechost={"h1": "slots=1"})}
+    mirror = Mirror.from_snapshot(snap)
+    assert len(dispatch_pass(mirror.pass_input())) == 1  # the host has one slot
+    inflight = {"1.1": [[Q, "h1", 1]]}
+    assert dispatch_pass(mirror.pass_input(exclude=set(inflight), inflight=inflight)) == []
