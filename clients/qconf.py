@@ -18,12 +18,18 @@ from dataclasses import dataclass
 from typing import Callable
 
 from clients.api import Client, ClientError, connect_or_exit
-from clients.qconf_files import FileError, parse_object_text, read_object_file
+from clients.qconf_files import (
+    FileError, parse_edited_complexes, parse_object_text, read_complex_file, read_object_file,
+)
 from clients.joblist import NO_OPTION_ARGUMENT
 from clients.qconf_help import HELP
 from common.conffile import ConfError
 from common.objects_conf import render_configuration, render_object, template
 from common.objects_conf_host import check_hostgroup_name
+from common.resource.complexes import (
+    COMPLEX_KIND, COMPLEX_OBJECT, ComplexAttr, ComplexError, complexes_from_rows,
+    render_complex_list, rows_of,
+)
 
 # store kind -> objects_conf kind
 KINDS = {"queue": "queue", "hgrp": "hostgroup", "exechost": "exechost", "pe": "pe",
@@ -291,6 +297,40 @@ def modify_sconf_in_editor(s: Session) -> int:
     return _put(s, "sconf", "global", _from_editor("sconf", text), "modify")
 
 
+def _complexes(s: Session) -> list[ComplexAttr]:
+    try:
+        return complexes_from_rows(s.objects(COMPLEX_KIND).get(COMPLEX_OBJECT) or [])
+    except ComplexError as err:
+        raise QconfError(str(err)) from None
+
+
+def show_complexes(s: Session) -> int:
+    """``-sc``: the cell's complex attributes as a table on stdout."""
+    _out(render_complex_list(_complexes(s)))
+    return 0
+
+
+def _put_complexes(s: Session, attrs: list[ComplexAttr]) -> int:
+    """The whole list to the qmaster, which answers one line per change."""
+    return _put(s, COMPLEX_KIND, COMPLEX_OBJECT, rows_of(attrs), "modify")
+
+
+def modify_complexes_from_file(s: Session, path: str) -> int:
+    try:
+        attrs = read_complex_file(path)
+    except FileError as err:
+        raise QconfError("\n".join(err.lines)) from None
+    return _put_complexes(s, attrs)
+
+
+def modify_complexes_in_editor(s: Session) -> int:
+    try:
+        attrs = parse_edited_complexes(edit_text(render_complex_list(_complexes(s))))
+    except FileError as err:
+        raise QconfError("\n".join(err.lines)) from None
+    return _put_complexes(s, attrs)
+
+
 def add_name(kind: str) -> Callable[[Session, str], int]:
     def run(s: Session, names: str) -> int:
         return max(_put(s, kind, name, None, "add") for name in names.split(","))
@@ -356,6 +396,10 @@ OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     "-Mconf": (1, modify_conf_from_files),
     "-ssconf": (0, show_sconf), "-msconf": (0, modify_sconf_in_editor),
     "-Msconf": (1, modify_sconf_from_file),
+    # 8.1.9 has no -ac/-Ac/-dc (only a debug build's -ace/-dce): attributes are added
+    # and deleted by changing the whole list
+    "-sc": (0, show_complexes), "-mc": (0, modify_complexes_in_editor),
+    "-Mc": (1, modify_complexes_from_file),
 }
 
 

@@ -14,16 +14,23 @@ Grid Engine reports a file in layers, and each kind adds its own last line:
   ``error reading file`` line;
 - parallel environments end every error with ``error reading in file``, exec hosts with
   ``invalid format``, a changed host group with ``Host group file "<path>" is not correct``.
+
+The complex attribute list (``qconf -Mc``/``-mc``) is one table, not name/value pairs:
+a file Grid Engine cannot read ends with ``Complex attribute file "<path>" is not
+correct``, an edited one with ``error reading in file``.
 """
 from __future__ import annotations
 
 from common.conffile import ConfError, Pairs, parse_conf
 from common.objects_conf import check_value, kind_of, normalize_object
+from common.resource.complexes import ComplexAttr, ComplexError, parse_complex_list
 
 # Starts of the messages of the flatfile reader itself (as opposed to object checks).
 _READER_ERRORS = ("unknown attribute name", "error parsing", "value for attribute",
                   "Error during parsing", "line ", "attribute \"")
 _MISSING = "required attribute"
+COMPLEX_FILE_NOT_CORRECT = 'Complex attribute file "{}" is not correct'
+ERROR_READING_IN_FILE = "error reading in file"
 
 
 class FileError(Exception):
@@ -92,3 +99,33 @@ def _trailer(kind: str, path: str, modify: bool) -> list[str]:
     if kind == "hostgroup" and modify:
         return [f'Host group file "{path}" is not correct']
     return []
+
+
+def read_complex_file(path: str) -> list[ComplexAttr]:
+    """``qconf -Mc path``: the attributes of the file, or ``FileError``."""
+    not_correct = COMPLEX_FILE_NOT_CORRECT.format(path)
+    try:
+        with open(path) as fh:
+            text = fh.read()
+    except OSError as err:
+        raise FileError([f'error: error opening file "{path}" for reading: {err.strerror}',
+                         not_correct]) from None
+    try:
+        attrs = parse_complex_list(text)
+    except ComplexError as err:
+        raise FileError([f"error: {err}", f'error: error reading file: "{path}"',
+                         not_correct]) from None
+    if not attrs:  # Grid Engine reads no list from a file without definitions
+        raise FileError([not_correct])
+    return attrs
+
+
+def parse_edited_complexes(text: str) -> list[ComplexAttr]:
+    """``qconf -mc``: the attributes the user saved from the editor, or ``FileError``."""
+    try:
+        attrs = parse_complex_list(text)
+    except ComplexError as err:
+        raise FileError([f"error: {err}", ERROR_READING_IN_FILE]) from None
+    if not attrs:
+        raise FileError([ERROR_READING_IN_FILE])
+    return attrs

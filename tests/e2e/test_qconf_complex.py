@@ -1,0 +1,93 @@
+"""``qconf -sc``/``-Mc``/``-mc`` and ``qsub -l`` against a live cell, compared with Grid
+Engine 8.1.9: the listing is the reference ``qconf -sc`` text byte for byte, changes are
+answered on stderr one line per attribute (``root@vm added "lic" to complex entry
+list``), refusals on stderr with exit status 1.
+"""
+from __future__ import annotations
+
+import os
+import pwd
+import socket
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+from deploy.cell import LocalCell
+
+REFERENCE = Path("/work/shared/reference")
+DEFAULT_SC = (REFERENCE / "qconf-sc.default.txt").read_text()
+WITH_LIC = (REFERENCE / "qconf-sc-with-consumable.txt").read_text()
+WHO = f"{pwd.getpwuid(os.getuid()).pw_name}@{socket.gethostname()}"
+Result = tuple[str, str, int]
+
+
+def run(name: str, *args: str, editor: str | None = None) -> Result:
+    """One of our console scripts (Grid Engine's own may be on PATH too)."""
+    script = Path(sys.executable).parent / name
+    argv = [str(script)] if script.exists() else [sys.executable, "-m", f"clients.{name}"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    if editor is not None:
+        env["EDITOR"] = editor
+    done = subprocess.run(argv + list(args), env=env, capture_output=True, text=True,
+                          timeout=30)
+    return done.stdout, done.stderr, done.returncode
+
+
+def told(text: str, rc: int = 0) -> Result:
+    return "", text + "\n", rc
+
+
+def write(path: Path, text: str) -> str:
+    path.write_text(text)
+    return str(path)
+
+
+def test_complex_list_show_modify_and_request(live_cell: LocalCell, tmp_path: Path) -> None:
+    assert run("qconf", "-sc") == (DEFAULT_SC, "", 0)
+    with_lic = write(tmp_path / "with_lic", WITH_LIC)
+    assert run("qconf", "-Mc", with_lic) == told(f'{WHO} added "lic" to complex entry list')
+    assert run("qconf", "-sc") == (WITH_LIC, "", 0)
+    assert run("qconf", "-Mc", with_lic) == told(
+        "Complex attribute configuration has not been changed")
+    out, err, rc = run("qsub", "-b", "y", "-l", "lic=1", "/bin/true")
+    assert rc == 0 and out.startswith("Your job ") and err == ""
+    out, err, rc = run("qsub", "-b", "y", "-l", "nosuch=1", "/bin/true")
+    assert rc != 0 and 'unknown resource "nosuch"' in err and out == ""
+
+
+def test_complex_list_refusals(live_cell: LocalCell, tmp_path: Path) -> None:
+    bad_type = write(tmp_path / "bad_type", DEFAULT_SC + "lic lic INTEGER <= YES YES 0 0\n")
+    assert run("qconf", "-Mc", bad_type) == told(
+        'error: Invalid complex attribute type ("INTEGER")\n'
+        f'error: error reading file: "{bad_type}"\n'
+        f'Complex attribute file "{bad_type}" is not correct', 1)
+    missing = tmp_path / "missing"
+    assert run("qconf", "-Mc", str(missing)) == told(
+        f'error: error opening file "{missing}" for reading: No such file or directory\n'
+        f'Complex attribute file "{missing}" is not correct', 1)
+    bad_relop = write(tmp_path / "bad_relop", DEFAULT_SC + "lic lic INT >= YES YES 0 0\n")
+    assert run("qconf", "-Mc", bad_relop) == told(
+        'Consumable "lic" can have only <= as an relational operator', 1)
+    no_arch = write(tmp_path / "no_arch", "".join(
+        line for line in DEFAULT_SC.splitlines(True) if not line.startswith("arch ")))
+    assert run("qconf", "-Mc", no_arch) == told(
+        'The built-in complex "arch" cannot be deleted', 1)
+    out, err, rc = run("qconf", "-dc", "arch")  # 8.1.9 has no -dc
+    assert (out, rc) == ("", 1) and err.startswith('error: invalid option argument "-dc"')
+    assert run("qconf", "-sc") == (DEFAULT_SC, "", 0)
+
+
+def test_complex_list_in_the_editor(live_cell: LocalCell, tmp_path: Path) -> None:
+    assert run("qconf", "-mc", editor="true") == told(
+        "Complex attribute configuration has not been changed")
+    editor = tmp_path / "add-lic"
+    editor.write_text('#!/bin/sh\necho "lic lic INT <= YES YES 0 0" >> "$1"\n')
+    editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
+    assert run("qconf", "-mc", editor=str(editor)) == told(
+        f'{WHO} added "lic" to complex entry list')
+    assert run("qconf", "-sc") == (WITH_LIC, "", 0)
+    emptying = tmp_path / "empty"
+    emptying.write_text('#!/bin/sh\n: > "$1"\n')
+    emptying.chmod(emptying.stat().st_mode | stat.S_IXUSR)
+    assert run("qconf", "-mc", editor=str(emptying)) == told("error reading in file", 1)
