@@ -45,6 +45,7 @@ def unable_to_run(reason: str) -> str:
 
 
 def job_id_text(job_id: int, array: TaskRange | None = None) -> str:
+    """`5`, or `5.1-10:1` for a job array."""
     return f"{job_id}.{format_task_range(array)}" if array else str(job_id)
 
 
@@ -64,6 +65,7 @@ IMMEDIATE_NOT_SCHEDULED = "Your qsub request could not be scheduled; try again l
 
 
 def immediate_scheduled(job_id: str) -> str:
+    """What `qsub -now y` prints once the job has been dispatched."""
     return f"Your immediate job {job_id} has been successfully scheduled."
 
 

@@ -32,8 +32,8 @@ from clients.qsub_messages import (IMMEDIATE_NOT_SCHEDULED, VERIFY_FOUND_QUEUES,
 from clients.qsub_parser import (ARG_SWITCH, CMDLINE, DEFAULTS, SCRIPT, SCRIPT_SWITCH,
                                  OptionParser, ParseContext, ParsedOption, QsubError,
                                  parse_lines, parse_source)
-from clients.qsub_values import (STATUS_EDISK, STATUS_ENOIMP, STATUS_ESEMANTIC, UNKNOWN_LATER,
-                                 STATUS_ESYNTAX, STATUS_EUNKNOWN, date_time_to_epoch)
+from clients.qsub_values import (STATUS_EDISK, STATUS_ENOIMP, STATUS_ESEMANTIC, STATUS_ESYNTAX,
+                                 STATUS_EUNKNOWN, UNKNOWN_LATER, date_time_to_epoch)
 
 __all__ = [
     "CMDLINE", "DEFAULTS", "DEFAULT_PREFIX", "IMMEDIATE_NOT_SCHEDULED", "SCRIPT",
