@@ -43,7 +43,17 @@ def write(path: Path, text: str) -> str:
     return str(path)
 
 
-def test_complex_list_show_modify_and_request(live_cell: LocalCell, tmp_path: Path) -> None:
+def test_complex_list_in_a_live_cell(live_cell: LocalCell, tmp_path: Path) -> None:
+    """One cell (starting one is most of the time), the steps in an order that leaves
+    each with the list it expects."""
+    refusals(tmp_path)
+    in_the_editor(tmp_path)
+    from_a_file_then_requests(tmp_path)
+
+
+def from_a_file_then_requests(tmp_path: Path) -> None:
+    assert run("qconf", "-Mc", write(tmp_path / "default", DEFAULT_SC)) == told(
+        f'{WHO} removed "lic" from complex list')
     assert run("qconf", "-sc") == (DEFAULT_SC, "", 0)
     with_lic = write(tmp_path / "with_lic", WITH_LIC)
     assert run("qconf", "-Mc", with_lic) == told(f'{WHO} added "lic" to complex entry list')
@@ -56,7 +66,8 @@ def test_complex_list_show_modify_and_request(live_cell: LocalCell, tmp_path: Pa
     assert rc != 0 and 'unknown resource "nosuch"' in err and out == ""
 
 
-def test_complex_list_refusals(live_cell: LocalCell, tmp_path: Path) -> None:
+def refusals(tmp_path: Path) -> None:
+    assert run("qconf", "-sc") == (DEFAULT_SC, "", 0)
     bad_type = write(tmp_path / "bad_type", DEFAULT_SC + "lic lic INTEGER <= YES YES 0 0\n")
     assert run("qconf", "-Mc", bad_type) == told(
         'error: Invalid complex attribute type ("INTEGER")\n'
@@ -78,7 +89,7 @@ def test_complex_list_refusals(live_cell: LocalCell, tmp_path: Path) -> None:
     assert run("qconf", "-sc") == (DEFAULT_SC, "", 0)
 
 
-def test_complex_list_in_the_editor(live_cell: LocalCell, tmp_path: Path) -> None:
+def in_the_editor(tmp_path: Path) -> None:
     assert run("qconf", "-mc", editor="true") == told(
         "Complex attribute configuration has not been changed")
     editor = tmp_path / "add-lic"
