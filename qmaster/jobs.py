@@ -28,7 +28,7 @@ def handle_submit(ctx: Ctx) -> dict[str, Any]:
         if not isinstance(spec, dict) or not isinstance(spec.get("opts"), dict):
             raise RequestError("malformed", "job rejected: malformed job description")
         verdicts.append(check_submission(ctx.store, spec["opts"], operator=operator))
-        task_ids.append(_task_ids(spec["opts"].get("array")))
+        task_ids.append(_task_ids(spec["opts"].get("array"), _max_tasks(ctx)))
     if any(verdicts):  # -w v: verify only, submit nothing
         return {"job_ids": [], "verification": [v or "" for v in verdicts]}
     ids = [_add_job(ctx, user, spec, tasks) for spec, tasks in zip(specs, task_ids)]
@@ -65,7 +65,12 @@ def _add_job(ctx: Ctx, user: UserInfo, spec: dict[str, Any], task_ids: list[int]
     return job_id
 
 
-def _task_ids(array: Any) -> list[int]:
+def _max_tasks(ctx: Ctx) -> int:
+    text = ctx.store.conf_value("conf", "global", "max_aj_tasks", "75000")
+    return int(text) if text.isdigit() else 75000
+
+
+def _task_ids(array: Any, max_tasks: int) -> list[int]:
     if not array:
         return [1]
     try:
@@ -74,6 +79,10 @@ def _task_ids(array: Any) -> list[int]:
         raise RequestError("malformed", "job rejected: malformed task range") from None
     if first < 1:
         raise RequestError("rejected", f"job rejected: {first} is an invalid task id")
+    count = max(0, (last - first) // max(step, 1) + 1)
+    if max_tasks and count > max_tasks:  # sge_conf(5): 0 means no limit
+        raise RequestError("rejected", f"job rejected: {count} tasks exceed the limit "
+                                       f"max_aj_tasks of {max_tasks}")
     return list(range(first, last + 1, max(step, 1)))
 
 

@@ -229,10 +229,21 @@ class QmasterServer:
 
     def _send(self, identity: bytes, payload: bytes) -> None:
         try:
-            self.router.send_multipart([identity, payload], flags=zmq.NOBLOCK)
+            sent = self.router.send_multipart([identity, payload], flags=zmq.NOBLOCK)
         except zmq.ZMQError as exc:
-            self._warn("peer unreachable", peer=identity[:40].decode(errors="replace"),
-                       error=str(exc))
+            self._unreachable(identity, exc)
+            return
+        # An asyncio socket reports a failed send (peer gone) on the returned future.
+        if sent is not None:
+            sent.add_done_callback(lambda fut: self._send_done(identity, fut))
+
+    def _send_done(self, identity: bytes, fut: Any) -> None:
+        if not fut.cancelled() and fut.exception() is not None:
+            self._unreachable(identity, fut.exception())
+
+    def _unreachable(self, identity: bytes, exc: BaseException) -> None:
+        self._warn("peer unreachable", peer=identity[:40].decode(errors="replace"),
+                   error=str(exc))
 
     def _answer_waiters(self, batch: Batch) -> None:
         if not batch.finished_jobs or not self.services.waiters:

@@ -236,3 +236,9 @@ def test_forced_deletion_needs_a_manager_and_ends_the_task_at_once(qm: Harness) 
     assert qm.tasks(job)[0]["state"] == "finished"
     assert qm.server.store.used_slots[("all.q", "h1")] == 0
     assert [r.failed for r in read_records(qm.cell.accounting_path)] == [100]
+
+
+def test_array_size_is_limited_by_max_aj_tasks(qm: Harness) -> None:
+    with pytest.raises(RuntimeError, match="1000000000 tasks exceed the limit max_aj_tasks"):
+        qm.submit(array=[1, 10**9, 1])
+    assert qm.submit(array=[1, 75000, 1]) > 0
