@@ -65,6 +65,7 @@ class Category:
     fit: RequestFit | None
     cursor: int = 0
     pe_hosts: list[tuple[PEConf, list[list[QueueInstance]]]] | None = None
+    pe_bounds: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def task_order(jobs: dict[int, dict[str, Any]], task: dict[str, Any]) -> tuple[int, int, int]:
@@ -195,7 +196,9 @@ def _place(job: dict[str, Any], category: Category, free: dict[SlotKey, int],
             continue
         drop_full_hosts(hosts, free)
         alloc = Allocation(inp.resources, category.requests, free, category.fit)
-        granted = allocate(conf, low, limit, hosts, alloc)
+        # bounds hold for one slot range; the PE limit may shrink it between jobs
+        bounds = category.pe_bounds.setdefault(f"{conf.name}:{limit}", {})
+        granted = allocate(conf, low, limit, hosts, alloc, bounds)
         if granted is not None:
             pe_used[conf.name] = pe_used.get(conf.name, 0) + alloc.total
             return granted

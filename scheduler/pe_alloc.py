@@ -146,12 +146,15 @@ def _capacity(alloc: Allocation, host: list[QueueInstance], high: int) -> int:
     return got
 
 
-def _pe_slots(alloc: Allocation, hosts: list[list[QueueInstance]], low: int,
-              high: int) -> None:
-    """All slots on one host: the host giving the most (up to ``high``), first wins."""
+def _pe_slots(alloc: Allocation, hosts: list[list[QueueInstance]], low: int, high: int,
+              bounds: dict[str, int]) -> None:
+    """All slots on one host: the host giving the most (up to ``high``), first wins.
+    ``bounds``: what each host gave before in this pass; it cannot give more now."""
     best: tuple[int, int] = (0, -1)
     for index, host in enumerate(hosts):
-        got = _capacity(alloc, host, high)
+        if bounds.get(host[0].host, high) <= best[0]:
+            continue
+        got = bounds[host[0].host] = _capacity(alloc, host, high)
         if got > best[0]:
             best = (got, index)
         if got == high:
@@ -199,9 +202,11 @@ def _per_host(alloc: Allocation, hosts: list[list[QueueInstance]], per_host: int
 
 
 def allocate(pe: PEConf, low: int, high: int, hosts: list[list[QueueInstance]],
-             alloc: Allocation) -> list[list[Any]] | None:
+             alloc: Allocation, bounds: dict[str, int] | None = None
+             ) -> list[list[Any]] | None:
     """Grant between ``low`` and ``high`` slots by ``pe``'s rule on ``hosts`` (see
-    :func:`by_host`), or None (rolled back)."""
+    :func:`by_host`), or None (rolled back). ``bounds`` (host -> slots it could give)
+    is kept by the caller across jobs of one request set and one pass."""
     rule = pe.rule
     if rule == "$fill_up":
         _fill_up(alloc, hosts, high)
@@ -210,7 +215,7 @@ def allocate(pe: PEConf, low: int, high: int, hosts: list[list[QueueInstance]],
     elif rule.isdigit() and int(rule) > 0:
         _per_host(alloc, hosts, int(rule), high)
     else:
-        _pe_slots(alloc, hosts, low, high)
+        _pe_slots(alloc, hosts, low, high, {} if bounds is None else bounds)
     if alloc.total < low or (rule.isdigit() and alloc.total % max(int(rule), 1)):
         alloc.rollback()
         return None

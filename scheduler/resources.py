@@ -71,7 +71,13 @@ class ResourceView:
         key = tuple((r.name, r.value) for r in requests)
         found = self._amounts.get(key)
         if found is None:
-            found = self._amounts[key] = _consumable_amounts(self.attrs, requests)
+            # only what some level manages can be debited (queue slots: see module doc)
+            managed = self.names_at_queues() - {"slots"} | {
+                name for k, values in self.values.items() if k[0] != "queue"
+                for name in values}
+            found = self._amounts[key] = [
+                (a, value) for a, value in _consumable_amounts(self.attrs, requests)
+                if a.name in managed and (value or a.relop is Relop.EXCL)]
         return found
 
     def slots_above_queue(self) -> bool:
@@ -242,6 +248,8 @@ def debits(view: ResourceView, requests: Sequence[ResourceRequest],
     for consumables not requested."""
     amounts = view.consumable_amounts(requests)
     changes: list[Change] = []
+    if not amounts:
+        return changes
     for index, (queue, host, slots) in enumerate(granted):
         for key in (GLOBAL, host_key(str(host)), queue_key(str(queue), str(host))):
             managed = view.values.get(key, {})
@@ -344,6 +352,7 @@ class RequestFit:
         self._queue_matters = bool((set(self.names) - {"slots"}) & view.names_at_queues())
         self._memo: dict[tuple[Any, ...], bool] = {}
         self._denied_globally: set[bool] = set()
+        self._by_host: dict[str, bool] = {}
         self._hosts: dict[str, tuple[Any, ...]] = {}
         self._global: tuple[Any, ...] | None = None
 
@@ -372,15 +381,23 @@ class RequestFit:
             return False
         if self._trivial:
             return True
+        qkey = queue_key(queue, host)
+        if not self._queue_matters:
+            # no queue instance knows any of the names: the queue part is the same
+            # everywhere (but for a queue without slots) and one verdict per host does
+            if self.view.values.get(qkey, _EMPTY).get("slots") == "0":
+                return False
+            verdict = self._by_host.get(host)
+            if verdict is None:
+                verdict = self._by_host[host] = self._static_key_ok(queue, host, None)
+            return verdict
+        return self._static_key_ok(queue, host, self._sig(qkey))
+
+    def _static_key_ok(self, queue: str, host: str, qsig: Any) -> bool:
         if self._global is None:
             self._global = self._sig(GLOBAL)
         if host not in self._hosts:
             self._hosts[host] = self._sig(host_key(host))
-        # when no queue instance knows any of the names, the queue part is the same
-        # everywhere and one verdict per host suffices
-        qkey = queue_key(queue, host)
-        qsig = self._sig(qkey) if self._queue_matters else \
-            self.view.values.get(qkey, _EMPTY).get("slots")
         key = (self._global, self._hosts[host], qsig, 1, self.master)
         verdict = self._memo.get(key)
         if verdict is None:
