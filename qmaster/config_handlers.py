@@ -19,7 +19,7 @@ one line per attribute removed, modified and added, in that order, as Grid Engin
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 import re
 
@@ -266,7 +266,8 @@ def _complex_changes(who: str, new: list[ComplexAttr], old: list[ComplexAttr]) -
 _FORMULA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 
 
-def complex_references(conf: Any, attrs: list[ComplexAttr]) -> dict[str, list[tuple[str, str]]]:
+def complex_references(conf: Mapping[str, Mapping[str, Any]], attrs: list[ComplexAttr]
+                       ) -> dict[str, list[tuple[str, str]]]:
     """Attribute (full name) -> where it is still used: ("sconf", "global") for the
     scheduler's load_formula and job_load_adjustments, ("queue", q) and ("host", h) for
     ``complex_values`` (queues' per-host values included, "global" for the global host)."""

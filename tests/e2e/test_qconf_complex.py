@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from common.objects_conf import render_object, template
 from deploy.cell import LocalCell
 
 REFERENCE = Path("/work/shared/reference")
@@ -49,6 +50,18 @@ def test_complex_list_in_a_live_cell(live_cell: LocalCell, tmp_path: Path) -> No
     refusals(tmp_path)
     in_the_editor(tmp_path)
     from_a_file_then_requests(tmp_path)
+    still_referenced_by_a_host(tmp_path)
+
+
+def still_referenced_by_a_host(tmp_path: Path) -> None:
+    """The sge-oracle gotcha 9: a consumable an exec host uses cannot go."""
+    host = run("qconf", "-sel")[0].split()[0]
+    pairs = [(k, "lic=2" if k == "complex_values" else v) for k, v in template("exechost", host)]
+    host_file = write(tmp_path / host, render_object("exechost", pairs) + "\n")
+    assert run("qconf", "-Me", host_file) == told(f'{WHO} modified "{host}" in exechost list')
+    assert run("qconf", "-Mc", write(tmp_path / "default", DEFAULT_SC)) == told(
+        f'denied: Complex attribute "lic" is still referenced in host "{host}".', 1)
+    assert run("qconf", "-sc") == (WITH_LIC, "", 0)
 
 
 def from_a_file_then_requests(tmp_path: Path) -> None:
