@@ -31,12 +31,13 @@ def default_root() -> Path:
 
 
 def _pid_alive(pid_file: Path, marker: str) -> int | None:
+    """The recorded pid if that process runs and is the daemon (not a reused pid)."""
     try:
         pid = int(pid_file.read_text().split()[0])
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
     except (OSError, ValueError, IndexError):
         return None
-    return pid if marker.encode() in cmdline else None
+    return pid if marker.encode() in cmdline and not _zombie(pid) else None
 
 
 def _host_names(count: int) -> list[str]:
@@ -142,12 +143,23 @@ class LocalCell:
     def down(self) -> list[str]:
         stopped = []
         for label, module, pid_file in reversed(self.daemons()):
-            pid = _pid_alive(pid_file, module)
+            pid = self._own_pid(label) or _pid_alive(pid_file, module)
             if pid is not None:
                 _terminate(pid)
                 stopped.append(label)
+            proc = self._procs.pop(label, None)
+            if proc is not None:
+                proc.poll()  # reap our own child, so no zombie stays behind
             pid_file.unlink(missing_ok=True)
         return stopped
+
+    def _own_pid(self, label: str) -> int | None:
+        """A daemon this object started and that still runs: known without /proc, which
+        may not show its command line yet right after the start."""
+        proc = self._procs.get(label)
+        if proc is None or proc.poll() is not None:
+            return None
+        return proc.pid
 
     def status(self) -> list[tuple[str, int | None]]:
         return [(label, _pid_alive(pid_file, module))

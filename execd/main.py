@@ -8,9 +8,14 @@ from __future__ import annotations
 import argparse
 import os
 import socket
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from execd.launcher import Launcher
+
+if TYPE_CHECKING:
+    from common.cell import Cell
 
 
 def parser() -> argparse.ArgumentParser:
@@ -29,12 +34,23 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def wait_for_qmaster(cell: "Cell") -> tuple[str, int]:
+    """The qmaster's address from act_qmaster, waiting while a (re)start has not written it."""
+    from common.cell import read_act_qmaster
+    while True:
+        try:
+            host, port, _ = read_act_qmaster(cell)
+            return host, port
+        except (OSError, IndexError, ValueError):
+            time.sleep(0.5)
+
+
 def main(argv: list[str] | None = None) -> None:
     p = parser()
     args = p.parse_args(argv)
     launcher = Launcher()
     launcher.start()
-    from common.cell import Cell, read_act_qmaster
+    from common.cell import Cell
     from common.daemon import run_until_signalled
     from common.log import configure
     from execd.service import ExecdService
@@ -42,7 +58,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.qmaster:
         host, port = args.qmaster.rsplit(":", 1)
     elif cell is not None:
-        host, port, _ = read_act_qmaster(cell)
+        host, port = wait_for_qmaster(cell)
     else:
         p.error("give --qmaster or a cell")
     spool = args.spool or (cell.execd_spool_dir(args.hostname) if cell else None)

@@ -135,9 +135,7 @@ def test_scheduler_and_execd_follow_a_restarted_qmaster(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("module", [
     "scheduler.main",
-    pytest.param("execd.main", marks=pytest.mark.xfail(strict=True, reason=(
-        "execd/main.py reads act_qmaster once at start and dies of FileNotFoundError when "
-        "it is missing, as it is while `pyge up` restarts a crashed qmaster"))),
+    "execd.main",
 ])
 def test_a_daemon_started_while_the_qmaster_restarts_waits_for_it(tmp_path: Path,
                                                                   module: str) -> None:
