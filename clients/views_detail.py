@@ -1,7 +1,7 @@
 """Pure conversion of one job of ``Client.jobs()`` into qstat -j's JobDetail dict.
 
 This module owns how a submitted job's options (``clients.qsub_options.SubmitOptions``
-fields, possibly sparse) become the JobDetail keys documented in ``clients.render_qstat``,
+fields, possibly sparse) become the JobDetail keys documented in ``clients.render_qstat_job``,
 with Grid Engine's defaults filled in: account "sge", mail to owner@submit host,
 ``exec_file`` job_scripts/<id>, the ``__SGE_PREFIX__O_*`` environment entries. It also
 selects the jobs a ``qstat -j`` job list names (ids, names, fnmatch patterns).
