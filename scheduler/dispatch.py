@@ -20,8 +20,10 @@ from typing import Any, Callable
 
 from common.cluster import QueueInstance
 from common.resource.complexes import ResourceRequest
-from scheduler.pe_alloc import Allocation, PEConf, allocate, by_host, drop_full_hosts
-from scheduler.resources import RequestFit, ResourceView, apply, debits, job_requests, soft_fits
+from scheduler.pe_alloc import (
+    Allocation, PEConf, RequestFit, allocate, by_host, drop_full_hosts, soft_fits,
+)
+from scheduler.resources import ResourceView, apply, debits, job_requests
 
 # (job summary, queue instance) -> True when the job's requests allow that instance
 Matcher = Callable[[dict[str, Any], QueueInstance], bool]

@@ -1,7 +1,9 @@
-"""Slot allocation for one job inside the dispatch pass: serial jobs and sge_pe(5) rules.
+"""Placement of one job inside the dispatch pass: request verdicts and slot allocation.
 
-Pure. This module owns how the slots of one job are spread over ranked queue
-instances: ``$pe_slots`` (one host), ``$fill_up`` (fill each host before the next),
+Pure. This module owns :class:`RequestFit`, the memoised answers to "may this request
+set run here (now)?" that the pass asks for every queue instance, and how the slots of
+one job are spread over ranked queue instances (serial jobs and sge_pe(5) rules):
+``$pe_slots`` (one host), ``$fill_up`` (fill each host before the next),
 ``$round_robin`` (one slot per host in turn), an integer N (exactly N on each host
 used), the PE's total ``slots`` limit, and slot ranges ``n-m`` (the largest number
 that fits). Each slot taken is checked against the job's requests with the usage of
@@ -16,10 +18,126 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from common.cluster import QueueInstance, attr
 from common.resource.complexes import ResourceRequest
-from scheduler.resources import Change, RequestFit, ResourceView, apply, debits
+from common.resource.matching import match_job
+from common.resource.values import STRING_TYPES, compare
+from scheduler.resources import (
+    EMPTY, GLOBAL, Change, LevelKey, ResourceView, apply, debits, host_key, queue_key,
+    relevant_attrs,
+)
 
 Pairs = list[list[str]]
 SlotKey = tuple[str, str]
+
+
+class RequestFit:
+    """One set of requests against a view, as the dispatch pass asks it many times.
+
+    ``static_ok`` is the verdict for one slot with the usage of the view when first
+    asked (the global and host parts of its key are kept, so ask it before debiting);
+    ``fits`` checks ``slots`` slots with the usage of the moment, for consumables
+    debited during the pass. Both are memoised by exactly what the verdict depends on
+    (the relevant attributes' values, loads and usage on each level), so a thousand
+    alike hosts are matched once.
+    """
+
+    def __init__(self, view: ResourceView, requests: Sequence[ResourceRequest] | None, *,
+                 master: bool = True, only_requested: bool = False) -> None:
+        self.view, self.requests, self.master = view, requests, master
+        asked = list(requests or [])
+        self.attrs = [r.attr for r in asked] if only_requested else \
+            relevant_attrs(view.attrs, asked)
+        self.names = tuple(sorted({a.name for a in self.attrs} | {"slots"}))
+        self.dynamic = view.slots_above_queue() or any(
+            a.is_consumable and a.name != "slots" for a in self.attrs)
+        # a string attribute counts only by presence and by the outcome of comparing
+        # it with the request: hostname=h1 then sorts all other hosts into one class
+        self._strings = {a.name: a for a in self.attrs if a.type in STRING_TYPES}
+        self._plain = tuple(n for n in self.names if n not in self._strings)
+        self._asked = {r.name: r.value for r in asked}
+        # nothing to check but slots, which the pass counts itself
+        self._trivial = [a.name for a in self.attrs] == ["slots"] and \
+            not view.slots_above_queue()
+        self._queue_matters = bool((set(self.names) - {"slots"}) & view.names_at_queues())
+        self._memo: dict[tuple[Any, ...], bool] = {}
+        self._denied_globally: set[bool] = set()
+        self._by_host: dict[str, bool] = {}
+        self._hosts: dict[str, tuple[Any, ...]] = {}
+        self._global: tuple[Any, ...] | None = None
+
+    def _sig(self, key: LevelKey) -> tuple[Any, ...]:
+        view, empty, names = self.view, EMPTY, self._plain
+        values, load = view.values.get(key, empty), view.load.get(key, empty)
+        usage, shared = view.usage.get(key, empty), view.shared.get(key, empty)
+        # map() with dict.get keeps this loop in C: it runs for every queue instance
+        return (tuple(map(values.get, names)),
+                tuple(map(load.get, names)) if load else (),
+                tuple(map(usage.get, names)) if usage else (),
+                tuple(map(shared.get, names)) if shared else (),
+                tuple(self._string_sig(n, values, load) for n in self._strings))
+
+    def _string_sig(self, name: str, values: Mapping[str, str], load: Mapping[str, str]
+                    ) -> tuple[Any, ...]:
+        offered = values.get(name, load.get(name))
+        if name not in self._asked or offered is None:
+            return (name in values, name in load)
+        a = self._strings[name]
+        return (name in values, name in load,
+                compare(a.relop, a.type, self._asked[name], offered))
+
+    def static_ok(self, queue: str, host: str) -> bool:
+        if self.requests is None:
+            return False
+        if self._trivial:
+            return True
+        qkey = queue_key(queue, host)
+        if not self._queue_matters:
+            # no queue instance knows any of the names: the queue part is the same
+            # everywhere (but for a queue without slots) and one verdict per host does
+            if self.view.values.get(qkey, EMPTY).get("slots") == "0":
+                return False
+            verdict = self._by_host.get(host)
+            if verdict is None:
+                verdict = self._by_host[host] = self._static_key_ok(queue, host, None)
+            return verdict
+        return self._static_key_ok(queue, host, self._sig(qkey))
+
+    def _static_key_ok(self, queue: str, host: str, qsig: Any) -> bool:
+        if self._global is None:
+            self._global = self._sig(GLOBAL)
+        if host not in self._hosts:
+            self._hosts[host] = self._sig(host_key(host))
+        key = (self._global, self._hosts[host], qsig, 1, self.master)
+        verdict = self._memo.get(key)
+        if verdict is None:
+            verdict = self._memo[key] = self._match(queue, host, 1, self.master)
+        return verdict
+
+    def fits(self, queue: str, host: str, slots: int, master: bool) -> bool:
+        """``slots`` slots with the usage of this moment (memoised on it as well)."""
+        if self.requests is None or master in self._denied_globally:
+            return False
+        key = (self._sig(GLOBAL), self._sig(host_key(host)), self._sig(queue_key(queue, host)),
+               slots, master)
+        verdict = self._memo.get(key)
+        if verdict is None:
+            verdict = self._memo[key] = self._match(queue, host, slots, master)
+        return verdict
+
+    def _match(self, queue: str, host: str, slots: int, master: bool) -> bool:
+        assert self.requests is not None
+        result = match_job(self.requests, self.attrs, self.view.levels(queue, host),
+                           slots=slots, master=master)
+        if not result.ok and slots == 1 and master and result.level == "global":
+            # a master is placed before the job debits anything, and usage only grows
+            # while a category is asked: no other host will do as master either
+            self._denied_globally.add(master)
+        return result.ok
+
+
+def soft_fits(view: ResourceView, soft: Sequence[ResourceRequest]) -> list[RequestFit]:
+    """One matcher per soft request: a queue instance's violations are the soft
+    requests it does not satisfy."""
+    return [RequestFit(view, [r], only_requested=True) for r in soft]
 
 
 @dataclass(frozen=True)

@@ -385,3 +385,11 @@ def test_mirror_counts_consumables_of_orders_in_flight() -> None:
     assert len(dispatch_pass(mirror.pass_input())) == 1  # the host has one slot
     inflight = {"1.1": [[Q, "h1", 1]]}
     assert dispatch_pass(mirror.pass_input(exclude=set(inflight), inflight=inflight)) == []
+
+
+def test_non_requestable_attribute_and_unknown_request_never_match() -> None:
+    conf = cluster({"h1": 2}, complexes=("nr nr INT <= NO NO 0 0",),
+                   exechost={"h1": "nr=5"})
+    inp = make_input(conf, [job(1, {"nr": "1"}), job(2, {"nosuch": "1"}), job(3)])
+    assert sorted(grants(dispatch_pass(inp))) == [3]
+    assert not can_ever_run(job(1, {"nr": "1"}), inp)
