@@ -324,6 +324,10 @@ def modify_complexes_from_file(s: Session, path: str) -> int:
 
 
 def modify_complexes_in_editor(s: Session) -> int:
+    """``-mc``: like Grid Engine, a non-manager is turned away before the editor opens."""
+    user = s.client.user.name
+    if user not in s.objects("manager"):
+        raise QconfError(f'denied: "{user}" must be manager for this operation')
     try:
         attrs = parse_edited_complexes(edit_text(render_complex_list(_complexes(s))))
     except FileError as err:

@@ -13,13 +13,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+from clients.api import Client
+from common.cell import Cell
+from common.model import UserInfo
 from common.objects_conf import render_object, template
 from deploy.cell import LocalCell
 
 REFERENCE = Path("/work/shared/reference")
 DEFAULT_SC = (REFERENCE / "qconf-sc.default.txt").read_text()
 WITH_LIC = (REFERENCE / "qconf-sc-with-consumable.txt").read_text()
-WHO = f"{pwd.getpwuid(os.getuid()).pw_name}@{socket.gethostname()}"
+USER = pwd.getpwuid(os.getuid()).pw_name
+WHO = f"{USER}@{socket.gethostname()}"
 Result = tuple[str, str, int]
 
 
@@ -51,6 +55,26 @@ def test_complex_list_in_a_live_cell(live_cell: LocalCell, tmp_path: Path) -> No
     in_the_editor(tmp_path)
     from_a_file_then_requests(tmp_path)
     still_referenced_by_a_host(tmp_path)
+    only_managers(tmp_path)
+
+
+def only_managers(tmp_path: Path) -> None:
+    """-mc refuses a non-manager before opening the editor; -Mc is refused by the qmaster."""
+    assert run("qconf", "-am", "pygeadmin")[2] == 0
+    admin = Client(Cell(Path(os.environ["PYGE_ROOT"])),
+                   user=UserInfo("pygeadmin", 4343, "pygeadmin", 4343, "localhost"))
+    marker = tmp_path / "editor-opened"
+    for name in {USER, "root"}:
+        admin.conf_del("manager", name)
+    try:
+        results = [run("qconf", "-mc", editor=f"touch {marker}"),
+                   run("qconf", "-Mc", write(tmp_path / "default", DEFAULT_SC))]
+    finally:
+        for name in {USER, "root"}:
+            admin.conf_put("manager", name, None, "add")
+        admin.close()
+    assert results == [told(f'denied: "{USER}" must be manager for this operation', 1)] * 2
+    assert not marker.exists()
 
 
 def still_referenced_by_a_host(tmp_path: Path) -> None:
