@@ -10,24 +10,49 @@ pass grants them. Jobs with the same requests form a *category*: its candidate q
 instances are found once per pass, and once it found no room its other tasks are
 skipped without looking again, so the cost of a pass grows with the number of
 categories, not of pending tasks (``PassInput.category_cache=False`` turns this off,
-to measure it).
+to measure it). Parallel jobs: ``PEConf`` (allocation rule, total ``slots`` limit,
+``pe_usage`` of running jobs) and ``scheduler.pe_alloc`` for the spreading.
 """
 from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Mapping
 
-from common.cluster import QueueInstance
+from common.cluster import QueueInstance, attr
 from common.resource.complexes import ResourceRequest
 from scheduler.pe_alloc import (
-    Allocation, PEConf, RequestFit, allocate, by_host, drop_full_hosts, soft_fits,
+    Allocation, RequestFit, allocate, by_host, drop_full_hosts, soft_fits,
 )
 from scheduler.resources import ResourceView, apply, debits, job_requests
 
 # (job summary, queue instance) -> True when the job's requests allow that instance
 Matcher = Callable[[dict[str, Any], QueueInstance], bool]
 SlotKey = tuple[str, str]
+Pairs = list[list[str]]
+
+
+@dataclass(frozen=True)
+class PEConf:
+    """What the pass needs of a parallel environment (sge_pe(5)). job_is_first_task
+    is not here: it changes no grant (the execd allows the master queue one extra
+    ``qrsh -inherit`` task), only what runs where."""
+
+    name: str
+    slots: int | None          # None: no total limit
+    rule: str = "$pe_slots"    # "$pe_slots", "$fill_up", "$round_robin" or a number
+
+    @classmethod
+    def from_pairs(cls, name: str, pairs: Pairs) -> "PEConf":
+        return cls(name, _int(attr(pairs, "slots", "0")),
+                   attr(pairs, "allocation_rule", "$pe_slots").strip())
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        return 0
 
 
 @dataclass
@@ -154,16 +179,34 @@ def _category(job: dict[str, Any], ranked: list[QueueInstance], free: dict[SlotK
     fit = RequestFit(view, requests, master=not opts.get("pe")) if view is not None else None
     # instances full at this moment stay candidates: the order of hosts for PE rules
     # must not depend on when the category was first seen (with or without the cache)
-    filtered = opts.get("hard_queues") or opts.get("pe") or inp.matcher is not None
-    candidates = [qi for qi in ranked if (qi.queue, qi.host) in free
-                  and (not filtered or _allowed(job, qi, inp))
-                  and (fit is None or fit.static_ok(qi.queue, qi.host))]
+    candidates = _allowed_instances(job, [qi for qi in ranked if (qi.queue, qi.host) in free],
+                                    inp)
+    if fit is not None:
+        candidates = fit.select(candidates)
     soft = job_requests(opts, view.attrs, "soft_resources") if view is not None else None
     if soft:
         fits = soft_fits(view, soft)  # type: ignore[arg-type]
+        satisfied = [set(map(id, f.select(candidates))) for f in fits]
         # stable: among equal violation counts the pass's ranking stays
-        candidates.sort(key=lambda qi: sum(not f.static_ok(qi.queue, qi.host) for f in fits))
+        candidates.sort(key=lambda qi: sum(id(qi) not in ok for ok in satisfied))
     return Category(candidates, requests or [], fit)
+
+
+def _allowed_instances(job: dict[str, Any], instances: list[QueueInstance], inp: PassInput
+                       ) -> list[QueueInstance]:
+    """The instances ``-q`` and ``-pe`` allow; decided once per queue when no ``-q``
+    entry names a host (the usual case)."""
+    opts = job.get("opts") or {}
+    refs = opts.get("hard_queues") or []
+    if not refs and not opts.get("pe") and inp.matcher is None:
+        return instances
+    if inp.matcher is not None or any("@" in str(ref) for ref in refs):
+        return [qi for qi in instances if _allowed(job, qi, inp)]
+    by_queue: dict[str, bool] = {}
+    for qi in instances:
+        if qi.queue not in by_queue:
+            by_queue[qi.queue] = _allowed(job, qi, inp)
+    return [qi for qi in instances if by_queue[qi.queue]]
 
 
 def _allowed(job: dict[str, Any], qi: QueueInstance, inp: PassInput) -> bool:
@@ -200,7 +243,7 @@ def _place(job: dict[str, Any], category: Category, free: dict[SlotKey, int],
         alloc = Allocation(inp.resources, category.requests, free, category.fit)
         # bounds hold for one slot range; the PE limit may shrink it between jobs
         bounds = category.pe_bounds.setdefault(f"{conf.name}:{limit}", {})
-        granted = allocate(conf, low, limit, hosts, alloc, bounds)
+        granted = allocate(conf.rule, low, limit, hosts, alloc, bounds)
         if granted is not None:
             pe_used[conf.name] = pe_used.get(conf.name, 0) + alloc.total
             return granted
@@ -248,3 +291,29 @@ def _slot_range(job: dict[str, Any]) -> tuple[int, int]:
     low = int(pe[1])
     high = int(pe[2]) if len(pe) > 2 and pe[2] is not None else low
     return max(low, 1), max(high, low, 1)
+
+
+def pe_usage(jobs: Mapping[int, Mapping[str, Any]], active: Iterable[Mapping[str, Any]],
+             pes: Mapping[str, PEConf], pe_of_queue: Mapping[str, set[str]]
+             ) -> dict[str, int]:
+    """Slots held per PE by active tasks. A wildcard request (``-pe mpi*``) counts for
+    the first PE (by name) that matches it and is in the master queue's pe_list."""
+    used: dict[str, int] = {}
+    for task in active:
+        job = jobs.get(task["job_id"]) or {}
+        pe = (job.get("opts") or {}).get("pe")
+        granted = task.get("granted") or []
+        if not pe or not granted:
+            continue
+        name = resolve_pe(str(pe[0]), pes, pe_of_queue.get(str(granted[0][0]), set()))
+        if name is not None:
+            used[name] = used.get(name, 0) + sum(int(g[2]) for g in granted)
+    return used
+
+
+def resolve_pe(pattern: str, pes: Mapping[str, PEConf], allowed: set[str]) -> str | None:
+    """The first PE by name matching ``-pe pattern`` among those ``allowed``."""
+    for name in sorted(pes):
+        if fnmatch.fnmatchcase(name, pattern) and name in allowed:
+            return name
+    return None

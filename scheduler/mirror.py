@@ -10,8 +10,7 @@ from typing import Any, Mapping
 
 from common.cluster import attr, queue_instances
 from common.jobstate import ACTIVE_STATES, State
-from scheduler.dispatch import PassInput
-from scheduler.pe_alloc import PEConf, pe_usage
+from scheduler.dispatch import PassInput, PEConf, pe_usage
 from scheduler.resources import LevelKey, build_view, complex_list, fixed_levels
 
 # "complex": the complex list, once the qmaster keeps one (see scheduler.resources)

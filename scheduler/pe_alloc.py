@@ -5,18 +5,17 @@ set run here (now)?" that the pass asks for every queue instance, and how the sl
 one job are spread over ranked queue instances (serial jobs and sge_pe(5) rules):
 ``$pe_slots`` (one host), ``$fill_up`` (fill each host before the next),
 ``$round_robin`` (one slot per host in turn), an integer N (exactly N on each host
-used), the PE's total ``slots`` limit, and slot ranges ``n-m`` (the largest number
-that fits). Each slot taken is checked against the job's requests with the usage of
+used), and slot ranges ``n-m`` (the largest number that fits; the caller caps ``m`` by
+the PE's total ``slots`` limit). Each slot taken is checked against the job's requests with the usage of
 the moment and debited at once, so two jobs of one pass never overbook; a failed
 allocation is rolled back.
 """
 from __future__ import annotations
 
-import fnmatch
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from common.cluster import QueueInstance, attr
+from common.cluster import QueueInstance
 from common.resource.complexes import ResourceRequest
 from common.resource.matching import match_job
 from common.resource.values import STRING_TYPES, compare
@@ -25,7 +24,6 @@ from scheduler.resources import (
     relevant_attrs,
 )
 
-Pairs = list[list[str]]
 SlotKey = tuple[str, str]
 
 
@@ -53,6 +51,12 @@ class RequestFit:
         # it with the request: hostname=h1 then sorts all other hosts into one class
         self._strings = {a.name: a for a in self.attrs if a.type in STRING_TYPES}
         self._plain = tuple(n for n in self.names if n not in self._strings)
+        # names no queue instance has a value for are None on every queue level
+        at_queues = view.names_at_queues()
+        self._queue_plain = tuple(n for n in self._plain if n in at_queues)
+        self._queue_strings = tuple(n for n in self._strings if n in at_queues)
+        self._queue_consumables = any(a.is_consumable and a.name in at_queues
+                                      and a.name != "slots" for a in self.attrs)
         self._asked = {r.name: r.value for r in asked}
         # nothing to check but slots, which the pass counts itself
         self._trivial = [a.name for a in self.attrs] == ["slots"] and \
@@ -74,6 +78,16 @@ class RequestFit:
                 tuple(map(usage.get, names)) if usage else (),
                 tuple(map(shared.get, names)) if shared else (),
                 tuple(self._string_sig(n, values, load) for n in self._strings))
+
+    def _queue_sig(self, key: LevelKey) -> tuple[Any, ...]:
+        """``_sig`` of a queue level: no load there, and only names queues know."""
+        view, names = self.view, self._queue_plain
+        values, usage = view.values.get(key, EMPTY), view.usage.get(key)
+        shared = view.shared.get(key)
+        return (tuple(map(values.get, names)),
+                tuple(map(usage.get, names)) if usage else (),
+                tuple(map(shared.get, names)) if shared else (),
+                tuple(self._string_sig(n, values, EMPTY) for n in self._queue_strings))
 
     def _string_sig(self, name: str, values: Mapping[str, str], load: Mapping[str, str]
                     ) -> tuple[Any, ...]:
@@ -99,7 +113,43 @@ class RequestFit:
             if verdict is None:
                 verdict = self._by_host[host] = self._static_key_ok(queue, host, None)
             return verdict
-        return self._static_key_ok(queue, host, self._sig(qkey))
+        return self._static_key_ok(queue, host, self._queue_sig(qkey))
+
+    def select(self, instances: Sequence[QueueInstance]) -> list[QueueInstance]:
+        """The instances for which ``static_ok`` holds, in their order."""
+        if self.requests is None:
+            return []
+        if self._trivial:
+            return list(instances)
+        if self._queue_matters:
+            return self._select_by_queue(instances)
+        verdicts: dict[str, bool] = {}
+        for qi in instances:  # one verdict per host, asked of a queue with slots
+            if qi.slots > 0 and qi.host not in verdicts:
+                verdicts[qi.host] = self.static_ok(qi.queue, qi.host)
+        return [qi for qi in instances if qi.slots > 0 and verdicts[qi.host]]
+
+    def _select_by_queue(self, instances: Sequence[QueueInstance]) -> list[QueueInstance]:
+        """``select`` when queue values matter: a queue whose instances agree on them
+        (and holds none of them as a consumable) has one queue signature."""
+        # the slots capacity is left out: for one slot any capacity above 0 will do
+        names = tuple(n for n in self._queue_plain + self._queue_strings if n != "slots")
+        uniform: dict[str, Any] = {}
+        out = []
+        for qi in instances:
+            if qi.slots <= 0:
+                continue
+            if qi.queue not in uniform:
+                same = not self._queue_consumables and \
+                    self.view.uniform_at_queue(qi.queue, names)
+                uniform[qi.queue] = self._queue_sig(queue_key(qi.queue, qi.host)) \
+                    if same else None
+            qsig = uniform[qi.queue]
+            if qsig is None:
+                qsig = self._queue_sig(queue_key(qi.queue, qi.host))
+            if self._static_key_ok(qi.queue, qi.host, qsig):
+                out.append(qi)
+        return out
 
     def _static_key_ok(self, queue: str, host: str, qsig: Any) -> bool:
         if self._global is None:
@@ -116,7 +166,8 @@ class RequestFit:
         """``slots`` slots with the usage of this moment (memoised on it as well)."""
         if self.requests is None or master in self._denied_globally:
             return False
-        key = (self._sig(GLOBAL), self._sig(host_key(host)), self._sig(queue_key(queue, host)),
+        key = (self._sig(GLOBAL), self._sig(host_key(host)),
+               self._queue_sig(queue_key(queue, host)),
                slots, master)
         verdict = self._memo.get(key)
         if verdict is None:
@@ -138,25 +189,6 @@ def soft_fits(view: ResourceView, soft: Sequence[ResourceRequest]) -> list[Reque
     """One matcher per soft request: a queue instance's violations are the soft
     requests it does not satisfy."""
     return [RequestFit(view, [r], only_requested=True) for r in soft]
-
-
-@dataclass(frozen=True)
-class PEConf:
-    name: str
-    slots: int | None          # None: no total limit
-    rule: str = "$pe_slots"    # "$pe_slots", "$fill_up", "$round_robin" or a number
-
-    @classmethod
-    def from_pairs(cls, name: str, pairs: Pairs) -> "PEConf":
-        return cls(name, _int(attr(pairs, "slots", "0")),
-                   attr(pairs, "allocation_rule", "$pe_slots").strip())
-
-
-def _int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        return 0
 
 
 @dataclass
@@ -319,13 +351,12 @@ def _per_host(alloc: Allocation, hosts: list[list[QueueInstance]], per_host: int
                 used.add(index)
 
 
-def allocate(pe: PEConf, low: int, high: int, hosts: list[list[QueueInstance]],
+def allocate(rule: str, low: int, high: int, hosts: list[list[QueueInstance]],
              alloc: Allocation, bounds: dict[str, int] | None = None
              ) -> list[list[Any]] | None:
-    """Grant between ``low`` and ``high`` slots by ``pe``'s rule on ``hosts`` (see
+    """Grant between ``low`` and ``high`` slots by allocation ``rule`` on ``hosts`` (see
     :func:`by_host`), or None (rolled back). ``bounds`` (host -> slots it could give)
     is kept by the caller across jobs of one request set and one pass."""
-    rule = pe.rule
     if rule == "$fill_up":
         _fill_up(alloc, hosts, high)
     elif rule == "$round_robin":
@@ -338,28 +369,3 @@ def allocate(pe: PEConf, low: int, high: int, hosts: list[list[QueueInstance]],
         alloc.rollback()
         return None
     return alloc.granted()
-
-
-def pe_usage(jobs: Mapping[int, Mapping[str, Any]], active: Iterable[Mapping[str, Any]],
-             pes: Mapping[str, PEConf], pe_of_queue: Mapping[str, set[str]]
-             ) -> dict[str, int]:
-    """Slots held per PE by active tasks. A wildcard request (``-pe mpi*``) counts for
-    the first PE (by name) that matches it and is in the master queue's pe_list."""
-    used: dict[str, int] = {}
-    for task in active:
-        job = jobs.get(task["job_id"]) or {}
-        pe = (job.get("opts") or {}).get("pe")
-        granted = task.get("granted") or []
-        if not pe or not granted:
-            continue
-        name = resolve_pe(str(pe[0]), pes, pe_of_queue.get(str(granted[0][0]), set()))
-        if name is not None:
-            used[name] = used.get(name, 0) + sum(int(g[2]) for g in granted)
-    return used
-
-
-def resolve_pe(pattern: str, pes: Mapping[str, PEConf], allowed: set[str]) -> str | None:
-    for name in sorted(pes):
-        if fnmatch.fnmatchcase(name, pattern) and name in allowed:
-            return name
-    return None

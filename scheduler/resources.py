@@ -61,6 +61,7 @@ class ResourceView:
     shared: dict[LevelKey, dict[str, float]] = field(default_factory=dict)
     _slots_above: bool | None = field(default=None, repr=False)
     _queue_names: frozenset[str] | None = field(default=None, repr=False)
+    _by_queue: dict[str, list[LevelKey]] | None = field(default=None, repr=False)
     _amounts: dict[tuple[Any, ...], list[tuple[ComplexAttr, float]]] = field(
         default_factory=dict, repr=False)
 
@@ -95,6 +96,17 @@ class ResourceView:
             self._queue_names = frozenset(name for key, values in self.values.items()
                                           if key[0] == "queue" for name in values)
         return self._queue_names
+
+    def uniform_at_queue(self, queue: str, names: tuple[str, ...]) -> bool:
+        """Do all instances of cluster queue ``queue`` have the same values for
+        ``names`` (no ``[host=..]`` override touches them)?"""
+        if self._by_queue is None:
+            self._by_queue = {}
+            for key in self.values:
+                if key[0] == "queue":
+                    self._by_queue.setdefault(key[1], []).append(key)
+        keys = self._by_queue.get(queue, [])
+        return len({tuple(self.values[k].get(n) for n in names) for k in keys}) <= 1
 
     def level(self, key: LevelKey) -> Level:
         kind = key[0]

@@ -21,8 +21,7 @@ import tracemalloc
 from typing import Any
 
 from common.cluster import queue_instances
-from scheduler.dispatch import PassInput, PassStats, dispatch_pass
-from scheduler.pe_alloc import PEConf
+from scheduler.dispatch import PassInput, PassStats, PEConf, dispatch_pass
 from scheduler.resources import build_view
 
 QUEUES = {"short.q": "0:30:0", "long.q": "INFINITY", "big.q": "24:0:0", "test.q": "0:5:0"}
@@ -60,32 +59,36 @@ def make_hosts(n: int) -> dict[str, dict[str, Any]]:
         for i in range(n)}
 
 
-def category(i: int, hosts: list[str]) -> dict[str, Any]:
-    """50 kinds of request sets; beyond 50 the same kinds with other values."""
-    kind = i % 10
+def category(c: int, hosts: list[str]) -> dict[str, Any]:
+    """Request set number ``c``: ten kinds, each in five variants (``c // 10``), so
+    50 sets are 50 distinct categories."""
+    kind, v = c % 10, c // 10
     hard: dict[str, str] = {}
     opts: dict[str, Any] = {"priority": 0}
     if kind == 0:
-        hard["arch"] = "lx-amd64"
+        hard.update(arch="lx-amd64", num_proc=str(16 - v % 2))
     elif kind == 1:
-        hard["mem_free"] = f"{4 + i % 20}G"
+        hard["mem_free"] = f"{4 + v * 5}G"
     elif kind == 2:
-        hard["h_rt"] = f"{1 + i % 5}:0:0"
+        hard["h_rt"] = f"{1 + v}:0:0"
     elif kind == 3:
-        hard["hostname"] = hosts[(i * 37) % len(hosts)]
+        hard["hostname"] = hosts[(c * 37) % len(hosts)]
     elif kind == 4:
-        opts["hard_queues"] = [list(QUEUES)[i % 4]]
+        opts["hard_queues"] = [list(QUEUES)[v % 4]] + (["test.q"] if v == 4 else [])
     elif kind == 5:
-        hard["tok"] = "1"
+        hard["tok"] = str(1 + v % 2)
+        if v > 1:
+            hard["h_rt"] = f"{v}:0:0"
     elif kind == 6:
         hard["lic"] = "1"
-        opts["pe"] = ["mpi", 4, 8]
+        opts["pe"] = ["mpi", 4, 4 + v]
     elif kind == 7:
-        opts["soft_resources"] = {"arch": "lx-arm64"}
+        opts["soft_resources"] = {"arch": "lx-arm64", "mem_free": f"{2 + v}G"}
     elif kind == 8:
-        opts["pe"] = ["smp", 2, 4]
+        opts["pe"] = ["smp" if v < 3 else "rr", 2, 2 + v]
     else:
-        hard["arch"] = "nosuch" if i % 20 == 9 else "lx-arm64"
+        hard["arch"] = f"nosuch{v}" if v % 2 == 0 else "lx-arm64"
+        hard["h_rt"] = f"{v}:0:0"
     opts["hard_resources"] = hard
     return opts
 

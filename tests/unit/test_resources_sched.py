@@ -10,8 +10,7 @@ from common.cluster import queue_instances
 from common.model import ExecHost, Job, Task
 from qmaster.orders import resource_view
 from qmaster.store import Store
-from scheduler.dispatch import PassInput, PassStats, can_ever_run, dispatch_pass
-from scheduler.pe_alloc import PEConf
+from scheduler.dispatch import PassInput, PassStats, PEConf, can_ever_run, dispatch_pass
 from scheduler.resources import (
     GLOBAL, build_view, check_grant, complex_values, default_complexes, host_key,
     job_requests, queue_key,
