@@ -121,6 +121,7 @@ class RequestFit:
             return []
         if self._trivial:
             return list(instances)
+        instances = self._by_identity(instances)
         if self._queue_matters:
             return self._select_by_queue(instances)
         verdicts: dict[str, bool] = {}
@@ -128,6 +129,22 @@ class RequestFit:
             if qi.slots > 0 and qi.host not in verdicts:
                 verdicts[qi.host] = self.static_ok(qi.queue, qi.host)
         return [qi for qi in instances if qi.slots > 0 and verdicts[qi.host]]
+
+    def _by_identity(self, instances: Sequence[QueueInstance]) -> Sequence[QueueInstance]:
+        """``-l hostname=..`` and ``-l qname=..``: every queue level offers the instance's
+        own host and queue name, so an instance that does not match them is refused at
+        the queue level whatever else holds; drop those first (one comparison per
+        distinct name instead of a signature per instance)."""
+        for name, of in (("hostname", _host_of), ("qname", _queue_of)):
+            a, wanted = self._strings.get(name), self._asked.get(name)
+            if a is None or wanted is None:
+                continue
+            seen: dict[str, bool] = {}
+            for qi in instances:
+                if of(qi) not in seen:
+                    seen[of(qi)] = compare(a.relop, a.type, wanted, of(qi))
+            instances = [qi for qi in instances if seen[of(qi)]]
+        return instances
 
     def _select_by_queue(self, instances: Sequence[QueueInstance]) -> list[QueueInstance]:
         """``select`` when queue values matter: a queue whose instances agree on them
@@ -183,6 +200,14 @@ class RequestFit:
             # while a category is asked: no other host will do as master either
             self._denied_globally.add(master)
         return result.ok
+
+
+def _host_of(qi: QueueInstance) -> str:
+    return qi.host
+
+
+def _queue_of(qi: QueueInstance) -> str:
+    return qi.queue
 
 
 def soft_fits(view: ResourceView, soft: Sequence[ResourceRequest]) -> list[RequestFit]:

@@ -114,11 +114,13 @@ def test_levels_from_configuration() -> None:
 def test_arch_and_hostname_requests() -> None:
     conf = cluster({"h1": 2, "h2": 2})
     load = {"h1": {"arch": "lx-amd64"}, "h2": {"arch": "lx-arm64"}}
-    jobs = [job(1, {"arch": "nosuch"}), job(2, {"hostname": "h2"}), job(3, {"a": "lx-amd64"})]
+    jobs = [job(1, {"arch": "nosuch"}), job(2, {"hostname": "h2"}), job(3, {"a": "lx-amd64"}),
+            job(4, {"h": "!h1"}), job(5, {"q": "other.q"})]
     got = grants(dispatch_pass(make_input(conf, jobs, load=load)))
-    assert 1 not in got
+    assert 1 not in got and 5 not in got
     assert got[2] == [[Q, "h2", 1]]
     assert got[3] == [[Q, "h1", 1]]
+    assert got[4] == [[Q, "h2", 1]]
 
 
 def test_spec_e1_fixed_value_is_per_slot() -> None:
