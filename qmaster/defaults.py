@@ -10,6 +10,8 @@ from common.objects_conf_base import template
 from common.objects_conf_cluster import GLOBAL_CONF, PE, SCHED_CONF
 from common.objects_conf_host import EXECHOST, HOSTGROUP
 from common.objects_conf_queue import QUEUE
+from common.resource.complexes import (COMPLEX_KIND, COMPLEX_OBJECT, default_complexes,
+                                       rows_of)
 from qmaster.store import Batch, Store
 
 Pairs = list[list[str]]
@@ -53,3 +55,10 @@ def bootstrap(store: Store, batch: Batch, managers: list[str], min_uid: int | No
     store.put_conf(batch, "queue", "all.q",
                    queue_defaults("all.q", hostlist="@allhosts", pe_list="make smp mpi"))
     store.set_list(batch, "manager", sorted(set(managers) | {"root"}))
+    ensure_complexes(store, batch)
+
+
+def ensure_complexes(store: Store, batch: Batch) -> None:
+    """Give a cell without a stored complex list Grid Engine's default one."""
+    if COMPLEX_OBJECT not in store.conf[COMPLEX_KIND]:
+        store.put_conf(batch, COMPLEX_KIND, COMPLEX_OBJECT, rows_of(default_complexes()))

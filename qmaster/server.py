@@ -20,7 +20,7 @@ from common import wire
 from common.cell import Cell, write_act_qmaster
 from qmaster import accounting_log, config_handlers, execd_link, jobs, orders
 from qmaster.context import DEFERRED, Ctx, RequestError, Services
-from qmaster.defaults import bootstrap
+from qmaster.defaults import bootstrap, ensure_complexes
 from qmaster.spool import SqliteSpool
 from qmaster.store import Batch, Store
 
@@ -72,10 +72,11 @@ class QmasterServer:
     def load(self) -> None:
         objects, meta = self.spool.load()
         self.store.load(objects, meta)
+        batch = Batch()
         if not self.store.conf["queue"] and not self.store.lists["manager"]:
-            batch = Batch()
             bootstrap(self.store, batch, self._managers, self._min_uid)
-            self.spool.commit(batch.txn)
+        ensure_complexes(self.store, batch)  # spools written before the list was stored
+        self.spool.commit(batch.txn)
         self._recover_accounting()
 
     def _recover_accounting(self) -> None:

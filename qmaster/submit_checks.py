@@ -13,7 +13,8 @@ from common.cluster import attr, queue_instances
 from common.resource.complexes import ComplexError, cell_complexes, parse_request_list
 from qmaster.context import RequestError
 from qmaster.store import Store
-from scheduler.dispatch import PassInput, can_ever_run
+from scheduler.dispatch import PassInput, PEConf, can_ever_run
+from scheduler.resources import build_view
 
 NO_SUITABLE_QUEUES = "error: no suitable queues"
 VERIFY_OK = "verification: found suitable queue(s)"
@@ -75,6 +76,10 @@ def _fits_somewhere(store: Store, opts: dict[str, Any]) -> bool:
     """Whether an empty cluster could run the job (Grid Engine's -w e/-w v check)."""
     pe_of_queue = {name: set(attr(pairs, "pe_list", "NONE").replace(",", " ").split())
                    - {"NONE"} for name, pairs in store.conf["queue"].items()}
-    inp = PassInput(jobs={}, pending=[], instances=queue_instances(store.conf, store.hosts),
-                    used={}, pe_of_queue=pe_of_queue)
+    instances = queue_instances(store.conf, store.hosts)
+    inp = PassInput(jobs={}, pending=[], instances=instances, used={},
+                    pe_of_queue=pe_of_queue,
+                    resources=build_view(store.conf, store.hosts, instances, []),
+                    pes={name: PEConf.from_pairs(name, pairs)
+                         for name, pairs in store.conf["pe"].items()})
     return can_ever_run({"opts": opts}, inp)

@@ -16,7 +16,8 @@ from scheduler.resources import LevelKey, build_view, complex_list, fixed_levels
 # "complex": the complex list, once the qmaster keeps one (see scheduler.resources)
 CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf", "complex")
 # events that can make a pass find something new to do
-TRIGGER_KINDS = frozenset({"job", "task", "host", "queue", "hgrp", "pe", "order_refused"})
+TRIGGER_KINDS = frozenset({"job", "task", "host", "queue", "hgrp", "pe", "exechost", "complex",
+                           "order_refused"})
 
 
 @dataclass

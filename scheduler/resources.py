@@ -22,7 +22,7 @@ from common.conf_values import split_names
 from common.objects_conf_queue import QUEUE, parse_host_overrides, resolve
 from common.resource.complexes import (
     ComplexAttr, ComplexError, Consumable, Requestable, ResourceRequest,
-    default_complexes, parse_complex_line, parse_request_list, resolve_name,
+    cell_complexes, parse_request_list, resolve_name,
 )
 from common.resource.matching import Level, MatchResult, match_job
 from common.resource.values import Relop
@@ -40,8 +40,6 @@ QUEUE_RESOURCES = ("seq_no", "tmpdir", "rerun", "calendar", "min_cpu_interval",
                    "s_rt", "h_rt", "s_cpu", "h_cpu", "s_fsize", "h_fsize", "s_data",
                    "h_data", "s_stack", "h_stack", "s_core", "h_core", "s_rss", "h_rss",
                    "s_vmem", "h_vmem")
-_COMPLEX_COLUMNS = ("shortcut", "type", "relop", "requestable", "consumable", "default",
-                    "urgency")
 
 
 def host_key(host: str) -> LevelKey:
@@ -126,20 +124,9 @@ class ResourceView:
 
 # --------------------------------------------------------------------------- building
 
-def complex_list(conf: Mapping[str, Mapping[str, Pairs]]) -> list[ComplexAttr]:
-    """The cell's complex list: conf objects of kind "complex" (one per attribute, pairs
-    named like the ``qconf -sc`` columns) if the qmaster has any, else the defaults."""
-    objs = conf.get("complex") or {}
-    if not objs:
-        return default_complexes()
-    attrs = []
-    for name, pairs in sorted(objs.items()):
-        line = " ".join([name] + [attr(pairs, col, "NONE") for col in _COMPLEX_COLUMNS])
-        try:
-            attrs.append(parse_complex_line(line))
-        except ComplexError:
-            continue  # the qmaster validated the list; an unreadable line cannot match
-    return attrs
+def complex_list(conf: Mapping[str, Mapping[str, Any]]) -> list[ComplexAttr]:
+    """The cell's complex list (``qconf -sc``): the stored one, else Grid Engine's defaults."""
+    return cell_complexes(conf)
 
 
 def complex_values(text: str, attrs: Sequence[ComplexAttr]) -> dict[str, str]:

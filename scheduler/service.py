@@ -171,7 +171,8 @@ class SchedulerService:
                 inflight_used[(queue, host)] = inflight_used.get((queue, host), 0) + int(slots)
         if not self.mirror.pending or self.mirror.free_slots(inflight_used) <= 0:
             return
-        inp = self.mirror.pass_input(exclude=set(self.inflight))
+        inp = self.mirror.pass_input(exclude=set(self.inflight),
+                                     inflight={k: g for k, (_, g) in self.inflight.items()})
         for key, slots in inflight_used.items():
             inp.used[key] = inp.used.get(key, 0) + slots
         stats = PassStats()

@@ -95,7 +95,8 @@ def with_value(pairs: list[list[str]], key: str, value: str) -> list[list[str]]:
 def test_a_new_cell_has_the_default_list(qm: Harness) -> None:
     assert rows(qm) == rows_of(default_complexes())
     assert put(qm, rows(qm)) == COMPLEX_NOT_CHANGED
-    assert "complex" not in qm.server.spool.load()[0]  # nothing changed, nothing written
+    # a new cell stores Grid Engine's default list; an unchanged -Mc writes nothing new
+    assert qm.server.spool.load()[0]["complex"] == {"global": rows_of(default_complexes())}
 
 
 def test_adding_a_consumable_is_kept_and_spooled(qm: Harness, tmp_path: Path) -> None:

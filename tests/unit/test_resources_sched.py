@@ -10,9 +10,10 @@ from common.cluster import queue_instances
 from common.model import ExecHost, Job, Task
 from qmaster.orders import resource_view
 from qmaster.store import Store
+from common.resource.complexes import default_complexes, rows_of
 from scheduler.dispatch import PassInput, PassStats, PEConf, can_ever_run, dispatch_pass
 from scheduler.resources import (
-    GLOBAL, build_view, check_grant, complex_values, default_complexes, host_key,
+    GLOBAL, build_view, check_grant, complex_values, host_key,
     job_requests, queue_key,
 )
 
@@ -20,15 +21,9 @@ Q = "all.q"
 
 
 def complex_conf(*lines: str) -> dict[str, list[list[str]]]:
-    """The default complex list plus ``lines`` (``name short type relop req cons def urg``)."""
-    rows = [f"{a.name} {a.shortcut} {a.type.value} {a.relop.value} {a.requestable.value} "
-            f"{a.consumable.value} {a.default} {a.urgency}" for a in default_complexes()]
-    out = {}
-    for line in rows + list(lines):
-        name, *cols = line.split()
-        keys = ("shortcut", "type", "relop", "requestable", "consumable", "default", "urgency")
-        out[name] = [[k, v] for k, v in zip(keys, cols)]
-    return out
+    """The stored complex list (as the qmaster keeps it): the defaults plus ``lines``
+    (``name short type relop req cons def urg``)."""
+    return {"global": rows_of(default_complexes()) + [line.split() for line in lines]}
 
 
 def cluster(hosts: dict[str, int], *, queues: dict[str, dict[str, str]] | None = None,
