@@ -43,14 +43,13 @@ def check_submission(store: Store, opts: dict[str, Any], *, operator: bool) -> s
 
 def _check_resources(store: Store, opts: dict[str, Any]) -> None:
     """Every ``-l`` name must be in the cell's complex list, its value of its type."""
-    attrs = cell_complexes(store.conf)
     for key in ("hard_resources", "soft_resources"):
         requests = opts.get(key) or {}
         if not requests:
             continue
         text = ",".join(f"{name}={value}" for name, value in requests.items())
         try:
-            parse_request_list(text, attrs)
+            parse_request_list(text, cell_complexes(store.conf))
         except ComplexError as err:
             raise RequestError("rejected", str(err)) from None
 

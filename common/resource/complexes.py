@@ -465,4 +465,13 @@ def cell_complexes(conf: Mapping[str, Mapping[str, Any]]) -> list[ComplexAttr]:
     rows = (conf.get(COMPLEX_KIND) or {}).get(COMPLEX_OBJECT)
     if not rows:
         return default_complexes()
-    return complexes_from_rows(rows)
+    if _last_rows and _last_rows[0] is rows:
+        return list(_last_rows[1])
+    attrs = complexes_from_rows(rows)
+    # The store replaces the stored list on every change, never edits it in place, so
+    # the same object means the same list: no need to check its rows again.
+    _last_rows[:] = [rows, tuple(attrs)]
+    return attrs
+
+
+_last_rows: list[Any] = []
