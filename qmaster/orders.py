@@ -13,7 +13,6 @@ from typing import Any
 
 from common.cluster import QueueInstance, queue_instances
 from common.jobstate import Event, State
-from common.jobstate import ACTIVE_STATES
 from common.model import Task, task_key
 from qmaster.context import Ctx
 from qmaster.execd_link import send_start
@@ -47,8 +46,8 @@ def handle_orders(ctx: Ctx) -> dict[str, Any]:
 
 def resource_view(store: Store, instances: list[QueueInstance]) -> ResourceView:
     """The resource levels by the store's bookkeeping: every active task's grant."""
-    active = [(store.jobs[t.job_id].opts, t.granted) for t in store.tasks.values()
-              if t.state_enum in ACTIVE_STATES and t.granted and t.job_id in store.jobs]
+    active = [(store.jobs[t.job_id].opts, t.granted) for t in store.active_tasks()
+              if t.granted and t.job_id in store.jobs]
     return build_view(store.conf, store.hosts, instances, active)
 
 

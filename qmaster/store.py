@@ -59,6 +59,7 @@ class Store:
         self.finished_order: OrderedDict[int, None] = OrderedDict()
         self.pending_accounting: dict[str, dict[str, Any]] = {}
         self.dependency_held: set[int] = set()  # jobs waiting for -hold_jid predecessors
+        self.active: set[str] = set()  # keys of tasks that hold slots (ACTIVE_STATES)
 
     # ---- loading -------------------------------------------------------------------
     def load(self, objects: dict[str, dict[str, Any]], meta: dict[str, int]) -> None:
@@ -84,6 +85,7 @@ class Store:
         for task in self.tasks.values():
             if task.state_enum in ACTIVE_STATES:
                 self._count_slots(task, +1)
+                self.active.add(task.key)
             if "h" in task.holds:
                 self.dependency_held.add(task.job_id)
         done = [j for j in self.jobs.values() if self.job_finished(j.job_id)]
@@ -91,6 +93,10 @@ class Store:
             self.finished_order[job.job_id] = None
 
     # ---- queries -------------------------------------------------------------------
+    def active_tasks(self) -> list[Task]:
+        """Tasks that hold slots and consumables on a host now."""
+        return [self.tasks[key] for key in self.active if key in self.tasks]
+
     def job_tasks(self, job_id: int) -> list[Task]:
         job = self.jobs.get(job_id)
         if job is None:
@@ -138,11 +144,13 @@ class Store:
         was_active, is_active = old in ACTIVE_STATES, new in ACTIVE_STATES
         if was_active and not is_active:
             self._count_slots(task, -1)
+            self.active.discard(task.key)
         for name, value in changes.items():
             setattr(task, name, value)
         task.state = new
         if is_active and not was_active:
             self._count_slots(task, +1)
+            self.active.add(task.key)
         self.put_task(batch, task)
         if new is State.FINISHED and self.job_finished(task.job_id):
             self._job_done(batch, task.job_id)
