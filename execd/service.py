@@ -30,6 +30,7 @@ from execd.shepherd import signal_job
 
 RESEND_SECONDS = 2.0
 RESCAN_SECONDS = 5.0
+SIGNAL_TRIES, SIGNAL_RETRY_SECONDS = 50, 0.1  # a signal may arrive before the job's exec
 PING_SECONDS = 2.0  # a restarted qmaster (new epoch) is noticed within this time
 LOST_RESULT = {"exit_status": 0, "signal": 0, "failed": 19,
                "failed_reason": "before writing exit_status"}
@@ -55,6 +56,7 @@ class ExecdService:
         self.launcher = launcher or Launcher()
         self.pending: dict[int, Pending] = {}
         self.reported: set[str] = set()
+        self.removing: set[str] = set()  # job directories being deleted
         self.epoch = ""
         self.registered = False
         self._ids = itertools.count(1)
@@ -133,7 +135,8 @@ class ExecdService:
 
     def _job_dirs(self) -> list[Path]:
         try:
-            return [p for p in self.jobs_dir.iterdir() if p.is_dir() and _valid_name(p.name)]
+            return [p for p in self.jobs_dir.iterdir() if p.is_dir() and _valid_name(p.name)
+                    and p.name not in self.removing]
         except FileNotFoundError:
             return []
 
@@ -226,16 +229,22 @@ class ExecdService:
             self._request("job_started", {"host": self.host, "job_id": job_id,
                                           "task_id": task_id, "start_time": _start_time(path)})
 
-    def _signal_job(self, body: dict[str, Any]) -> None:
+    def _signal_job(self, body: dict[str, Any], tries: int = SIGNAL_TRIES) -> None:
         path = self._job_dir(int(body["job_id"]), int(body["task_id"]))
         signum = getattr(signal, f"SIG{body['signal']}", None)
-        if signum is None or not path.exists():
-            return
-        (path / "signal").write_text(body["signal"])
+        if signum is None or path.name in self.removing \
+                or not (path / jobdir.SPEC_FILE).exists() \
+                or jobdir.read_result(path) is not None:
+            return  # unknown signal, or a task that has already ended
         try:
-            signal_job(path, signum)
+            delivered = signal_job(path, signum)
         except (ProcessLookupError, FileNotFoundError, PermissionError) as exc:
             self._log("warning", "signal failed", job_id=body["job_id"], error=repr(exc))
+            return
+        if not delivered and tries > 1:
+            # The shepherd has not started the job yet: try again in a moment.
+            asyncio.get_running_loop().call_later(SIGNAL_RETRY_SECONDS, self._signal_job,
+                                                  body, tries - 1)
 
     def _on_notify(self, sock: socket.socket) -> None:
         while True:
@@ -269,7 +278,10 @@ class ExecdService:
         path = self._job_dir(job_id, task_id)
         self.reported.discard(path.name)
         # Off the event loop: unlinking is slow on file systems mounted with discard.
-        asyncio.get_running_loop().run_in_executor(None, _remove_tree, path)
+        # Until it is gone, scans and signals leave the directory alone.
+        self.removing.add(path.name)
+        done = asyncio.get_running_loop().run_in_executor(None, _remove_tree, path)
+        done.add_done_callback(lambda _: self.removing.discard(path.name))
 
     # ---- timers --------------------------------------------------------------------
     async def _timers(self) -> None:
