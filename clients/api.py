@@ -165,6 +165,15 @@ class Client:
         return self.request("release", {"user": self._user(), "targets": targets,
                                         "hold_type": hold_type})["results"]
 
+    def alter(self, targets: list[dict[str, Any]], changes: dict[str, Any]
+              ) -> list[dict[str, Any]]:
+        """Change the requests of pending jobs (qalter); ``changes`` are
+        ``SubmitOptions`` field names: hard_resources, soft_resources, hard_queues,
+        soft_queues, priority, job_name, pe, pe_ranges, hold_jid. One result per job:
+        ``result`` ("modified", "denied" or "unknown") and Grid Engine's ``messages``."""
+        return self.request("alter", {"user": self._user(), "targets": targets,
+                                      "changes": changes})["results"]
+
     def wait(self, job_ids: list[int], timeout: float | None = None
              ) -> dict[int, list[dict[str, Any]]]:
         """Block until every job has finished; survives qmaster restarts by asking again."""

@@ -37,6 +37,7 @@ MESSAGE_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
     "delete": {"user": _DICT, "targets": _LIST},
     "hold": {"user": _DICT, "targets": _LIST, "hold_type": _STR},
     "release": {"user": _DICT, "targets": _LIST, "hold_type": _STR},
+    "alter": {"user": _DICT, "targets": _LIST, "changes": _DICT},
     "wait": {"user": _DICT, "job_ids": _LIST},
     "conf_get": {"user": _DICT, "kind": _STR},
     "conf_put": {"user": _DICT, "kind": _STR, "name": _STR, "data": _ANY, "mode": _STR},

@@ -32,6 +32,7 @@ HANDLERS: dict[str, Handler] = {
     "delete": jobs.handle_delete,
     "hold": jobs.handle_hold,
     "release": jobs.handle_release,
+    "alter": jobs.handle_alter,
     "wait": jobs.handle_wait,
     "job_query": jobs.handle_job_query,
     "cluster_query": config_handlers.handle_cluster_query,

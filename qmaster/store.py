@@ -9,7 +9,7 @@ sends replies, events and outbox messages.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from common.jobstate import ACTIVE_STATES, Event, State, next_state
@@ -127,6 +127,15 @@ class Store:
         for task in tasks:
             self.tasks[task.key] = task
             self._write_task(batch, task)
+
+    def replace_job_opts(self, batch: Batch, job: Job, opts: dict[str, Any]) -> Job:
+        """qalter: the job with new request options and a higher version, spooled and
+        published so that the scheduler's mirror sees the new requests."""
+        new = replace(job, opts=dict(opts), version=job.version + 1)
+        self.jobs[job.job_id] = new
+        batch.txn.put("job", str(job.job_id), new.to_dict())
+        batch.event("job", "put", str(job.job_id), new.summary())
+        return new
 
     def put_task(self, batch: Batch, task: Task) -> None:
         task.version += 1

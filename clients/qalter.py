@@ -1,0 +1,175 @@
+"""qalter: change the requests of pending jobs, as Grid Engine 8.1.9's qalter(1).
+
+Owns the qalter command line (``parse_qalter``, pure) and the command itself. The option
+values are read by qsub's parsers (``clients.qsub_parser.OptionParser``), so ``-l``,
+``-q``, ``-pe``, ``-p``, ``-N`` and ``-hold_jid`` accept and refuse exactly what qsub
+does; ``-hard``/``-soft`` say which list a later ``-l``/``-q`` replaces. As in Grid
+Engine a given list replaces the job's list (it is not merged into it). The qmaster
+words the answers ("modified hard resource list of job 5", refusals); they go to stdout
+and any refusal makes the exit status 1. Holds are qhold's and qrls's business; other
+qsub options are refused as unknown.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from clients.api import Client, ClientError
+from clients.jobctl import Target, job_views, targets, usage_text
+from clients.joblist import (NO_OPTION_ARGUMENT, JobRef, JobSelection, RangeError,
+                             job_does_not_exist, parse_job_ref)
+from clients.qsub_parser import OptionParser, ParseContext, ParsedOption
+from clients.qsub_values import STATUS_ENOIMP, ParseError
+from common.cell import CellNotFound
+
+EXIT_ERROR = 1
+# the switches qalter changes a job with; -hard and -soft only steer -l and -q
+ALTER_SWITCHES = ("-l", "-q", "-p", "-N", "-pe", "-hold_jid")
+OPTIONS_TEXT = (
+    "   [-hard]                                  consider following requests as hard\n"
+    "   [-help]                                  print this help\n"
+    "   [-hold_jid job_identifier_list]          define jobnet interdependencies\n"
+    "   [-l resource_list]                       request the given resources\n"
+    "   [-N name]                                specify job name\n"
+    "   [-p priority]                            define job's relative priority\n"
+    "   [-pe pe-name slot_range]                 request slot range for parallel jobs\n"
+    "   [-q wc_queue_list]                       bind job to queue(s)\n"
+    "   [-soft]                                  consider following requests as soft\n"
+    "   job_task_list                            jobids (and taskids) of jobs to be "
+    "altered\n")
+
+
+class QalterError(Exception):
+    """A command line qalter refuses: the text for stderr and the exit status."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.message, self.status = message, status
+
+
+@dataclass
+class AlterRequest:
+    """What one qalter run asks: the changes (SubmitOptions field names) and the jobs."""
+
+    changes: dict[str, Any] = field(default_factory=dict)
+    refs: list[JobRef] = field(default_factory=list)
+    help: bool = False
+
+
+def parse_qalter(argv: list[str]) -> AlterRequest:
+    """qalter's arguments (without argv[0]); raises QalterError with Grid Engine's text."""
+    parsed: list[ParsedOption] = []
+    ctx = ParseContext({}, "", _read_file, [])
+    try:
+        OptionParser(ctx, parsed, pseudos=False).run(argv)
+    except ParseError as err:
+        raise QalterError(f"qalter: {err.text}", err.status) from None
+    request = AlterRequest()
+    for opt in parsed:
+        _apply(request, opt)
+    return request
+
+
+def _read_file(path: str) -> str:
+    """-@ files: read relative to the current directory, as qsub does."""
+    with open(path, encoding="utf-8", errors="surrogateescape") as f:
+        return f.read()
+
+
+def _apply(request: AlterRequest, opt: ParsedOption) -> None:
+    """One parsed switch into the request."""
+    changes = request.changes
+    if opt.switch == "":
+        try:
+            request.refs += [parse_job_ref(i) for i in str(opt.value).split(",") if i]
+        except RangeError as err:
+            raise QalterError(err.message, err.status) from None
+    elif opt.switch in ("-hard", "-soft"):
+        return
+    elif opt.switch == "-help":
+        request.help = True
+    elif opt.switch in ("-l", "-q"):
+        key = ("soft_" if opt.soft else "hard_") + ("resources" if opt.switch == "-l"
+                                                    else "queues")
+        if opt.switch == "-l":
+            changes.setdefault(key, {}).update(opt.value)
+        else:
+            changes.setdefault(key, []).extend(opt.value)
+    elif opt.switch in ALTER_SWITCHES:
+        _apply_scalar(changes, opt)
+    else:
+        arg = "" if opt.value is True else f" {opt.value}"
+        raise QalterError(f"qalter: Unknown option {opt.switch}{arg}", STATUS_ENOIMP)
+
+
+def _apply_scalar(changes: dict[str, Any], opt: ParsedOption) -> None:
+    if opt.switch == "-p":
+        changes["priority"] = int(opt.value)
+    elif opt.switch == "-N":
+        changes["job_name"] = str(opt.value)
+    elif opt.switch == "-hold_jid":
+        changes.setdefault("hold_jid", []).extend(opt.value)
+    else:  # -pe name ranges
+        name, ranges = opt.value
+        changes["pe"] = [name, min(r[0] for r in ranges), max(r[1] for r in ranges)]
+        changes["pe_ranges"] = [list(r) for r in ranges]
+
+
+def answer_lines(target: Target, results: list[dict[str, Any]]) -> tuple[list[str], int]:
+    """The qmaster's answers for one target as qalter prints them, and the exit status."""
+    lines: list[str] = []
+    code = 0
+    for result in results:
+        if result["result"] == "unknown":
+            lines.append(job_does_not_exist(target.item, target.users or None))
+        else:
+            lines += result.get("messages") or []
+        if result["result"] != "modified":
+            code = EXIT_ERROR
+    return lines, code
+
+
+def alter_jobs(client: Client, request: AlterRequest) -> tuple[list[str], int]:
+    """Look at the jobs (to resolve names to the caller's jobs), then alter each target."""
+    views = job_views(client.jobs())
+    lines: list[str] = []
+    code = 0
+    for target in targets(JobSelection(refs=request.refs), client.user.name, views):
+        if target.unknown:
+            lines.append(job_does_not_exist(target.item, target.users))
+            code = EXIT_ERROR
+            continue
+        more, target_code = answer_lines(target, client.alter([target.body], request.changes))
+        lines += more
+        code = code or target_code
+    return lines, code
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    usage = usage_text("qalter", OPTIONS_TEXT)
+    try:
+        request = parse_qalter(args)
+    except QalterError as err:
+        sys.stderr.write(err.message + "\n")
+        return err.status
+    if request.help:
+        sys.stdout.write(usage)
+        return 0
+    if not request.refs or not request.changes:
+        sys.stderr.write(usage + NO_OPTION_ARGUMENT + "\n")
+        return EXIT_ERROR
+    try:
+        with Client() as client:
+            lines, code = alter_jobs(client, request)
+    except (ClientError, CellNotFound) as err:
+        sys.stderr.write(f"error: {getattr(err, 'message', err)}\n")
+        return EXIT_ERROR
+    for line in lines:
+        print(line)
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
