@@ -22,6 +22,10 @@ from clients.qconf_files import (
     FileError, parse_edited_complexes, parse_object_text, read_complex_file, read_object_file,
 )
 from clients.joblist import NO_OPTION_ARGUMENT
+from clients.qconf_attr import (
+    ADD, DELETE, MODIFY, PURGE, REPLACE, AttrError, Request, change_object, missing_object,
+    split_object_id, store_kind,
+)
 from clients.qconf_help import HELP
 from common.conffile import ConfError
 from common.objects_conf import render_configuration, render_object, template
@@ -358,6 +362,44 @@ def _delete_one(s: Session, kind: str, name: str) -> int:
     return 0
 
 
+def change_attribute(option: str) -> Callable[..., int]:
+    """``-aattr/-mattr/-dattr/-rattr obj_nm attr_nm val obj_id_list``: each object is
+    changed here and sent whole, so the qmaster checks it as for ``-Mq``."""
+    def run(s: Session, obj_nm: str, attr: str, value: str, ids: str) -> int:
+        return _change_each(s, obj_nm, Request(option, attr, value), ids)
+    return run
+
+
+def purge_attribute(s: Session, obj_nm: str, attr: str, ids: str) -> int:
+    """``-purge queue attr_nm q@host``: drop a queue's host-specific value."""
+    return _change_each(s, obj_nm, Request(PURGE, attr), ids)
+
+
+def _change_each(s: Session, obj_nm: str, req: Request, ids: str) -> int:
+    try:
+        kind = store_kind(obj_nm)
+    except AttrError as err:
+        raise QconfError(err.message) from None
+    objects = s.objects(kind)
+    return max(_change_one(s, obj_nm, kind, objects, req, obj_id) for obj_id in ids.split(","))
+
+
+def _change_one(s: Session, obj_nm: str, kind: str, objects: dict[str, list[list[str]]],
+                req: Request, obj_id: str) -> int:
+    name, _ = split_object_id(obj_nm, obj_id)
+    if name not in objects:
+        _err(missing_object(obj_nm, name))
+        return 1
+    try:
+        result = change_object(obj_nm, objects[name], req, obj_id)
+    except AttrError as err:
+        _err(err.message)
+        return 1
+    for note in result.notes:
+        _err(note)
+    return _put(s, kind, name, result.pairs, "modify") if result.applied else 0
+
+
 def edit_text(text: str) -> str:
     """Let the user change ``text`` in ``$EDITOR`` (default vi), as qconf does."""
     editor = os.environ.get("EDITOR") or "vi"
@@ -404,6 +446,9 @@ OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     # and deleted by changing the whole list
     "-sc": (0, show_complexes), "-mc": (0, modify_complexes_in_editor),
     "-Mc": (1, modify_complexes_from_file),
+    "-aattr": (4, change_attribute(ADD)), "-mattr": (4, change_attribute(MODIFY)),
+    "-dattr": (4, change_attribute(DELETE)), "-rattr": (4, change_attribute(REPLACE)),
+    "-purge": (3, purge_attribute),
 }
 
 

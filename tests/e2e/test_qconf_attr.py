@@ -1,0 +1,98 @@
+"""``qconf -aattr/-mattr/-dattr/-rattr/-purge`` against a live cell (one for the module).
+
+Confirmations are the qmaster's (``root@vm modified "all.q" in cluster queue list``) on
+stderr with exit status 0; notes and refusals use Grid Engine 8.1.9's texts.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from common.cell import Cell
+from deploy.cell import LocalCell
+from tests.e2e.test_qconf import HOST, REPO, WHO, Result, qconf, told
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    root = tmp_path_factory.mktemp("attrcell")
+    os.chmod(root, 0o755)
+    local = LocalCell(Cell(root))
+    try:
+        local.up(execds=1, slots=4, port=0)
+        yield {**os.environ, "PYGE_ROOT": str(root), "PYGE_CELL": "default",
+               "PYTHONPATH": str(REPO)}
+    finally:
+        local.down()
+
+
+def shown(env: dict[str, str], option: str, name: str, attr: str) -> str:
+    out, _, rc = qconf(env, option, name)
+    assert rc == 0
+    line = next(ln for ln in out.splitlines() if ln.startswith(attr + " "))
+    return line[len(attr):].strip()
+
+
+def modified(name: str, listed: str) -> Result:
+    return told(f'{WHO} modified "{name}" in {listed} list')
+
+
+def test_exechost_complex_values(env: dict[str, str]) -> None:
+    host_modified = modified(HOST, "exechost")
+    cv = ("exechost", "complex_values")
+    assert qconf(env, "-aattr", *cv, "lic=2", HOST) == host_modified
+    assert shown(env, "-se", HOST, "complex_values") == "lic=2"
+    assert qconf(env, "-aattr", *cv, "lic=3", HOST) == told(
+        f'No modification because "lic" already exists in "complex_values" of "{HOST}"')
+    assert qconf(env, "-mattr", *cv, "lic=4", HOST) == host_modified
+    assert shown(env, "-se", HOST, "complex_values") == "lic=4"
+    assert qconf(env, "-mattr", *cv, "NONE", HOST) == told(
+        '"NONE" is not a valid list attribute value for -mattr.  Try using -rattr instead.', 1)
+    assert qconf(env, "-rattr", *cv, "NONE", HOST) == host_modified
+    assert shown(env, "-se", HOST, "complex_values") == "NONE"
+
+
+def test_queue_slots_default_and_host_entry(env: dict[str, str]) -> None:
+    queue_modified = modified("all.q", "cluster queue")
+    assert qconf(env, "-mattr", "queue", "slots", "3", "all.q") == queue_modified
+    assert qconf(env, "-aattr", "queue", "slots", f"[{HOST}=5]", "all.q") == queue_modified
+    assert shown(env, "-sq", "all.q", "slots") == f"3,[{HOST}=5]"
+    assert qconf(env, "-mattr", "queue", "slots", "6", f"all.q@{HOST}") == queue_modified
+    assert shown(env, "-sq", "all.q", "slots") == f"3,[{HOST}=6]"
+    assert qconf(env, "-purge", "queue", "slots", f"all.q@{HOST}") == queue_modified
+    assert shown(env, "-sq", "all.q", "slots") == "3"
+
+
+def test_queue_lists_and_seq_no(env: dict[str, str]) -> None:
+    queue_modified = modified("all.q", "cluster queue")
+    assert qconf(env, "-dattr", "queue", "pe_list", "mpi", "all.q") == queue_modified
+    assert shown(env, "-sq", "all.q", "pe_list") == "make smp"
+    assert qconf(env, "-rattr", "queue", "seq_no", "7", "all.q") == queue_modified
+    assert shown(env, "-sq", "all.q", "seq_no") == "7"
+    # the qmaster checks the whole queue again: an unknown PE is refused
+    assert qconf(env, "-aattr", "queue", "pe_list", "nosuchpe", "all.q") == told(
+        'denied: parallel environment "nosuchpe" does not exist', 1)
+
+
+def test_hostgroup_hostlist(env: dict[str, str], tmp_path: Path) -> None:
+    group = tmp_path / "grp"
+    group.write_text(f"group_name @attrgrp\nhostlist {HOST}\n")
+    assert qconf(env, "-Ahgrp", str(group)) == told(f'{WHO} added "@attrgrp" to host group list')
+    assert qconf(env, "-dattr", "hostgroup", "hostlist", HOST, "@attrgrp") == modified(
+        "@attrgrp", "host group")
+    assert shown(env, "-shgrp", "@attrgrp", "hostlist") == "NONE"
+
+
+def test_refusals(env: dict[str, str]) -> None:
+    assert qconf(env, "-aattr", "ckpt", "x", "y", "z") == told(
+        'Modification of object "ckpt" not supported', 1)
+    assert qconf(env, "-aattr", "queue", "bogus", "1", "all.q") == told(
+        'Attribute name ("bogus") and/or value ("1") not found', 1)
+    assert qconf(env, "-mattr", "queue", "slots", "2", "nosuch.q") == told(
+        'denied: cluster queue "nosuch.q" does not exist', 1)
+    assert qconf(env, "-purge", "queue", "slots", "all.q") == told(
+        'Given object_instance "all.q" is incomplete', 1)
+    assert qconf(env, "-mattr", "queue", "slots", "abc", "all.q")[2] == 1
