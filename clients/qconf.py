@@ -397,7 +397,12 @@ def _change_one(s: Session, obj_nm: str, kind: str, objects: dict[str, list[list
         return 1
     for note in result.notes:
         _err(note)
-    return _put(s, kind, name, result.pairs, "modify") if result.applied else 0
+    if not result.applied:
+        return 0
+    rc = _put(s, kind, name, result.pairs, "modify")
+    if rc == 0:  # the next id may name the same queue (all.q@a,all.q@b)
+        objects[name] = result.pairs
+    return rc
 
 
 def edit_text(text: str) -> str:

@@ -77,6 +77,13 @@ def test_queue_lists_and_seq_no(env: dict[str, str]) -> None:
         'denied: parallel environment "nosuchpe" does not exist', 1)
 
 
+def test_several_instances_of_one_queue(env: dict[str, str]) -> None:
+    ids = f"all.q@{HOST},all.q@@allhosts"
+    line = f'{WHO} modified "all.q" in cluster queue list'
+    assert qconf(env, "-mattr", "queue", "priority", "4", ids) == told(f"{line}\n{line}")
+    assert shown(env, "-sq", "all.q", "priority") == f"0,[{HOST}=4],[@allhosts=4]"
+
+
 def test_hostgroup_hostlist(env: dict[str, str], tmp_path: Path) -> None:
     group = tmp_path / "grp"
     group.write_text(f"group_name @attrgrp\nhostlist {HOST}\n")
