@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import socket
+from pathlib import Path
 from typing import Iterator
 
 import pytest
@@ -43,3 +44,18 @@ def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
     monkeypatch.undo()
     time.tzset()
+
+
+@pytest.fixture(scope="module")
+def module_cell_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """One running cell shared by a test module, as the environment its console scripts
+    need (PYGE_ROOT, PYGE_CELL, PYTHONPATH to this checkout); stopped after the module."""
+    root = tmp_path_factory.mktemp("modcell")
+    os.chmod(root, 0o755)
+    local = LocalCell(Cell(root))
+    try:
+        local.up(execds=1, slots=4, port=0)
+        yield {**os.environ, "PYGE_ROOT": str(root), "PYGE_CELL": "default",
+               "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    finally:
+        local.down()

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import os
 import pwd
-import shutil
 import socket
 import subprocess
 import sys
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -22,7 +20,6 @@ from clients.api import Client
 from common.cell import Cell
 from common.model import UserInfo
 from common.objects_conf import render_object, template
-from deploy.cell import LocalCell
 
 REPO = Path(__file__).resolve().parents[2]
 USER = pwd.getpwuid(os.getuid()).pw_name
@@ -41,16 +38,8 @@ def command(name: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    root = tmp_path_factory.mktemp("qconfcell")
-    os.chmod(root, 0o755)
-    local = LocalCell(Cell(root))
-    try:
-        local.up(execds=1, slots=4, port=0)
-        yield {**os.environ, "PYGE_ROOT": str(root), "PYGE_CELL": "default",
-               "PYTHONPATH": str(REPO)}
-    finally:
-        local.down()
+def env(module_cell_env: dict[str, str]) -> dict[str, str]:
+    return module_cell_env
 
 
 def qconf(env: dict[str, str], *args: str) -> Result:

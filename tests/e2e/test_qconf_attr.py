@@ -5,28 +5,16 @@ stderr with exit status 0; notes and refusals use Grid Engine 8.1.9's texts.
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
-from common.cell import Cell
-from deploy.cell import LocalCell
-from tests.e2e.test_qconf import HOST, REPO, WHO, Result, qconf, told
+from tests.e2e.test_qconf import HOST, WHO, Result, qconf, told
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    root = tmp_path_factory.mktemp("attrcell")
-    os.chmod(root, 0o755)
-    local = LocalCell(Cell(root))
-    try:
-        local.up(execds=1, slots=4, port=0)
-        yield {**os.environ, "PYGE_ROOT": str(root), "PYGE_CELL": "default",
-               "PYTHONPATH": str(REPO)}
-    finally:
-        local.down()
+def env(module_cell_env: dict[str, str]) -> dict[str, str]:
+    return module_cell_env
 
 
 def shown(env: dict[str, str], option: str, name: str, attr: str) -> str:
