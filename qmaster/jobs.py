@@ -54,7 +54,7 @@ def _add_job(ctx: Ctx, user: UserInfo, spec: dict[str, Any], task_ids: list[int]
               submit_time=ctx.now, opts=opts, sge_o=dict(spec.get("sge_o") or {}),
               script=script if isinstance(script, bytes) else None, task_ids=task_ids)
     holds = ["u"] if opts.get("hold") else []
-    if _unfinished_predecessors(ctx, job):
+    if unfinished_predecessors(ctx, job):
         holds.append("h")
     if "h" in holds:
         ctx.store.dependency_held.add(job_id)
@@ -86,7 +86,7 @@ def _task_ids(array: Any, max_tasks: int) -> list[int]:
     return list(range(first, last + 1, max(step, 1)))
 
 
-def _unfinished_predecessors(ctx: Ctx, job: Job) -> list[int]:
+def unfinished_predecessors(ctx: Ctx, job: Job) -> list[int]:
     """Jobs named by ``-hold_jid`` (ids, names or patterns) that have not finished."""
     wanted = [str(x) for x in job.opts.get("hold_jid") or []]
     out: list[int] = []
@@ -110,16 +110,16 @@ def release_dependents(ctx: Ctx, finished_job_id: int) -> None:
     """Drop the ``-hold_jid`` hold of jobs whose last predecessor just finished."""
     for job_id in sorted(ctx.store.dependency_held):
         job = ctx.store.jobs.get(job_id)
-        if job is not None and _unfinished_predecessors(ctx, job):
+        if job is not None and unfinished_predecessors(ctx, job):
             continue
         ctx.store.dependency_held.discard(job_id)
         for task in ctx.store.job_tasks(job_id):
             if "h" in task.holds:
-                _remove_hold(ctx, task, "h")
+                remove_hold(ctx, task, "h")
 
 
 # ---- delete / hold / release -------------------------------------------------------
-def _targets(ctx: Ctx) -> list[tuple[dict[str, Any], list[Task] | None]]:
+def select_targets(ctx: Ctx) -> list[tuple[dict[str, Any], list[Task] | None]]:
     """Each request target with its tasks, or None when the job does not exist."""
     out = []
     for target in ctx.body["targets"]:
@@ -166,7 +166,7 @@ def _in_range(task_id: int, rng: Any) -> bool:
     return first <= task_id <= last and (task_id - first) % max(step, 1) == 0
 
 
-def _may_change(ctx: Ctx, job: Job) -> bool:
+def may_change(ctx: Ctx, job: Job) -> bool:
     user = ctx.user.name
     return job.owner == user or ctx.store.is_operator(user)
 
@@ -175,7 +175,7 @@ def handle_delete(ctx: Ctx) -> dict[str, Any]:
     if ctx.body.get("force") and not ctx.store.is_manager(ctx.user.name):
         return {"results": [{"result": "force_denied"}]}
     results = []
-    for target, tasks in _targets(ctx):
+    for target, tasks in select_targets(ctx):
         results.extend(_delete_target(ctx, target, tasks))
     return {"results": results}
 
@@ -187,7 +187,7 @@ def _delete_target(ctx: Ctx, target: dict[str, Any], tasks: list[Task] | None
     out = []
     for job_id in sorted({t.job_id for t in tasks}):
         job = ctx.store.jobs[job_id]
-        if not _may_change(ctx, job):
+        if not may_change(ctx, job):
             out.append({"job_id": job_id, "result": "denied", "owner": job.owner})
             continue
         mine = [t for t in tasks if t.job_id == job_id]
@@ -232,7 +232,7 @@ def _change_holds(ctx: Ctx, *, add: bool) -> dict[str, Any]:
     if hold_type not in HOLD_TYPES:
         raise RequestError("malformed", f"invalid hold type {hold_type!r}")
     results = []
-    for target, tasks in _targets(ctx):
+    for target, tasks in select_targets(ctx):
         if tasks is None:
             results.append({"target": target, "result": "unknown"})
             continue
@@ -253,14 +253,14 @@ def _hold_job(ctx: Ctx, job: Job, tasks: list[Task], hold_type: str, add: bool
         return {"job_id": job.job_id, "result": "denied", "owner": job.owner}
     for task in tasks:
         if add:
-            _add_hold(ctx, task, hold_type)
+            add_hold(ctx, task, hold_type)
         else:
-            _remove_hold(ctx, task, hold_type)
+            remove_hold(ctx, task, hold_type)
     return {"job_id": job.job_id, "result": "modified",
             "task_ids": [t.task_id for t in tasks] if job.is_array else None}
 
 
-def _add_hold(ctx: Ctx, task: Task, hold_type: str) -> None:
+def add_hold(ctx: Ctx, task: Task, hold_type: str) -> None:
     if hold_type in task.holds:
         return
     task.holds = sorted(set(task.holds) | {hold_type})
@@ -270,7 +270,7 @@ def _add_hold(ctx: Ctx, task: Task, hold_type: str) -> None:
         ctx.store.put_task(ctx.batch, task)
 
 
-def _remove_hold(ctx: Ctx, task: Task, hold_type: str) -> None:
+def remove_hold(ctx: Ctx, task: Task, hold_type: str) -> None:
     if hold_type not in task.holds:
         return
     task.holds = [h for h in task.holds if h != hold_type]
@@ -317,88 +317,3 @@ def handle_job_query(ctx: Ctx) -> dict[str, Any]:
 
 def task_of(ctx: Ctx, job_id: int, task_id: int) -> Task | None:
     return ctx.store.tasks.get(task_key(job_id, task_id))
-
-
-# ---- alter (qalter) ----------------------------------------------------------------
-# the request options qalter may change, with Grid Engine's name for them in its answers
-ALTER_NAMES = {"hard_resources": "hard resource list", "soft_resources": "soft resource list",
-               "hard_queues": "hard queue list", "soft_queues": "soft queue list",
-               "job_name": "job name", "pe": "parallel environment", "pe_ranges": "slot range",
-               "priority": "", "hold_jid": ""}
-ALTERABLE_STATES = (State.PENDING, State.HOLD)
-
-
-def handle_alter(ctx: Ctx) -> dict[str, Any]:
-    """Change the requests of pending jobs; one result per job with Grid Engine's lines."""
-    changes = ctx.body["changes"]
-    if not changes or set(changes) - set(ALTER_NAMES):
-        raise RequestError("malformed", "alter: unknown or no job attributes to change")
-    results: list[dict[str, Any]] = []
-    for target, tasks in _targets(ctx):
-        if tasks is None:
-            results.append({"target": target, "result": "unknown"})
-            continue
-        for job_id in sorted({t.job_id for t in tasks}):
-            results.append(_alter_job(ctx, ctx.store.jobs[job_id], changes))
-    return {"results": results}
-
-
-def _alter_refusal(ctx: Ctx, job: Job, changes: dict[str, Any]) -> str | None:
-    """Why Grid Engine refuses this change of ``job``, or None."""
-    user = ctx.user.name
-    if not _may_change(ctx, job):
-        return (f'denied: "{user}" must be at least owner of job {job.job_id} '
-                "to change job attributes")
-    if any(t.state_enum not in ALTERABLE_STATES for t in ctx.store.job_tasks(job.job_id)
-           if t.state_enum is not State.FINISHED):
-        return f"job {job.job_id} can't modify running jobs"
-    priority = int(changes.get("priority", job.priority) or 0)
-    if priority > job.priority and not ctx.store.is_operator(user):
-        return f'denied: "{user}" must be operator to increase job priority'
-    try:  # the submission checks for -l, -q and -pe on the job as it would become
-        check_submission(ctx.store, {**job.opts, **changes, "verify_mode": "n"},
-                         operator=True)
-    except RequestError as err:
-        return err.message
-    return None
-
-
-def _alter_job(ctx: Ctx, job: Job, changes: dict[str, Any]) -> dict[str, Any]:
-    refusal = _alter_refusal(ctx, job, changes)
-    if refusal is not None:
-        return {"job_id": job.job_id, "result": "denied", "messages": [refusal]}
-    job = ctx.store.replace_job_opts(ctx.batch, job, {**job.opts, **changes})
-    for task in ctx.store.job_tasks(job.job_id):
-        if task.state_enum in ALTERABLE_STATES:
-            # a new task version: orders computed from the old requests are refused
-            ctx.store.put_task(ctx.batch, task)
-    lines = [f"modified {ALTER_NAMES[key]} of job {job.job_id}"
-             for key in ALTER_NAMES if key in changes and ALTER_NAMES[key]]
-    if "priority" in changes:
-        lines.append(f"{ctx.user.name}@{ctx.user.host} sets scheduling priority of job "
-                     f"{job.job_id} to {job.priority}")
-    if "hold_jid" in changes:
-        lines.append(_rechain_predecessors(ctx, job))
-    return {"job_id": job.job_id, "result": "modified", "messages": lines}
-
-
-def _rechain_predecessors(ctx: Ctx, job: Job) -> str:
-    """Set or drop the ``-hold_jid`` hold after a new predecessor list; Grid Engine's
-    answer names the blocking jobs and those that no longer exist."""
-    blocking = _unfinished_predecessors(ctx, job)
-    for task in ctx.store.job_tasks(job.job_id):
-        if task.state_enum not in ALTERABLE_STATES:
-            continue
-        if blocking:
-            _add_hold(ctx, task, "h")
-        else:
-            _remove_hold(ctx, task, "h")
-    if blocking:
-        ctx.store.dependency_held.add(job.job_id)
-    else:
-        ctx.store.dependency_held.discard(job.job_id)
-    exited = [str(r) for r in job.opts.get("hold_jid") or []
-              if r.isdigit() and int(r) not in ctx.store.jobs]
-    return (f"modified job id hold list of job {job.job_id}\n"
-            f"   blocking jobs: {','.join(map(str, blocking)) or 'NONE'}\n"
-            f"   exited jobs:   {','.join(exited) or 'NONE'}")

@@ -18,7 +18,7 @@ import zmq.asyncio
 
 from common import wire
 from common.cell import Cell, write_act_qmaster
-from qmaster import accounting_log, config_handlers, execd_link, jobs, orders
+from qmaster import accounting_log, alter, config_handlers, execd_link, jobs, orders
 from qmaster.context import DEFERRED, Ctx, RequestError, Services
 from qmaster.defaults import bootstrap, ensure_complexes
 from qmaster.spool import SqliteSpool
@@ -32,7 +32,7 @@ HANDLERS: dict[str, Handler] = {
     "delete": jobs.handle_delete,
     "hold": jobs.handle_hold,
     "release": jobs.handle_release,
-    "alter": jobs.handle_alter,
+    "alter": alter.handle_alter,
     "wait": jobs.handle_wait,
     "job_query": jobs.handle_job_query,
     "cluster_query": config_handlers.handle_cluster_query,

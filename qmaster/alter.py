@@ -1,0 +1,95 @@
+"""qalter: changing the requests of pending jobs (``-l``, ``-q``, ``-p``, ``-N``, ``-pe``,
+``-hold_jid``), with Grid Engine's permission rules and answers."""
+from __future__ import annotations
+
+from typing import Any
+
+from common.jobstate import State
+from common.model import Job
+from qmaster.context import Ctx, RequestError
+from qmaster.jobs import (add_hold, may_change, remove_hold, select_targets,
+                          unfinished_predecessors)
+from qmaster.submit_checks import check_submission
+
+# the request options qalter may change, with Grid Engine's name for them in its answers
+ALTER_NAMES = {"hard_resources": "hard resource list", "soft_resources": "soft resource list",
+               "hard_queues": "hard queue list", "soft_queues": "soft queue list",
+               "job_name": "job name", "pe": "parallel environment", "pe_ranges": "slot range",
+               "priority": "", "hold_jid": ""}
+ALTERABLE_STATES = (State.PENDING, State.HOLD)
+
+
+def handle_alter(ctx: Ctx) -> dict[str, Any]:
+    """Change the requests of pending jobs; one result per job with Grid Engine's lines."""
+    changes = ctx.body["changes"]
+    if not changes or set(changes) - set(ALTER_NAMES):
+        raise RequestError("malformed", "alter: unknown or no job attributes to change")
+    results: list[dict[str, Any]] = []
+    for target, tasks in select_targets(ctx):
+        if tasks is None:
+            results.append({"target": target, "result": "unknown"})
+            continue
+        for job_id in sorted({t.job_id for t in tasks}):
+            results.append(_alter_job(ctx, ctx.store.jobs[job_id], changes))
+    return {"results": results}
+
+
+def _alter_refusal(ctx: Ctx, job: Job, changes: dict[str, Any]) -> str | None:
+    """Why Grid Engine refuses this change of ``job``, or None."""
+    user = ctx.user.name
+    if not may_change(ctx, job):
+        return (f'denied: "{user}" must be at least owner of job {job.job_id} '
+                "to change job attributes")
+    if any(t.state_enum not in ALTERABLE_STATES for t in ctx.store.job_tasks(job.job_id)
+           if t.state_enum is not State.FINISHED):
+        return f"job {job.job_id} can't modify running jobs"
+    priority = int(changes.get("priority", job.priority) or 0)
+    if priority > job.priority and not ctx.store.is_operator(user):
+        return f'denied: "{user}" must be operator to increase job priority'
+    try:  # the submission checks for -l, -q and -pe on the job as it would become
+        check_submission(ctx.store, {**job.opts, **changes, "verify_mode": "n"},
+                         operator=True)
+    except RequestError as err:
+        return err.message
+    return None
+
+
+def _alter_job(ctx: Ctx, job: Job, changes: dict[str, Any]) -> dict[str, Any]:
+    refusal = _alter_refusal(ctx, job, changes)
+    if refusal is not None:
+        return {"job_id": job.job_id, "result": "denied", "messages": [refusal]}
+    job = ctx.store.replace_job_opts(ctx.batch, job, {**job.opts, **changes})
+    for task in ctx.store.job_tasks(job.job_id):
+        if task.state_enum in ALTERABLE_STATES:
+            # a new task version: orders computed from the old requests are refused
+            ctx.store.put_task(ctx.batch, task)
+    lines = [f"modified {ALTER_NAMES[key]} of job {job.job_id}"
+             for key in ALTER_NAMES if key in changes and ALTER_NAMES[key]]
+    if "priority" in changes:
+        lines.append(f"{ctx.user.name}@{ctx.user.host} sets scheduling priority of job "
+                     f"{job.job_id} to {job.priority}")
+    if "hold_jid" in changes:
+        lines.append(_rechain_predecessors(ctx, job))
+    return {"job_id": job.job_id, "result": "modified", "messages": lines}
+
+
+def _rechain_predecessors(ctx: Ctx, job: Job) -> str:
+    """Set or drop the ``-hold_jid`` hold after a new predecessor list; Grid Engine's
+    answer names the blocking jobs and those that no longer exist."""
+    blocking = unfinished_predecessors(ctx, job)
+    for task in ctx.store.job_tasks(job.job_id):
+        if task.state_enum not in ALTERABLE_STATES:
+            continue
+        if blocking:
+            add_hold(ctx, task, "h")
+        else:
+            remove_hold(ctx, task, "h")
+    if blocking:
+        ctx.store.dependency_held.add(job.job_id)
+    else:
+        ctx.store.dependency_held.discard(job.job_id)
+    exited = [str(r) for r in job.opts.get("hold_jid") or []
+              if r.isdigit() and int(r) not in ctx.store.jobs]
+    return (f"modified job id hold list of job {job.job_id}\n"
+            f"   blocking jobs: {','.join(map(str, blocking)) or 'NONE'}\n"
+            f"   exited jobs:   {','.join(exited) or 'NONE'}")
