@@ -317,11 +317,12 @@ def job_details(args: QstatArgs, client: Client, out: TextIO, err: TextIO) -> in
             return 0
         err.write(rq.render_jobs_not_found(args.job_items))
         return 1
-    full = client.jobs([j["job_id"] for j in chosen], with_script=True)
+    full = client.jobs([j["job_id"] for j in chosen], with_script=True, explain=True)
     tasks: dict[int, list[dict[str, Any]]] = {}
     for task in sorted(full.get("tasks") or [], key=lambda t: t["task_id"]):
         tasks.setdefault(task["job_id"], []).append(task)
-    details = [job_detail(j, tasks.get(j["job_id"], []), everything.get("jobs") or [])
+    details = [job_detail(j, tasks.get(j["job_id"], []), everything.get("jobs") or [],
+                          (full.get("scheduling_info") or {}).get(j["job_id"]) or [])
                for j in sorted(full.get("jobs") or [], key=lambda j: j["job_id"])]
     if args.no_binding:
         for detail in details:

@@ -192,13 +192,14 @@ def _job_type(opts: dict[str, Any]) -> list[str]:
     return [name for name, on in flags if on]
 
 
-def job_detail(job: Reply, tasks: list[Reply], all_jobs: list[Reply]) -> dict[str, Any]:
-    """The JobDetail of ``job``; ``all_jobs`` resolves -hold_jid predecessors/successors.
-
-    Scheduling info is not part of the query replies, so the list stays empty.
-    """
+def job_detail(job: Reply, tasks: list[Reply], all_jobs: list[Reply],
+               reasons: list[str] | None = None) -> dict[str, Any]:
+    """The JobDetail of ``job``; ``all_jobs`` resolves -hold_jid predecessors/successors;
+    ``reasons`` are the qmaster's scheduling info lines for a pending job."""
     detail = {**_identity(job), **_options(job), **_request(job), **_dependencies(job, all_jobs)}
     detail.update({"binding": "NONE", "job_type": _job_type(job.get("opts") or {}),
-                   "ja_tasks": ja_tasks(tasks), "scheduling_info": [],
+                   "ja_tasks": ja_tasks(tasks),
+                   "scheduling_info": [{"message": line, "number": 0, "global": False}
+                                       for line in reasons or []],
                    "nurg": 0.5, "override_tickets": 0, "version": 0})
     return detail

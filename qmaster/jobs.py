@@ -13,7 +13,7 @@ from common.jobstate import ACTIVE_STATES, Event, State, allows
 from common.model import Job, Task, UserInfo, task_key
 from qmaster.context import DEFERRED, Ctx, RequestError, Waiter
 from qmaster.execd_link import finish_task, kill_on_host
-from qmaster.submit_checks import check_submission
+from qmaster.submit_checks import check_submission, scheduling_info
 
 HOLD_TYPES = {"u", "o", "s"}
 
@@ -311,8 +311,14 @@ def handle_job_query(ctx: Ctx) -> dict[str, Any]:
             if (wanted is None or j.job_id in wanted)
             and (finished or not store.job_finished(j.job_id))]
     with_script = bool(ctx.body.get("with_script"))
-    return {"jobs": [j.to_dict() if with_script else j.summary() for j in jobs],
-            "tasks": [t.to_dict() for j in jobs for t in store.job_tasks(j.job_id)]}
+    reply: dict[str, Any] = {
+        "jobs": [j.to_dict() if with_script else j.summary() for j in jobs],
+        "tasks": [t.to_dict() for j in jobs for t in store.job_tasks(j.job_id)]}
+    if ctx.body.get("explain"):  # qstat -j: why pending jobs wait
+        reply["scheduling_info"] = scheduling_info(store, [
+            j for j in jobs if any(t.state_enum is State.PENDING
+                                   for t in store.job_tasks(j.job_id))])
+    return reply
 
 
 def task_of(ctx: Ctx, job_id: int, task_id: int) -> Task | None:

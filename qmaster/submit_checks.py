@@ -14,6 +14,7 @@ from common.resource.complexes import ComplexError, cell_complexes, parse_reques
 from qmaster.context import RequestError
 from qmaster.store import Store
 from scheduler.dispatch import PassInput, PEConf, can_ever_run
+from scheduler.explain import pending_reasons
 from scheduler.resources import build_view
 
 NO_SUITABLE_QUEUES = "error: no suitable queues"
@@ -73,8 +74,7 @@ def _check_queues(store: Store, queues: list[str]) -> None:
 
 def _fits_somewhere(store: Store, opts: dict[str, Any]) -> bool:
     """Whether an empty cluster could run the job (Grid Engine's -w e/-w v check)."""
-    pe_of_queue = {name: set(attr(pairs, "pe_list", "NONE").replace(",", " ").split())
-                   - {"NONE"} for name, pairs in store.conf["queue"].items()}
+    pe_of_queue = _pe_lists(store)
     instances = queue_instances(store.conf, store.hosts)
     inp = PassInput(jobs={}, pending=[], instances=instances, used={},
                     pe_of_queue=pe_of_queue,
@@ -82,3 +82,21 @@ def _fits_somewhere(store: Store, opts: dict[str, Any]) -> bool:
                     pes={name: PEConf.from_pairs(name, pairs)
                          for name, pairs in store.conf["pe"].items()})
     return can_ever_run({"opts": opts}, inp)
+
+
+def scheduling_info(store: Store, jobs: list[Any]) -> dict[int, list[str]]:
+    """``qstat -j`` reasons for each pending job, from the qmaster's own bookkeeping."""
+    if not jobs:
+        return {}
+    instances = queue_instances(store.conf, store.hosts)
+    active = [(store.jobs[t.job_id].opts, t.granted) for t in store.active_tasks()
+              if t.granted and t.job_id in store.jobs]
+    view = build_view(store.conf, store.hosts, instances, active)
+    return {job.job_id: pending_reasons(job.opts, instances, view, store.used_slots,
+                                        _pe_lists(store))
+            for job in jobs}
+
+
+def _pe_lists(store: Store) -> dict[str, set[str]]:
+    return {name: set(attr(pairs, "pe_list", "NONE").replace(",", " ").split()) - {"NONE"}
+            for name, pairs in store.conf["queue"].items()}

@@ -1,0 +1,65 @@
+"""Why a pending job does not run: the "scheduling info" lines of ``qstat -j``.
+
+Pure: the job's options, the queue instances, the resource view and the slots in use
+go in; Grid Engine's reason lines come out, one per queue instance that cannot take the
+job, identical lines given once (as Grid Engine does). The lines are worked out when
+someone asks, from the same data and rules the dispatch pass uses, so the pass itself
+stays free of bookkeeping for explanations.
+"""
+from __future__ import annotations
+
+import fnmatch
+from typing import Any, Mapping, Sequence
+
+from common.cluster import QueueInstance
+from common.resource.matching import match_job
+from scheduler.resources import ResourceView, job_requests, relevant_attrs
+
+
+def pending_reasons(opts: Mapping[str, Any], instances: Sequence[QueueInstance],
+                    view: ResourceView, used: Mapping[tuple[str, str], int],
+                    pe_of_queue: Mapping[str, set[str]]) -> list[str]:
+    """Reason lines for a pending job with options ``opts`` (a qsub SubmitOptions dict)."""
+    requests = job_requests(opts, view.attrs)
+    if requests is None:
+        return ["job requests resources unknown to the complex list"]
+    slots = _slots(opts)
+    lines: list[str] = []
+    for qi in instances:
+        line = _reason(opts, qi, view, used, pe_of_queue, requests, slots)
+        if line and line not in lines:
+            lines.append(line)
+    return lines
+
+
+def _reason(opts: Mapping[str, Any], qi: QueueInstance, view: ResourceView,
+            used: Mapping[tuple[str, str], int], pe_of_queue: Mapping[str, set[str]],
+            requests: list[Any], slots: int) -> str:
+    name = f"{qi.queue}@{qi.host}"
+    if not qi.alive:
+        return f'queue instance "{name}" dropped because it is temporarily not available'
+    queues = opts.get("hard_queues") or []
+    if queues and not any(_queue_matches(ref, qi) for ref in queues):
+        return (f'cannot run in queue instance "{name}" because it is not contained in its '
+                "hard queue list (-q)")
+    pe = opts.get("pe")
+    if pe and not any(fnmatch.fnmatchcase(p, str(pe[0])) for p in pe_of_queue.get(qi.queue, ())):
+        return f'cannot run in queue "{name}" because PE "{pe[0]}" is not in pe list'
+    result = match_job(requests, relevant_attrs(view.attrs, requests),
+                       view.levels(qi.queue, qi.host), slots=1 if pe else slots)
+    if not result.ok:
+        return result.reason
+    if not pe and used.get((qi.queue, qi.host), 0) + slots > qi.slots:
+        return f'queue instance "{name}" dropped because it is full'
+    return ""
+
+
+def _queue_matches(ref: str, qi: QueueInstance) -> bool:
+    qpat, _, hpat = str(ref).partition("@")
+    return fnmatch.fnmatchcase(qi.queue, qpat or "*") and (
+        not hpat or fnmatch.fnmatchcase(qi.host, hpat))
+
+
+def _slots(opts: Mapping[str, Any]) -> int:
+    pe = opts.get("pe")
+    return max(1, int(pe[1])) if pe else 1

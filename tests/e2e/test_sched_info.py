@@ -1,0 +1,30 @@
+"""qstat -j tells why a pending job waits, in Grid Engine's words (live cell)."""
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from clients.api import Client, job_request
+
+HOST = socket.gethostname().split(".")[0]
+
+
+def qstat(*args: str) -> subprocess.CompletedProcess[str]:
+    script = Path(sys.executable).parent / "qstat"
+    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "clients.qstat"]
+    return subprocess.run(cmd + list(args), capture_output=True, text=True, timeout=30)
+
+
+def test_scheduling_info_names_the_unmet_request(live_cell: Any) -> None:
+    with Client() as client:
+        [job_id] = client.submit([job_request("/bin/true", binary=True,
+                                              hard_resources={"arch": "nosuch"})])
+        try:
+            out = qstat("-j", str(job_id)).stdout
+            assert (f'scheduling info:            (-l arch=nosuch) cannot run at host "{HOST}" '
+                    "because it offers only hl:arch=") in out
+        finally:
+            client.delete([{"job_id": job_id}])
