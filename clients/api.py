@@ -197,8 +197,10 @@ class Client:
             return {int(k): v for k, v in reply["jobs"].items()}
 
     # ---- cluster and configuration --------------------------------------------------
-    def cluster(self) -> dict[str, Any]:
-        return self.request("cluster_query", {"user": self._user()})
+    def cluster(self, *, resources: bool = False) -> dict[str, Any]:
+        """Hosts and queue instances; ``resources`` adds each instance's ``qstat -F``
+        lines ([source, name, value]) as the qmaster's bookkeeping sees them."""
+        return self.request("cluster_query", {"user": self._user(), "resources": resources})
 
     def conf_get(self, kind: str) -> dict[str, Any]:
         return self.request("conf_get", {"user": self._user(), "kind": kind})["objects"]

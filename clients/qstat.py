@@ -240,7 +240,7 @@ def _strip_binding(rows: list[dict[str, Any]]) -> None:
 
 
 def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
-    cluster = client.cluster()
+    cluster = client.cluster(resources=args.show_queue_resources)
     flt = JobFilter(states=args.states, users=effective_users(args.users, client.user.name),
                     instances=_instances(args, client, cluster))
     width = queue_width(cluster)

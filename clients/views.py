@@ -29,6 +29,7 @@ DEFAULT_STATES = frozenset({"p", "r", "s"})
 HELD_PRIO, NORMAL_PRIO = 0.0, 0.5
 DEFAULT_DEPARTMENT = "defaultdepartment"
 _COMPLEXES = default_complexes()
+_SHORTCUTS = {a.name: a.shortcut for a in _COMPLEXES}
 
 
 def parse_state_filter(text: str) -> frozenset[str] | None:
@@ -304,6 +305,17 @@ def _load_float(load: dict[str, str], name: str) -> float | None:
         return None
 
 
+def _offers(inst: Reply, load: dict[str, str], names: list[str] | None) -> list[list[str]]:
+    """qstat -F lines: the qmaster's view of what the instance offers (load, fixed and
+    consumable values at every level); the host's load values if it sent none."""
+    offered = inst.get("resources")
+    if not offered:
+        return host_resources(load, names)
+    wanted = None if names is None else set(names)
+    return [list(line) for line in offered if wanted is None or line[1] in wanted
+            or _SHORTCUTS.get(line[1]) in wanted]
+
+
 def host_resources(load: dict[str, str], names: list[str] | None) -> list[list[str]]:
     """qstat -F lines [dominance, name, value] from a host's load values, in complex order."""
     shown = []
@@ -345,7 +357,7 @@ def queue_rows(cluster: Reply, reply: Reply, flt: JobFilter, *,
                     "load_avg": _load_float(load, "load_avg") if alive else None,
                     "arch": load.get("arch"), "states": "" if alive else "u",
                     "jobs": _instance_jobs(name, reply, flt), "explain": [],
-                    "resources": host_resources(load, resource_names) if show_resources else []})
+                    "resources": _offers(inst, load, resource_names) if show_resources else []})
     return out
 
 

@@ -36,6 +36,8 @@ from common.resource.complexes import (
 from qmaster.context import Ctx, RequestError
 from qmaster.defaults import exechost_defaults
 from qmaster.store import CONF_KINDS, LIST_KINDS
+from scheduler.offers import instance_offers
+from scheduler.resources import build_view
 
 
 @dataclass(frozen=True)
@@ -93,16 +95,27 @@ def handle_conf_get(ctx: Ctx) -> dict[str, Any]:
 def handle_cluster_query(ctx: Ctx) -> dict[str, Any]:
     store = ctx.store
     instances = queue_instances(store.conf, store.hosts)
+    offers = _offers(store, instances) if ctx.body.get("resources") else {}
     return {
         "hosts": [h.to_dict() for h in store.hosts.values()],
         "exechosts": sorted(store.conf["exechost"]),
         "instances": [{"queue": qi.queue, "host": qi.host, "slots": qi.slots,
                        "used": store.used_slots.get((qi.queue, qi.host), 0),
                        "qtype": qi.qtype, "alive": qi.alive,
-                       "pe_list": attr(store.conf["queue"][qi.queue], "pe_list", "NONE")}
+                       "pe_list": attr(store.conf["queue"][qi.queue], "pe_list", "NONE"),
+                       "resources": offers.get((qi.queue, qi.host), [])}
                       for qi in instances],
         "queues": sorted(store.conf["queue"]),
     }
+
+
+def _offers(store: Any, instances: list[Any]) -> dict[tuple[str, str], list[list[str]]]:
+    """``qstat -F``: what each queue instance offers, by the qmaster's bookkeeping."""
+    active = [(store.jobs[t.job_id].opts, t.granted) for t in store.active_tasks()
+              if t.granted and t.job_id in store.jobs]
+    view = build_view(store.conf, store.hosts, instances, active)
+    return {(qi.queue, qi.host): instance_offers(view, qi, store.used_slots)
+            for qi in instances}
 
 
 def _who(ctx: Ctx) -> str:

@@ -28,3 +28,10 @@ def test_scheduling_info_names_the_unmet_request(live_cell: Any) -> None:
                     "because it offers only hl:arch=") in out
         finally:
             client.delete([{"job_id": job_id}])
+
+
+def test_qstat_F_shows_load_fixed_and_consumable_values(live_cell: Any) -> None:
+    out = qstat("-F", "arch,slots,qname").stdout
+    assert f"all.q@{HOST}" in out
+    assert "\thl:arch=" in out and "\tqf:qname=all.q\n" in out
+    assert "\tqc:slots=4\n" in out  # the live cell's 4 slots, none in use

@@ -1,0 +1,36 @@
+"""qstat -F lines: the dominating value of each attribute with its level and kind."""
+from __future__ import annotations
+
+from tests.unit.test_resources_sched import cluster, make_input
+from scheduler.offers import instance_offers
+
+
+def offers(conf: dict, names: set[str] | None = None, **kw: object) -> dict[str, list[str]]:
+    inp = make_input(conf, [], **kw)  # type: ignore[arg-type]
+    assert inp.resources is not None
+    lines = instance_offers(inp.resources, inp.instances[0], inp.used, names)
+    return {line[1]: [line[0], line[2]] for line in lines}
+
+
+def test_load_fixed_and_queue_values() -> None:
+    conf = cluster({"h1": 4})
+    shown = offers(conf, load={"h1": {"arch": "lx-amd64", "mem_free": "2048M"}})
+    assert shown["arch"] == ["hl", "lx-amd64"]
+    assert shown["mem_free"] == ["hl", "2.000G"]
+    assert shown["qname"] == ["qf", "all.q"]
+    assert shown["slots"] == ["qc", "4"]
+
+
+def test_consumable_shows_what_is_left_at_the_most_restrictive_level() -> None:
+    conf = cluster({"h1": 4}, exechost={"h1": "lic=3"},
+                   complexes=("lic lic INT <= YES YES 0 0",))
+    assert offers(conf, {"lic"}) == {"lic": ["hc", "3"]}
+    busy = [({"job_id": 7, "opts": {"hard_resources": {"lic": "1"}}}, [["all.q", "h1", 2]])]
+    shown = offers(conf, {"lic", "slots"}, running=busy)
+    assert shown == {"lic": ["hc", "1"], "slots": ["qc", "2"]}
+
+
+def test_a_load_value_below_a_fixed_limit_dominates() -> None:
+    conf = cluster({"h1": 1}, exechost={"h1": "mem_free=4G"})
+    shown = offers(conf, {"mem_free"}, load={"h1": {"mem_free": "1024M"}})
+    assert shown == {"mem_free": ["hl", "1.000G"]}
