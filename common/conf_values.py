@@ -75,6 +75,14 @@ def parse_time(value: str, name: str = "") -> float:
     raise ConfError(f'value for attribute {name} "{value}" is not time')
 
 
+def seconds_or(value: str, default: float) -> float:
+    """A configured time in seconds, or ``default`` when it is not a valid time."""
+    try:
+        return parse_time(value)
+    except ConfError:
+        return default
+
+
 def parse_memory(value: str, name: str = "") -> float:
     """Bytes of a memory specifier; ``math.inf`` for INFINITY."""
     text = value.strip()

@@ -23,6 +23,7 @@ import zmq
 import zmq.asyncio
 
 from common import wire
+from common.conf_values import seconds_or
 from execd import jobdir
 from execd.launcher import Launcher, is_shepherd_alive
 from execd.load import sample_load
@@ -191,7 +192,8 @@ class ExecdService:
             self._log("info", "registered", epoch=self.epoch)
             self._scan_results()
         if self.load_interval is None:
-            self._interval = _seconds(str(body.get("load_report_time", "00:00:40")))
+            report = str(body.get("load_report_time", "00:00:40"))
+            self._interval = seconds_or(report, 40.0) or 40.0  # never a busy loop
 
     # ---- jobs ----------------------------------------------------------------------
     def _job_dir(self, job_id: int, task_id: int) -> Path:
@@ -342,13 +344,3 @@ def _older_than(path: Path, seconds: float) -> bool:
         return time.time() - path.stat().st_mtime > seconds
     except OSError:
         return False
-
-
-def _seconds(text: str) -> float:
-    total = 0.0
-    try:
-        for part in text.split(":"):
-            total = total * 60 + float(part or 0)
-    except ValueError:
-        return 40.0
-    return total or 40.0

@@ -17,6 +17,7 @@ import zmq
 import zmq.asyncio
 
 from common import wire
+from common.conf_values import seconds_or
 from common.cell import Cell, write_act_qmaster
 from qmaster import accounting_log, alter, config_handlers, execd_link, jobs, orders
 from qmaster.context import DEFERRED, Ctx, RequestError, Services
@@ -271,7 +272,8 @@ class QmasterServer:
 
     def _check_hosts(self) -> None:
         """Hosts not heard of for max_unheard become unknown (queue state ``u``)."""
-        limit = _seconds(self.store.conf_value("conf", "global", "max_unheard", "00:05:00"))
+        unheard = self.store.conf_value("conf", "global", "max_unheard", "00:05:00")
+        limit = seconds_or(unheard, 300.0)
         now = time.time()
         stale = [h for h in self.store.hosts.values() if h.alive and now - h.load_time > limit]
         if not stale:
@@ -302,17 +304,6 @@ def _bind(sock: zmq.asyncio.Socket, addr: str, port: int) -> int:
         sock.bind(f"tcp://{addr}:{port}")
         return port
     return sock.bind_to_random_port(f"tcp://{addr}")
-
-
-def _seconds(text: str) -> float:
-    parts = text.split(":")
-    try:
-        total = 0.0
-        for part in parts:
-            total = total * 60 + float(part or 0)
-        return total
-    except ValueError:
-        return 300.0
 
 
 def spool_path(cell: Cell) -> Path:
