@@ -24,9 +24,7 @@ from clients.qconf_base import (
     EMPTY_LIST, EXEC_HOST_ADDED, INVALID_OPTION, KINDS, MISSING, UNRESOLVABLE, QconfError,
     Session, edit_text, err, from_editor, from_file, out, put, put_object, resolvable,
 )
-from clients.qconf_complex import (
-    modify_complexes_from_file, modify_complexes_in_editor, show_complexes,
-)
+from clients.qconf_complex import COMPLEX_OPTIONS
 from clients.qconf_help import HELP
 from common.conffile import ConfError
 from common.objects_conf import render_configuration, render_object, template
@@ -308,13 +306,10 @@ OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     "-Mconf": (1, modify_conf_from_files),
     "-ssconf": (0, show_sconf), "-msconf": (0, modify_sconf_in_editor),
     "-Msconf": (1, modify_sconf_from_file),
-    # 8.1.9 has no -ac/-Ac/-dc (only a debug build's -ace/-dce): attributes are added
-    # and deleted by changing the whole list
-    "-sc": (0, show_complexes), "-mc": (0, modify_complexes_in_editor),
-    "-Mc": (1, modify_complexes_from_file),
     "-aattr": (4, change_attribute(ADD)), "-mattr": (4, change_attribute(MODIFY)),
     "-dattr": (4, change_attribute(DELETE)), "-rattr": (4, change_attribute(REPLACE)),
     "-purge": (3, purge_attribute),
+    **COMPLEX_OPTIONS,
 }
 
 

@@ -5,6 +5,8 @@ one line per attribute added, modified or removed.
 """
 from __future__ import annotations
 
+from typing import Callable
+
 from clients.qconf_base import QconfError, Session, edit_text, out, put
 from clients.qconf_files import FileError, parse_edited_complexes, read_complex_file
 from common.resource.complexes import (
@@ -50,3 +52,9 @@ def modify_complexes_in_editor(s: Session) -> int:
         raise QconfError("\n".join(exc.lines)) from None
     return put_complexes(s, attrs)
 
+
+
+COMPLEX_OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
+    "-sc": (0, show_complexes), "-mc": (0, modify_complexes_in_editor),
+    "-Mc": (1, modify_complexes_from_file),
+}
