@@ -11,28 +11,19 @@ host group "@x" does not exist``.
 A host named in a host group becomes an execution host (with the defaults of a new one)
 when the group is added or changed, as in Grid Engine; it stays when the group goes.
 
-The complex attribute list (kind "complex", one object "global" of ``qconf -sc`` rows) is
-replaced as a whole: the qmaster re-validates it against the list it replaces and the
-attributes exec hosts, queues and the scheduler configuration still use, then answers
-one line per attribute removed, modified and added, in that order, as Grid Engine does.
+The complex attribute list (kind "complex") is ``qmaster.complex_handlers``'s.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
-
-import re
+from typing import Any
 
 from common.cluster import attr, queue_instances
-from common.conf_values import split_assignments
 from common.conffile import ConfError
 from common.objects_conf import KINDS, hostgroup_cycle
 from common.objects_conf_base import normalize
-from common.objects_conf_queue import parse_host_overrides
-from common.resource.complexes import (
-    COMPLEX_KIND, COMPLEX_OBJECT, ComplexAttr, ComplexError, cell_complexes,
-    complexes_from_rows, resolve_name, rows_of, validate,
-)
+from common.resource.complexes import COMPLEX_KIND, COMPLEX_OBJECT, cell_complexes, rows_of
+from qmaster.complex_handlers import delete_complex_entry, put_complexes
 from qmaster.context import Ctx, RequestError
 from qmaster.defaults import exechost_defaults
 from qmaster.store import CONF_KINDS, LIST_KINDS
@@ -70,7 +61,6 @@ WORDS: dict[str, KindWords] = {
     "operator": KindWords("", "operator", "operator", "operator", "operator"),
 }
 SCHED_CHANGED = "changed scheduler configuration"
-COMPLEX_NOT_CHANGED = "Complex attribute configuration has not been changed"
 
 
 def already_exists(kind: str, name: str) -> str:
@@ -139,9 +129,9 @@ def handle_conf_put(ctx: Ctx) -> dict[str, Any]:
     kind, name, mode = ctx.body["kind"], ctx.body["name"], ctx.body["mode"]
     if kind in LIST_KINDS:
         return _put_list_entry(ctx, kind, name, mode)
-    if kind == COMPLEX_KIND and name == COMPLEX_OBJECT and mode == "modify":
-        return _put_complexes(ctx, ctx.body["data"])
-    if kind == COMPLEX_KIND or kind not in CONF_KINDS or mode not in ("add", "modify"):
+    if kind == COMPLEX_KIND:
+        return put_complexes(ctx, name, ctx.body["data"], mode, _who(ctx))
+    if kind not in CONF_KINDS or mode not in ("add", "modify"):
         raise RequestError("malformed", f"cannot {mode} objects of kind \"{kind}\"")
     pairs = _validated(kind, ctx.body["data"])
     exists = name in ctx.store.conf[kind]
@@ -205,7 +195,9 @@ def handle_conf_del(ctx: Ctx) -> dict[str, Any]:
     kind, name = ctx.body["kind"], ctx.body["name"]
     if kind in LIST_KINDS:
         return _delete_list_entry(ctx, kind, name)
-    if kind == COMPLEX_KIND or kind not in CONF_KINDS:  # attributes go with -mc/-Mc
+    if kind == COMPLEX_KIND:
+        return delete_complex_entry(ctx, name, _who(ctx))
+    if kind not in CONF_KINDS:
         raise RequestError("malformed", f"cannot delete objects of kind \"{kind}\"")
     if name not in ctx.store.conf[kind]:
         raise RequestError("missing", does_not_exist(kind, name))
@@ -240,75 +232,3 @@ def _delete_list_entry(ctx: Ctx, kind: str, name: str) -> dict[str, Any]:
         raise RequestError("missing", does_not_exist(kind, name))
     ctx.store.set_list(ctx.batch, kind, [n for n in names if n != name])
     return {"message": _confirmation(ctx, kind, name, "removed")}
-
-
-# ---- the complex attribute list -------------------------------------------------------
-def _put_complexes(ctx: Ctx, data: Any) -> dict[str, Any]:
-    """Replace the cell's complex list; refusals are validate()'s texts, one per line."""
-    if not isinstance(data, list):
-        raise RequestError("malformed", "the complex list must be a list of rows")
-    try:
-        new = complexes_from_rows(data)
-    except ComplexError as err:
-        raise RequestError("invalid", str(err)) from None
-    old = cell_complexes(ctx.store.conf)
-    errors = validate(new, old, complex_references(ctx.store.conf, old))
-    if errors:
-        raise RequestError("invalid", "\n".join(errors))
-    lines = _complex_changes(_who(ctx), new, old)
-    if not lines:
-        return {"message": COMPLEX_NOT_CHANGED}
-    ctx.store.put_conf(ctx.batch, COMPLEX_KIND, COMPLEX_OBJECT,
-                       rows_of(sorted(new, key=lambda a: a.name)))
-    return {"message": "\n".join(lines)}
-
-
-def _complex_changes(who: str, new: list[ComplexAttr], old: list[ComplexAttr]) -> list[str]:
-    """Grid Engine's answers: removals (object "complex"), then modifications and
-    additions (object "complex entry")."""
-    before = {a.name: a for a in old}
-    kept = {a.name for a in new}
-    lines = [f'{who} removed "{a.name}" from complex list' for a in old if a.name not in kept]
-    lines += [f'{who} modified "{a.name}" in complex entry list' for a in new
-              if a.name in before and before[a.name] != a]
-    lines += [f'{who} added "{a.name}" to complex entry list' for a in new
-              if a.name not in before]
-    return lines
-
-
-_FORMULA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
-
-
-def complex_references(conf: Mapping[str, Mapping[str, Any]], attrs: list[ComplexAttr]
-                       ) -> dict[str, list[tuple[str, str]]]:
-    """Attribute (full name) -> where it is still used: ("sconf", "global") for the
-    scheduler's load_formula and job_load_adjustments, ("queue", q) and ("host", h) for
-    ``complex_values`` (queues' per-host values included, "global" for the global host)."""
-    refs: dict[str, list[tuple[str, str]]] = {}
-
-    def note(name: str, kind: str, obj: str) -> None:
-        found = resolve_name(attrs, name)
-        refs.setdefault(found.name if found else name, []).append((kind, obj))
-
-    sconf = conf.get("sconf", {}).get("global", [])
-    for name in _FORMULA_NAME.findall(attr(sconf, "load_formula", "")):
-        note(name, "sconf", "global")
-    for name, _ in split_assignments(attr(sconf, "job_load_adjustments", "NONE")):
-        note(name, "sconf", "global")
-    for qname, pairs in sorted(conf.get("queue", {}).items()):
-        for name in _queue_value_names(attr(pairs, "complex_values", "NONE")):
-            note(name, "queue", qname)
-    for host, pairs in sorted(conf.get("exechost", {}).items()):
-        for name, _ in split_assignments(attr(pairs, "complex_values", "NONE")):
-            note(name, "host", host)
-    return refs
-
-
-def _queue_value_names(text: str) -> list[str]:
-    """Attribute names of a queue's ``complex_values``, per-host entries included."""
-    try:
-        default, overrides = parse_host_overrides(text)
-    except ConfError:
-        return []  # the qmaster accepted it; an unreadable value references nothing
-    values = [default, *overrides.values()]
-    return [name for value in values for name, _ in split_assignments(value)]

@@ -1,4 +1,4 @@
-"""``qconf -sc``/``-Mc``/``-mc`` and ``qsub -l`` against a live cell, compared with Grid
+"""``qconf -sc``/``-Mc``/``-mc``, the single-attribute options and ``qsub -l`` against a live cell, compared with Grid
 Engine 8.1.9: the listing is the reference ``qconf -sc`` text byte for byte, changes are
 answered on stderr one line per attribute (``root@vm added "lic" to complex entry
 list``), refusals on stderr with exit status 1.
@@ -56,6 +56,49 @@ def test_complex_list_in_a_live_cell(live_cell: LocalCell, tmp_path: Path) -> No
     from_a_file_then_requests(tmp_path)
     still_referenced_by_a_host(tmp_path)
     only_managers(tmp_path)
+    single_entries(tmp_path)
+
+
+ARCH_ENTRY = """name        arch
+shortcut    a
+type        STRING
+relop       ==
+requestable YES
+consumable  NO
+default     NONE
+urgency     0
+"""
+LIC_ENTRY = ARCH_ENTRY.replace("arch", "lic2").replace(" a\n", " l2\n").replace(
+    "STRING", "INT").replace("==", "<=").replace("NO\n", "YES\n").replace("NONE", "0")
+
+
+def single_entries(tmp_path: Path) -> None:
+    """-scel/-sce/-Ace/-mce/-Mce/-dce/-ace: one attribute at a time."""
+    names = run("qconf", "-scel")[0].split()
+    assert names[:3] == ["arch", "calendar", "cpu"] and "lic" in names
+    assert run("qconf", "-sce", "arch") == (ARCH_ENTRY, "", 0)
+    assert run("qconf", "-sce", "nosuch") == told('complex entry "nosuch" does not exist', 1)
+    entry = write(tmp_path / "lic2", LIC_ENTRY)
+    assert run("qconf", "-Ace", entry) == told(f'{WHO} added "lic2" to complex entry list')
+    assert run("qconf", "-Ace", entry) == told('complex entry "lic2" already exists', 1)
+    assert run("qconf", "-sce", "lic2") == (LIC_ENTRY, "", 0)
+    assert "lic2                l2" in run("qconf", "-sc")[0]
+    editor = tmp_path / "urgent"
+    editor.write_text("#!/bin/sh\nsed -i 's/^urgency .*/urgency     100/' \"$1\"\n")
+    editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
+    assert run("qconf", "-mce", "lic2", editor=str(editor)) == told(
+        f'{WHO} modified "lic2" in complex entry list')
+    assert run("qconf", "-sce", "lic2")[0].endswith("urgency     100\n")
+    assert run("qconf", "-Mce", entry) == told(f'{WHO} modified "lic2" in complex entry list')
+    broken = write(tmp_path / "broken", LIC_ENTRY.replace("relop       <=\n", ""))
+    assert run("qconf", "-Mce", broken) == told(
+        f'error: required attribute "relop" is missing\nerror: error reading file: '
+        f'"{broken}"', 1)
+    assert run("qconf", "-dce", "lic2") == told(f'{WHO} removed "lic2" from complex list')
+    assert run("qconf", "-ace", "lic3", editor="true") == told(
+        f'{WHO} added "lic3" to complex entry list')
+    assert run("qconf", "-sce", "lic3")[0].startswith("name        lic3\nshortcut    lic3\n")
+    assert run("qconf", "-dc", "lic3") == told(f'{WHO} removed "lic3" from complex list')
 
 
 def only_managers(tmp_path: Path) -> None:
@@ -121,8 +164,9 @@ def refusals(tmp_path: Path) -> None:
         line for line in DEFAULT_SC.splitlines(True) if not line.startswith("arch ")))
     assert run("qconf", "-Mc", no_arch) == told(
         'The built-in complex "arch" cannot be deleted', 1)
-    out, err, rc = run("qconf", "-dc", "arch")  # 8.1.9 has no -dc
-    assert (out, rc) == ("", 1) and err.startswith('error: invalid option argument "-dc"')
+    for option in ("-dce", "-dc"):  # -dc: Grid Engine 5's spelling, accepted as -dce
+        assert run("qconf", option, "arch") == told(
+            'The built-in complex "arch" cannot be deleted', 1)
     assert run("qconf", "-sc") == (DEFAULT_SC, "", 0)
 
 

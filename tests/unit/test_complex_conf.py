@@ -14,7 +14,7 @@ from common.resource.complexes import (
     complexes_from_rows, default_complexes, render_complex_list, rows_of,
 )
 from common.resource.values import Relop, ValueType
-from qmaster.config_handlers import COMPLEX_NOT_CHANGED, complex_references
+from qmaster.complex_handlers import COMPLEX_NOT_CHANGED, complex_references
 from qmaster.defaults import exechost_defaults, queue_defaults
 from tests.unit.test_qmaster_core import ALICE, ROOT, Harness
 
@@ -88,6 +88,17 @@ def put_conf(qm: Harness, kind: str, name: str, pairs: list[list[str]], mode: st
                          "data": pairs, "mode": mode})
 
 
+def put_entry(qm: Harness, row: list[str], mode: str, user: Any = ROOT) -> str:
+    body = {"user": user.to_dict(), "kind": "complex", "name": row[0], "data": [row],
+            "mode": mode}
+    return str(qm.call("conf_put", body)["message"])
+
+
+def delete_entry(qm: Harness, name: str) -> str:
+    body = {"user": ROOT.to_dict(), "kind": "complex", "name": name}
+    return str(qm.call("conf_del", body)["message"])
+
+
 def with_value(pairs: list[list[str]], key: str, value: str) -> list[list[str]]:
     return [[k, value if k == key else v] for k, v in pairs]
 
@@ -141,8 +152,11 @@ def test_refusals_in_grid_engine_words(qm: Harness, change: Any, message: str) -
 def test_only_managers_change_the_list(qm: Harness) -> None:
     with pytest.raises(RuntimeError, match="must be manager"):
         put(qm, rows(qm) + [LIC], ALICE)
-    with pytest.raises(RuntimeError, match="cannot delete"):
-        qm.call("conf_del", {"user": ROOT.to_dict(), "kind": "complex", "name": "global"})
+    with pytest.raises(RuntimeError, match="must be manager"):
+        put_entry(qm, LIC, "add", ALICE)
+    # the list as a whole cannot go: "global" names no attribute
+    with pytest.raises(RuntimeError, match='complex entry "global" does not exist'):
+        delete_entry(qm, "global")
 
 
 def test_a_referenced_attribute_cannot_be_removed(qm: Harness) -> None:
@@ -174,3 +188,41 @@ def test_references_name_every_user_of_an_attribute() -> None:
     assert refs["lic"] == [("sconf", "global"), ("sconf", "global"), ("queue", "a.q"),
                            ("queue", "b.q"), ("host", "global")]
     assert refs["mem_free"] == [("queue", "a.q")]  # shortcuts resolve to full names
+
+
+def test_single_entries_are_added_changed_and_deleted_in_the_held_list(qm: Harness) -> None:
+    assert put_entry(qm, LIC, "add") == 'root@h added "lic" to complex entry list'
+    assert LIC in rows(qm)
+    with pytest.raises(RuntimeError, match='complex entry "lic" already exists'):
+        put_entry(qm, LIC, "add")
+    changed = LIC[:6] + ["1", "0"]
+    assert put_entry(qm, changed, "modify") == 'root@h modified "lic" in complex entry list'
+    assert changed in rows(qm)
+    assert put_entry(qm, changed, "modify") == COMPLEX_NOT_CHANGED
+    with pytest.raises(RuntimeError, match='complex entry "nosuch" does not exist'):
+        put_entry(qm, ["nosuch", *LIC[1:]], "modify")
+    assert delete_entry(qm, "lic") == 'root@h removed "lic" from complex list'
+    assert rows(qm) == rows_of(default_complexes())
+
+
+def test_single_entries_are_validated_like_the_whole_list(qm: Harness) -> None:
+    with pytest.raises(RuntimeError, match='The built-in complex "arch" cannot be deleted'):
+        delete_entry(qm, "arch")
+    with pytest.raises(RuntimeError, match="cannot be a consumable"):
+        put_entry(qm, ["s", "s", "STRING", "==", "YES", "YES", "NONE", "0"], "add")
+    with pytest.raises(RuntimeError, match="complex with name"):
+        put_entry(qm, ["lic", "a", "INT", "<=", "YES", "YES", "0", "0"], "add")
+    put_entry(qm, LIC, "add")
+    put_conf(qm, "exechost", "global", with_value(exechost_defaults("global"),
+                                                   "complex_values", "lic=2"), "add")
+    with pytest.raises(RuntimeError, match='"lic" is still referenced in host "global"'):
+        delete_entry(qm, "lic")
+
+
+@pytest.mark.parametrize("data", [[LIC, LIC], [["other", *LIC[1:]]], LIC, []])
+def test_an_entry_must_be_one_row_named_like_the_object(qm: Harness, data: Any) -> None:
+    body = {"user": ROOT.to_dict(), "kind": "complex", "name": "lic", "data": data,
+            "mode": "add"}
+    with pytest.raises(RuntimeError):
+        qm.call("conf_put", body)
+    assert rows(qm) == rows_of(default_complexes())
