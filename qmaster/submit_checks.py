@@ -9,11 +9,12 @@ from __future__ import annotations
 import fnmatch
 from typing import Any
 
-from common.cluster import attr, queue_instances
+from common.cluster import queue_instances
 from common.resource.complexes import ComplexError, cell_complexes, parse_request_list
 from qmaster.context import RequestError
 from qmaster.store import Store
-from scheduler.dispatch import PassInput, PEConf, can_ever_run
+from scheduler.dispatch import PassInput, can_ever_run
+from scheduler.pass_conf import conf_fields
 from scheduler.explain import pending_reasons
 from scheduler.resources import build_view
 
@@ -74,29 +75,24 @@ def _check_queues(store: Store, queues: list[str]) -> None:
 
 def _fits_somewhere(store: Store, opts: dict[str, Any]) -> bool:
     """Whether an empty cluster could run the job (Grid Engine's -w e/-w v check)."""
-    pe_of_queue = _pe_lists(store)
+    return can_ever_run({"opts": opts}, _pass_input(store, active=False))
+
+
+def _pass_input(store: Store, *, active: bool = True) -> PassInput:
+    """The pass's view of the qmaster's own bookkeeping (``active``: with the
+    consumables running jobs hold)."""
     instances = queue_instances(store.conf, store.hosts)
-    inp = PassInput(jobs={}, pending=[], instances=instances, used={},
-                    pe_of_queue=pe_of_queue,
-                    resources=build_view(store.conf, store.hosts, instances, []),
-                    pes={name: PEConf.from_pairs(name, pairs)
-                         for name, pairs in store.conf["pe"].items()})
-    return can_ever_run({"opts": opts}, inp)
+    grants = [(store.jobs[t.job_id].opts, t.granted) for t in store.active_tasks()
+              if active and t.granted and t.job_id in store.jobs]
+    return PassInput(jobs={}, pending=[], instances=instances,
+                     used=dict(store.used_slots) if active else {},
+                     resources=build_view(store.conf, store.hosts, instances, grants),
+                     **conf_fields(store.conf))
 
 
 def scheduling_info(store: Store, jobs: list[Any]) -> dict[int, list[str]]:
     """``qstat -j`` reasons for each pending job, from the qmaster's own bookkeeping."""
     if not jobs:
         return {}
-    instances = queue_instances(store.conf, store.hosts)
-    active = [(store.jobs[t.job_id].opts, t.granted) for t in store.active_tasks()
-              if t.granted and t.job_id in store.jobs]
-    view = build_view(store.conf, store.hosts, instances, active)
-    return {job.job_id: pending_reasons(job.opts, instances, view, store.used_slots,
-                                        _pe_lists(store))
-            for job in jobs}
-
-
-def _pe_lists(store: Store) -> dict[str, set[str]]:
-    return {name: set(attr(pairs, "pe_list", "NONE").replace(",", " ").split()) - {"NONE"}
-            for name, pairs in store.conf["queue"].items()}
+    inp = _pass_input(store)
+    return {job.job_id: pending_reasons(job.opts, inp) for job in jobs}

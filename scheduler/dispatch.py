@@ -19,40 +19,17 @@ import fnmatch
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping
 
-from common.cluster import QueueInstance, attr
+from common.cluster import QueueInstance
 from common.resource.complexes import ResourceRequest
 from scheduler.pe_alloc import (
     Allocation, RequestFit, allocate, by_host, drop_full_hosts, soft_fits,
 )
+from scheduler.pass_conf import PEConf
 from scheduler.resources import ResourceView, apply, debits, job_requests
 
 # (job summary, queue instance) -> True when the job's requests allow that instance
 Matcher = Callable[[dict[str, Any], QueueInstance], bool]
 SlotKey = tuple[str, str]
-Pairs = list[list[str]]
-
-
-@dataclass(frozen=True)
-class PEConf:
-    """What the pass needs of a parallel environment (sge_pe(5)). job_is_first_task
-    is not here: it changes no grant (the execd allows the master queue one extra
-    ``qrsh -inherit`` task), only what runs where."""
-
-    name: str
-    slots: int | None          # None: no total limit
-    rule: str = "$pe_slots"    # "$pe_slots", "$fill_up", "$round_robin" or a number
-
-    @classmethod
-    def from_pairs(cls, name: str, pairs: Pairs) -> "PEConf":
-        return cls(name, _int(attr(pairs, "slots", "0")),
-                   attr(pairs, "allocation_rule", "$pe_slots").strip())
-
-
-def _int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        return 0
 
 
 @dataclass
@@ -67,6 +44,7 @@ class PassInput:
     used: dict[tuple[str, str], int]
     load: dict[str, float] = field(default_factory=dict)  # host -> np_load_avg
     pe_of_queue: dict[str, set[str]] = field(default_factory=dict)
+    host_groups: Mapping[str, frozenset[str]] = field(default_factory=dict)  # "@g" -> hosts
     matcher: Matcher | None = None
     resources: ResourceView | None = None
     pes: dict[str, PEConf] = field(default_factory=dict)
@@ -104,7 +82,7 @@ def task_order(jobs: dict[int, dict[str, Any]], task: dict[str, Any]) -> tuple[i
 def category_key(job: dict[str, Any]) -> tuple[Any, ...]:
     opts = job.get("opts") or {}
     return (tuple(opts.get("hard_queues") or ()), _sorted_items(opts.get("hard_resources")),
-            _sorted_items(opts.get("soft_resources")),
+            _sorted_items(opts.get("soft_resources")), tuple(opts.get("soft_queues") or ()),
             tuple(opts.get("pe") or ()), job.get("owner"))
 
 
@@ -183,13 +161,30 @@ def _category(job: dict[str, Any], ranked: list[QueueInstance], free: dict[SlotK
                                     inp)
     if fit is not None:
         candidates = fit.select(candidates)
-    soft = job_requests(opts, view.attrs, "soft_resources") if view is not None else None
-    if soft:
-        fits = soft_fits(view, soft)  # type: ignore[arg-type]
-        satisfied = [set(map(id, f.select(candidates))) for f in fits]
-        # stable: among equal violation counts the pass's ranking stays
-        candidates.sort(key=lambda qi: sum(id(qi) not in ok for ok in satisfied))
+    _rank_by_soft_requests(opts, candidates, inp)
     return Category(candidates, requests or [], fit)
+
+
+def _rank_by_soft_requests(opts: dict[str, Any], candidates: list[QueueInstance],
+                           inp: PassInput) -> None:
+    """Fewest soft violations first, as Grid Engine counts them: one per soft ``-l``
+    request an instance does not meet, one when a soft ``-q`` list names it not."""
+    view = inp.resources
+    soft = job_requests(opts, view.attrs, "soft_resources") if view is not None else None
+    soft_queues = opts.get("soft_queues") or []
+    if not soft and not soft_queues:
+        return
+    satisfied = [set(map(id, f.select(candidates)))
+                 for f in soft_fits(view, soft)] if soft else []  # type: ignore[arg-type]
+
+    def violations(qi: QueueInstance) -> int:
+        missed = sum(id(qi) not in ok for ok in satisfied)
+        if soft_queues and not any(queue_matches(ref, qi, inp.host_groups)
+                                   for ref in soft_queues):
+            missed += 1
+        return missed
+    # stable: among equal violation counts the pass's ranking stays
+    candidates.sort(key=violations)
 
 
 def _allowed_instances(job: dict[str, Any], instances: list[QueueInstance], inp: PassInput
@@ -212,7 +207,7 @@ def _allowed_instances(job: dict[str, Any], instances: list[QueueInstance], inp:
 def _allowed(job: dict[str, Any], qi: QueueInstance, inp: PassInput) -> bool:
     opts = job.get("opts") or {}
     queues = opts.get("hard_queues") or []
-    if queues and not any(_queue_matches(ref, qi) for ref in queues):
+    if queues and not any(queue_matches(ref, qi, inp.host_groups) for ref in queues):
         return False
     pe = opts.get("pe")
     if pe and not any(fnmatch.fnmatchcase(name, str(pe[0]))
@@ -221,12 +216,19 @@ def _allowed(job: dict[str, Any], qi: QueueInstance, inp: PassInput) -> bool:
     return inp.matcher is None or inp.matcher(job, qi)
 
 
-def _queue_matches(ref: str, qi: QueueInstance) -> bool:
-    """``-q`` entries: ``queue``, ``queue@host``, ``*@host``, ``@hostgroup`` not resolved here."""
+def queue_matches(ref: str, qi: QueueInstance,
+                  host_groups: Mapping[str, frozenset[str]]) -> bool:
+    """A ``-q`` entry (qsub(1) wc_queue): a cluster queue ``q``, a queue instance
+    ``q@host`` or a queue domain ``q@@hostgroup``, each part a wildcard pattern."""
     qpat, _, hpat = str(ref).partition("@")
     if not fnmatch.fnmatchcase(qi.queue, qpat or "*"):
         return False
-    return not hpat or fnmatch.fnmatchcase(qi.host, hpat)
+    if not hpat:
+        return True
+    if hpat.startswith("@"):
+        return any(qi.host in hosts for group, hosts in host_groups.items()
+                   if fnmatch.fnmatchcase(group, hpat))
+    return fnmatch.fnmatchcase(qi.host, hpat)
 
 
 def _place(job: dict[str, Any], category: Category, free: dict[SlotKey, int],

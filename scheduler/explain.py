@@ -9,55 +9,51 @@ stays free of bookkeeping for explanations.
 from __future__ import annotations
 
 import fnmatch
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 from common.cluster import QueueInstance
 from common.resource.matching import match_job
+from scheduler.dispatch import PassInput, queue_matches
 from scheduler.resources import ResourceView, job_requests, relevant_attrs
 
 
-def pending_reasons(opts: Mapping[str, Any], instances: Sequence[QueueInstance],
-                    view: ResourceView, used: Mapping[tuple[str, str], int],
-                    pe_of_queue: Mapping[str, set[str]]) -> list[str]:
-    """Reason lines for a pending job with options ``opts`` (a qsub SubmitOptions dict)."""
+def pending_reasons(opts: Mapping[str, Any], inp: PassInput) -> list[str]:
+    """Reason lines for a pending job with options ``opts`` (a qsub SubmitOptions dict)
+    in the cluster the pass would see as ``inp`` (its instances, resources and usage)."""
+    view = inp.resources
+    assert view is not None, "reasons need the resource view"
     requests = job_requests(opts, view.attrs)
     if requests is None:
         return ["job requests resources unknown to the complex list"]
     slots = _slots(opts)
     lines: list[str] = []
-    for qi in instances:
-        line = _reason(opts, qi, view, used, pe_of_queue, requests, slots)
+    for qi in inp.instances:
+        line = _reason(opts, qi, inp, view, requests, slots)
         if line and line not in lines:
             lines.append(line)
     return lines
 
 
-def _reason(opts: Mapping[str, Any], qi: QueueInstance, view: ResourceView,
-            used: Mapping[tuple[str, str], int], pe_of_queue: Mapping[str, set[str]],
+def _reason(opts: Mapping[str, Any], qi: QueueInstance, inp: PassInput, view: ResourceView,
             requests: list[Any], slots: int) -> str:
     name = f"{qi.queue}@{qi.host}"
     if not qi.alive:
         return f'queue instance "{name}" dropped because it is temporarily not available'
     queues = opts.get("hard_queues") or []
-    if queues and not any(_queue_matches(ref, qi) for ref in queues):
+    if queues and not any(queue_matches(ref, qi, inp.host_groups) for ref in queues):
         return (f'cannot run in queue instance "{name}" because it is not contained in its '
                 "hard queue list (-q)")
     pe = opts.get("pe")
-    if pe and not any(fnmatch.fnmatchcase(p, str(pe[0])) for p in pe_of_queue.get(qi.queue, ())):
+    if pe and not any(fnmatch.fnmatchcase(p, str(pe[0]))
+                      for p in inp.pe_of_queue.get(qi.queue, ())):
         return f'cannot run in queue "{name}" because PE "{pe[0]}" is not in pe list'
     result = match_job(requests, relevant_attrs(view.attrs, requests),
                        view.levels(qi.queue, qi.host), slots=1 if pe else slots)
     if not result.ok:
         return result.reason
-    if not pe and used.get((qi.queue, qi.host), 0) + slots > qi.slots:
+    if not pe and inp.used.get((qi.queue, qi.host), 0) + slots > qi.slots:
         return f'queue instance "{name}" dropped because it is full'
     return ""
-
-
-def _queue_matches(ref: str, qi: QueueInstance) -> bool:
-    qpat, _, hpat = str(ref).partition("@")
-    return fnmatch.fnmatchcase(qi.queue, qpat or "*") and (
-        not hpat or fnmatch.fnmatchcase(qi.host, hpat))
 
 
 def _slots(opts: Mapping[str, Any]) -> int:

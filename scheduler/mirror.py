@@ -8,9 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from common.cluster import attr, queue_instances
+from common.cluster import queue_instances
 from common.jobstate import ACTIVE_STATES, State
-from scheduler.dispatch import PassInput, PEConf, pe_usage
+from scheduler.dispatch import PassInput, pe_usage
+from scheduler.pass_conf import conf_fields
 from scheduler.resources import LevelKey, build_view, complex_list, fixed_levels
 
 # "complex": the complex list, once the qmaster keeps one (see scheduler.resources)
@@ -32,6 +33,7 @@ class Mirror:
     used: dict[tuple[str, str], int] = field(default_factory=dict)
     _instances: list[Any] | None = None  # queue instances, rebuilt after conf/host changes
     _fixed: dict[LevelKey, dict[str, str]] | None = None  # resource levels, same lifetime
+    _conf_fields: dict[str, Any] | None = None  # PassInput's share of conf, until it changes
 
     @classmethod
     def from_snapshot(cls, snap: dict[str, Any]) -> "Mirror":
@@ -56,7 +58,7 @@ class Mirror:
         elif kind == "host":
             self._apply_host(key, obj)
         elif kind in self.conf:
-            self._instances = self._fixed = None
+            self._instances = self._fixed = self._conf_fields = None
             if op == "del":
                 self.conf[kind].pop(key, None)
             else:
@@ -126,17 +128,17 @@ class Mirror:
         active += [{**self.tasks[key], "granted": granted}
                    for key, granted in (inflight or {}).items() if key in self.tasks
                    and State(self.tasks[key]["state"]) not in ACTIVE_STATES]
-        pe_of_queue = {name: set(attr(pairs, "pe_list", "NONE").replace(",", " ").split())
-                       - {"NONE"} for name, pairs in self.conf["queue"].items()}
-        pes = {name: PEConf.from_pairs(name, pairs) for name, pairs in self.conf["pe"].items()}
+        if self._conf_fields is None:
+            self._conf_fields = conf_fields(self.conf)
+        fields = self._conf_fields
         view = build_view(self.conf, self.hosts, instances,
                           ((self._opts(t), t["granted"]) for t in active), values=self._fixed)
         return PassInput(
             jobs=self.jobs, pending=pending, instances=instances, used=dict(self.used),
             load={name: _float(h.get("load", {}).get("np_load_avg"))
                   for name, h in self.hosts.items()},
-            pe_of_queue=pe_of_queue, resources=view, pes=pes,
-            pe_used=pe_usage(self.jobs, active, pes, pe_of_queue))
+            resources=view, **fields,
+            pe_used=pe_usage(self.jobs, active, fields["pes"], fields["pe_of_queue"]))
 
     def _opts(self, task: dict[str, Any]) -> dict[str, Any]:
         return (self.jobs.get(task["job_id"]) or {}).get("opts") or {}

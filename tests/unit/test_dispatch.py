@@ -1,12 +1,15 @@
-"""The pure dispatch pass: placement, ordering, -q and -pe filters, category cache."""
+"""The pure dispatch pass: placement, ordering, hard and soft -q, -pe filters, category
+cache."""
 from __future__ import annotations
 
 from typing import Any
 
 from hypothesis import given, settings, strategies as st
 
-from common.cluster import QueueInstance
+from common.cluster import QueueInstance, queue_instances
+from qmaster.defaults import queue_defaults
 from scheduler.dispatch import PassInput, PassStats, dispatch_pass
+from scheduler.resources import build_view
 
 
 def qi(queue: str = "all.q", host: str = "h1", slots: int = 4, seq: int = 0,
@@ -53,6 +56,44 @@ def test_hard_queue_request() -> None:
     orders = run([job(1, hard_queues=["b.q"]), job(2, hard_queues=["*@h1"])],
                  [task(1), task(2)], instances)
     assert {o["job_id"]: o["granted"][0][0] for o in orders} == {1: "b.q", 2: "a.q"}
+
+
+def test_queue_domain_names_a_host_group() -> None:
+    instances = [qi("a.q", "h1"), qi("a.q", "h2"), qi("b.q", "h3")]
+    groups = {"@gpu": frozenset({"h2"}), "@cpu": frozenset({"h1", "h3"})}
+    orders = run([job(1, hard_queues=["a.q@@gpu"]), job(2, hard_queues=["*@@c*"])],
+                 [task(1), task(2)], instances, host_groups=groups)
+    assert {o["job_id"]: o["granted"][0][:2] for o in orders} == {
+        1: ["a.q", "h2"], 2: ["a.q", "h1"]}
+    assert run([job(1, hard_queues=["a.q@@nosuch"])], [task(1)], instances,
+               host_groups=groups) == []
+
+
+def test_soft_queue_request_ranks_without_excluding() -> None:
+    instances = [qi("a.q", "h1", slots=1), qi("b.q", "h2", slots=1)]
+    orders = run([job(1, soft_queues=["b.q"]), job(2, soft_queues=["b.q"])],
+                 [task(1), task(2)], instances)
+    # the first goes where the soft list points; the second still runs elsewhere
+    assert [o["granted"][0][0] for o in orders] == ["b.q", "a.q"]
+
+
+def test_soft_queues_and_soft_resources_add_up_as_violations() -> None:
+    conf: dict[str, Any] = {
+        "queue": {"a.q": queue_defaults("a.q", hostlist="h1 h2", seq_no="0"),
+                  "b.q": queue_defaults("b.q", hostlist="h1 h2", seq_no="1")},
+        "hgrp": {}, "exechost": {}, "complex": {}}
+    hosts = {h: {"name": h, "alive": True, "load": {"arch": arch}}
+             for h, arch in (("h1", "lx-amd64"), ("h2", "lx-arm64"))}
+    instances = queue_instances(conf, hosts)
+    view = build_view(conf, hosts, instances, [])
+    # a.q@h1 misses both soft requests, b.q@h1 and a.q@h2 one each and b.q@h2 none:
+    # it wins although a.q comes first by seq_no
+    orders = run([job(1, soft_queues=["b.q"], soft_resources={"arch": "lx-arm64"})],
+                 [task(1)], instances, resources=view)
+    assert orders[0]["granted"][0][:2] == ["b.q", "h2"]
+    orders = run([job(1, soft_queues=["b.q"], soft_resources={"arch": "lx-amd64"})],
+                 [task(1)], instances, resources=view)
+    assert orders[0]["granted"][0][:2] == ["b.q", "h1"]
 
 
 def test_pe_needs_queue_pe_list_and_room() -> None:

@@ -8,7 +8,7 @@ from scheduler.explain import pending_reasons
 def reasons(conf: dict, opts: dict, **kw: object) -> list[str]:
     inp = make_input(conf, [], **kw)  # type: ignore[arg-type]
     assert inp.resources is not None
-    return pending_reasons(opts, inp.instances, inp.resources, inp.used, inp.pe_of_queue)
+    return pending_reasons(opts, inp)
 
 
 def test_a_string_request_no_host_offers() -> None:
