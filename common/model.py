@@ -75,6 +75,7 @@ class Task(_DictMixin):
     host: str | None = None
     slots: int = 1
     granted: list[list[Any]] = field(default_factory=list)  # [[queue, host, slots], ...]
+    granted_pe: str | None = None                         # the PE a -pe pattern got
     dispatch_time: float | None = None
     start_time: float | None = None
     end_time: float | None = None

@@ -23,7 +23,7 @@ def accounting_record(job: Job, task: Task, store: Store) -> dict[str, Any]:
     end = task.end_time or start
     utime = float(usage.get("ru_utime") or 0.0)
     stime = float(usage.get("ru_stime") or 0.0)
-    pe = job.opts.get("pe")
+    pe = task.granted_pe or (job.opts.get("pe") or [None])[0]
     return {
         "qname": task.queue or "NONE", "hostname": task.host or "NONE",
         "group": job.group, "owner": job.owner, "job_name": job.name,
@@ -41,7 +41,7 @@ def accounting_record(job: Job, task: Task, store: Store) -> dict[str, Any]:
             "ru_nsignals", "ru_nvcsw", "ru_nivcsw")},
         "project": str(job.opts.get("project") or "NONE"),
         "department": "defaultdepartment",
-        "granted_pe": str(pe[0]) if pe else "NONE", "slots": task.slots,
+        "granted_pe": str(pe) if pe else "NONE", "slots": task.slots,
         "task_number": task.task_id if job.is_array else 0,
         "cpu": utime + stime, "mem": 0.0, "io": 0.0, "category": _category(job),
         "iow": 0.0, "pe_taskid": "NONE", "maxvmem": float(usage.get("maxvmem") or 0),

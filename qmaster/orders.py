@@ -2,13 +2,17 @@
 
 The scheduler has no authority. Each dispatch order carries the version of the task it was
 computed from; the qmaster accepts it only if the task is still pending at that version,
-every granted queue instance still exists on a live host with enough free slots, and the
-job's consumables (complex(5)) still fit, all by the qmaster's own bookkeeping (the pure
-``scheduler.resources`` model fed with the store). Refusals are published as
+every granted queue instance still exists on a live host with enough free slots, the
+parallel environment named for a ``-pe`` job is one the job asked for, every granted
+queue offers it, the grant follows its allocation rule, the slot count is in the job's
+range and within the PE's total ``slots``, and the job's consumables (complex(5)) still
+fit, all by the qmaster's own bookkeeping (the pure ``scheduler.resources`` model fed
+with the store). Refusals are published as
 ``order_refused`` events.
 """
 from __future__ import annotations
 
+import fnmatch
 from typing import Any
 
 from common.cluster import QueueInstance, queue_instances
@@ -17,6 +21,7 @@ from common.model import Task, task_key
 from qmaster.context import Ctx
 from qmaster.execd_link import send_start
 from qmaster.store import Store
+from scheduler.pass_conf import PEConf, grant_follows_rule, pe_lists
 from scheduler.resources import ResourceView, apply, build_view, check_grant, debits, job_requests
 
 
@@ -31,9 +36,11 @@ def handle_orders(ctx: Ctx) -> dict[str, Any]:
     found = queue_instances(ctx.store.conf, ctx.store.hosts)
     instances = {(qi.queue, qi.host): qi for qi in found}
     view = resource_view(ctx.store, found)
+    pe_used = _pe_slots_used(ctx.store)
     accepted, refused = 0, []
     for order in ctx.body["orders"]:
-        reason = _refusal(ctx, order, instances) or _resource_refusal(ctx, order, view)
+        reason = (_refusal(ctx, order, instances) or _pe_refusal(ctx.store, order, pe_used)
+                  or _resource_refusal(ctx, order, view))
         if reason:
             refused.append({"order": order, "reason": reason})
             ctx.batch.event("order_refused", "put", _order_key(order), {"reason": reason})
@@ -63,6 +70,42 @@ def _resource_refusal(ctx: Ctx, order: dict[str, Any], view: ResourceView) -> st
     if denial is not None:
         return denial.reason
     apply(view, debits(view, requests, granted))
+    return ""
+
+
+def _pe_slots_used(store: Store) -> dict[str, int]:
+    used: dict[str, int] = {}
+    for task in store.active_tasks():
+        if task.granted_pe:
+            used[task.granted_pe] = used.get(task.granted_pe, 0) + task.slots
+    return used
+
+
+def _pe_refusal(store: Store, order: dict[str, Any], pe_used: dict[str, int]) -> str:
+    """Check the order's PE; when it passes, its slots count as used for the next."""
+    job = store.jobs[int(order["job_id"])]
+    requested, name = job.opts.get("pe"), order.get("pe")
+    if not requested:
+        return "" if name is None else "order grants a parallel environment not requested"
+    if not isinstance(name, str) or name not in store.conf["pe"]:
+        return "order names no configured parallel environment"
+    if not fnmatch.fnmatchcase(name, str(requested[0])):
+        return f'parallel environment "{name}" is not the requested "{requested[0]}"'
+    granted = order["granted"]
+    offered = pe_lists(store.conf)
+    if any(name not in offered.get(str(q), set()) for q, _, _ in granted):
+        return f'a granted queue does not offer parallel environment "{name}"'
+    conf = PEConf.from_pairs(name, store.conf["pe"][name])
+    if not grant_follows_rule(conf.rule, granted):
+        return f'the grant does not follow allocation rule "{conf.rule}"'
+    total = sum(int(s) for _, _, s in granted)
+    low = int(requested[1])
+    high = int(requested[2]) if len(requested) > 2 and requested[2] is not None else low
+    if not low <= total <= high:
+        return f"{total} slots are outside the requested range {low}-{high}"
+    if conf.slots is not None and pe_used.get(name, 0) + total > conf.slots:
+        return f'parallel environment "{name}" has not enough free slots'
+    pe_used[name] = pe_used.get(name, 0) + total
     return ""
 
 
@@ -110,6 +153,7 @@ def _dispatch(ctx: Ctx, order: dict[str, Any]) -> None:
     granted = [[str(q), str(h), int(s)] for q, h, s in order["granted"]]
     master_queue, master_host, _ = granted[0]
     ctx.store.transition(ctx.batch, task, Event.DISPATCH, granted=granted,
+                         granted_pe=order.get("pe"),
                          queue=master_queue, host=master_host,
                          slots=sum(g[2] for g in granted), dispatch_time=ctx.now)
     send_start(ctx, task)

@@ -3,7 +3,7 @@
 Input: pending tasks with their jobs, the queue instances, the slots in use and the
 resource levels (``scheduler.resources.ResourceView``). Output: orders ``{"type":
 "dispatch", "job_id", "task_id", "task_version", "granted": [[queue, host, slots],
-...]}``. Tasks are taken in priority order (``-p`` high first, then job and task
+...]}``, with ``"pe"``, the parallel environment chosen, for a ``-pe`` job. Tasks are taken in priority order (``-p`` high first, then job and task
 number). A job is placed only where its hard ``-l`` requests match; its soft requests
 rank the queue instances (fewest violations first); consumables are debited as the
 pass grants them. Jobs with the same requests form a *category*: its candidate queue
@@ -124,14 +124,17 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None, *,
             category = _category(job, ranked, free, inp)
             if inp.category_cache:
                 categories[key] = category
-        granted = _place(job, category, free, inp, pe_used)
-        if granted is None:
+        placed = _place(job, category, free, inp, pe_used)
+        if placed is None:
             if inp.category_cache:
                 full.add(key)
             continue
-        orders.append({"type": "dispatch", "job_id": task["job_id"],
-                       "task_id": task["task_id"], "task_version": task["version"],
-                       "granted": granted})
+        granted, pe_name = placed
+        order = {"type": "dispatch", "job_id": task["job_id"], "task_id": task["task_id"],
+                 "task_version": task["version"], "granted": granted}
+        if pe_name is not None:
+            order["pe"] = pe_name
+        orders.append(order)
         left -= sum(g[2] for g in granted)
         if left <= 0:
             break
@@ -232,10 +235,13 @@ def queue_matches(ref: str, qi: QueueInstance,
 
 
 def _place(job: dict[str, Any], category: Category, free: dict[SlotKey, int],
-           inp: PassInput, pe_used: dict[str, int]) -> list[list[Any]] | None:
+           inp: PassInput, pe_used: dict[str, int]
+           ) -> tuple[list[list[Any]], str | None] | None:
+    """The grant and the PE it is in (None for a serial job), or None: no room."""
     pe = (job.get("opts") or {}).get("pe")
     if not pe:
-        return _place_serial(category, free, inp.resources)
+        granted = _place_serial(category, free, inp.resources)
+        return None if granted is None else (granted, None)
     low, high = _slot_range(job)
     for conf, hosts in _pe_choices(str(pe[0]), category, inp):
         limit = high if conf.slots is None else min(high, conf.slots - pe_used.get(conf.name, 0))
@@ -248,7 +254,7 @@ def _place(job: dict[str, Any], category: Category, free: dict[SlotKey, int],
         granted = allocate(conf.rule, low, limit, hosts, alloc, bounds)
         if granted is not None:
             pe_used[conf.name] = pe_used.get(conf.name, 0) + alloc.total
-            return granted
+            return granted, conf.name
     return None
 
 
@@ -298,8 +304,9 @@ def _slot_range(job: dict[str, Any]) -> tuple[int, int]:
 def pe_usage(jobs: Mapping[int, Mapping[str, Any]], active: Iterable[Mapping[str, Any]],
              pes: Mapping[str, PEConf], pe_of_queue: Mapping[str, set[str]]
              ) -> dict[str, int]:
-    """Slots held per PE by active tasks. A wildcard request (``-pe mpi*``) counts for
-    the first PE (by name) that matches it and is in the master queue's pe_list."""
+    """Slots held per PE by active tasks: the PE each was granted; for a task granted
+    before PEs were recorded, the first PE (by name) matching its ``-pe`` pattern that
+    its master queue offers."""
     used: dict[str, int] = {}
     for task in active:
         job = jobs.get(task["job_id"]) or {}
@@ -307,7 +314,8 @@ def pe_usage(jobs: Mapping[int, Mapping[str, Any]], active: Iterable[Mapping[str
         granted = task.get("granted") or []
         if not pe or not granted:
             continue
-        name = resolve_pe(str(pe[0]), pes, pe_of_queue.get(str(granted[0][0]), set()))
+        name = task.get("granted_pe") or resolve_pe(
+            str(pe[0]), pes, pe_of_queue.get(str(granted[0][0]), set()))
         if name is not None:
             used[name] = used.get(name, 0) + sum(int(g[2]) for g in granted)
     return used

@@ -116,17 +116,18 @@ class Mirror:
                 if State(t["state"]) in ACTIVE_STATES and t.get("granted")]
 
     def pass_input(self, exclude: set[str] | frozenset[str] = frozenset(),
-                   inflight: Mapping[str, list[list[Any]]] | None = None) -> PassInput:
+                   inflight: Mapping[str, tuple[list[list[Any]], str | None]] | None = None
+                   ) -> PassInput:
         """The pass's input; its resource view is fresh (the pass debits into it).
-        ``inflight``: task key -> granted of orders sent but not yet seen as events;
-        their consumables count as taken."""
+        ``inflight``: task key -> (granted, PE) of orders sent but not yet seen as
+        events; their consumables and PE slots count as taken."""
         pending = [self.tasks[k] for k in self.pending if k not in exclude]
         instances = self.instances()
         if self._fixed is None:
             self._fixed = fixed_levels(self.conf, instances, complex_list(self.conf))
         active = self.active_tasks()
-        active += [{**self.tasks[key], "granted": granted}
-                   for key, granted in (inflight or {}).items() if key in self.tasks
+        active += [{**self.tasks[key], "granted": granted, "granted_pe": pe}
+                   for key, (granted, pe) in (inflight or {}).items() if key in self.tasks
                    and State(self.tasks[key]["state"]) not in ACTIVE_STATES]
         if self._conf_fields is None:
             self._conf_fields = conf_fields(self.conf)

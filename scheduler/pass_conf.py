@@ -8,7 +8,7 @@ its ``qstat -j`` reasons.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from common.cluster import attr, hostgroups
 from common.conffile import ConfError
@@ -64,3 +64,17 @@ def conf_fields(conf: Mapping[str, Mapping[str, Pairs]]) -> dict[str, Any]:
             "pes": {name: PEConf.from_pairs(name, pairs)
                     for name, pairs in conf["pe"].items()},
             "host_groups": host_group_members(conf)}
+
+
+def grant_follows_rule(rule: str, granted: Sequence[Sequence[Any]]) -> bool:
+    """Whether ``[[queue, host, slots], ...]`` is a spread the allocation rule allows:
+    ``$pe_slots`` keeps to one host, an integer N puts exactly N on each host used;
+    ``$fill_up`` and ``$round_robin`` allow any spread."""
+    per_host: dict[str, int] = {}
+    for _, host, slots in granted:
+        per_host[str(host)] = per_host.get(str(host), 0) + int(slots)
+    if rule == "$pe_slots":
+        return len(per_host) == 1
+    if rule.isdigit():
+        return all(n == int(rule) for n in per_host.values())
+    return True

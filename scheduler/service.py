@@ -37,7 +37,8 @@ class SchedulerService:
         self.min_interval = min_interval
         self.log = log
         self.mirror: Mirror | None = None
-        self.inflight: dict[str, tuple[int, list[list[Any]]]] = {}
+        # task key -> (task version, granted, PE) of orders the qmaster has not settled
+        self.inflight: dict[str, tuple[int, list[list[Any]], str | None]] = {}
         self._ids = itertools.count(1)
         self._dirty = True
         self._last_pass = 0.0
@@ -166,13 +167,14 @@ class SchedulerService:
         self._dirty = False
         self._last_pass = time.monotonic()
         inflight_used: dict[tuple[str, str], int] = {}
-        for _, granted in self.inflight.values():
+        for _, granted, _ in self.inflight.values():
             for queue, host, slots in granted:
                 inflight_used[(queue, host)] = inflight_used.get((queue, host), 0) + int(slots)
         if not self.mirror.pending or self.mirror.free_slots(inflight_used) <= 0:
             return
         inp = self.mirror.pass_input(exclude=set(self.inflight),
-                                     inflight={k: g for k, (_, g) in self.inflight.items()})
+                                     inflight={k: (g, pe) for k, (_, g, pe)
+                                               in self.inflight.items()})
         for key, slots in inflight_used.items():
             inp.used[key] = inp.used.get(key, 0) + slots
         stats = PassStats()
@@ -182,7 +184,8 @@ class SchedulerService:
             return
         for order in orders:
             task_key = f"{order['job_id']}.{order['task_id']}"
-            self.inflight[task_key] = (order["task_version"], order["granted"])
+            self.inflight[task_key] = (order["task_version"], order["granted"],
+                                       order.get("pe"))
         reply = await self._request(req, "orders", {"orders": orders})
         for refused in reply.get("refused", []):
             order = refused.get("order") or {}

@@ -101,7 +101,9 @@ def test_pe_needs_queue_pe_list_and_room() -> None:
     orders = run([job(1, pe=["smp", 6, 6])], [task(1)], instances,
                  pe_of_queue={"a.q": {"smp"}, "b.q": {"smp"}})
     assert orders[0]["granted"] == [["b.q", "h2", 6]]
+    assert orders[0]["pe"] == "smp"  # the PE chosen goes with the order
     assert run([job(1, pe=["smp", 2, 2])], [task(1)], instances, pe_of_queue={}) == []
+    assert "pe" not in run([job(1)], [task(1)], instances)[0]
 
 
 def test_seq_no_orders_queues() -> None:

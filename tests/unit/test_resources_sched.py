@@ -379,7 +379,7 @@ def test_mirror_counts_consumables_of_orders_in_flight() -> None:
             "tasks": pending, "conf": cluster({"h1": 4}, exechost={"h1": "slots=1"})}
     mirror = Mirror.from_snapshot(snap)
     assert len(dispatch_pass(mirror.pass_input())) == 1  # the host has one slot
-    inflight = {"1.1": [[Q, "h1", 1]]}
+    inflight = {"1.1": ([[Q, "h1", 1]], None)}
     assert dispatch_pass(mirror.pass_input(exclude=set(inflight), inflight=inflight)) == []
 
 

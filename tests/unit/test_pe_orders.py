@@ -1,0 +1,116 @@
+"""The qmaster's check of the parallel environment in a dispatch order: the PE the
+scheduler chose is recorded on the task (``granted_pe``), reaches the execd and the
+accounting record, and orders that break the PE's rules are refused."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from common import wire
+from common.accounting import read_records
+from qmaster.defaults import pe_defaults, queue_defaults
+from scheduler.pass_conf import grant_follows_rule
+from tests.unit.test_qmaster_core import ROOT, Harness
+
+
+@pytest.fixture
+def qm(tmp_path: Path) -> Harness:
+    h = Harness(tmp_path, auto_add_hosts=True, default_slots=4)
+    h.register("h1")
+    h.register("h2")
+    return h
+
+
+def order(qm: Harness, job_id: int, granted: list[list[Any]], pe: str | None
+          ) -> dict[str, Any]:
+    version = qm.tasks(job_id)[0]["version"]
+    body: dict[str, Any] = {"type": "dispatch", "job_id": job_id, "task_id": 1,
+                            "task_version": version, "granted": granted}
+    if pe is not None:
+        body["pe"] = pe
+    return qm.call("orders", {"orders": [body]})
+
+
+def refusal(reply: dict[str, Any]) -> str:
+    assert reply["accepted"] == 0
+    return str(reply["refused"][0]["reason"])
+
+
+def set_pe(qm: Harness, name: str, **changes: str) -> None:
+    pairs = [[k, changes.get(k, v)] for k, v in pe_defaults(name)]
+    qm.call("conf_put", {"user": ROOT.to_dict(), "kind": "pe", "name": name, "data": pairs,
+                         "mode": "modify"})
+
+
+def test_the_granted_pe_is_recorded_and_sent_to_the_execd(qm: Harness) -> None:
+    job = qm.submit(pe=("sm*", 2, 2))
+    assert order(qm, job, [["all.q", "h1", 2]], "smp")["accepted"] == 1
+    assert qm.tasks(job)[0]["granted_pe"] == "smp"
+    starts = [wire.decode(f[1])[2] for f in qm.router.sent if f[0] == b"execd:h1"]
+    assert [s["spec"]["pe"] for s in starts if s.get("job_id") == job] == ["smp"]
+    qm.call("job_started", {"host": "h1", "job_id": job, "task_id": 1, "start_time": 1.0},
+            identity=b"execd:h1")
+    result = {"exit_status": 0, "signal": 0, "failed": 0, "start_time": 1.0, "end_time": 2.0}
+    qm.call("job_finished", {"host": "h1", "job_id": job, "task_id": 1, "result": result},
+            identity=b"execd:h1")
+    assert [r.granted_pe for r in read_records(qm.cell.accounting_path)] == ["smp"]
+
+
+@pytest.mark.parametrize("pe, granted, reason", [
+    (None, [["all.q", "h1", 2]], "order names no configured parallel environment"),
+    ("nosuch", [["all.q", "h1", 2]], "order names no configured parallel environment"),
+    ("mpi", [["all.q", "h1", 2]], 'parallel environment "mpi" is not the requested "sm*"'),
+    ("smp", [["all.q", "h1", 1], ["all.q", "h2", 1]],
+     'the grant does not follow allocation rule "$pe_slots"'),
+    ("smp", [["all.q", "h1", 3]], "3 slots are outside the requested range 2-2"),
+])
+def test_orders_breaking_the_pe_are_refused(qm: Harness, pe: str | None,
+                                            granted: list[list[Any]], reason: str) -> None:
+    job = qm.submit(pe=("sm*", 2, 2))
+    assert refusal(order(qm, job, granted, pe)) == reason
+    assert qm.tasks(job)[0]["state"] == "pending"
+
+
+def test_a_pe_for_a_serial_job_is_refused(qm: Harness) -> None:
+    job = qm.submit()
+    assert refusal(order(qm, job, [["all.q", "h1", 1]], "smp")) == \
+        "order grants a parallel environment not requested"
+
+
+def test_a_queue_must_offer_the_pe(qm: Harness) -> None:
+    qm.call("conf_put", {"user": ROOT.to_dict(), "kind": "queue", "name": "all.q",
+                         "data": queue_defaults("all.q", hostlist="@allhosts",
+                                                pe_list="make smp", slots="4"),
+                         "mode": "modify"})
+    job = qm.submit(pe=("mpi", 2, 2))
+    assert refusal(order(qm, job, [["all.q", "h1", 2]], "mpi")) == \
+        'a granted queue does not offer parallel environment "mpi"'
+
+
+def test_the_pe_total_counts_running_jobs_and_earlier_orders_of_the_batch(qm: Harness
+                                                                         ) -> None:
+    set_pe(qm, "mpi", slots="4")
+    first, second, third = (qm.submit(pe=("mpi", 2, 3)) for _ in range(3))
+    assert order(qm, first, [["all.q", "h1", 3]], "mpi")["accepted"] == 1
+    assert refusal(order(qm, second, [["all.q", "h2", 2]], "mpi")) == \
+        'parallel environment "mpi" has not enough free slots'
+    # round robin / fill up may spread over hosts freely; one slot is still free
+    orders = [{"type": "dispatch", "job_id": j, "task_id": 1,
+               "task_version": qm.tasks(j)[0]["version"], "granted": [["all.q", "h2", 1]],
+               "pe": "mpi"} for j in (second, third)]
+    reply = qm.call("orders", {"orders": orders})
+    assert reply["accepted"] == 0  # 1 slot is below the range 2-3 of both
+
+
+@pytest.mark.parametrize("rule, granted, ok", [
+    ("$pe_slots", [["q", "h1", 2], ["r", "h1", 2]], True),
+    ("$pe_slots", [["q", "h1", 2], ["q", "h2", 2]], False),
+    ("2", [["q", "h1", 2], ["q", "h2", 1], ["r", "h2", 1]], True),
+    ("2", [["q", "h1", 2], ["q", "h2", 1]], False),
+    ("$fill_up", [["q", "h1", 3], ["q", "h2", 1]], True),
+    ("$round_robin", [["q", "h1", 1], ["q", "h2", 1], ["q", "h3", 1]], True),
+])
+def test_grant_follows_rule(rule: str, granted: list[list[Any]], ok: bool) -> None:
+    assert grant_follows_rule(rule, granted) is ok
