@@ -212,6 +212,14 @@ class Client:
     def conf_del(self, kind: str, name: str) -> dict[str, Any]:
         return self.request("conf_del", {"user": self._user(), "kind": kind, "name": name})
 
+    def userset_entries(self, op: str, users: list[str], lists: list[str]
+                        ) -> list[dict[str, Any]]:
+        """Add ("add") or remove ("delete") users and ``@groups`` to/from access lists in
+        one request (qconf -au/-du; a missing list is created by "add"). One result per
+        user and list, lists outermost: ``ok`` and Grid Engine's ``message``."""
+        return self.request("userset_entries", {"user": self._user(), "op": op,
+                                                "users": users, "lists": lists})["results"]
+
 
 def connect_or_exit(prog: str) -> Client:
     """A client for a console script, or a Grid Engine style error and exit status."""

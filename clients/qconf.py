@@ -26,6 +26,7 @@ from clients.qconf_base import (
 )
 from clients.qconf_complex import COMPLEX_OPTIONS
 from clients.qconf_help import HELP
+from clients.qconf_userset import USERSET_OPTIONS
 from common.conffile import ConfError
 from common.objects_conf import render_configuration, render_object, template
 from common.objects_conf_host import check_hostgroup_name
@@ -310,6 +311,7 @@ OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     "-dattr": (4, change_attribute(DELETE)), "-rattr": (4, change_attribute(REPLACE)),
     "-purge": (3, purge_attribute),
     **COMPLEX_OPTIONS,
+    **USERSET_OPTIONS,
 }
 
 

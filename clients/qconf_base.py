@@ -20,15 +20,18 @@ from clients.qconf_files import FileError, parse_object_text, read_object_file
 
 # store kind -> objects_conf kind
 KINDS = {"queue": "queue", "hgrp": "hostgroup", "exechost": "exechost", "pe": "pe",
-         "conf": "conf", "sconf": "sched"}
-KEYS = {"queue": "qname", "hgrp": "group_name", "exechost": "hostname", "pe": "pe_name"}
+         "conf": "conf", "sconf": "sched", "userset": "userset"}
+KEYS = {"queue": "qname", "hgrp": "group_name", "exechost": "hostname", "pe": "pe_name",
+        "userset": "name"}
 EMPTY_LIST = {"queue": "no cqueue list defined", "hgrp": "no host group list defined",
               "exechost": "no execution host defined", "pe": "no parallel environment defined",
-              "manager": "no manager defined", "operator": "no operator defined"}
+              "manager": "no manager defined", "operator": "no operator defined",
+              "userset": "no userset list defined"}
 MISSING = {"queue": "No cluster queue or queue instance matches the phrase \"{}\"",
            "hgrp": "Host group \"{}\" does not exist",
            "exechost": "{} is not an execution host",
-           "pe": "{} is not a parallel environment"}
+           "pe": "{} is not a parallel environment",
+           "userset": "denied: access list \"{}\" does not exist"}
 UNRESOLVABLE = "can't resolve hostname \"{}\""
 INVALID_OPTION = "error: invalid option argument \"{}\"\nUsage: qconf -help"
 EXEC_HOST_ADDED = "added host {} to exec host list"  # -ae words it without user@host

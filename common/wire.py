@@ -42,6 +42,7 @@ MESSAGE_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
     "conf_get": {"user": _DICT, "kind": _STR},
     "conf_put": {"user": _DICT, "kind": _STR, "name": _STR, "data": _ANY, "mode": _STR},
     "conf_del": {"user": _DICT, "kind": _STR, "name": _STR},
+    "userset_entries": {"user": _DICT, "op": _STR, "users": _LIST, "lists": _LIST},
     # execd -> qmaster
     "register": {"host": _STR, "load": _DICT, "jobs": _LIST},
     "load_report": {"host": _STR, "load": _DICT},

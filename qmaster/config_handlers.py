@@ -1,6 +1,7 @@
 """Request handlers for configuration objects (what ``qconf`` shows and changes).
 
-Only managers change configuration. Every object is re-validated here with the same
+Only managers change configuration (access lists: operators too, see
+``userset_handlers``). Every object is re-validated here with the same
 checks ``qconf`` applies locally, because the qmaster trusts no client. Answers carry
 Grid Engine 8.1.9's texts, which differ per kind: ``root@vm added "x.q" to cluster queue
 list``, ``root@vm removed "@x" from host group entry list``, ``root@vm added "h" to
@@ -27,6 +28,8 @@ from qmaster.complex_handlers import delete_complex_entry, put_complexes
 from qmaster.context import Ctx, RequestError
 from qmaster.defaults import exechost_defaults
 from qmaster.store import CONF_KINDS, LIST_KINDS
+from qmaster.userset_handlers import (check_lists_exist, check_unreferenced, check_userset,
+                                      require_permission)
 from scheduler.offers import instance_offers
 from scheduler.resources import build_view
 
@@ -59,6 +62,7 @@ WORDS: dict[str, KindWords] = {
                        "scheduler configuration", "scheduler configuration"),
     "manager": KindWords("", "manager", "manager", "manager", "manager"),
     "operator": KindWords("", "operator", "operator", "operator", "operator"),
+    "userset": KindWords("userset", "userset", "userset", "userset", "userset"),
 }
 SCHED_CHANGED = "changed scheduler configuration"
 
@@ -125,8 +129,8 @@ def _confirmation(ctx: Ctx, kind: str, name: str, verb: str) -> str:
 
 
 def handle_conf_put(ctx: Ctx) -> dict[str, Any]:
-    ctx.require_manager()
     kind, name, mode = ctx.body["kind"], ctx.body["name"], ctx.body["mode"]
+    require_permission(ctx, kind)
     if kind in LIST_KINDS:
         return _put_list_entry(ctx, kind, name, mode)
     if kind == COMPLEX_KIND:
@@ -140,6 +144,8 @@ def handle_conf_put(ctx: Ctx) -> dict[str, Any]:
     if mode == "modify" and not exists and kind not in ("conf", "sconf"):
         raise RequestError("missing", does_not_exist(kind, name))
     _check_references(ctx, kind, name, pairs)
+    if kind == "userset":
+        check_userset(pairs, mode)
     ctx.store.put_conf(ctx.batch, kind, name, pairs)
     if kind == "hgrp":
         _add_member_exechosts(ctx, pairs)
@@ -178,6 +184,7 @@ def _check_references(ctx: Ctx, kind: str, name: str, pairs: list[list[str]]) ->
         for pe in attr(pairs, "pe_list", "NONE").replace(",", " ").split():
             if pe != "NONE" and "[" not in pe and "=" not in pe and pe not in conf["pe"]:
                 raise RequestError("invalid", does_not_exist("pe", pe))
+    check_lists_exist(conf, kind, pairs)
 
 
 def _put_list_entry(ctx: Ctx, kind: str, name: str, mode: str) -> dict[str, Any]:
@@ -191,8 +198,8 @@ def _put_list_entry(ctx: Ctx, kind: str, name: str, mode: str) -> dict[str, Any]
 
 
 def handle_conf_del(ctx: Ctx) -> dict[str, Any]:
-    ctx.require_manager()
     kind, name = ctx.body["kind"], ctx.body["name"]
+    require_permission(ctx, kind)
     if kind in LIST_KINDS:
         return _delete_list_entry(ctx, kind, name)
     if kind == COMPLEX_KIND:
@@ -220,6 +227,8 @@ def _check_unreferenced(ctx: Ctx, kind: str, name: str) -> None:
             if name in attr(pairs, "pe_list", "").replace(",", " ").split():
                 raise RequestError("referenced", f"denied: Parallel environment \"{name}\" "
                                                  f"is still referenced in queue \"{qname}\".")
+    if kind == "userset":
+        check_unreferenced(ctx, name)
     if kind == "queue" and any(t.queue == name and t.state in ("transferring", "running",
                                                                "suspended", "deleted")
                                for t in ctx.store.tasks.values()):

@@ -2,7 +2,8 @@
 
 Global configuration and scheduler configuration with Grid Engine's defaults, the parallel
 environments ``make``, ``smp`` and ``mpi``, the host group ``@allhosts`` and the queue
-``all.q`` over it, and the manager list.
+``all.q`` over it, the manager list and the access lists ``arusers``, ``deadlineusers`` and
+``defaultdepartment``.
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from common.objects_conf_base import template
 from common.objects_conf_cluster import GLOBAL_CONF, PE, SCHED_CONF
 from common.objects_conf_host import EXECHOST, HOSTGROUP
 from common.objects_conf_queue import QUEUE
+from common.objects_conf_userset import CELL_DEFAULTS, userset_pairs
 from common.resource.complexes import (COMPLEX_KIND, COMPLEX_OBJECT, default_complexes,
                                        rows_of)
 from qmaster.store import Batch, Store
@@ -56,9 +58,20 @@ def bootstrap(store: Store, batch: Batch, managers: list[str], min_uid: int | No
                    queue_defaults("all.q", hostlist="@allhosts", pe_list="make smp mpi"))
     store.set_list(batch, "manager", sorted(set(managers) | {"root"}))
     ensure_complexes(store, batch)
+    ensure_usersets(store, batch)
 
 
 def ensure_complexes(store: Store, batch: Batch) -> None:
     """Give a cell without a stored complex list Grid Engine's default one."""
     if COMPLEX_OBJECT not in store.conf[COMPLEX_KIND]:
         store.put_conf(batch, COMPLEX_KIND, COMPLEX_OBJECT, rows_of(default_complexes()))
+
+
+def ensure_usersets(store: Store, batch: Batch) -> None:
+    """Give a cell without any access list those of a fresh 8.1.9 cell (cells spooled
+    before access lists were stored have none). A cell that has some keeps what it has,
+    so a default list deleted with ``qconf -dul`` stays deleted."""
+    if store.conf["userset"]:
+        return
+    for name, type_ in CELL_DEFAULTS.items():
+        store.put_conf(batch, "userset", name, userset_pairs(name, type_))

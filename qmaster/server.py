@@ -19,9 +19,10 @@ import zmq.asyncio
 from common import wire
 from common.conf_values import seconds_or
 from common.cell import Cell, write_act_qmaster
-from qmaster import accounting_log, alter, config_handlers, execd_link, jobs, orders
+from qmaster import (accounting_log, alter, config_handlers, execd_link, jobs, orders,
+                     userset_handlers)
 from qmaster.context import DEFERRED, Ctx, RequestError, Services
-from qmaster.defaults import bootstrap, ensure_complexes
+from qmaster.defaults import bootstrap, ensure_complexes, ensure_usersets
 from qmaster.spool import SqliteSpool
 from qmaster.store import Batch, Store
 
@@ -40,6 +41,7 @@ HANDLERS: dict[str, Handler] = {
     "conf_get": config_handlers.handle_conf_get,
     "conf_put": config_handlers.handle_conf_put,
     "conf_del": config_handlers.handle_conf_del,
+    "userset_entries": userset_handlers.handle_userset_entries,
     "register": execd_link.handle_register,
     "load_report": execd_link.handle_load_report,
     "job_started": execd_link.handle_job_started,
@@ -78,6 +80,7 @@ class QmasterServer:
         if not self.store.conf["queue"] and not self.store.lists["manager"]:
             bootstrap(self.store, batch, self._managers, self._min_uid)
         ensure_complexes(self.store, batch)  # spools written before the list was stored
+        ensure_usersets(self.store, batch)  # and before access lists were
         self.spool.commit(batch.txn)
         self._recover_accounting()
 

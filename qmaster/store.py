@@ -19,7 +19,7 @@ from qmaster.spool import Transaction
 FINISHED_JOBS_KEPT = 1000  # finished jobs kept for qstat -s z and late `wait` requests
 
 # configuration kinds kept as ordered [name, value] pair lists
-CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf", "complex")
+CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf", "complex", "userset")
 LIST_KINDS = ("manager", "operator")
 
 
