@@ -7,7 +7,8 @@ user of every list and answers one line per user and list (``added "u" to access
 (``conf_put``/``conf_del`` of kind "userset"), confirmed as ``root@vm added "l" to
 userset list``. Quirks kept from Grid Engine: ``-Mu`` of a list that does not exist says
 ``l is not known as project``; ``-mu`` of an unknown list creates it (type ``ACL DEPT``)
-and exits 0 even when the qmaster refuses the edited list.
+and exits 0 even when the qmaster refuses the edited list; a list the editor returns
+unchanged is not sent (``file unchanged``).
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ KIND = "userset"
 ERROR_READING_IN_FILE = "error reading in file"
 NOT_A_PROJECT = "{} is not known as project"  # Grid Engine's -Mu says so for usersets
 EDITED_UNREADABLE = "error reading userset from file"
+FILE_UNCHANGED = "file unchanged"  # stdout, as Grid Engine's -mu prints it
 
 
 def _names(text: str) -> list[str]:
@@ -128,8 +130,14 @@ def modify_in_editor(s: Session, lists: str) -> int:
 
 
 def _edited(text: str) -> list[list[str]] | None:
+    """The list as saved in the editor; None (and Grid Engine's note) when the text came
+    back unchanged or unreadable."""
+    saved = edit_text(text)
+    if saved == text:
+        out(FILE_UNCHANGED)
+        return None
     try:
-        return [list(p) for p in parse_object_text(KIND, edit_text(text), "<editor>")]
+        return [list(p) for p in parse_object_text(KIND, saved, "<editor>")]
     except FileError as exc:
         err("\n".join(exc.lines + [EDITED_UNREADABLE]))
         return None

@@ -136,6 +136,10 @@ def test_modify_in_the_editor(env: dict[str, str], tmp_path: Path) -> None:
     results = qconf_all(env, ("-su", "edited"), ("-su", "brandnew"))
     assert results[0] == (shown("edited", "hank,ivy"), "", 0)
     assert results[1] == (shown("brandnew", "hank,ivy", "ACL DEPT"), "", 0)
+    assert qconf(with_editor, "-mu", "edited") == ("file unchanged\n", "", 0)
+    assert qconf({**env, "EDITOR": "sed -i s/^type.*/type/"}, "-mu", "edited") == told(
+        'error: reading conf file: empty specifier for "userset type"\n'
+        "error reading userset from file")
 
 
 def test_default_department_rules(env: dict[str, str]) -> None:
