@@ -73,10 +73,13 @@ class Category:
     pe_bounds: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
-def task_order(jobs: dict[int, dict[str, Any]], task: dict[str, Any]) -> tuple[int, int, int]:
-    job = jobs.get(task["job_id"]) or {}
-    prio = int((job.get("opts") or {}).get("priority") or 0)
-    return (-prio, task["job_id"], task["task_id"])
+def pending_order(jobs: Mapping[int, dict[str, Any]], pending: Iterable[dict[str, Any]]
+                  ) -> list[dict[str, Any]]:
+    """The order tasks are placed in: ``-p`` high first, then job and task number."""
+    urgency = {job_id: -int((job.get("opts") or {}).get("priority") or 0)
+               for job_id, job in jobs.items()}
+    return sorted(pending, key=lambda t: (urgency.get(t["job_id"], 0), t["job_id"],
+                                          t["task_id"]))
 
 
 def category_key(job: dict[str, Any]) -> tuple[Any, ...]:
@@ -104,12 +107,13 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None, *,
     orders: list[dict[str, Any]] = []
     if left <= 0:
         return orders
-    ranked = sorted(inp.instances, key=lambda qi: (qi.seq_no, inp.load.get(qi.host, 0.0),
-                                                   qi.queue, qi.host))
+    # the batch instances (free's keys, fixed for the pass) by the pass's ranking
+    ranked = sorted((qi for qi in inp.instances if (qi.queue, qi.host) in free),
+                    key=lambda qi: (qi.seq_no, inp.load.get(qi.host, 0.0), qi.queue, qi.host))
     categories: dict[tuple[Any, ...], Category] = {}
     full: set[tuple[Any, ...]] = set()
     pe_used = dict(inp.pe_used)
-    for task in sorted(inp.pending, key=lambda t: task_order(inp.jobs, t)):
+    for task in pending_order(inp.jobs, inp.pending):
         job = inp.jobs.get(task["job_id"])
         if job is None:
             continue
@@ -121,7 +125,7 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None, *,
         category = categories.get(key)
         if category is None:
             stats.categories += 1
-            category = _category(job, ranked, free, inp)
+            category = _category(job, ranked, inp)
             if inp.category_cache:
                 categories[key] = category
         placed = _place(job, category, free, inp, pe_used)
@@ -152,7 +156,7 @@ def can_ever_run(job: dict[str, Any], inp: PassInput) -> bool:
     return bool(dispatch_pass(empty, alive_only=False))
 
 
-def _category(job: dict[str, Any], ranked: list[QueueInstance], free: dict[SlotKey, int],
+def _category(job: dict[str, Any], ranked: list[QueueInstance],
               inp: PassInput) -> Category:
     opts = job.get("opts") or {}
     view = inp.resources
@@ -160,8 +164,7 @@ def _category(job: dict[str, Any], ranked: list[QueueInstance], free: dict[SlotK
     fit = RequestFit(view, requests, master=not opts.get("pe")) if view is not None else None
     # instances full at this moment stay candidates: the order of hosts for PE rules
     # must not depend on when the category was first seen (with or without the cache)
-    candidates = _allowed_instances(job, [qi for qi in ranked if (qi.queue, qi.host) in free],
-                                    inp)
+    candidates = _allowed_instances(job, ranked, inp)
     if fit is not None:
         candidates = fit.select(candidates)
     _rank_by_soft_requests(opts, candidates, inp)

@@ -60,6 +60,8 @@ class ResourceView:
     _slots_above: bool | None = field(default=None, repr=False)
     _queue_names: frozenset[str] | None = field(default=None, repr=False)
     _by_queue: dict[str, list[LevelKey]] | None = field(default=None, repr=False)
+    _uniform: dict[tuple[str, tuple[str, ...]], bool] = field(default_factory=dict,
+                                                              repr=False)
     _amounts: dict[tuple[Any, ...], list[tuple[ComplexAttr, float]]] = field(
         default_factory=dict, repr=False)
 
@@ -103,8 +105,12 @@ class ResourceView:
             for key in self.values:
                 if key[0] == "queue":
                     self._by_queue.setdefault(key[1], []).append(key)
-        keys = self._by_queue.get(queue, [])
-        return len({tuple(self.values[k].get(n) for n in names) for k in keys}) <= 1
+        found = self._uniform.get((queue, names))
+        if found is None:
+            keys = self._by_queue.get(queue, [])
+            found = self._uniform[(queue, names)] = len(
+                {tuple(self.values[k].get(n) for n in names) for k in keys}) <= 1
+        return found
 
     def level(self, key: LevelKey) -> Level:
         kind = key[0]
