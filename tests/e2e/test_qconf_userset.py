@@ -7,6 +7,7 @@ every test uses its own list names.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -181,7 +182,7 @@ def _caller_changes(env: dict[str, str], tmp_path: Path) -> list[Result]:
                      ("-au", "kim", "guarded"))
 
 
-def _quietly(call, *args: str) -> None:
+def _quietly(call: Callable[..., object], *args: str) -> None:
     try:
         call(*args)
     except ClientError:

@@ -2,10 +2,14 @@
 checks, the qmaster's list rules and references, the lists of a fresh cell."""
 from __future__ import annotations
 
+from typing import Callable
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from clients.qconf import run
+from clients.qconf_base import QconfError, Session
 from common.conffile import ConfError
 from common.objects_conf import KINDS, parse_object, render_object, template
 from common.objects_conf_userset import (check_userset_type, entries_of, userset_pairs,
@@ -18,7 +22,7 @@ from qmaster.userset_handlers import check_lists_exist, referrers
 ARUSERS = "name    arusers\ntype    ACL\nfshare  0\noticket 0\nentries NONE\n"
 
 
-def error_of(call, *args, **kwargs) -> str:
+def error_of(call: Callable[..., object], *args: object, **kwargs: object) -> str:
     with pytest.raises(ConfError) as err:
         call(*args, **kwargs)
     return err.value.message
@@ -140,3 +144,24 @@ def test_fresh_and_old_cells_get_the_default_lists() -> None:
     del old.conf["userset"]["arusers"]  # deleted by an operator: stays deleted
     ensure_usersets(old, Batch())
     assert "arusers" not in old.conf["userset"]
+
+
+
+class _NoLists:
+    """A qmaster that has no access lists."""
+
+    def conf_get(self, kind: str) -> dict[str, list[list[str]]]:
+        return {}
+
+
+def _session() -> Session:
+    return Session(_NoLists)  # type: ignore[arg-type]
+
+
+def test_empty_list_of_lists(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(QconfError) as err:
+        run(["-sul"], _session())
+    assert (err.value.message, err.value.code) == ("no userset list defined", 1)
+    assert run(["-su", "a,b"], _session()) == 1
+    assert capsys.readouterr().err == ('denied: access list "a" does not exist\n'
+                                       'denied: access list "b" does not exist\n')
