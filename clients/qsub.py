@@ -65,6 +65,9 @@ def submit(client: Client, opts: SubmitOptions) -> int | None:
     if reply.get("verification"):
         print(reply["verification"][0])
         return None
+    for warning in reply.get("warnings") or []:
+        if warning:
+            print(warning, file=sys.stderr)
     job_id = int(reply["job_ids"][0])
     print(submitted_message(job_id, opts.job_name, _array_of(opts), terse=opts.terse))
     return job_id

@@ -21,6 +21,7 @@ from common.model import Task, task_key
 from qmaster.context import Ctx
 from qmaster.execd_link import send_start
 from qmaster.store import Store
+from qmaster.submit_checks import pe_slots_used
 from scheduler.pass_conf import PEConf, grant_follows_rule, pe_lists
 from scheduler.resources import ResourceView, apply, build_view, check_grant, debits, job_requests
 
@@ -36,7 +37,7 @@ def handle_orders(ctx: Ctx) -> dict[str, Any]:
     found = queue_instances(ctx.store.conf, ctx.store.hosts)
     instances = {(qi.queue, qi.host): qi for qi in found}
     view = resource_view(ctx.store, found)
-    pe_used = _pe_slots_used(ctx.store)
+    pe_used = pe_slots_used(ctx.store)
     accepted, refused = 0, []
     for order in ctx.body["orders"]:
         reason = (_refusal(ctx, order, instances) or _pe_refusal(ctx.store, order, pe_used)
@@ -71,14 +72,6 @@ def _resource_refusal(ctx: Ctx, order: dict[str, Any], view: ResourceView) -> st
         return denial.reason
     apply(view, debits(view, requests, granted))
     return ""
-
-
-def _pe_slots_used(store: Store) -> dict[str, int]:
-    used: dict[str, int] = {}
-    for task in store.active_tasks():
-        if task.granted_pe:
-            used[task.granted_pe] = used.get(task.granted_pe, 0) + task.slots
-    return used
 
 
 def _pe_refusal(store: Store, order: dict[str, Any], pe_used: dict[str, int]) -> str:

@@ -7,13 +7,14 @@ for ``-w e`` / ``-w v`` / ``-w w``, whether any queue instance could ever run th
 from __future__ import annotations
 
 import fnmatch
+from dataclasses import replace
 from typing import Any
 
 from common.cluster import queue_instances
 from common.resource.complexes import ComplexError, cell_complexes, parse_request_list
 from qmaster.context import RequestError
 from qmaster.store import Store
-from scheduler.dispatch import PassInput, can_ever_run
+from scheduler.dispatch import PassInput, can_run
 from scheduler.pass_conf import conf_fields
 from scheduler.explain import pending_reasons
 from scheduler.resources import build_view
@@ -21,26 +22,45 @@ from scheduler.resources import build_view
 NO_SUITABLE_QUEUES = "error: no suitable queues"
 VERIFY_OK = "verification: found suitable queue(s)"
 VERIFY_FAILED = "verification: no suitable queues"
+WARN_NO_QUEUES = "warning: no suitable queues"
 
 
 def check_submission(store: Store, opts: dict[str, Any], *, operator: bool) -> str | None:
-    """Raise RequestError for a job that must be refused; for ``-w v`` the verdict text."""
+    """Raise RequestError for a job that must be refused; for ``-w v`` the verdict text,
+    for ``-w w`` on a job no queue could take the warning (the job is still submitted).
+
+    ``-w v`` refusals carry the reasons, one line per queue instance as the scheduler
+    words them, for the job number the job would get (Grid Engine spends one on it)."""
     _check_resources(store, opts)
     _check_pe(store, opts.get("pe"))
     if int(opts.get("priority") or 0) > 0 and not operator:
         raise RequestError("denied", "job rejected: positive submission priority requires "
                                      "operator privileges")
     mode = opts.get("verify_mode") or "n"
-    if mode in ("e", "v", "w"):
-        _check_queues(store, list(opts.get("hard_queues") or []))
-        fits = _fits_somewhere(store, opts)
-        if mode == "e" and not fits:
-            raise RequestError("rejected", NO_SUITABLE_QUEUES)
-        if mode == "v":
-            if not fits:
-                raise RequestError("rejected", VERIFY_FAILED)
-            return VERIFY_OK
-    return None
+    if mode not in ("e", "v", "w", "p"):
+        return None
+    _check_queues(store, list(opts.get("hard_queues") or []))
+    return _verdict(store, opts, mode)
+
+
+def _verdict(store: Store, opts: dict[str, Any], mode: str) -> str | None:
+    """``-w e/w/v``: could an empty cluster run the job; ``-w p``: could it run now."""
+    now = mode == "p"
+    inp = _pass_input(store, active=now)
+    if not now:  # the empty cluster counts every host as up
+        inp.instances = [replace(qi, alive=True) for qi in inp.instances]
+    if can_run(_verified_job(store, opts), inp):
+        return VERIFY_OK if mode in ("v", "p") else None
+    if mode == "e":
+        raise RequestError("rejected", NO_SUITABLE_QUEUES)
+    if mode == "w":
+        return WARN_NO_QUEUES
+    reasons = [f"Job {store.next_job_id} {line}" for line in pending_reasons(opts, inp)]
+    raise RequestError("rejected", "\n".join(reasons + [VERIFY_FAILED]))
+
+
+def _verified_job(store: Store, opts: dict[str, Any]) -> dict[str, Any]:
+    return {"job_id": 0, "opts": opts}
 
 
 def _check_resources(store: Store, opts: dict[str, Any]) -> None:
@@ -73,11 +93,6 @@ def _check_queues(store: Store, queues: list[str]) -> None:
                                            f"queue \"{ref}\"")
 
 
-def _fits_somewhere(store: Store, opts: dict[str, Any]) -> bool:
-    """Whether an empty cluster could run the job (Grid Engine's -w e/-w v check)."""
-    return can_ever_run({"opts": opts}, _pass_input(store, active=False))
-
-
 def _pass_input(store: Store, *, active: bool = True) -> PassInput:
     """The pass's view of the qmaster's own bookkeeping (``active``: with the
     consumables running jobs hold)."""
@@ -87,7 +102,17 @@ def _pass_input(store: Store, *, active: bool = True) -> PassInput:
     return PassInput(jobs={}, pending=[], instances=instances,
                      used=dict(store.used_slots) if active else {},
                      resources=build_view(store.conf, store.hosts, instances, grants),
+                     pe_used=pe_slots_used(store) if active else {},
                      **conf_fields(store.conf))
+
+
+def pe_slots_used(store: Store) -> dict[str, int]:
+    """Slots held per parallel environment by the tasks that hold slots now."""
+    used: dict[str, int] = {}
+    for task in store.active_tasks():
+        if task.granted_pe:
+            used[task.granted_pe] = used.get(task.granted_pe, 0) + task.slots
+    return used
 
 
 def scheduling_info(store: Store, jobs: list[Any]) -> dict[int, list[str]]:

@@ -93,16 +93,15 @@ def _sorted_items(requests: dict[str, str] | None) -> tuple[tuple[str, str], ...
     return tuple(sorted(requests.items())) if requests else ()
 
 
-def _free_slots(inp: PassInput, *, alive_only: bool = True) -> dict[SlotKey, int]:
+def _free_slots(inp: PassInput) -> dict[SlotKey, int]:
     return {(qi.queue, qi.host): qi.slots - inp.used.get((qi.queue, qi.host), 0)
             for qi in inp.instances
-            if (qi.alive or not alive_only) and "BATCH" in qi.qtype.upper()}
+            if qi.alive and "BATCH" in qi.qtype.upper()}
 
 
-def dispatch_pass(inp: PassInput, stats: PassStats | None = None, *,
-                  alive_only: bool = True) -> list[dict[str, Any]]:
+def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[str, Any]]:
     stats = stats or PassStats()
-    free = _free_slots(inp, alive_only=alive_only)
+    free = _free_slots(inp)
     left = sum(max(v, 0) for v in free.values())
     orders: list[dict[str, Any]] = []
     if left <= 0:
@@ -146,14 +145,13 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None, *,
     return orders
 
 
-def can_ever_run(job: dict[str, Any], inp: PassInput) -> bool:
-    """Whether the job could be placed if the cluster were empty (``qsub -w e/v``):
-    the pass itself, with nothing running and dead hosts counted."""
-    view = inp.resources.without_usage() if inp.resources is not None else None
-    empty = replace(inp, jobs={0: job}, used={}, resources=view, pe_used={},
-                    pending=[{"job_id": 0, "task_id": 1, "version": 0}],
-                    category_cache=True)
-    return bool(dispatch_pass(empty, alive_only=False))
+def can_run(job: dict[str, Any], inp: PassInput) -> bool:
+    """Whether the pass would place the job in the cluster ``inp`` describes (``qsub
+    -w``: an empty cluster for e/w/v, the current one for p). The view is not debited."""
+    view = inp.resources.copy() if inp.resources is not None else None
+    alone = replace(inp, jobs={0: job}, resources=view,
+                    pending=[{"job_id": 0, "task_id": 1, "version": 0}])
+    return bool(dispatch_pass(alone))
 
 
 def _category(job: dict[str, Any], ranked: list[QueueInstance],

@@ -122,9 +122,11 @@ class ResourceView:
     def levels(self, queue: str, host: str) -> list[Level]:
         return [self.level(k) for k in (GLOBAL, host_key(host), queue_key(queue, host))]
 
-    def without_usage(self) -> "ResourceView":
-        """The same cluster with nothing running (for ``qsub -w e/v``)."""
+    def copy(self) -> "ResourceView":
+        """The same cluster with its usage copied (a pass debits into its view)."""
         return ResourceView(self.attrs, self.values, self.load,
+                            {key: dict(used) for key, used in self.usage.items()},
+                            {key: dict(used) for key, used in self.shared.items()},
                             _slots_above=self._slots_above, _amounts=self._amounts)
 
 

@@ -11,7 +11,7 @@ from common.model import ExecHost, Job, Task
 from qmaster.orders import resource_view
 from qmaster.store import Store
 from common.resource.complexes import default_complexes, rows_of
-from scheduler.dispatch import PassInput, PassStats, PEConf, can_ever_run, dispatch_pass
+from scheduler.dispatch import PassInput, PassStats, PEConf, can_run, dispatch_pass
 from scheduler.resources import (
     GLOBAL, build_view, check_grant, complex_values, host_key,
     job_requests, queue_key,
@@ -254,15 +254,24 @@ def test_pe_spans_queues_and_checks_master_job_consumable() -> None:
     assert got == {1: [[Q, "h2", 2], [Q, "h1", 2]]}
 
 
-def test_can_ever_run_uses_resources() -> None:
+def test_can_run_uses_resources_of_the_cluster_it_is_given() -> None:
     conf = cluster({"h1": 2, "h2": 2}, pes={"mpi": "$fill_up"}, exechost={"h1": "lic=1"},
                    complexes=("lic lic INT <= YES YES 0 0",))
-    full = make_input(conf, [], running=[(job(7), [[Q, "h1", 2], [Q, "h2", 2]])])
-    assert can_ever_run(job(1, {"lic": "1"}), full)
-    assert not can_ever_run(job(1, {"lic": "2"}), full)
-    assert not can_ever_run(job(1, {"arch": "nosuch"}), full)
-    assert can_ever_run(job(1, pe=["mpi", 4, 4]), full)
-    assert not can_ever_run(job(1, pe=["mpi", 5, 5]), full)
+    empty = make_input(conf, [])
+    assert can_run(job(1, {"lic": "1"}), empty)
+    assert not can_run(job(1, {"lic": "2"}), empty)
+    assert not can_run(job(1, {"arch": "nosuch"}), empty)
+    assert can_run(job(1, pe=["mpi", 4, 4]), empty)
+    assert not can_run(job(1, pe=["mpi", 5, 5]), empty)
+    full = make_input(conf, [], running=[(job(7, {"lic": "1"}), [[Q, "h1", 1]]),
+                                         (job(8), [[Q, "h1", 1], [Q, "h2", 1]])])
+    assert can_run(job(1), full) and not can_run(job(1, {"lic": "1"}), full)
+    assert not can_run(job(1, pe=["mpi", 2, 2]), full)
+    # asking does not debit: the same question has the same answer
+    assert can_run(job(1), full) and full.resources is not None
+    assert full.resources.usage == make_input(conf, [], running=[
+        (job(7, {"lic": "1"}), [[Q, "h1", 1]]),
+        (job(8), [[Q, "h1", 1], [Q, "h2", 1]])]).resources.usage  # type: ignore[union-attr]
 
 
 # --------------------------------------------------------------------------- qmaster
@@ -388,4 +397,4 @@ def test_non_requestable_attribute_and_unknown_request_never_match() -> None:
                    exechost={"h1": "nr=5"})
     inp = make_input(conf, [job(1, {"nr": "1"}), job(2, {"nosuch": "1"}), job(3)])
     assert sorted(grants(dispatch_pass(inp))) == [3]
-    assert not can_ever_run(job(1, {"nr": "1"}), inp)
+    assert not can_run(job(1, {"nr": "1"}), inp)

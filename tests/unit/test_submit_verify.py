@@ -1,0 +1,69 @@
+"""``qsub -w e|w|v|p`` in the qmaster: what an empty cluster (e, w, v) or the cluster as
+it is (p) could do with the job, answered in Grid Engine's words."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clients.api import job_request
+from tests.unit.test_qmaster_core import ALICE, Harness
+
+REFERENCE = Path("/work/shared/reference")
+
+
+@pytest.fixture
+def qm(tmp_path: Path) -> Harness:
+    h = Harness(tmp_path, auto_add_hosts=True, default_slots=1)
+    h.call("register", {"host": "vm", "load": {"arch": "lx-amd64", "num_proc": "1"},
+                        "jobs": []}, identity=b"execd:vm")
+    return h
+
+
+def submit(qm: Harness, **opts: Any) -> dict[str, Any]:
+    return qm.call("submit", {"user": ALICE.to_dict(),
+                              "jobs": [job_request("/bin/true", binary=True, **opts)]})
+
+
+def test_w_v_refusal_lists_the_reasons_for_the_next_job_number(qm: Harness) -> None:
+    expected = (REFERENCE / "qsub-err-w-v-unsatisfiable.err").read_text().splitlines()
+    # Grid Engine's capture: "Unable to run job: Job 85 (-l arch=sparc64) ..."
+    reason = expected[0].split("Job 85 ", 1)[1]
+    qm.submit()  # job 1
+    with pytest.raises(RuntimeError) as refused:
+        submit(qm, verify_mode="v", hard_resources={"arch": "sparc64"})
+    assert str(refused.value).splitlines() == [f"Job 2 {reason}", expected[1]]
+    assert set(qm.server.store.jobs) == {1}  # nothing submitted
+
+
+def test_w_v_and_w_p_accept_with_the_verification_text(qm: Harness) -> None:
+    for mode in ("v", "p"):
+        assert submit(qm, verify_mode=mode) == {
+            "job_ids": [], "verification": ["verification: found suitable queue(s)"]}
+
+
+def test_w_p_looks_at_the_cluster_as_it_is(qm: Harness) -> None:
+    running = qm.submit()
+    qm.dispatch(running, host="vm")
+    # the one slot is taken: an empty cluster could run it (v), the current one not (p)
+    assert submit(qm, verify_mode="v")["verification"] == [
+        "verification: found suitable queue(s)"]
+    with pytest.raises(RuntimeError) as refused:
+        submit(qm, verify_mode="p")
+    assert str(refused.value).splitlines()[-1] == "verification: no suitable queues"
+    assert 'queue instance "all.q@vm" dropped because it is full' in str(refused.value)
+
+
+def test_w_w_submits_with_a_warning(qm: Harness) -> None:
+    reply = submit(qm, verify_mode="w", hard_resources={"arch": "sparc64"})
+    assert reply["warnings"] == ["warning: no suitable queues"]
+    assert reply["job_ids"] == [1] and set(qm.server.store.jobs) == {1}
+    assert "warnings" not in submit(qm, verify_mode="w")
+
+
+def test_w_e_counts_hosts_that_are_down(qm: Harness) -> None:
+    qm.server.store.hosts["vm"].alive = False
+    assert submit(qm, verify_mode="e")["job_ids"] == [1]
+    with pytest.raises(RuntimeError, match="error: no suitable queues"):
+        submit(qm, verify_mode="e", hard_resources={"arch": "sparc64"})
