@@ -47,7 +47,7 @@ def _alter_refusal(ctx: Ctx, job: Job, changes: dict[str, Any]) -> str | None:
     if priority > job.priority and not ctx.store.is_operator(user):
         return f'denied: "{user}" must be operator to increase job priority'
     try:  # the submission checks for -l, -q and -pe on the job as it would become
-        check_submission(ctx.store, {**job.opts, **changes, "verify_mode": "n"},
+        check_submission(ctx.store, {**job.opts, **changes, "verify_mode": "n"}, None,
                          operator=True)
     except RequestError as err:
         return err.message

@@ -27,7 +27,7 @@ def handle_submit(ctx: Ctx) -> dict[str, Any]:
     for spec in specs:  # every job is checked before the first is added: all or nothing
         if not isinstance(spec, dict) or not isinstance(spec.get("opts"), dict):
             raise RequestError("malformed", "job rejected: malformed job description")
-        verdicts.append(check_submission(ctx.store, spec["opts"], operator=operator))
+        verdicts.append(check_submission(ctx.store, spec["opts"], user, operator=operator))
         task_ids.append(_task_ids(spec["opts"].get("array"), _max_tasks(ctx)))
     verifying = [spec["opts"].get("verify_mode") in ("v", "p") for spec in specs]
     if any(verifying):  # -w v: verify only, submit nothing

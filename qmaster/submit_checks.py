@@ -1,8 +1,9 @@
 """Checks a submission must pass before the qmaster accepts it, in Grid Engine's words.
 
-``check_submission`` refuses what could never be valid (unknown resources, malformed
-values, unknown parallel environments, a positive priority from a non-operator) and,
-for ``-w e`` / ``-w v`` / ``-w w``, whether any queue instance could ever run the job.
+``check_submission`` refuses what could never be valid (a user the global configuration's
+``user_lists``/``xuser_lists`` keep out, unknown resources, malformed values, unknown
+parallel environments, a positive priority from a non-operator) and answers ``-w e`` /
+``-w w`` / ``-w v`` (could an empty cluster run the job) and ``-w p`` (could it run now).
 """
 from __future__ import annotations
 
@@ -10,13 +11,15 @@ import fnmatch
 from dataclasses import replace
 from typing import Any
 
-from common.cluster import queue_instances
+from common.access import user_allowed
+from common.cluster import attr, queue_instances
+from common.model import UserInfo
 from common.resource.complexes import ComplexError, cell_complexes, parse_request_list
 from qmaster.context import RequestError
 from qmaster.store import Store
 from scheduler.dispatch import PassInput, can_run
-from scheduler.pass_conf import conf_fields
 from scheduler.explain import pending_reasons
+from scheduler.pass_conf import conf_fields
 from scheduler.resources import build_view
 
 NO_SUITABLE_QUEUES = "error: no suitable queues"
@@ -25,42 +28,55 @@ VERIFY_FAILED = "verification: no suitable queues"
 WARN_NO_QUEUES = "warning: no suitable queues"
 
 
-def check_submission(store: Store, opts: dict[str, Any], *, operator: bool) -> str | None:
+def check_submission(store: Store, opts: dict[str, Any], user: UserInfo | None, *,
+                     operator: bool) -> str | None:
     """Raise RequestError for a job that must be refused; for ``-w v`` the verdict text,
     for ``-w w`` on a job no queue could take the warning (the job is still submitted).
 
     ``-w v`` refusals carry the reasons, one line per queue instance as the scheduler
-    words them, for the job number the job would get (Grid Engine spends one on it)."""
+    words them, for the job number the job would get (Grid Engine spends one on it).
+    ``user`` None: a job already accepted, changed by qalter (no verification)."""
+    if user is not None:
+        _check_cluster_access(store, user)
     _check_resources(store, opts)
     _check_pe(store, opts.get("pe"))
     if int(opts.get("priority") or 0) > 0 and not operator:
         raise RequestError("denied", "job rejected: positive submission priority requires "
                                      "operator privileges")
     mode = opts.get("verify_mode") or "n"
-    if mode not in ("e", "v", "w", "p"):
+    if mode not in ("e", "v", "w", "p") or user is None:
         return None
     _check_queues(store, list(opts.get("hard_queues") or []))
-    return _verdict(store, opts, mode)
+    return _verdict(store, opts, mode, user)
 
 
-def _verdict(store: Store, opts: dict[str, Any], mode: str) -> str | None:
+def _check_cluster_access(store: Store, user: UserInfo) -> None:
+    """sge_conf(5) user_lists/xuser_lists of the global configuration: who may submit."""
+    global_conf = store.conf["conf"].get("global") or []
+    allowed = user_allowed(user.name, [user.group] if user.group else [],
+                           attr(global_conf, "user_lists", "NONE"),
+                           attr(global_conf, "xuser_lists", "NONE"),
+                           store.conf.get("userset") or {})
+    if not allowed:
+        raise RequestError("denied", f"job rejected: {user.name}@{user.host} is not "
+                                     "allowed to submit jobs")
+
+
+def _verdict(store: Store, opts: dict[str, Any], mode: str, user: UserInfo) -> str | None:
     """``-w e/w/v``: could an empty cluster run the job; ``-w p``: could it run now."""
     now = mode == "p"
     inp = _pass_input(store, active=now)
     if not now:  # the empty cluster counts every host as up
         inp.instances = [replace(qi, alive=True) for qi in inp.instances]
-    if can_run(_verified_job(store, opts), inp):
+    job = {"job_id": 0, "opts": opts, "owner": user.name, "group": user.group}
+    if can_run(job, inp):
         return VERIFY_OK if mode in ("v", "p") else None
     if mode == "e":
         raise RequestError("rejected", NO_SUITABLE_QUEUES)
     if mode == "w":
         return WARN_NO_QUEUES
-    reasons = [f"Job {store.next_job_id} {line}" for line in pending_reasons(opts, inp)]
+    reasons = [f"Job {store.next_job_id} {line}" for line in pending_reasons(job, inp)]
     raise RequestError("rejected", "\n".join(reasons + [VERIFY_FAILED]))
-
-
-def _verified_job(store: Store, opts: dict[str, Any]) -> dict[str, Any]:
-    return {"job_id": 0, "opts": opts}
 
 
 def _check_resources(store: Store, opts: dict[str, Any]) -> None:
@@ -120,4 +136,6 @@ def scheduling_info(store: Store, jobs: list[Any]) -> dict[int, list[str]]:
     if not jobs:
         return {}
     inp = _pass_input(store)
-    return {job.job_id: pending_reasons(job.opts, inp) for job in jobs}
+    return {job.job_id: pending_reasons({"opts": job.opts, "owner": job.owner,
+                                         "group": job.group}, inp)
+            for job in jobs}

@@ -24,7 +24,7 @@ from common.resource.complexes import ResourceRequest
 from scheduler.pe_alloc import (
     Allocation, RequestFit, allocate, by_host, drop_full_hosts, soft_fits,
 )
-from scheduler.pass_conf import PEConf
+from scheduler.pass_conf import Access, PEConf
 from scheduler.resources import ResourceView, apply, debits, job_requests
 
 # (job summary, queue instance) -> True when the job's requests allow that instance
@@ -45,6 +45,7 @@ class PassInput:
     load: dict[str, float] = field(default_factory=dict)  # host -> np_load_avg
     pe_of_queue: dict[str, set[str]] = field(default_factory=dict)
     host_groups: Mapping[str, frozenset[str]] = field(default_factory=dict)  # "@g" -> hosts
+    access: Access | None = None  # user_lists/xuser_lists of queues, hosts and PEs
     matcher: Matcher | None = None
     resources: ResourceView | None = None
     pes: dict[str, PEConf] = field(default_factory=dict)
@@ -86,7 +87,7 @@ def category_key(job: dict[str, Any]) -> tuple[Any, ...]:
     opts = job.get("opts") or {}
     return (tuple(opts.get("hard_queues") or ()), _sorted_items(opts.get("hard_resources")),
             _sorted_items(opts.get("soft_resources")), tuple(opts.get("soft_queues") or ()),
-            tuple(opts.get("pe") or ()), job.get("owner"))
+            tuple(opts.get("pe") or ()), job.get("owner"), job.get("group"))
 
 
 def _sorted_items(requests: dict[str, str] | None) -> tuple[tuple[str, str], ...]:
@@ -197,8 +198,11 @@ def _allowed_instances(job: dict[str, Any], instances: list[QueueInstance], inp:
     entry names a host (the usual case)."""
     opts = job.get("opts") or {}
     refs = opts.get("hard_queues") or []
-    if not refs and not opts.get("pe") and inp.matcher is None:
+    restricted = inp.access is not None and inp.access.restricted
+    if not refs and not opts.get("pe") and inp.matcher is None and not restricted:
         return instances
+    if restricted:
+        instances = [qi for qi in instances if _has_access(job, qi, inp.access)]
     if inp.matcher is not None or any("@" in str(ref) for ref in refs):
         return [qi for qi in instances if _allowed(job, qi, inp)]
     by_queue: dict[str, bool] = {}
@@ -206,6 +210,13 @@ def _allowed_instances(job: dict[str, Any], instances: list[QueueInstance], inp:
         if qi.queue not in by_queue:
             by_queue[qi.queue] = _allowed(job, qi, inp)
     return [qi for qi in instances if by_queue[qi.queue]]
+
+
+def _has_access(job: dict[str, Any], qi: QueueInstance, access: Access | None) -> bool:
+    """The queue's and the host's user_lists/xuser_lists admit the job's owner."""
+    return access is None or access.queue_allows(str(job.get("owner") or ""),
+                                                 str(job.get("group") or ""),
+                                                 qi.queue, qi.host)
 
 
 def _allowed(job: dict[str, Any], qi: QueueInstance, inp: PassInput) -> bool:
@@ -244,7 +255,7 @@ def _place(job: dict[str, Any], category: Category, free: dict[SlotKey, int],
         granted = _place_serial(category, free, inp.resources)
         return None if granted is None else (granted, None)
     low, high = _slot_range(job)
-    for conf, hosts in _pe_choices(str(pe[0]), category, inp):
+    for conf, hosts in _pe_choices(job, str(pe[0]), category, inp):
         limit = high if conf.slots is None else min(high, conf.slots - pe_used.get(conf.name, 0))
         if limit < low:
             continue
@@ -259,19 +270,25 @@ def _place(job: dict[str, Any], category: Category, free: dict[SlotKey, int],
     return None
 
 
-def _pe_choices(pattern: str, category: Category, inp: PassInput
+def _pe_choices(job: dict[str, Any], pattern: str, category: Category, inp: PassInput
                 ) -> list[tuple[PEConf, list[list[QueueInstance]]]]:
     """The configured PEs matching ``-pe``, each with the candidate hosts offering it
     (worked out once per category)."""
     if category.pe_hosts is None:
-        names = sorted(n for n in inp.pes if fnmatch.fnmatchcase(n, pattern))
-        if not names:
+        matching = sorted(n for n in inp.pes if fnmatch.fnmatchcase(n, pattern))
+        names = [n for n in matching if _may_use_pe(job, n, inp.access)]
+        if not matching:
             category.pe_hosts = [(PEConf(pattern, None), by_host(category.candidates))]
         else:
             category.pe_hosts = [(inp.pes[n], by_host(
                 qi for qi in category.candidates if n in inp.pe_of_queue.get(qi.queue, ())))
                 for n in names]
     return category.pe_hosts
+
+
+def _may_use_pe(job: dict[str, Any], pe: str, access: Access | None) -> bool:
+    return access is None or access.pe_allows(str(job.get("owner") or ""),
+                                              str(job.get("group") or ""), pe)
 
 
 def _place_serial(category: Category, free: dict[SlotKey, int],

@@ -17,9 +17,13 @@ from scheduler.dispatch import PassInput, queue_matches
 from scheduler.resources import ResourceView, job_requests, relevant_attrs
 
 
-def pending_reasons(opts: Mapping[str, Any], inp: PassInput) -> list[str]:
-    """Reason lines for a pending job with options ``opts`` (a qsub SubmitOptions dict)
-    in the cluster the pass would see as ``inp`` (its instances, resources and usage)."""
+def pending_reasons(job: Mapping[str, Any], inp: PassInput) -> list[str]:
+    """Reason lines for a pending job (``opts``, a qsub SubmitOptions dict, ``owner`` and
+    ``group``) in the cluster the pass would see as ``inp`` (its instances, resources,
+    usage and access lists)."""
+    opts = job.get("opts") or {}
+    if not _may_use_some_pe(job, opts, inp):
+        return [f'cannot run because no access to pe "{opts["pe"][0]}"']
     view = inp.resources
     assert view is not None, "reasons need the resource view"
     requests = job_requests(opts, view.attrs)
@@ -28,7 +32,7 @@ def pending_reasons(opts: Mapping[str, Any], inp: PassInput) -> list[str]:
     slots = _slots(opts)
     lines: list[str] = []
     for qi in inp.instances:
-        line = _reason(opts, qi, inp, view, requests, slots)
+        line = _access_reason(job, qi, inp) or _reason(opts, qi, inp, view, requests, slots)
         if line and line not in lines:
             lines.append(line)
     return lines
@@ -54,6 +58,29 @@ def _reason(opts: Mapping[str, Any], qi: QueueInstance, inp: PassInput, view: Re
     if not pe and inp.used.get((qi.queue, qi.host), 0) + slots > qi.slots:
         return f'queue instance "{name}" dropped because it is full'
     return ""
+
+
+def _access_reason(job: Mapping[str, Any], qi: QueueInstance, inp: PassInput) -> str:
+    access = inp.access
+    if access is None or not access.restricted:
+        return ""
+    user, group = str(job.get("owner") or ""), str(job.get("group") or "")
+    if not access.host_allows(user, group, qi.host):
+        return f'has no permission for host "{qi.host}"'
+    if not access.queue_allows(user, group, qi.queue, qi.host):
+        return f'has no permission for cluster queue "{qi.queue}"'
+    return ""
+
+
+def _may_use_some_pe(job: Mapping[str, Any], opts: Mapping[str, Any], inp: PassInput
+                     ) -> bool:
+    """False when PEs match the job's ``-pe`` but its owner may use none of them."""
+    pe, access = opts.get("pe"), inp.access
+    if not pe or access is None:
+        return True
+    names = [n for n in inp.pes if fnmatch.fnmatchcase(n, str(pe[0]))]
+    user, group = str(job.get("owner") or ""), str(job.get("group") or "")
+    return not names or any(access.pe_allows(user, group, n) for n in names)
 
 
 def _slots(opts: Mapping[str, Any]) -> int:

@@ -15,7 +15,7 @@ from scheduler.pass_conf import conf_fields
 from scheduler.resources import LevelKey, build_view, complex_list, fixed_levels
 
 # "complex": the complex list, once the qmaster keeps one (see scheduler.resources)
-CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf", "complex")
+CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf", "complex", "userset")
 # events that can make a pass find something new to do
 TRIGGER_KINDS = frozenset({"job", "task", "host", "queue", "hgrp", "pe", "exechost", "complex",
                            "order_refused"})

@@ -1,5 +1,7 @@
 """What the dispatch pass needs of the cell's configuration besides the resource view:
-parallel environments, which queues offer which PE, and the members of host groups.
+parallel environments, which queues offer which PE, the members of host groups and who
+may use which queue, host and PE (``user_lists``/``xuser_lists`` against the access
+lists, :class:`Access`).
 
 Pure; built once from the configuration objects (``[name, value]`` pairs by kind) by
 every user of the pass: the scheduler's mirror, the qmaster's ``qsub -w e/v`` check and
@@ -10,9 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from common.access import user_allowed
 from common.cluster import attr, hostgroups
 from common.conffile import ConfError
 from common.objects_conf_host import expand_hostgroup
+from common.objects_conf_queue import resolve
 
 Pairs = list[list[str]]
 
@@ -58,12 +62,66 @@ def host_group_members(conf: Mapping[str, Mapping[str, Pairs]]) -> dict[str, fro
     return members
 
 
+class Access:
+    """Who may use what: a user (with the job's group) is asked about a queue instance
+    (the cluster queue's lists resolved for the host, then the exec host's lists) and
+    about a PE. Answers are remembered per user, group and object: the pass asks for
+    every candidate instance of every category."""
+
+    def __init__(self, conf: Mapping[str, Mapping[str, Pairs]]) -> None:
+        self._usersets = conf.get("userset") or {}
+        self._groups = hostgroups(conf)
+        self._queues = {name: _lists_of(pairs) for name, pairs in conf["queue"].items()}
+        self._hosts = {name: _lists_of(pairs) for name, pairs in conf["exechost"].items()}
+        self._pes = {name: _lists_of(pairs) for name, pairs in conf["pe"].items()}
+        self.restricted = any(lists != _OPEN for table in (self._queues, self._hosts,
+                                                          self._pes)
+                              for lists in table.values())
+        self._memo: dict[tuple[str, ...], bool] = {}
+
+    def queue_allows(self, user: str, group: str, queue: str, host: str) -> bool:
+        return self.host_allows(user, group, host) and self._ask(
+            ("q", user, group, queue, host), self._queue_lists(queue, host), user, group)
+
+    def host_allows(self, user: str, group: str, host: str) -> bool:
+        return self._ask(("h", user, group, host), self._hosts.get(host, _OPEN), user, group)
+
+    def pe_allows(self, user: str, group: str, pe: str) -> bool:
+        return self._ask(("p", user, group, pe), self._pes.get(pe, _OPEN), user, group)
+
+    def _queue_lists(self, queue: str, host: str) -> tuple[str, str]:
+        allowed, denied = self._queues.get(queue, _OPEN)
+        try:
+            return resolve(allowed, host, self._groups), resolve(denied, host, self._groups)
+        except ConfError:  # the qmaster stores only readable values
+            return _OPEN
+
+    def _ask(self, key: tuple[str, ...], lists: tuple[str, str], user: str, group: str
+             ) -> bool:
+        if lists == _OPEN:
+            return True
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = user_allowed(user, [group] if group else [],
+                                                   lists[0], lists[1], self._usersets)
+        return found
+
+
+_OPEN = ("NONE", "NONE")
+
+
+def _lists_of(pairs: Pairs) -> tuple[str, str]:
+    lists = (attr(pairs, "user_lists", "NONE") or "NONE", attr(pairs, "xuser_lists", "NONE")
+             or "NONE")
+    return _OPEN if all(v.strip().upper() == "NONE" for v in lists) else lists
+
+
 def conf_fields(conf: Mapping[str, Mapping[str, Pairs]]) -> dict[str, Any]:
     """``PassInput`` keyword arguments that come from configuration objects."""
     return {"pe_of_queue": pe_lists(conf),
             "pes": {name: PEConf.from_pairs(name, pairs)
                     for name, pairs in conf["pe"].items()},
-            "host_groups": host_group_members(conf)}
+            "host_groups": host_group_members(conf), "access": Access(conf)}
 
 
 def grant_follows_rule(rule: str, granted: Sequence[Sequence[Any]]) -> bool:

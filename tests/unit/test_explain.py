@@ -8,7 +8,7 @@ from scheduler.explain import pending_reasons
 def reasons(conf: dict, opts: dict, **kw: object) -> list[str]:
     inp = make_input(conf, [], **kw)  # type: ignore[arg-type]
     assert inp.resources is not None
-    return pending_reasons(opts, inp)
+    return pending_reasons({"opts": opts, "owner": "u", "group": "g"}, inp)
 
 
 def test_a_string_request_no_host_offers() -> None:

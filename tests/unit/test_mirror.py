@@ -46,3 +46,9 @@ def test_dead_host_and_conf_change_rebuild_instances() -> None:
     m.apply({"seq": 8, "kind": "queue", "op": "put", "key": "all.q", "obj": queue})
     assert m.free_slots({}) == 5
     assert m.pass_input().pe_of_queue == {"all.q": {"smp"}}
+
+
+def test_the_mirror_follows_every_configuration_kind_the_qmaster_stores() -> None:
+    from qmaster.store import CONF_KINDS as STORED
+    from scheduler.mirror import CONF_KINDS as MIRRORED
+    assert set(MIRRORED) == set(STORED)
