@@ -37,7 +37,8 @@ __all__ = ["QconfError", "Session", "edit_text", "main", "run"]
 # ---- show ----------------------------------------------------------------------------
 def show_list(kind: str) -> Callable[[Session], int]:
     def run(s: Session) -> int:
-        names = s.objects(kind)
+        # the pseudo host "global" is configured like an exec host but is none
+        names = [n for n in s.objects(kind) if kind != "exechost" or n != "global"]
         if not names:
             raise QconfError(EMPTY_LIST[kind])
         out("\n".join(sorted(names)))

@@ -26,7 +26,7 @@ from common.objects_conf_base import normalize
 from common.resource.complexes import COMPLEX_KIND, COMPLEX_OBJECT, cell_complexes, rows_of
 from qmaster.complex_handlers import delete_complex_entry, put_complexes
 from qmaster.context import Ctx, RequestError
-from qmaster.defaults import exechost_defaults
+from qmaster.defaults import GLOBAL_HOST, exechost_defaults
 from qmaster.store import CONF_KINDS, LIST_KINDS
 from qmaster.userset_handlers import (check_lists_exist, check_unreferenced, check_userset,
                                       require_permission)
@@ -206,6 +206,8 @@ def handle_conf_del(ctx: Ctx) -> dict[str, Any]:
         return delete_complex_entry(ctx, name, _who(ctx))
     if kind not in CONF_KINDS:
         raise RequestError("malformed", f"cannot delete objects of kind \"{kind}\"")
+    if kind == "exechost" and name == GLOBAL_HOST:
+        raise RequestError("denied", f'denied: pseudo host "{name}" may not be deleted')
     if name not in ctx.store.conf[kind]:
         raise RequestError("missing", does_not_exist(kind, name))
     _check_unreferenced(ctx, kind, name)

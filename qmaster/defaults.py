@@ -17,6 +17,7 @@ from common.resource.complexes import (COMPLEX_KIND, COMPLEX_OBJECT, default_com
 from qmaster.store import Batch, Store
 
 Pairs = list[list[str]]
+GLOBAL_HOST = "global"
 
 # Attributes that differ from the PE template, per installer PE (see sge_pe(5) files
 # in $SGE_ROOT/util/resources/pe of Grid Engine 8.1.9).
@@ -59,6 +60,14 @@ def bootstrap(store: Store, batch: Batch, managers: list[str], min_uid: int | No
     store.set_list(batch, "manager", sorted(set(managers) | {"root"}))
     ensure_complexes(store, batch)
     ensure_usersets(store, batch)
+    ensure_global_host(store, batch)
+
+
+def ensure_global_host(store: Store, batch: Batch) -> None:
+    """The pseudo host "global" (host_conf(5)): its complex_values and load_scaling apply
+    cluster-wide; every cell has it, ``qconf -se global`` shows it."""
+    if GLOBAL_HOST not in store.conf["exechost"]:
+        store.put_conf(batch, "exechost", GLOBAL_HOST, exechost_defaults(GLOBAL_HOST))
 
 
 def ensure_complexes(store: Store, batch: Batch) -> None:

@@ -22,7 +22,7 @@ from common.cell import Cell, write_act_qmaster
 from qmaster import (accounting_log, alter, config_handlers, execd_link, jobs, orders,
                      userset_handlers)
 from qmaster.context import DEFERRED, Ctx, RequestError, Services
-from qmaster.defaults import bootstrap, ensure_complexes, ensure_usersets
+from qmaster.defaults import bootstrap, ensure_complexes, ensure_global_host, ensure_usersets
 from qmaster.spool import SqliteSpool
 from qmaster.store import Batch, Store
 
@@ -81,6 +81,7 @@ class QmasterServer:
             bootstrap(self.store, batch, self._managers, self._min_uid)
         ensure_complexes(self.store, batch)  # spools written before the list was stored
         ensure_usersets(self.store, batch)  # and before access lists were
+        ensure_global_host(self.store, batch)  # and before the global host was
         self.spool.commit(batch.txn)
         self._recover_accounting()
 

@@ -57,6 +57,34 @@ def test_complex_list_in_a_live_cell(live_cell: LocalCell, tmp_path: Path) -> No
     still_referenced_by_a_host(tmp_path)
     only_managers(tmp_path)
     single_entries(tmp_path)
+    global_host()
+
+
+# qconf -se global of Grid Engine 8.1.9 after `qconf -mattr exechost complex_values lic=1
+# global` (captured from the real one)
+GLOBAL_HOST = """hostname              global
+load_scaling          NONE
+complex_values        lic=1
+load_values           NONE
+processors            0
+user_lists            NONE
+xuser_lists           NONE
+projects              NONE
+xprojects             NONE
+usage_scaling         NONE
+report_variables      NONE
+"""
+
+
+def global_host() -> None:
+    """Every cell has the pseudo host "global": shown, changed, never listed or deleted."""
+    assert run("qconf", "-mattr", "exechost", "complex_values", "lic=1", "global")[2] == 0
+    assert run("qconf", "-se", "global") == (GLOBAL_HOST, "", 0)
+    assert "global" not in run("qconf", "-sel")[0].split()
+    assert run("qconf", "-de", "global") == told(
+        'denied: pseudo host "global" may not be deleted', 1)
+    assert run("qconf", "-se", "global")[2] == 0
+    assert run("qconf", "-rattr", "exechost", "complex_values", "NONE", "global")[2] == 0
 
 
 ARCH_ENTRY = """name        arch

@@ -57,7 +57,7 @@ def configure(client: Client, host: str) -> None:
     for row in COMPLEXES:
         client.conf_put("complex", row[0], [row], "add")
     client.conf_put("exechost", "global", _with(exechost_defaults("global"),
-                                                complex_values="lic=1"), "add")
+                                                complex_values="lic=1"), "modify")
     client.conf_put("pe", "e1", _with(pe_defaults("smp"), pe_name="e1"), "add")
     client.conf_put("pe", "e2", _with(pe_defaults("mpi"), pe_name="e2"), "add")
     queues = {"q1": ("5", "t01=20", "e1"), "q2": ("5", "t02=40", "e2"),

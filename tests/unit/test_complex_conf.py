@@ -214,7 +214,7 @@ def test_single_entries_are_validated_like_the_whole_list(qm: Harness) -> None:
         put_entry(qm, ["lic", "a", "INT", "<=", "YES", "YES", "0", "0"], "add")
     put_entry(qm, LIC, "add")
     put_conf(qm, "exechost", "global", with_value(exechost_defaults("global"),
-                                                   "complex_values", "lic=2"), "add")
+                                                   "complex_values", "lic=2"), "modify")
     with pytest.raises(RuntimeError, match='"lic" is still referenced in host "global"'):
         delete_entry(qm, "lic")
 
