@@ -65,12 +65,22 @@ def submit(client: Client, opts: SubmitOptions) -> int | None:
     if reply.get("verification"):
         print(reply["verification"][0])
         return None
-    for warning in reply.get("warnings") or []:
-        if warning:
-            print(warning, file=sys.stderr)
     job_id = int(reply["job_ids"][0])
-    print(submitted_message(job_id, opts.job_name, _array_of(opts), terse=opts.terse))
+    notes = (reply.get("notes") or [{}])[0]
+    lines = [*notes.get("lines", []),
+             submitted_message(job_id, opts.job_name, _array_of(opts), terse=opts.terse)]
+    if notes.get("unable"):  # Grid Engine's answer: an error, though the job is in
+        raise SubmittedWithError(job_id, "\n".join(lines))
+    print("\n".join(lines))
     return job_id
+
+
+class SubmittedWithError(Exception):
+    """The job is in, but Grid Engine words the answer as a failure (exit status 1)."""
+
+    def __init__(self, job_id: int, text: str) -> None:
+        super().__init__(text)
+        self.job_id, self.text = job_id, text
 
 
 # How long an immediate job (-now y) may wait for the event-driven scheduler's pass.
@@ -135,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         if job_id is not None and opts.sync:
             return wait_and_report(client, job_id, opts)
+    except SubmittedWithError as err:
+        sys.stderr.write(unable_to_run(err.text) + "\n")
+        return 1
     except (ClientError, CellNotFound) as err:
         message = err.message if isinstance(err, ClientError) else str(err)
         sys.stderr.write(unable_to_run(message) + "\n")

@@ -29,12 +29,12 @@ def handle_submit(ctx: Ctx) -> dict[str, Any]:
             raise RequestError("malformed", "job rejected: malformed job description")
         verdicts.append(check_submission(ctx.store, spec["opts"], user, operator=operator))
         task_ids.append(_task_ids(spec["opts"].get("array"), _max_tasks(ctx)))
-    verifying = [spec["opts"].get("verify_mode") in ("v", "p") for spec in specs]
-    if any(verifying):  # -w v: verify only, submit nothing
-        return {"job_ids": [], "verification": [v or "" for v in verdicts]}
+    if any(v.verification for v in verdicts):  # -w v/p: verify only, submit nothing
+        return {"job_ids": [], "verification": [v.verification for v in verdicts]}
     ids = [_add_job(ctx, user, spec, tasks) for spec, tasks in zip(specs, task_ids)]
-    if any(verdicts):  # -w w: submitted, with a warning
-        return {"job_ids": ids, "warnings": [v or "" for v in verdicts]}
+    if any(v.notes for v in verdicts):  # -w w, or no queue admits the user
+        return {"job_ids": ids, "notes": [{"lines": v.notes, "unable": v.unable}
+                                          for v in verdicts]}
     return {"job_ids": ids}
 
 

@@ -8,7 +8,7 @@ parallel environments, a positive priority from a non-operator) and answers ``-w
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from common.access import user_allowed
@@ -19,7 +19,7 @@ from qmaster.context import RequestError
 from qmaster.store import Store
 from scheduler.dispatch import PassInput, can_run
 from scheduler.explain import pending_reasons
-from scheduler.pass_conf import conf_fields
+from scheduler.pass_conf import Access, conf_fields
 from scheduler.resources import build_view
 
 NO_SUITABLE_QUEUES = "error: no suitable queues"
@@ -28,16 +28,33 @@ VERIFY_FAILED = "verification: no suitable queues"
 WARN_NO_QUEUES = "warning: no suitable queues"
 
 
+@dataclass
+class Verdict:
+    """What the submitter is told about an accepted job. ``verification``: the ``-w v``
+    / ``-w p`` answer (nothing is submitted). ``notes``: lines printed before "Your job
+    ... has been submitted"; ``unable``: Grid Engine answers them as an error ("Unable to
+    run job:", exit status 1) although the job is in, as it does for a user no queue
+    admits."""
+
+    verification: str = ""
+    notes: list[str] = field(default_factory=list)
+    unable: bool = False
+
+
 def check_submission(store: Store, opts: dict[str, Any], user: UserInfo | None, *,
-                     operator: bool) -> str | None:
-    """Raise RequestError for a job that must be refused; for ``-w v`` the verdict text,
-    for ``-w w`` on a job no queue could take the warning (the job is still submitted).
+                     operator: bool) -> Verdict:
+    """Raise RequestError for a job that must be refused; else what to tell the user.
 
     ``-w v`` refusals carry the reasons, one line per queue instance as the scheduler
     words them, for the job number the job would get (Grid Engine spends one on it).
     ``user`` None: a job already accepted, changed by qalter (no verification)."""
+    verdict = Verdict()
     if user is not None:
         _check_cluster_access(store, user)
+        if not _admitted_by_some_queue(store, user):
+            verdict.notes.append(f"warning: {user.name}'s job is not allowed to run in "
+                                 "any queue")
+            verdict.unable = True
     _check_resources(store, opts)
     _check_pe(store, opts.get("pe"))
     if int(opts.get("priority") or 0) > 0 and not operator:
@@ -45,9 +62,19 @@ def check_submission(store: Store, opts: dict[str, Any], user: UserInfo | None, 
                                      "operator privileges")
     mode = opts.get("verify_mode") or "n"
     if mode not in ("e", "v", "w", "p") or user is None:
-        return None
+        return verdict
     _check_queues(store, list(opts.get("hard_queues") or []))
-    return _verdict(store, opts, mode, user)
+    return _verdict(store, opts, mode, user, verdict)
+
+
+def _admitted_by_some_queue(store: Store, user: UserInfo) -> bool:
+    """Does some cluster queue's user_lists/xuser_lists (on some host) admit the user?"""
+    access = Access(store.conf)
+    if not access.restricted:
+        return True
+    instances = queue_instances(store.conf, store.hosts)
+    return any(access.queue_lists_allow(user.name, user.group, qi.queue, qi.host)
+               for qi in instances)
 
 
 def _check_cluster_access(store: Store, user: UserInfo) -> None:
@@ -62,7 +89,8 @@ def _check_cluster_access(store: Store, user: UserInfo) -> None:
                                      "allowed to submit jobs")
 
 
-def _verdict(store: Store, opts: dict[str, Any], mode: str, user: UserInfo) -> str | None:
+def _verdict(store: Store, opts: dict[str, Any], mode: str, user: UserInfo,
+             verdict: Verdict) -> Verdict:
     """``-w e/w/v``: could an empty cluster run the job; ``-w p``: could it run now."""
     now = mode == "p"
     inp = _pass_input(store, active=now)
@@ -70,13 +98,17 @@ def _verdict(store: Store, opts: dict[str, Any], mode: str, user: UserInfo) -> s
         inp.instances = [replace(qi, alive=True) for qi in inp.instances]
     job = {"job_id": 0, "opts": opts, "owner": user.name, "group": user.group}
     if can_run(job, inp):
-        return VERIFY_OK if mode in ("v", "p") else None
-    if mode == "e":
-        raise RequestError("rejected", NO_SUITABLE_QUEUES)
+        if mode in ("v", "p"):
+            verdict.verification = VERIFY_OK
+        return verdict
     if mode == "w":
-        return WARN_NO_QUEUES
-    reasons = [f"Job {store.next_job_id} {line}" for line in pending_reasons(job, inp)]
-    raise RequestError("rejected", "\n".join(reasons + [VERIFY_FAILED]))
+        verdict.notes.append(WARN_NO_QUEUES)
+        return verdict
+    if mode == "e":
+        raise RequestError("rejected", "\n".join(verdict.notes + [NO_SUITABLE_QUEUES]))
+    reasons = [f"Job {store.next_job_id} {line}"
+               for line in pending_reasons(job, inp, verify=True)]
+    raise RequestError("rejected", "\n".join(verdict.notes + reasons + [VERIFY_FAILED]))
 
 
 def _check_resources(store: Store, opts: dict[str, Any]) -> None:

@@ -13,17 +13,18 @@ from typing import Any, Mapping
 
 from common.cluster import QueueInstance
 from common.resource.matching import match_job
-from scheduler.dispatch import PassInput, queue_matches
+from common.resource.complexes import format_request_list
+from scheduler.dispatch import PassInput, can_run, queue_matches
 from scheduler.resources import ResourceView, job_requests, relevant_attrs
 
 
-def pending_reasons(job: Mapping[str, Any], inp: PassInput) -> list[str]:
+def pending_reasons(job: Mapping[str, Any], inp: PassInput, *, verify: bool = False
+                    ) -> list[str]:
     """Reason lines for a pending job (``opts``, a qsub SubmitOptions dict, ``owner`` and
     ``group``) in the cluster the pass would see as ``inp`` (its instances, resources,
-    usage and access lists)."""
+    usage and access lists). ``verify``: worded as ``qsub -w v/p`` words them (a full
+    queue instance is a slots request it does not meet)."""
     opts = job.get("opts") or {}
-    if not _may_use_some_pe(job, opts, inp):
-        return [f'cannot run because no access to pe "{opts["pe"][0]}"']
     view = inp.resources
     assert view is not None, "reasons need the resource view"
     requests = job_requests(opts, view.attrs)
@@ -32,14 +33,15 @@ def pending_reasons(job: Mapping[str, Any], inp: PassInput) -> list[str]:
     slots = _slots(opts)
     lines: list[str] = []
     for qi in inp.instances:
-        line = _access_reason(job, qi, inp) or _reason(opts, qi, inp, view, requests, slots)
+        line = _access_reason(job, qi, inp) or \
+            _reason(opts, qi, inp, view, requests, slots, verify)
         if line and line not in lines:
             lines.append(line)
-    return lines
+    return lines + _pe_reasons(job, inp)
 
 
 def _reason(opts: Mapping[str, Any], qi: QueueInstance, inp: PassInput, view: ResourceView,
-            requests: list[Any], slots: int) -> str:
+            requests: list[Any], slots: int, verify: bool) -> str:
     name = f"{qi.queue}@{qi.host}"
     if not qi.alive:
         return f'queue instance "{name}" dropped because it is temporarily not available'
@@ -55,7 +57,11 @@ def _reason(opts: Mapping[str, Any], qi: QueueInstance, inp: PassInput, view: Re
                        view.levels(qi.queue, qi.host), slots=1 if pe else slots)
     if not result.ok:
         return result.reason
-    if not pe and inp.used.get((qi.queue, qi.host), 0) + slots > qi.slots:
+    free = qi.slots - inp.used.get((qi.queue, qi.host), 0)
+    if not pe and slots > free:
+        if verify:
+            return (f"(-l {format_request_list(requests)}) cannot run in queue \"{name}\" "
+                    f"because it offers only qc:slots={max(free, 0):f}")
         return f'queue instance "{name}" dropped because it is full'
     return ""
 
@@ -72,15 +78,22 @@ def _access_reason(job: Mapping[str, Any], qi: QueueInstance, inp: PassInput) ->
     return ""
 
 
-def _may_use_some_pe(job: Mapping[str, Any], opts: Mapping[str, Any], inp: PassInput
-                     ) -> bool:
-    """False when PEs match the job's ``-pe`` but its owner may use none of them."""
-    pe, access = opts.get("pe"), inp.access
-    if not pe or access is None:
-        return True
-    names = [n for n in inp.pes if fnmatch.fnmatchcase(n, str(pe[0]))]
+def _pe_reasons(job: Mapping[str, Any], inp: PassInput) -> list[str]:
+    """For each PE matching ``-pe``: no access to it, and that it cannot offer the
+    slots (Grid Engine then says it offers 0)."""
+    opts = job.get("opts") or {}
+    pe = opts.get("pe")
+    if not pe:
+        return []
     user, group = str(job.get("owner") or ""), str(job.get("group") or "")
-    return not names or any(access.pe_allows(user, group, n) for n in names)
+    lines = []
+    for name in sorted(n for n in inp.pes if fnmatch.fnmatchcase(n, str(pe[0]))):
+        denied = inp.access is not None and not inp.access.pe_allows(user, group, name)
+        if denied:
+            lines.append(f'cannot run because no access to PE "{name}"')
+        if denied or not can_run({**job, "opts": {**opts, "pe": [name, *pe[1:]]}}, inp):
+            lines.append(f'cannot run in PE "{name}" because it only offers 0 slots')
+    return lines
 
 
 def _slots(opts: Mapping[str, Any]) -> int:

@@ -80,8 +80,13 @@ class Access:
         self._memo: dict[tuple[str, ...], bool] = {}
 
     def queue_allows(self, user: str, group: str, queue: str, host: str) -> bool:
-        return self.host_allows(user, group, host) and self._ask(
-            ("q", user, group, queue, host), self._queue_lists(queue, host), user, group)
+        return self.host_allows(user, group, host) and \
+            self.queue_lists_allow(user, group, queue, host)
+
+    def queue_lists_allow(self, user: str, group: str, queue: str, host: str) -> bool:
+        """The cluster queue's own lists, as resolved for ``host``."""
+        return self._ask(("q", user, group, queue, host), self._queue_lists(queue, host),
+                         user, group)
 
     def host_allows(self, user: str, group: str, host: str) -> bool:
         return self._ask(("h", user, group, host), self._hosts.get(host, _OPEN), user, group)

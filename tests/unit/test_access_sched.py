@@ -81,8 +81,11 @@ def test_reasons_name_the_refusal() -> None:
     inp.access = Access(conf)
     assert pending_reasons(job(1, "bob"), inp) == ['has no permission for cluster queue '
                                                    '"all.q"']
+    assert pending_reasons(job(1, "alice", pe=["mpi", 2, 2]), inp) == []
     assert pending_reasons(job(1, "mallory", pe=["mpi", 2, 2]), inp) == [
-        'cannot run because no access to pe "mpi"']
+        'has no permission for cluster queue "all.q"',
+        'cannot run because no access to PE "mpi"',
+        'cannot run in PE "mpi" because it only offers 0 slots']
     conf["exechost"]["h2"] = [["hostname", "h2"], ["xuser_lists", "banned"]]
     inp.access = Access(conf)
     assert 'has no permission for host "h2"' in pending_reasons(
@@ -135,9 +138,35 @@ def test_scheduling_info_and_verify_see_queue_lists(qm: Harness) -> None:
     with pytest.raises(RuntimeError) as refused:
         qm.call("submit", {"user": ALICE.to_dict(), "jobs": [
             job_request("/bin/true", binary=True, verify_mode="v")]})
-    assert str(refused.value).splitlines()[0].endswith(
-        'has no permission for cluster queue "all.q"')
+    assert str(refused.value).splitlines() == [
+        "warning: alice's job is not allowed to run in any queue",
+        'Job 1 has no permission for cluster queue "all.q"',
+        "verification: no suitable queues"]
     job_id = qm.submit(ALICE)
     info = qm.call("job_query", {"user": ALICE.to_dict(), "job_ids": [job_id],
                                  "explain": True})["scheduling_info"]
     assert list(info.values()) == [['has no permission for cluster queue "all.q"']]
+
+
+def test_a_user_no_queue_admits_is_warned_but_the_job_is_in(qm: Harness) -> None:
+    """Grid Engine 8.1.9: 'Unable to run job: warning: sgeuser's job is not allowed to
+    run in any queue' and exit status 1, yet the job was submitted."""
+    add_list(qm, "vip", ["root"])
+    qm.call("conf_put", {"user": ROOT.to_dict(), "kind": "queue", "name": "all.q",
+                         "data": queue_defaults("all.q", hostlist="@allhosts",
+                                                xuser_lists="NONE,[h1=vip]"),
+                         "mode": "modify"})
+    assert "notes" not in qm.call("submit", {"user": ALICE.to_dict(), "jobs": [
+        job_request("/bin/true", binary=True)]})
+    reply = qm.call("submit", {"user": ROOT.to_dict(), "jobs": [
+        job_request("/bin/true", binary=True, verify_mode="w")]})
+    warning = "warning: root's job is not allowed to run in any queue"
+    assert reply["notes"] == [{"lines": [warning, "warning: no suitable queues"],
+                               "unable": True}]
+    assert len(qm.server.store.jobs) == 2
+    with pytest.raises(RuntimeError) as refused:
+        qm.call("submit", {"user": ROOT.to_dict(), "jobs": [
+            job_request("/bin/true", binary=True, verify_mode="v")]})
+    assert str(refused.value).splitlines() == [
+        warning, 'Job 3 has no permission for cluster queue "all.q"',
+        "verification: no suitable queues"]

@@ -51,15 +51,17 @@ def test_w_p_looks_at_the_cluster_as_it_is(qm: Harness) -> None:
         "verification: found suitable queue(s)"]
     with pytest.raises(RuntimeError) as refused:
         submit(qm, verify_mode="p")
-    assert str(refused.value).splitlines()[-1] == "verification: no suitable queues"
-    assert 'queue instance "all.q@vm" dropped because it is full' in str(refused.value)
+    # Grid Engine 8.1.9 with every slot taken: the slots request it does not meet
+    assert str(refused.value).splitlines() == [
+        'Job 2 (-l NONE) cannot run in queue "all.q@vm" because it offers only '
+        'qc:slots=0.000000', "verification: no suitable queues"]
 
 
 def test_w_w_submits_with_a_warning(qm: Harness) -> None:
     reply = submit(qm, verify_mode="w", hard_resources={"arch": "sparc64"})
-    assert reply["warnings"] == ["warning: no suitable queues"]
+    assert reply["notes"] == [{"lines": ["warning: no suitable queues"], "unable": False}]
     assert reply["job_ids"] == [1] and set(qm.server.store.jobs) == {1}
-    assert "warnings" not in submit(qm, verify_mode="w")
+    assert "notes" not in submit(qm, verify_mode="w")
 
 
 def test_w_e_counts_hosts_that_are_down(qm: Harness) -> None:
@@ -67,3 +69,13 @@ def test_w_e_counts_hosts_that_are_down(qm: Harness) -> None:
     assert submit(qm, verify_mode="e")["job_ids"] == [1]
     with pytest.raises(RuntimeError, match="error: no suitable queues"):
         submit(qm, verify_mode="e", hard_resources={"arch": "sparc64"})
+
+
+def test_w_v_for_a_pe_that_cannot_hold_the_job(qm: Harness) -> None:
+    """Grid Engine 8.1.9 for -pe smp 64 on a small host: 'Job 7 cannot run in PE "smp"
+    because it only offers 0 slots'."""
+    with pytest.raises(RuntimeError) as refused:
+        submit(qm, verify_mode="v", pe=["sm*", 64, 64])
+    assert str(refused.value).splitlines() == [
+        'Job 1 cannot run in PE "smp" because it only offers 0 slots',
+        "verification: no suitable queues"]
