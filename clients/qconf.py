@@ -270,14 +270,19 @@ def _change_one(s: Session, obj_nm: str, kind: str, objects: dict[str, list[list
     except AttrError as exc:
         err(exc.message)
         return 1
-    for note in result.notes:
-        err(note)
     if not result.applied:
+        for note in result.notes:
+            err(note)
         return 0
-    rc = put(s, kind, name, result.pairs, "modify")
-    if rc == 0:  # the next id may name the same queue (all.q@a,all.q@b)
-        objects[name] = result.pairs
-    return rc
+    try:
+        reply = s.client.conf_put(kind, name, result.pairs, "modify")
+    except ClientError as exc:  # a refusal stands alone, without the notes
+        err(exc.message)
+        return 1
+    for line in [*result.notes, reply["message"]]:
+        err(line)
+    objects[name] = result.pairs  # the next id may name the same queue (all.q@a,all.q@b)
+    return 0
 
 
 

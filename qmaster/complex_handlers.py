@@ -17,6 +17,7 @@ from common.conf_values import split_assignments
 from common.conffile import ConfError
 from common.objects_conf_queue import parse_host_overrides
 from common.resource.centry import with_entry, without_entry
+from common.resource.values import BadValueError, parse_value
 from common.resource.complexes import (
     COMPLEX_KIND, COMPLEX_OBJECT, ComplexAttr, ComplexError, cell_complexes,
     complexes_from_rows, resolve_name, rows_of, validate,
@@ -67,6 +68,28 @@ def _replace(ctx: Ctx, new: list[ComplexAttr], old: list[ComplexAttr], who: str
     ctx.store.put_conf(ctx.batch, COMPLEX_KIND, COMPLEX_OBJECT,
                        rows_of(sorted(new, key=lambda a: a.name)))
     return {"message": "\n".join(lines)}
+
+
+def complex_values_refusal(kind: str, pairs: list[list[str]], attrs: list[ComplexAttr]
+                           ) -> str | None:
+    """An exec host's or queue's ``complex_values`` may name only attributes of the
+    complex list, each with a value of its type; Grid Engine's refusal, else None."""
+    text = attr(pairs, "complex_values", "NONE")
+    try:
+        default, overrides = parse_host_overrides(text) if kind == "queue" else (text, {})
+    except ConfError as err:
+        return err.message
+    for value in [default, *overrides.values()]:
+        for name, raw in split_assignments(value):
+            found = resolve_name(attrs, name)
+            if found is None:
+                return (f'Complex attribute "{name}" does not exist' if kind == "queue"
+                        else f'denied: attribute "{name}" is not a complex attribute')
+            try:
+                parse_value(found.type, raw, attr=found.name)
+            except BadValueError as err:
+                return str(err)
+    return None
 
 
 def _complex_changes(who: str, new: list[ComplexAttr], old: list[ComplexAttr]) -> list[str]:

@@ -24,7 +24,9 @@ from common.conffile import ConfError
 from common.objects_conf import KINDS, hostgroup_cycle
 from common.objects_conf_base import normalize
 from common.resource.complexes import COMPLEX_KIND, COMPLEX_OBJECT, cell_complexes, rows_of
-from qmaster.complex_handlers import delete_complex_entry, put_complexes
+from qmaster.complex_handlers import (
+    complex_values_refusal, delete_complex_entry, put_complexes,
+)
 from qmaster.context import Ctx, RequestError
 from qmaster.defaults import GLOBAL_HOST, exechost_defaults
 from qmaster.store import CONF_KINDS, LIST_KINDS
@@ -180,6 +182,10 @@ def _check_references(ctx: Ctx, kind: str, name: str, pairs: list[list[str]]) ->
         cycle = hostgroup_cycle(name, attr(pairs, "hostlist", "NONE").split(), groups)
         if cycle:
             raise RequestError("invalid", cycle)
+    if kind in ("queue", "exechost"):
+        refusal = complex_values_refusal(kind, pairs, cell_complexes(conf))
+        if refusal:
+            raise RequestError("invalid", refusal)
     if kind == "queue":
         for pe in attr(pairs, "pe_list", "NONE").replace(",", " ").split():
             if pe != "NONE" and "[" not in pe and "=" not in pe and pe not in conf["pe"]:

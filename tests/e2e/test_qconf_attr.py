@@ -31,12 +31,12 @@ def modified(name: str, listed: str) -> Result:
 def test_exechost_complex_values(env: dict[str, str]) -> None:
     host_modified = modified(HOST, "exechost")
     cv = ("exechost", "complex_values")
-    assert qconf(env, "-aattr", *cv, "lic=2", HOST) == host_modified
-    assert shown(env, "-se", HOST, "complex_values") == "lic=2"
-    assert qconf(env, "-aattr", *cv, "lic=3", HOST) == told(
-        f'No modification because "lic" already exists in "complex_values" of "{HOST}"')
-    assert qconf(env, "-mattr", *cv, "lic=4", HOST) == host_modified
-    assert shown(env, "-se", HOST, "complex_values") == "lic=4"
+    assert qconf(env, "-aattr", *cv, "slots=2", HOST) == host_modified
+    assert shown(env, "-se", HOST, "complex_values") == "slots=2"
+    assert qconf(env, "-aattr", *cv, "slots=3", HOST) == told(
+        f'No modification because "slots" already exists in "complex_values" of "{HOST}"')
+    assert qconf(env, "-mattr", *cv, "slots=4", HOST) == host_modified
+    assert shown(env, "-se", HOST, "complex_values") == "slots=4"
     assert qconf(env, "-mattr", *cv, "NONE", HOST) == told(
         '"NONE" is not a valid list attribute value for -mattr.  Try using -rattr instead.', 1)
     assert qconf(env, "-rattr", *cv, "NONE", HOST) == host_modified
@@ -91,3 +91,13 @@ def test_refusals(env: dict[str, str]) -> None:
     assert qconf(env, "-purge", "queue", "slots", "all.q") == told(
         'Given object_instance "all.q" is incomplete', 1)
     assert qconf(env, "-mattr", "queue", "slots", "abc", "all.q")[2] == 1
+
+
+def test_complex_values_must_name_complex_attributes(env: dict[str, str]) -> None:
+    """Grid Engine 8.1.9's refusals, captured from the real one."""
+    assert qconf(env, "-aattr", "exechost", "complex_values", "nosuch=1", "global") == told(
+        'denied: attribute "nosuch" is not a complex attribute', 1)
+    assert qconf(env, "-mattr", "queue", "complex_values", "nosuch=1", "all.q") == told(
+        'Complex attribute "nosuch" does not exist', 1)
+    assert qconf(env, "-mattr", "queue", "complex_values", "slots=abc", "all.q") == told(
+        'attribute "slots" is not a integer value', 1)

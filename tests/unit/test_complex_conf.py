@@ -226,3 +226,23 @@ def test_an_entry_must_be_one_row_named_like_the_object(qm: Harness, data: Any) 
     with pytest.raises(RuntimeError):
         qm.call("conf_put", body)
     assert rows(qm) == rows_of(default_complexes())
+
+
+@pytest.mark.parametrize("kind, name, value, message", [
+    ("queue", "all.q", "nosuch=1", 'Complex attribute "nosuch" does not exist'),
+    ("queue", "all.q", "NONE,[h1=nosuch=1]", 'Complex attribute "nosuch" does not exist'),
+    ("queue", "all.q", "slots=abc", 'attribute "slots" is not a integer value'),
+    ("exechost", "global", "nosuch=1", 'denied: attribute "nosuch" is not a complex attribute'),
+    ("exechost", "global", "mem_free=abc", 'attribute "mem_free" is not a memory value'),
+])
+def test_complex_values_name_attributes_of_the_list(qm: Harness, kind: str, name: str,
+                                                    value: str, message: str) -> None:
+    """Grid Engine 8.1.9's refusals of `qconf -aattr/-mattr ... complex_values`."""
+    pairs = (queue_defaults(name, hostlist="@allhosts", complex_values=value)
+             if kind == "queue" else with_value(exechost_defaults(name), "complex_values",
+                                                value))
+    with pytest.raises(RuntimeError) as refused:
+        put_conf(qm, kind, name, pairs, "modify")
+    assert str(refused.value) == message
+    put_conf(qm, kind, name, [[k, "mf=1G,slots=2" if k == "complex_values" else v]
+                              for k, v in pairs], "modify")
