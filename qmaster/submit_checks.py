@@ -17,9 +17,9 @@ from common.model import UserInfo
 from common.resource.complexes import ComplexError, cell_complexes, parse_request_list
 from qmaster.context import RequestError
 from qmaster.store import Store
-from scheduler.dispatch import PassInput, can_run
+from scheduler.dispatch import PassInput, can_run, queue_matches
 from scheduler.explain import pending_reasons
-from scheduler.pass_conf import Access, conf_fields
+from scheduler.pass_conf import Access, conf_fields, host_group_members
 from scheduler.resources import build_view
 
 NO_SUITABLE_QUEUES = "error: no suitable queues"
@@ -134,9 +134,15 @@ def _check_pe(store: Store, pe: Any) -> None:
 
 
 def _check_queues(store: Store, queues: list[str]) -> None:
+    """Each ``-q`` entry must name a cluster queue, or a queue instance or queue domain
+    that exists (``all.q@nosuchhost`` is refused, as by Grid Engine)."""
+    instances = queue_instances(store.conf, store.hosts)
+    groups = host_group_members(store.conf)
     for ref in queues:
-        qname = ref.split("@", 1)[0] or "*"
-        if not any(fnmatch.fnmatchcase(q, qname) for q in store.conf["queue"]):
+        qname, at, _ = ref.partition("@")
+        known = any(queue_matches(ref, qi, groups) for qi in instances) if at else any(
+            fnmatch.fnmatchcase(q, qname or "*") for q in store.conf["queue"])
+        if not known:
             raise RequestError("rejected", "Job was rejected because job requests unknown "
                                            f"queue \"{ref}\"")
 

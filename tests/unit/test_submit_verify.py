@@ -2,13 +2,14 @@
 it is (p) could do with the job, answered in Grid Engine's words."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from clients.api import job_request
-from tests.unit.test_qmaster_core import ALICE, Harness
+from tests.unit.test_qmaster_core import ALICE, ROOT, Harness
 
 REFERENCE = Path("/work/shared/reference")
 
@@ -79,3 +80,21 @@ def test_w_v_for_a_pe_that_cannot_hold_the_job(qm: Harness) -> None:
     assert str(refused.value).splitlines() == [
         'Job 1 cannot run in PE "smp" because it only offers 0 slots',
         "verification: no suitable queues"]
+
+
+@pytest.mark.parametrize("ref, known", [
+    ("all.q", True), ("all.*", True), ("all.q@vm", True), ("*@vm", True),
+    ("all.q@@allhosts", True), ("nosuch.q", False), ("all.q@nosuchhost", False),
+    ("*@nosuchhost", False), ("all.q@@nosuchgroup", False)])
+def test_w_v_refuses_queues_that_do_not_exist(qm: Harness, ref: str, known: bool) -> None:
+    """Grid Engine 8.1.9: 'Job was rejected because job requests unknown queue
+    "all.q@nosuchhost"' (captured)."""
+    qm.call("conf_put", {"user": ROOT.to_dict(), "kind": "hgrp", "name": "@allhosts",
+                         "data": [["group_name", "@allhosts"], ["hostlist", "vm"]],
+                         "mode": "modify"})
+    if known:
+        assert submit(qm, verify_mode="v", hard_queues=[ref])["verification"]
+    else:
+        with pytest.raises(RuntimeError, match=re.escape(
+                f'Job was rejected because job requests unknown queue "{ref}"')):
+            submit(qm, verify_mode="v", hard_queues=[ref])
