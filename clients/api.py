@@ -199,7 +199,9 @@ class Client:
     # ---- cluster and configuration --------------------------------------------------
     def cluster(self, *, resources: bool = False) -> dict[str, Any]:
         """Hosts and queue instances; ``resources`` adds each instance's ``qstat -F``
-        lines ([source, name, value]) as the qmaster's bookkeeping sees them."""
+        lines ([source, name, value]) and ``host_resources``, each host's ``qhost -F``
+        lines ([source, name, raw value, type, shortcut]; "global" too), as the
+        qmaster's bookkeeping sees them."""
         return self.request("cluster_query", {"user": self._user(), "resources": resources})
 
     def conf_get(self, kind: str) -> dict[str, Any]:

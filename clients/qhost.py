@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         client = connect_or_exit("qhost")
         with client:
-            cluster = client.cluster()
+            cluster = client.cluster(resources=tokens_only.resources)
             known = {h.lower() for h in cluster.get("exechosts") or []}
             args = parse_args(argv, resolver(known | {"global"}))
             reply = client.jobs() if args.jobs else None

@@ -410,6 +410,13 @@ def _host_resource_list(load: dict[str, str]) -> list[dict[str, Any]]:
             for name, value in load.items()]
 
 
+def _offered(offered: dict[str, list[list[str]]], host: str) -> list[dict[str, Any]]:
+    """The qmaster's qhost -F lines of one host as render_qhost takes them."""
+    return [{"dominance": source, "name": name, "value": value, "type": kind,
+             "shortcut": shortcut or None}
+            for source, name, value, kind, shortcut in offered.get(host) or []]
+
+
 def host_rows(cluster: Reply, reply: Reply | None = None, *, hosts: list[str] | None = None,
               users: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
     """qhost: "global" first, then the execution hosts by name (``hosts`` selects, no case)."""
@@ -419,10 +426,15 @@ def host_rows(cluster: Reply, reply: Reply | None = None, *, hosts: list[str] | 
         wanted = {h.lower() for h in hosts}
         names = [n for n in names if n.lower() in wanted]
     flt = JobFilter(states=frozenset({"r", "s"}), users=users)
-    rows = [{"name": "global", "load_values": {}, "resources": [], "queues": [], "jobs": []}]
+    offered = cluster.get("host_resources")
+    rows = [{"name": "global", "load_values": {},
+             "resources": _offered(offered, "global") if offered is not None else [],
+             "queues": [], "jobs": []}]
     for name in (n for n in names if n != "global"):
         load = (runtime.get(name) or {}).get("load") or {}
-        rows.append({"name": name, "load_values": load, "resources": _host_resource_list(load),
+        resources = _offered(offered, name) if offered is not None and name in offered \
+            else _host_resource_list(load)
+        rows.append({"name": name, "load_values": load, "resources": resources,
                      "queues": _host_queues(cluster, name),
                      "jobs": _host_jobs(cluster, name, reply, flt) if reply else []})
     return rows

@@ -32,8 +32,8 @@ from qmaster.defaults import GLOBAL_HOST, exechost_defaults
 from qmaster.store import CONF_KINDS, LIST_KINDS
 from qmaster.userset_handlers import (check_lists_exist, check_unreferenced, check_userset,
                                       require_permission)
-from scheduler.offers import instance_offers
-from scheduler.resources import build_view
+from scheduler.offers import host_offers, instance_offers
+from scheduler.resources import ResourceView, build_view
 
 
 @dataclass(frozen=True)
@@ -91,8 +91,10 @@ def handle_conf_get(ctx: Ctx) -> dict[str, Any]:
 def handle_cluster_query(ctx: Ctx) -> dict[str, Any]:
     store = ctx.store
     instances = queue_instances(store.conf, store.hosts)
-    offers = _offers(store, instances) if ctx.body.get("resources") else {}
-    return {
+    view = _view(store, instances) if ctx.body.get("resources") else None
+    offers = {(qi.queue, qi.host): instance_offers(view, qi, store.used_slots)
+              for qi in instances} if view is not None else {}
+    reply = {
         "hosts": [h.to_dict() for h in store.hosts.values()],
         "exechosts": sorted(store.conf["exechost"]),
         "instances": [{"queue": qi.queue, "host": qi.host, "slots": qi.slots,
@@ -103,15 +105,18 @@ def handle_cluster_query(ctx: Ctx) -> dict[str, Any]:
                       for qi in instances],
         "queues": sorted(store.conf["queue"]),
     }
+    if view is not None:  # qhost -F: the global pseudo host and each exec host
+        reply["host_resources"] = {name: host_offers(view, None if name == GLOBAL_HOST
+                                                     else name)
+                                   for name in store.conf["exechost"]}
+    return reply
 
 
-def _offers(store: Any, instances: list[Any]) -> dict[tuple[str, str], list[list[str]]]:
-    """``qstat -F``: what each queue instance offers, by the qmaster's bookkeeping."""
+def _view(store: Any, instances: list[Any]) -> ResourceView:
+    """``qstat -F``/``qhost -F``: the resource levels by the qmaster's bookkeeping."""
     active = [(store.jobs[t.job_id].opts, t.granted) for t in store.active_tasks()
               if t.granted and t.job_id in store.jobs]
-    view = build_view(store.conf, store.hosts, instances, active)
-    return {(qi.queue, qi.host): instance_offers(view, qi, store.used_slots)
-            for qi in instances}
+    return build_view(store.conf, store.hosts, instances, active)
 
 
 def _who(ctx: Ctx) -> str:

@@ -1,4 +1,5 @@
-"""What a queue instance offers, attribute by attribute: the lines of ``qstat -F``.
+"""What a queue instance or a host offers, attribute by attribute: the lines of
+``qstat -F`` and ``qhost -F``.
 
 Pure. For each complex attribute some level (global ``g``, host ``h``, queue ``q``) has a
 value for, the value shown is the dominating one, with Grid Engine's two-letter source:
@@ -9,35 +10,57 @@ that has one. Queue slots come from the scheduler's slot count (``qc:slots``).
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Mapping
 
 from common.cluster import QueueInstance
 from common.resource.complexes import ComplexAttr
 from common.resource.matching import Level, offer_at
 from common.resource.values import Relop, ValueType, format_value
-from scheduler.resources import ResourceView
+from scheduler.resources import GLOBAL, ResourceView, host_key
 
 Line = list[str]  # [source, name, value]
+
+
+# queue_conf(5) values in the order Grid Engine's qstat -F lists them
+_QUEUE_ORDER = ("slots", "qname", "hostname", "tmpdir", "seq_no", "rerun", "calendar",
+                "s_rt", "h_rt", "s_cpu", "h_cpu", "s_fsize", "h_fsize", "s_data", "h_data",
+                "s_stack", "h_stack", "s_core", "h_core", "s_rss", "h_rss", "s_vmem",
+                "h_vmem", "min_cpu_interval")
 
 
 def instance_offers(view: ResourceView, qi: QueueInstance,
                     used: Mapping[tuple[str, str], int], names: set[str] | None = None
                     ) -> list[Line]:
-    """``qstat -F`` lines of one queue instance, in complex-name order; ``names`` (names
-    or shortcuts) limits them as ``qstat -F name,...`` does."""
-    levels = view.levels(qi.queue, qi.host)
+    """``qstat -F`` lines of one queue instance; ``names`` (names or shortcuts) limits
+    them as ``qstat -F name,...`` does. Grid Engine's order: global values, the host's
+    load values (report order) and fixed values, then the queue's (``slots``, ``qname``,
+    ``hostname``, its limits ..., its complex_values); each attribute once, where it
+    first appears, with its dominating value. The queue's slots are a consumable of
+    the instance: its capacity minus the slots in use there."""
+    global_level, host_level, queue_level = view.levels(qi.queue, qi.host)
+    queue_level = replace(queue_level, usage={
+        **queue_level.usage, "slots": float(used.get((qi.queue, qi.host), 0))})
+    levels = [global_level, host_level, queue_level]
+    by_name = {a.name: a for a in view.attrs}
     lines = []
-    for attr in sorted(view.attrs, key=lambda a: a.name):
-        if names is not None and attr.name not in names and attr.shortcut not in names:
-            continue
-        if attr.name == "slots":
-            free = max(0, qi.slots - used.get((qi.queue, qi.host), 0))
-            lines.append(["qc", "slots", str(free)])
+    for name in _listing_order(global_level, host_level, queue_level):
+        attr = by_name.get(name)
+        if attr is None or (names is not None and name not in names
+                            and attr.shortcut not in names):
             continue
         found = _dominating(attr, levels)
         if found is not None:
-            lines.append([found[0], attr.name, _shown(attr, found[0], found[1])])
+            lines.append([found[0], name, _shown(attr, found[0], found[1])])
     return lines
+
+
+def _listing_order(global_level: Level, host_level: Level, queue_level: Level
+                   ) -> list[str]:
+    queue_names = [n for n in _QUEUE_ORDER if n in queue_level.values]
+    queue_names += [n for n in queue_level.values if n not in _QUEUE_ORDER]
+    return list(dict.fromkeys([*global_level.values, *global_level.load, *host_level.load,
+                               *host_level.values, *queue_names]))
 
 
 def _shown(attr: ComplexAttr, source: str, value: Any) -> str:
@@ -71,3 +94,37 @@ def _replaces(attr: ComplexAttr, held: Any, new: Any) -> bool:
     if attr.relop in (Relop.GE, Relop.GT):
         return float(new) > float(held)  # for >= attributes the larger value binds
     return float(new) < float(held)
+
+
+HostLine = list[str]  # [source, name, value, complex type, shortcut]
+
+
+def host_offers(view: ResourceView, host: str | None) -> list[HostLine]:
+    """``qhost -F`` lines of an exec host (global and host level) or, for ``None``, of
+    the pseudo host "global". Grid Engine's order: the global values, then the host's
+    load values in report order, then its fixed and consumable values; each attribute
+    once, with its dominating value. Values are raw (numbers unformatted): qhost
+    formats them by type."""
+    keys = [GLOBAL] if host is None else [GLOBAL, host_key(host)]
+    levels = [view.level(k) for k in keys]
+    names = list(view.values.get(GLOBAL, {}))
+    if host is not None:
+        names += list(view.load.get(host_key(host), {})) + list(view.values.get(
+            host_key(host), {}))
+    by_name = {a.name: a for a in view.attrs}
+    lines: list[HostLine] = []
+    for name in dict.fromkeys(names):
+        attr = by_name.get(name)
+        found = _dominating(attr, levels) if attr is not None else None
+        if attr is not None and found is not None:  # unknown load values are not shown
+            lines.append([found[0], name, _raw(attr, found[1]), attr.type.value,
+                          attr.shortcut])
+    return lines
+
+
+def _raw(attr: ComplexAttr, value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if attr.type in (ValueType.BOOL,):
+        return "TRUE" if value else "FALSE"
+    return "infinity" if float(value) == float("inf") else repr(float(value))

@@ -161,6 +161,9 @@ def fixed_levels(conf: Mapping[str, Mapping[str, Pairs]], instances: Iterable[Qu
     exechosts = conf.get("exechost") or {}
     values = {GLOBAL: complex_values(attr(exechosts.get("global", []), "complex_values"),
                                      attrs)}
+    for name, pairs in exechosts.items():  # hosts without queues too (qhost -F)
+        if name != "global":
+            values[host_key(name)] = complex_values(attr(pairs, "complex_values"), attrs)
     groups = hostgroups(conf)
     per_queue = {name: _queue_template(pairs) for name, pairs in conf["queue"].items()}
     for qi in instances:

@@ -34,3 +34,30 @@ def test_a_load_value_below_a_fixed_limit_dominates() -> None:
     conf = cluster({"h1": 1}, exechost={"h1": "mem_free=4G"})
     shown = offers(conf, {"mem_free"}, load={"h1": {"mem_free": "1024M"}})
     assert shown == {"mem_free": ["hl", "1.000G"]}
+
+
+def ordered(conf: dict, **kw: object) -> list[str]:
+    inp = make_input(conf, [], **kw)  # type: ignore[arg-type]
+    assert inp.resources is not None
+    return [f"{s}:{n}={v}" for s, n, v in
+            instance_offers(inp.resources, inp.instances[0], inp.used)]
+
+
+def test_grid_engine_order_global_host_then_queue() -> None:
+    """Grid Engine 8.1.9 (captured): qstat -F lic,slots,hfix gives gc:lic=1, hc:slots=2,
+    hf:hfix=7 with lic=1 on the global host and slots=2,hfix=7 on the exec host."""
+    conf = cluster({"h1": 4}, exechost={"global": "lic=1", "h1": "slots=2,hfix=7"},
+                   complexes=("lic lic INT <= YES JOB 0 0", "hfix hfix INT <= YES NO 0 0"))
+    lines = ordered(conf, load={"h1": {"load_avg": "0.5", "arch": "lx-amd64"}})
+    assert lines[:5] == ["gc:lic=1", "hl:load_avg=0.500000", "hl:arch=lx-amd64",
+                         "hc:slots=2", "hf:hfix=7"]
+    queue_part = [line.split("=")[0] for line in lines[5:]]
+    assert queue_part[:4] == ["qf:qname", "qf:hostname", "qf:tmpdir", "qf:seq_no"]
+    assert queue_part[-1] == "qf:min_cpu_interval"
+    assert "qc:slots" not in queue_part  # the host's 2 slots bind before the queue's 4
+
+
+def test_queue_slots_come_first_of_the_queue_values() -> None:
+    lines = ordered(cluster({"h1": 4}))
+    assert [line.split("=")[0] for line in lines[:3]] == ["qc:slots", "qf:qname",
+                                                         "qf:hostname"]
