@@ -22,6 +22,7 @@ from qmaster.context import Ctx
 from qmaster.execd_link import send_start
 from qmaster.store import Store
 from qmaster.submit_checks import pe_slots_used
+from scheduler.dispatch import slot_ranges
 from scheduler.pass_conf import PEConf, grant_follows_rule, pe_lists
 from scheduler.resources import ResourceView, apply, build_view, check_grant, debits, job_requests
 
@@ -92,10 +93,10 @@ def _pe_refusal(store: Store, order: dict[str, Any], pe_used: dict[str, int]) ->
     if not grant_follows_rule(conf.rule, granted):
         return f'the grant does not follow allocation rule "{conf.rule}"'
     total = sum(int(s) for _, _, s in granted)
-    low = int(requested[1])
-    high = int(requested[2]) if len(requested) > 2 and requested[2] is not None else low
-    if not low <= total <= high:
-        return f"{total} slots are outside the requested range {low}-{high}"
+    ranges = slot_ranges(job.opts)
+    if not any(low <= total <= high for low, high in ranges):
+        wanted = ",".join(f"{lo}-{hi}" for lo, hi in sorted(ranges))
+        return f"{total} slots are outside the requested range {wanted}"
     if conf.slots is not None and pe_used.get(name, 0) + total > conf.slots:
         return f'parallel environment "{name}" has not enough free slots'
     pe_used[name] = pe_used.get(name, 0) + total

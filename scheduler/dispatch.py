@@ -254,19 +254,20 @@ def _place(job: dict[str, Any], category: Category, free: dict[SlotKey, int],
     if not pe:
         granted = _place_serial(category, free, inp.resources)
         return None if granted is None else (granted, None)
-    low, high = _slot_range(job)
     for conf, hosts in _pe_choices(job, str(pe[0]), category, inp):
-        limit = high if conf.slots is None else min(high, conf.slots - pe_used.get(conf.name, 0))
-        if limit < low:
-            continue
-        drop_full_hosts(hosts, free)
-        alloc = Allocation(inp.resources, category.requests, free, category.fit)
-        # bounds hold for one slot range; the PE limit may shrink it between jobs
-        bounds = category.pe_bounds.setdefault(f"{conf.name}:{limit}", {})
-        granted = allocate(conf.rule, low, limit, hosts, alloc, bounds)
-        if granted is not None:
-            pe_used[conf.name] = pe_used.get(conf.name, 0) + alloc.total
-            return granted, conf.name
+        cap = None if conf.slots is None else conf.slots - pe_used.get(conf.name, 0)
+        for low, high in slot_ranges(job.get("opts") or {}):
+            limit = high if cap is None else min(high, cap)
+            if limit < low:
+                continue
+            drop_full_hosts(hosts, free)
+            alloc = Allocation(inp.resources, category.requests, free, category.fit)
+            # bounds hold for one slot range; the PE limit may shrink it between jobs
+            bounds = category.pe_bounds.setdefault(f"{conf.name}:{low}:{limit}", {})
+            granted = allocate(conf.rule, low, limit, hosts, alloc, bounds)
+            if granted is not None:
+                pe_used[conf.name] = pe_used.get(conf.name, 0) + alloc.total
+                return granted, conf.name
     return None
 
 
@@ -310,13 +311,18 @@ def _place_serial(category: Category, free: dict[SlotKey, int],
     return None
 
 
-def _slot_range(job: dict[str, Any]) -> tuple[int, int]:
-    pe = (job.get("opts") or {}).get("pe")
+def slot_ranges(opts: Mapping[str, Any]) -> list[tuple[int, int]]:
+    """The slot ranges of ``-pe name n[-m][,...]``, the highest first: the pass grants
+    the most slots it can, and only counts inside a range (``2,4`` is never 3)."""
+    pe = opts.get("pe")
     if not pe:
-        return 1, 1
-    low = int(pe[1])
-    high = int(pe[2]) if len(pe) > 2 and pe[2] is not None else low
-    return max(low, 1), max(high, low, 1)
+        return [(1, 1)]
+    ranges = [(int(r[0]), int(r[1])) for r in opts.get("pe_ranges") or []]
+    if not ranges:
+        low = int(pe[1])
+        ranges = [(low, int(pe[2]) if len(pe) > 2 and pe[2] is not None else low)]
+    return sorted(((max(lo, 1), max(hi, lo, 1)) for lo, hi in ranges),
+                  key=lambda r: r[1], reverse=True)
 
 
 def pe_usage(jobs: Mapping[int, Mapping[str, Any]], active: Iterable[Mapping[str, Any]],

@@ -106,6 +106,14 @@ def test_pe_needs_queue_pe_list_and_room() -> None:
     assert "pe" not in run([job(1)], [task(1)], instances)[0]
 
 
+def test_pe_slot_ranges_with_gaps_grant_only_counts_inside_a_range() -> None:
+    pe = {"pe": ["smp", 2, 4], "pe_ranges": [[2, 2], [4, 4]]}
+    for free, granted in ((3, 2), (5, 4), (1, None)):
+        orders = run([job(1, **pe)], [task(1)], [qi(slots=free)],
+                     pe_of_queue={"all.q": {"smp"}})
+        assert [o["granted"][0][2] for o in orders] == ([granted] if granted else [])
+
+
 def test_seq_no_orders_queues() -> None:
     orders = run([job(1)], [task(1)], [qi("a.q", "h1", seq=5), qi("b.q", "h1", seq=1)])
     assert orders[0]["granted"][0][0] == "b.q"

@@ -73,6 +73,13 @@ def test_orders_breaking_the_pe_are_refused(qm: Harness, pe: str | None,
     assert qm.tasks(job)[0]["state"] == "pending"
 
 
+def test_slot_counts_between_ranges_are_refused(qm: Harness) -> None:
+    job = qm.submit(pe=("smp", 2, 4), pe_ranges=[(2, 2), (4, 4)])
+    assert refusal(order(qm, job, [["all.q", "h1", 3]], "smp")) == \
+        "3 slots are outside the requested range 2-2,4-4"
+    assert order(qm, job, [["all.q", "h1", 4]], "smp")["accepted"] == 1
+
+
 def test_a_pe_for_a_serial_job_is_refused(qm: Harness) -> None:
     job = qm.submit()
     assert refusal(order(qm, job, [["all.q", "h1", 1]], "smp")) == \
