@@ -17,11 +17,12 @@ from common.conf_values import split_assignments
 from common.conffile import ConfError
 from common.objects_conf_queue import parse_host_overrides
 from common.resource.centry import with_entry, without_entry
-from common.resource.values import BadValueError, parse_value
+from common.resource.complex_rules import validate
 from common.resource.complexes import (
     COMPLEX_KIND, COMPLEX_OBJECT, ComplexAttr, ComplexError, cell_complexes,
-    complexes_from_rows, resolve_name, rows_of, validate,
+    complexes_from_rows, resolve_name, rows_of,
 )
+from common.resource.values import BadValueError, parse_value
 from qmaster.context import Ctx, RequestError
 
 COMPLEX_NOT_CHANGED = "Complex attribute configuration has not been changed"

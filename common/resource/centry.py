@@ -4,7 +4,7 @@
 instead of the whole ``qconf -sc`` table. Grid Engine's qconf has these options in its
 debug builds and spools each attribute in this form (one ``name value`` line per field);
 this module owns that text form and the list edits the options make. Validation of the
-resulting list stays with :func:`common.resource.complexes.validate`.
+resulting list stays with :func:`common.resource.complex_rules.validate`.
 """
 from __future__ import annotations
 

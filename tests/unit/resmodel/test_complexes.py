@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from common.resource import complex_rules as rules
 from common.resource import complexes as c
 from common.resource.complexes import ComplexAttr, ComplexError, Consumable, Requestable
 from common.resource.values import Relop, ValueType
@@ -25,7 +26,7 @@ def attr(**changes: object) -> ComplexAttr:
 
 
 def errors_of(a: ComplexAttr) -> list[str]:
-    return c.validate(c.default_complexes() + [a], c.default_complexes())
+    return rules.validate(c.default_complexes() + [a], c.default_complexes())
 
 
 # --------------------------------------------------------------------------- table
@@ -90,12 +91,12 @@ def test_resolve_name() -> None:
 # --------------------------------------------------------------------------- validation
 
 def test_defaults_are_valid() -> None:
-    assert c.validate(c.default_complexes(), c.default_complexes()) == []
+    assert rules.validate(c.default_complexes(), c.default_complexes()) == []
     assert errors_of(LIC) == []
 
 
 def test_unique_names_and_shortcuts() -> None:
-    assert c.validate(c.default_complexes() + [LIC, attr(shortcut="zz")], []) == [
+    assert rules.validate(c.default_complexes() + [LIC, attr(shortcut="zz")], []) == [
         "complex with name lic or shortcut zz already exists"]
     # a clash with a built-in name also changes the built-in's type: both reported
     assert errors_of(attr(name="arch", shortcut="zz")) == [
@@ -182,7 +183,7 @@ def test_builtin_type_cannot_change_except_among_strings() -> None:
 
     def change(name: str, **kw: object) -> list[str]:
         new = [dataclasses.replace(a, **kw) if a.name == name else a for a in base]
-        return c.validate(new, base)
+        return rules.validate(new, base)
 
     assert change("h_vmem", type=ValueType.INT) == [
         'The type of the complex "h_vmem" cannot be changed due to its built in status']
@@ -198,25 +199,25 @@ def test_builtin_type_cannot_change_except_among_strings() -> None:
 def test_builtins_cannot_be_deleted() -> None:
     base = c.default_complexes()
     new = [a for a in base if a.name not in ("h_vmem", "arch")]
-    assert c.validate(new, base) == ['The built-in complex "arch" cannot be deleted',
+    assert rules.validate(new, base) == ['The built-in complex "arch" cannot be deleted',
                                      'The built-in complex "h_vmem" cannot be deleted']
 
 
 def test_referenced_attribute_cannot_be_removed() -> None:
     old = c.default_complexes() + [LIC]
     refs = {"lic": [("host", "vm")]}
-    assert c.validate(c.default_complexes(), old, refs) == [
+    assert rules.validate(c.default_complexes(), old, refs) == [
         'denied: Complex attribute "lic" is still referenced in host "vm".']
     refs = {"lic": [("rqs", "max_lic"), ("host", "vm"), ("queue", "all.q")]}
-    assert c.validate(c.default_complexes(), old, refs) == [
+    assert rules.validate(c.default_complexes(), old, refs) == [
         'denied: Complex attribute "lic" is still referenced in queue "all.q".']
-    assert c.validate(c.default_complexes(), old, {"lic": [("rqs", "max_lic")]}) == [
+    assert rules.validate(c.default_complexes(), old, {"lic": [("rqs", "max_lic")]}) == [
         'denied: Complex attribute "lic" is still referenced in resource quota set '
         '"max_lic".']
-    assert c.validate(c.default_complexes(), old, {"lic": [("sconf", "")]}) == [
+    assert rules.validate(c.default_complexes(), old, {"lic": [("sconf", "")]}) == [
         'denied: Complex attribute "lic" is still referenced in scheduler configuration.']
-    assert c.validate(c.default_complexes(), old, {}) == []
-    assert c.validate(old, old, refs) == []
+    assert rules.validate(c.default_complexes(), old, {}) == []
+    assert rules.validate(old, old, refs) == []
 
 
 # --------------------------------------------------------------------------- -l requests
