@@ -6,7 +6,8 @@ instance (then by job and task id), pending tasks after them by priority (held o
 0.00000, the others 0.50000) then job id, with the pending tasks of an array job grouped
 into one row per state ("3-10:1", "1,3,5"). Input are the plain dicts of
 ``Client.jobs()`` and ``Client.cluster()``; output are the JobRow, QueueRow and HostRow
-dicts documented in ``clients.render_qstat`` and ``clients.render_qhost``. No I/O here.
+dicts documented in ``clients.render_qstat``; the qhost rows are ``clients.views_qhost``.
+No I/O here.
 """
 from __future__ import annotations
 
@@ -113,17 +114,17 @@ def task_ranges(ids: Iterable[int], job_task_ids: list[int], step: int) -> str:
     return ",".join(range_text(r[0], r[-1], step) for r in runs)
 
 
-def _complex(name: str) -> ComplexAttr | None:
+def complex_attr(name: str) -> ComplexAttr | None:
     return resolve_name(_COMPLEXES, name)
 
 
 def _full_name(name: str) -> str:
-    attr = _complex(name)
+    attr = complex_attr(name)
     return attr.name if attr else name
 
 
 def _urgency(name: str) -> float:
-    attr = _complex(name)
+    attr = complex_attr(name)
     try:
         return float(attr.urgency) if attr else 0.0
     except ValueError:
@@ -289,7 +290,7 @@ def zombie_rows(reply: Reply, flt: JobFilter) -> list[JobRow]:
 
 # --------------------------------------------------------------------------- queues (-f)
 
-def _hosts(cluster: Reply) -> dict[str, Reply]:
+def hosts_by_name(cluster: Reply) -> dict[str, Reply]:
     return {h["name"]: h for h in cluster.get("hosts") or []}
 
 
@@ -325,7 +326,7 @@ def host_resources(load: dict[str, str], names: list[str] | None) -> list[list[s
     return shown
 
 
-def _instance_jobs(name: str, reply: Reply, flt: JobFilter) -> list[JobRow]:
+def instance_jobs(name: str, reply: Reply, flt: JobFilter) -> list[JobRow]:
     """Started tasks with slots in this instance (their slots here); master first granted."""
     all_jobs, rows = reply.get("jobs") or [], []
     for job, tasks in _selected_jobs(reply, flt):
@@ -344,7 +345,7 @@ def queue_rows(cluster: Reply, reply: Reply, flt: JobFilter, *,
                resource_names: list[str] | None = None, show_resources: bool = False
                ) -> list[dict[str, Any]]:
     """qstat -f queue instances (those -q selected) with their jobs."""
-    hosts, out = _hosts(cluster), []
+    hosts, out = hosts_by_name(cluster), []
     for inst in cluster.get("instances") or []:
         name = instance_name(inst["queue"], inst["host"])
         if flt.instances is not None and name not in flt.instances:
@@ -356,7 +357,7 @@ def queue_rows(cluster: Reply, reply: Reply, flt: JobFilter, *,
                     "used": int(inst.get("used") or 0), "total": int(inst.get("slots") or 0),
                     "load_avg": _load_float(load, "load_avg") if alive else None,
                     "arch": load.get("arch"), "states": "" if alive else "u",
-                    "jobs": _instance_jobs(name, reply, flt), "explain": [],
+                    "jobs": instance_jobs(name, reply, flt), "explain": [],
                     "resources": _offers(inst, load, resource_names) if show_resources else []})
     return out
 
@@ -364,7 +365,7 @@ def queue_rows(cluster: Reply, reply: Reply, flt: JobFilter, *,
 def cluster_queue_summary(cluster: Reply, selected: frozenset[str] | None = None
                           ) -> list[dict[str, Any]]:
     """qstat -g c: per cluster queue; CQLOAD is np_load_avg weighted by slots."""
-    hosts, summary = _hosts(cluster), {}
+    hosts, summary = hosts_by_name(cluster), {}
     for inst in cluster.get("instances") or []:
         if selected is not None and instance_name(inst["queue"], inst["host"]) not in selected:
             continue
@@ -397,57 +398,3 @@ def _finish_summary(cq: dict[str, Any]) -> dict[str, Any]:
     total_load = cq.pop("_load")
     cq["load"] = total_load / slots if slots else None
     return cq
-
-
-# --------------------------------------------------------------------------- qhost
-
-def _host_resource_list(load: dict[str, str]) -> list[dict[str, Any]]:
-    """qhost -F entries in load report order, typed by the complex of the same name."""
-    attrs = {name: _complex(name) for name in load}
-    return [{"name": name, "dominance": "hl", "value": value,
-             "type": attrs[name].type.value if attrs[name] else "STRING",
-             "shortcut": attrs[name].shortcut if attrs[name] else None}
-            for name, value in load.items()]
-
-
-def _offered(offered: dict[str, list[list[str]]], host: str) -> list[dict[str, Any]]:
-    """The qmaster's qhost -F lines of one host as render_qhost takes them."""
-    return [{"dominance": source, "name": name, "value": value, "type": kind,
-             "shortcut": shortcut or None}
-            for source, name, value, kind, shortcut in offered.get(host) or []]
-
-
-def host_rows(cluster: Reply, reply: Reply | None = None, *, hosts: list[str] | None = None,
-              users: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
-    """qhost: "global" first, then the execution hosts by name (``hosts`` selects, no case)."""
-    runtime = _hosts(cluster)
-    names = sorted(set(cluster.get("exechosts") or []) | set(runtime))
-    if hosts is not None:
-        wanted = {h.lower() for h in hosts}
-        names = [n for n in names if n.lower() in wanted]
-    flt = JobFilter(states=frozenset({"r", "s"}), users=users)
-    offered = cluster.get("host_resources")
-    rows = [{"name": "global", "load_values": {},
-             "resources": _offered(offered, "global") if offered is not None else [],
-             "queues": [], "jobs": []}]
-    for name in (n for n in names if n != "global"):
-        load = (runtime.get(name) or {}).get("load") or {}
-        resources = _offered(offered, name) if offered is not None and name in offered \
-            else _host_resource_list(load)
-        rows.append({"name": name, "load_values": load, "resources": resources,
-                     "queues": _host_queues(cluster, name),
-                     "jobs": _host_jobs(cluster, name, reply, flt) if reply else []})
-    return rows
-
-
-def _host_queues(cluster: Reply, host: str) -> list[dict[str, Any]]:
-    alive = bool((_hosts(cluster).get(host) or {}).get("alive"))
-    return [{"name": i["queue"], "qtype": queue_type(i), "resv": 0,
-             "used": int(i.get("used") or 0), "total": int(i.get("slots") or 0),
-             "states": "" if alive and i.get("alive") else "u"}
-            for i in cluster.get("instances") or [] if i["host"] == host]
-
-
-def _host_jobs(cluster: Reply, host: str, reply: Reply, flt: JobFilter) -> list[JobRow]:
-    return [row for inst in cluster.get("instances") or [] if inst["host"] == host
-            for row in _instance_jobs(instance_name(inst["queue"], host), reply, flt)]

@@ -14,6 +14,7 @@ from clients import qstat as qs
 from clients import render_qhost as rh
 from clients import render_qstat as rq
 from clients import views as v
+from clients import views_qhost as vq
 from clients.views_detail import env_list, job_detail, resource_list, select_jobs
 
 REF = Path("/work/shared/reference")
@@ -122,7 +123,7 @@ def test_cluster_queue_summary_matches_reference() -> None:
                                          ("qhost-F", {"show_resources": True}),
                                          ("qhost-xml", {}), ("qhost-F-xml", {"show_resources": True})])
 def test_qhost_matches_reference(name: str, kwargs: dict[str, Any]) -> None:
-    rows = v.host_rows(cluster())
+    rows = vq.host_rows(cluster())
     render = rh.render_hosts_xml if name.endswith("xml") else rh.render_hosts
     assert render(rows, **kwargs) == ref(f"{name}.out")
 
@@ -202,11 +203,11 @@ def test_zombie_rows_only_with_z() -> None:
 
 
 def test_host_rows_selection_and_jobs() -> None:
-    rows = v.host_rows(cluster(), reference_reply(), hosts=["VM"])
+    rows = vq.host_rows(cluster(), reference_reply(), hosts=["VM"])
     assert [r["name"] for r in rows] == ["global", "vm"]
     assert [(r["job_id"], r["task_id"]) for r in rows[1]["jobs"]] == [(95, None), (97, 1), (97, 2)]
-    assert v.host_rows(cluster(), hosts=["other"])[1:] == []
-    assert v.host_rows(cluster(), reference_reply(), users=("x",))[1]["jobs"] == []
+    assert vq.host_rows(cluster(), hosts=["other"])[1:] == []
+    assert vq.host_rows(cluster(), reference_reply(), users=("x",))[1]["jobs"] == []
 
 
 # --------------------------------------------------------------------------- -s and ranges
