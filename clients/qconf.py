@@ -4,7 +4,9 @@ Each option is one entry of ``OPTIONS``: how many arguments it takes and the fun
 carries it out. Objects are parsed and checked here (``clients.qconf_files``) and again by
 the qmaster, which alone decides and words the confirmation. Streams and exit codes follow
 Grid Engine 8.1.9: listings and objects go to stdout; confirmations (``root@vm added "x"
-to cluster queue list``) go to stderr with exit status 0; refusals go to stderr with 1.
+to cluster queue list``) go to stderr with exit status 0, except those of
+``-aattr/-mattr/-dattr/-rattr/-purge``, which 8.1.9 prints on stdout; refusals go to
+stderr with 1.
 """
 from __future__ import annotations
 
@@ -270,9 +272,10 @@ def _change_one(s: Session, obj_nm: str, kind: str, objects: dict[str, list[list
     except AttrError as exc:
         err(exc.message)
         return 1
+    # 8.1.9 prints what -aattr/-mattr/-dattr/-rattr did on stdout, refusals on stderr
     if not result.applied:
         for note in result.notes:
-            err(note)
+            out(note)
         return 0
     try:
         reply = s.client.conf_put(kind, name, result.pairs, "modify")
@@ -280,7 +283,7 @@ def _change_one(s: Session, obj_nm: str, kind: str, objects: dict[str, list[list
         err(exc.message)
         return 1
     for line in [*result.notes, reply["message"]]:
-        err(line)
+        out(line)
     objects[name] = result.pairs  # the next id may name the same queue (all.q@a,all.q@b)
     return 0
 

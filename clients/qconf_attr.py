@@ -119,7 +119,9 @@ def change_object(obj_nm: str, pairs: Pairs, req: Request, obj_id: str) -> Resul
     elif obj_nm == "queue" and req.attr not in NO_OVERRIDES:
         outcome = change_queue_value(current[req.attr], req, name, host)
     else:
-        outcome = change_value(current[req.attr], req, name)
+        # 8.1.9 names the object kind, not the host, when an exec host list was empty
+        outcome = change_value(current[req.attr], req, name,
+                               empty_of="exechost" if obj_nm == "exechost" else None)
     new = [[k, outcome.value if k == req.attr else v] for k, v in pairs]
     return Result(new, outcome.notes, outcome.applied)
 
@@ -129,15 +131,17 @@ def change_object(obj_nm: str, pairs: Pairs, req: Request, obj_id: str) -> Resul
 _LISTS = ASSIGNMENT_LISTS | NAME_LISTS
 
 
-def change_value(current: str, req: Request, obj: str) -> Outcome:
-    """One attribute value (no host entries) after ``req``."""
+def change_value(current: str, req: Request, obj: str, *, empty_of: str | None = None
+                 ) -> Outcome:
+    """One attribute value (no host entries) after ``req``; ``empty_of`` names the
+    object in the note for a list that was empty (default ``obj``)."""
     if req.attr not in _LISTS or req.option == REPLACE:
         return Outcome(req.value)
     old, new = elements(req.attr, current), elements(req.attr, req.value)
     if req.option == ADD:
         return _append(req.attr, old, new, obj, current)
     if req.option == MODIFY:
-        return _modify(req.attr, old, new, obj)
+        return _modify(req.attr, old, new, obj, empty_of or obj)
     return _remove(req.attr, old, new, obj)
 
 
@@ -174,10 +178,10 @@ def _append(attr: str, old: list[tuple[str, str]], new: list[tuple[str, str]], o
     return Outcome(join(attr, out))
 
 
-def _modify(attr: str, old: list[tuple[str, str]], new: list[tuple[str, str]], obj: str
-            ) -> Outcome:
+def _modify(attr: str, old: list[tuple[str, str]], new: list[tuple[str, str]], obj: str,
+            empty_of: str) -> Outcome:
     if not old:
-        return Outcome(join(attr, new), [ADDING_ALL.format(attr, obj)])
+        return Outcome(join(attr, new), [ADDING_ALL.format(attr, empty_of)])
     out, notes = list(old), []
     for key, text in new:
         at = _find(attr, out, key)

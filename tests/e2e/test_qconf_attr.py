@@ -1,7 +1,8 @@
 """``qconf -aattr/-mattr/-dattr/-rattr/-purge`` against a live cell (one for the module).
 
-Confirmations are the qmaster's (``root@vm modified "all.q" in cluster queue list``) on
-stderr with exit status 0; notes and refusals use Grid Engine 8.1.9's texts.
+As in Grid Engine 8.1.9 (captured): notes and the qmaster's confirmation (``root@vm
+modified "all.q" in cluster queue list``) go to stdout with exit status 0, refusals to
+stderr with 1.
 """
 from __future__ import annotations
 
@@ -24,8 +25,12 @@ def shown(env: dict[str, str], option: str, name: str, attr: str) -> str:
     return line[len(attr):].strip()
 
 
-def modified(name: str, listed: str) -> Result:
-    return told(f'{WHO} modified "{name}" in {listed} list')
+def said(text: str) -> Result:
+    return text + "\n", "", 0
+
+
+def modified(name: str, listed: str, *notes: str) -> Result:
+    return said("\n".join([*notes, f'{WHO} modified "{name}" in {listed} list']))
 
 
 def test_exechost_complex_values(env: dict[str, str]) -> None:
@@ -33,7 +38,7 @@ def test_exechost_complex_values(env: dict[str, str]) -> None:
     cv = ("exechost", "complex_values")
     assert qconf(env, "-aattr", *cv, "slots=2", HOST) == host_modified
     assert shown(env, "-se", HOST, "complex_values") == "slots=2"
-    assert qconf(env, "-aattr", *cv, "slots=3", HOST) == told(
+    assert qconf(env, "-aattr", *cv, "slots=3", HOST) == said(
         f'No modification because "slots" already exists in "complex_values" of "{HOST}"')
     assert qconf(env, "-mattr", *cv, "slots=4", HOST) == host_modified
     assert shown(env, "-se", HOST, "complex_values") == "slots=4"
@@ -41,6 +46,10 @@ def test_exechost_complex_values(env: dict[str, str]) -> None:
         '"NONE" is not a valid list attribute value for -mattr.  Try using -rattr instead.', 1)
     assert qconf(env, "-rattr", *cv, "NONE", HOST) == host_modified
     assert shown(env, "-se", HOST, "complex_values") == "NONE"
+    # 8.1.9 (captured) names the kind, not the host, when the list was empty
+    assert qconf(env, "-mattr", *cv, "slots=2", HOST) == modified(
+        HOST, "exechost", '"complex_values" of "exechost" is empty - Adding new element(s).')
+    assert qconf(env, "-rattr", *cv, "NONE", HOST) == host_modified
 
 
 def test_queue_slots_default_and_host_entry(env: dict[str, str]) -> None:
@@ -68,7 +77,7 @@ def test_queue_lists_and_seq_no(env: dict[str, str]) -> None:
 def test_several_instances_of_one_queue(env: dict[str, str]) -> None:
     ids = f"all.q@{HOST},all.q@@allhosts"
     line = f'{WHO} modified "all.q" in cluster queue list'
-    assert qconf(env, "-mattr", "queue", "priority", "4", ids) == told(f"{line}\n{line}")
+    assert qconf(env, "-mattr", "queue", "priority", "4", ids) == said(f"{line}\n{line}")
     assert shown(env, "-sq", "all.q", "priority") == f"0,[{HOST}=4],[@allhosts=4]"
 
 

@@ -86,11 +86,10 @@ def test_delete_list_refused_while_a_queue_names_it(env: dict[str, str]) -> None
 
 
 def test_unknown_list_in_a_queue_is_refused(env: dict[str, str], tmp_path: Path) -> None:
+    # 8.1.9 (captured): the refusal alone, without the "is empty" note
     assert qconf(env, "-mattr", "queue", "user_lists", "nosuchlist", "all.q") == told(
-        '"user_lists" of "all.q" is empty - Adding new element(s).\n'
         'Userset "nosuchlist" does not exist', 1)
-    assert qconf(env, "-mattr", "pe", "user_lists", "nosuchlist", "smp") == told(
-        '"user_lists" of "smp" is empty - Adding new element(s).\n'
+    assert qconf(env, "-aattr", "pe", "user_lists", "nosuchlist", "smp") == told(
         'Userset "nosuchlist" does not exist', 1)
     conf = tmp_path / "global"
     conf.write_text("xuser_lists nosuchlist\n")

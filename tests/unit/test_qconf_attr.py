@@ -51,7 +51,7 @@ def test_mattr_replaces_and_moves_to_the_end_and_notes_new_ones() -> None:
 def test_mattr_on_an_empty_list_says_so() -> None:
     out = change_object("exechost", host(), Request(MODIFY, "load_scaling", "np=2"), "vm")
     assert value(out.pairs, "load_scaling") == "np=2"
-    assert out.notes == ['"load_scaling" of "vm" is empty - Adding new element(s).']
+    assert out.notes == ['"load_scaling" of "exechost" is empty - Adding new element(s).']
 
 
 @pytest.mark.parametrize("none", ["NONE", "none"])
