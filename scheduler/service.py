@@ -8,6 +8,7 @@ Passes run when an event could change the outcome, at most once per ``min_interv
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import time
 from typing import Any, Callable
@@ -50,16 +51,28 @@ class SchedulerService:
         self._stop.set()
 
     async def run(self) -> None:
+        """Sessions with the qmaster until ``stop``; a stop cancels the session at once,
+        even while it waits for an answer or for the qmaster to come back."""
         ctx = zmq.asyncio.Context()
+        stopping = asyncio.ensure_future(self._stop.wait())
         try:
             while not self._stop.is_set():
-                try:
-                    await self._session(ctx)
-                except Resync as why:
-                    self._log("resync", reason=str(why))
-                    await asyncio.sleep(0.2)
+                session = asyncio.ensure_future(self._session_then_pause(ctx))
+                await asyncio.wait({session, stopping}, return_when=asyncio.FIRST_COMPLETED)
+                if not session.done():
+                    session.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await session
         finally:
+            stopping.cancel()
             ctx.term()
+
+    async def _session_then_pause(self, ctx: zmq.asyncio.Context) -> None:
+        try:
+            await self._session(ctx)
+        except Resync as why:
+            self._log("resync", reason=str(why))
+            await asyncio.sleep(0.2)
 
     async def _session(self, ctx: zmq.asyncio.Context) -> None:
         if self.resolve is not None:
