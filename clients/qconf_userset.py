@@ -6,9 +6,10 @@ user of every list and answers one line per user and list (``added "u" to access
 "l"``), the exit status 1 when any of them failed. The other options send whole lists
 (``conf_put``/``conf_del`` of kind "userset"), confirmed as ``root@vm added "l" to
 userset list``. Quirks kept from Grid Engine: ``-Mu`` of a list that does not exist says
-``l is not known as project``; ``-mu`` of an unknown list creates it (type ``ACL DEPT``)
-and exits 0 even when the qmaster refuses the edited list; a list the editor returns
-unchanged is not sent (``file unchanged``).
+``l is not known as a project`` (captured); ``-mu`` of an unknown list creates it (type
+``ACL DEPT``) and exits 0 even when the qmaster refuses the edited list; a list the editor
+returns unchanged is not sent (``file unchanged``). Every access list message, success
+or refusal, goes to stderr, as the 8.1.9 captures show.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from common.objects_conf_userset import userset_pairs
 
 KIND = "userset"
 ERROR_READING_IN_FILE = "error reading in file"
-NOT_A_PROJECT = "{} is not known as project"  # Grid Engine's -Mu says so for usersets
+NOT_A_PROJECT = "{} is not known as a project"  # sic: 8.1.9 -Mu of a missing list
 EDITED_UNREADABLE = "error reading userset from file"
 FILE_UNCHANGED = "file unchanged"  # stdout, as Grid Engine's -mu prints it
 

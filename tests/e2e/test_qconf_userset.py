@@ -1,11 +1,16 @@
 """``qconf`` access list options (-sul -su -au -du -dul -Au -Mu -mu) against a live cell.
 
-Expected texts are Grid Engine 8.1.9's (qconf's sge_client_access.c and the qmaster's
-userset messages) with this machine's user and host put in. One cell serves the module;
-every test uses its own list names.
+Expected texts are Grid Engine 8.1.9's with this machine's user and host put in. The
+``test_captured_*`` tests replay, in order and with the same names, commands whose
+output was captured from a real 8.1.9 cell (host "vm", manager root, plain user sgeuser);
+the others follow qconf's sge_client_access.c and the qmaster's userset messages. One
+cell serves the module; every test uses its own list names.
 """
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
 from pathlib import Path
 from typing import Callable
 
@@ -114,7 +119,7 @@ def test_add_and_modify_from_files(env: dict[str, str], tmp_path: Path) -> None:
     acl = userset_file(tmp_path, "filed", "ACL", "gina", fshare="5")
     assert qconf(env, "-Mu", acl) == told('not allowed to set "fshare" for ACL lists', 1)
     assert qconf(env, "-Mu", userset_file(tmp_path, "unfiled")) == told(
-        "unfiled is not known as project", 1)
+        "unfiled is not known as a project", 1)
     bad = tmp_path / "bad"
     bad.write_text("name x\ntype ACL\nfshare 0\noticket 0\nentries NONE\nfoo 1\n")
     assert qconf(env, "-Au", str(bad)) == told(
@@ -186,3 +191,142 @@ def _quietly(call: Callable[..., object], *args: str) -> None:
         call(*args)
     except ClientError:
         pass
+
+
+# ---- replays of captured Grid Engine 8.1.9 sessions -------------------------------------
+OTHER = "sgeuser"  # the captures' plain user; made an operator in one of them
+OTHER_WHO = f"{OTHER}@{socket.gethostname()}"
+# The qmaster knows a caller by the user its client names, as Grid Engine without CSP
+# does; a test cannot portably become another Unix user, so this runs qconf's main with
+# the client naming OTHER (uid and gid are not checked for these requests).
+_AS_OTHER = (
+    "import socket, sys\n"
+    "import clients.api\n"
+    "from common.model import UserInfo\n"
+    "clients.api.current_user = lambda: UserInfo(sys.argv[1], 4545, sys.argv[1], 4545,\n"
+    "                                            socket.gethostname())\n"
+    "from clients.qconf import main\n"
+    "sys.exit(main(sys.argv[2:]))\n")
+
+
+def qconf_as_other(env: dict[str, str], *args: str) -> Result:
+    """qconf run by OTHER, who is no manager."""
+    done = subprocess.run([sys.executable, "-c", _AS_OTHER, OTHER, *args], env=env,
+                          capture_output=True, text=True, timeout=30)
+    return done.stdout, done.stderr, done.returncode
+
+
+def captured_file(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_captured_manager_session(env: dict[str, str]) -> None:
+    """acl-sul ... acl-mattr-allq-unknown: entries, then a list a queue names."""
+    _captured_entries(env)
+    _captured_queue_reference(env)
+
+
+def _captured_entries(env: dict[str, str]) -> None:
+    assert qconf(env, "-su", "arusers") == (
+        "name    arusers\ntype    ACL\nfshare  0\noticket 0\nentries NONE\n", "", 0)
+    assert qconf(env, "-au", "sgeuser", "newlist") == told(
+        'added "sgeuser" to access list "newlist"')
+    assert qconf(env, "-au", "sgeuser", "newlist") == told(
+        '"sgeuser" is already in access list "newlist"', 1)
+    # one user refused, the other added all the same
+    assert qconf(env, "-au", "root,sgeuser", "newlist") == told(
+        'added "root" to access list "newlist"\n'
+        '"sgeuser" is already in access list "newlist"', 1)
+    assert qconf(env, "-su", "newlist") == (
+        "name    newlist\ntype    ACL\nfshare  0\noticket 0\nentries sgeuser,root\n", "", 0)
+    assert qconf(env, "-du", "sgeuser", "newlist") == told(
+        'deleted user "sgeuser" from access list "newlist"')
+    assert qconf(env, "-du", "sgeuser", "newlist") == told(
+        'user "sgeuser" is not in access list "newlist"', 1)
+    assert qconf(env, "-su", "newlist") == (
+        "name    newlist\ntype    ACL\nfshare  0\noticket 0\nentries root\n", "", 0)
+    names = qconf(env, "-sul")[0].splitlines()
+    assert names == sorted(names) and {"arusers", "deadlineusers", "defaultdepartment",
+                                       "newlist"} <= set(names)
+
+
+def _captured_queue_reference(env: dict[str, str]) -> None:
+    assert qconf(env, "-mattr", "queue", "user_lists", "newlist", "all.q") == (
+        '"user_lists" of "all.q" is empty - Adding new element(s).\n'
+        f'{WHO} modified "all.q" in cluster queue list\n', "", 0)
+    assert qconf(env, "-dul", "newlist") == told(
+        'denied: userset "newlist" is still referenced in user list of queue "all.q"', 1)
+    assert qconf(env, "-mattr", "queue", "user_lists", "NONE", "all.q") == told(
+        '"NONE" is not a valid list attribute value for -mattr.  Try using -rattr '
+        "instead.", 1)
+    assert qconf(env, "-rattr", "queue", "user_lists", "NONE", "all.q") == (
+        f'{WHO} modified "all.q" in cluster queue list\n', "", 0)
+    assert qconf(env, "-dul", "newlist") == told(f'{WHO} removed "newlist" from userset list')
+    assert qconf(env, "-dul", "newlist") == told('denied: userset "newlist" does not exist', 1)
+    assert qconf(env, "-mattr", "queue", "user_lists", "nosuchlist", "all.q") == told(
+        'Userset "nosuchlist" does not exist', 1)
+
+
+ACL_FILELIST = "name    filelist\ntype    ACL\nfshare  0\noticket 0\nentries alice,bob\n"
+
+
+def test_captured_file_session(env: dict[str, str], tmp_path: Path) -> None:
+    """acl-Au ... acl-dul-filelist; -Mu's type ACL,DEPT is shown blank separated."""
+    added = captured_file(tmp_path, "acl-filelist", ACL_FILELIST)
+    assert qconf(env, "-Au", added) == told(f'{WHO} added "filelist" to userset list')
+    assert qconf(env, "-su", "filelist") == (ACL_FILELIST, "", 0)
+    assert qconf(env, "-Au", added) == told('userset "filelist" already exists', 1)
+    modified = captured_file(tmp_path, "acl-filelist-mod", "name    filelist\n"
+                             "type    ACL,DEPT\nfshare  10\noticket 0\nentries carol,@staff\n")
+    assert qconf(env, "-Mu", modified) == told(f'{WHO} modified "filelist" in userset list')
+    assert qconf(env, "-su", "filelist") == ("name    filelist\ntype    ACL DEPT\n"
+                                             "fshare  10\noticket 0\nentries carol,@staff\n",
+                                             "", 0)
+    missing = captured_file(tmp_path, "acl-nosuch", "name    nosuchfilelist\ntype    ACL\n"
+                            "fshare  0\noticket 0\nentries alice\n")
+    # sic: Grid Engine 8.1.9 calls the access list a project here
+    assert qconf(env, "-Mu", missing) == told("nosuchfilelist is not known as a project", 1)
+    assert qconf(env, "-dul", "filelist") == told(f'{WHO} removed "filelist" from userset list')
+
+
+def test_captured_non_manager_refused_once_per_user(env: dict[str, str]) -> None:
+    """acl-au-nonmanager: the refusal once for each user named, the list unchanged."""
+    denied = f'denied: "{OTHER}" must be operator for this operation\n'
+    assert qconf_as_other(env, "-au", "x,y", "deadlineusers") == ("", denied * 2, 1)
+    assert qconf(env, "-su", "deadlineusers")[0].endswith("entries NONE\n")
+
+
+def test_captured_operator_session(env: dict[str, str], tmp_path: Path) -> None:
+    """acl-ao-sgeuser ... acl-so-after: an operator may -au (creating a list), -du, -dul
+    and -Au, but not -mattr a queue."""
+    assert qconf(env, "-ao", OTHER) == told(f'{WHO} added "{OTHER}" to operator list')
+    try:
+        assert qconf(env, "-so") == (f"{OTHER}\n", "", 0)
+        _captured_operator_changes(env, tmp_path)
+    finally:
+        removed = qconf(env, "-do", OTHER)
+    assert removed == told(f'{WHO} removed "{OTHER}" from operator list')
+    assert qconf(env, "-so") == told("no operator defined", 1)
+
+
+def _captured_operator_changes(env: dict[str, str], tmp_path: Path) -> None:
+    assert qconf_as_other(env, "-au", "x", "deadlineusers") == told(
+        'added "x" to access list "deadlineusers"')
+    assert qconf_as_other(env, "-au", "x", "oplist") == told(
+        'added "x" to access list "oplist"')
+    assert qconf_as_other(env, "-su", "deadlineusers") == (
+        "name    deadlineusers\ntype    ACL\nfshare  0\noticket 0\nentries x\n", "", 0)
+    assert qconf_as_other(env, "-du", "x", "deadlineusers") == told(
+        'deleted user "x" from access list "deadlineusers"')
+    assert qconf_as_other(env, "-dul", "oplist") == told(
+        f'{OTHER_WHO} removed "oplist" from userset list')
+    added = captured_file(tmp_path, "acl-filelist", ACL_FILELIST)
+    assert qconf_as_other(env, "-Au", added) == told(
+        f'{OTHER_WHO} added "filelist" to userset list')
+    assert qconf_as_other(env, "-dul", "filelist") == told(
+        f'{OTHER_WHO} removed "filelist" from userset list')
+    assert qconf_as_other(env, "-mattr", "queue", "user_lists", "deadlineusers",
+                          "all.q") == told(f'denied: "{OTHER}" must be manager for this '
+                                           "operation", 1)
