@@ -263,8 +263,10 @@ def _captured_queue_reference(env: dict[str, str]) -> None:
         "instead.", 1)
     assert qconf(env, "-rattr", "queue", "user_lists", "NONE", "all.q") == (
         f'{WHO} modified "all.q" in cluster queue list\n', "", 0)
-    assert qconf(env, "-dul", "newlist") == told(f'{WHO} removed "newlist" from userset list')
-    assert qconf(env, "-dul", "newlist") == told('denied: userset "newlist" does not exist', 1)
+    assert qconf(env, "-dul", "newlist") == told(
+        f'{WHO} removed "newlist" from userset list')
+    assert qconf(env, "-dul", "newlist") == told(
+        'denied: userset "newlist" does not exist', 1)
     assert qconf(env, "-mattr", "queue", "user_lists", "nosuchlist", "all.q") == told(
         'Userset "nosuchlist" does not exist', 1)
 
@@ -278,17 +280,19 @@ def test_captured_file_session(env: dict[str, str], tmp_path: Path) -> None:
     assert qconf(env, "-Au", added) == told(f'{WHO} added "filelist" to userset list')
     assert qconf(env, "-su", "filelist") == (ACL_FILELIST, "", 0)
     assert qconf(env, "-Au", added) == told('userset "filelist" already exists', 1)
-    modified = captured_file(tmp_path, "acl-filelist-mod", "name    filelist\n"
-                             "type    ACL,DEPT\nfshare  10\noticket 0\nentries carol,@staff\n")
+    modified = captured_file(tmp_path, "acl-filelist-mod",
+                             "name    filelist\ntype    ACL,DEPT\nfshare  10\n"
+                             "oticket 0\nentries carol,@staff\n")
     assert qconf(env, "-Mu", modified) == told(f'{WHO} modified "filelist" in userset list')
-    assert qconf(env, "-su", "filelist") == ("name    filelist\ntype    ACL DEPT\n"
-                                             "fshare  10\noticket 0\nentries carol,@staff\n",
-                                             "", 0)
+    assert qconf(env, "-su", "filelist") == (
+        "name    filelist\ntype    ACL DEPT\nfshare  10\noticket 0\n"
+        "entries carol,@staff\n", "", 0)
     missing = captured_file(tmp_path, "acl-nosuch", "name    nosuchfilelist\ntype    ACL\n"
                             "fshare  0\noticket 0\nentries alice\n")
     # sic: Grid Engine 8.1.9 calls the access list a project here
     assert qconf(env, "-Mu", missing) == told("nosuchfilelist is not known as a project", 1)
-    assert qconf(env, "-dul", "filelist") == told(f'{WHO} removed "filelist" from userset list')
+    assert qconf(env, "-dul", "filelist") == told(
+        f'{WHO} removed "filelist" from userset list')
 
 
 def test_captured_non_manager_refused_once_per_user(env: dict[str, str]) -> None:
