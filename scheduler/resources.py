@@ -18,14 +18,14 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from common.cluster import QueueInstance, attr, hostgroups
-from common.conf_values import split_names
+from common.conf_values import split_assignments, split_names
 from common.objects_conf_queue import QUEUE, parse_host_overrides, resolve
 from common.resource.complexes import (
     ComplexAttr, ComplexError, Consumable, Requestable, ResourceRequest,
     cell_complexes, parse_request_list, resolve_name,
 )
 from common.resource.matching import Level, MatchResult, match_job
-from common.resource.values import Relop
+from common.resource.values import STRING_TYPES, BadValueError, Relop, parse_value
 
 LevelKey = tuple[str, ...]
 GLOBAL: LevelKey = ("global",)
@@ -55,6 +55,7 @@ class ResourceView:
     attrs: list[ComplexAttr]
     values: dict[LevelKey, dict[str, str]] = field(default_factory=dict)
     load: dict[LevelKey, Mapping[str, str]] = field(default_factory=dict)
+    scaled: dict[LevelKey, frozenset[str]] = field(default_factory=dict)
     usage: dict[LevelKey, dict[str, float]] = field(default_factory=dict)
     shared: dict[LevelKey, dict[str, float]] = field(default_factory=dict)
     _slots_above: bool | None = field(default=None, repr=False)
@@ -117,14 +118,15 @@ class ResourceView:
         name = "global" if kind == "global" else key[1] if kind == "host" \
             else f"{key[1]}@{key[2]}"
         return Level(kind, name, self.values.get(key, {}), self.load.get(key, {}),
-                     self.usage.get(key, {}), self.shared.get(key, {}))
+                     self.usage.get(key, {}), self.shared.get(key, {}),
+                     self.scaled.get(key, frozenset()))
 
     def levels(self, queue: str, host: str) -> list[Level]:
         return [self.level(k) for k in (GLOBAL, host_key(host), queue_key(queue, host))]
 
     def copy(self) -> "ResourceView":
         """The same cluster with its usage copied (a pass debits into its view)."""
-        return ResourceView(self.attrs, self.values, self.load,
+        return ResourceView(self.attrs, self.values, self.load, self.scaled,
                             {key: dict(used) for key, used in self.usage.items()},
                             {key: dict(used) for key, used in self.shared.items()},
                             _slots_above=self._slots_above, _amounts=self._amounts)
@@ -213,11 +215,36 @@ def build_view(conf: Mapping[str, Mapping[str, Pairs]], hosts: Mapping[str, Any]
     view = ResourceView(attrs, values if values is not None else
                         fixed_levels(conf, instances, attrs))
     view.load = {host_key(name): _load_of(h) for name, h in hosts.items()}
+    _scale_loads(view, conf.get("exechost") or {})
     for opts, granted in active:
         requests = job_requests(opts, attrs)
         if requests is not None and granted:
             apply(view, debits(view, requests, granted))
     return view
+
+
+def _scale_loads(view: ResourceView, exechosts: Mapping[str, Pairs]) -> None:
+    """host_conf(5) ``load_scaling``: each named load value of the host times its factor
+    (load values that are no number stay as reported)."""
+    for name, pairs in exechosts.items():
+        factors = split_assignments(attr(pairs, "load_scaling", "NONE"))
+        key = host_key(name)
+        load = view.load.get(key)
+        if not factors or not load:
+            continue
+        scaled, changed = dict(load), set()
+        for load_name, factor in factors:
+            found = resolve_name(view.attrs, load_name)
+            if found is None or found.type in STRING_TYPES or load_name not in load:
+                continue
+            try:
+                value = float(parse_value(found.type, load[load_name])) * float(factor)
+            except (BadValueError, ValueError):
+                continue
+            scaled[load_name] = repr(value)
+            changed.add(load_name)
+        view.scaled[key] = frozenset(changed)
+        view.load[key] = scaled
 
 
 # --------------------------------------------------------------------------- requests

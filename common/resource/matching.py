@@ -75,6 +75,7 @@ class Level:
     load: Mapping[str, str] = field(default_factory=dict)
     usage: Mapping[str, float] = field(default_factory=dict)
     shared_usage: Mapping[str, float] = field(default_factory=dict)
+    scaled: frozenset[str] = frozenset()  # load values host_conf(5) load_scaling changed
 
 
 @dataclass(frozen=True)
@@ -122,9 +123,10 @@ def _fixed_offer(attr: ComplexAttr, level: Level, layer: str) -> Offer | None:
     return Offer(attr, per_slot=value, per_slot_source=layer + "f")
 
 
-def _with_load(offer: Offer | None, attr: ComplexAttr, text: str, layer: str) -> Offer | None:
+def _with_load(offer: Offer | None, attr: ComplexAttr, text: str, source: str
+               ) -> Offer | None:
     if attr.type in STRING_TYPES:
-        return Offer(attr, per_slot=text, per_slot_source=layer + "l")
+        return Offer(attr, per_slot=text, per_slot_source=source)
     try:
         load = float(parse_value(attr.type, text))
     except BadValueError:
@@ -136,7 +138,7 @@ def _with_load(offer: Offer | None, attr: ComplexAttr, text: str, layer: str) ->
                       per_job_source=offer.per_slot_source)
     if offer.per_job is not None and _keeps_existing(attr.relop, offer.per_job, load):
         return offer
-    return Offer(attr, offer.per_slot, offer.per_slot_source, load, layer + "l")
+    return Offer(attr, offer.per_slot, offer.per_slot_source, load, source)
 
 
 def offer_at(attr: ComplexAttr, level: Level) -> Offer | None:
@@ -146,7 +148,9 @@ def offer_at(attr: ComplexAttr, level: Level) -> Offer | None:
     text = level.load.get(attr.name)
     fixed_wins = offer is not None and attr.relop in (Relop.EQ, Relop.NE)
     if text is not None and not fixed_wins:
-        offer = _with_load(offer, attr, text, layer)
+        # qstat(1): "L" marks a load value after the administrator's load scaling
+        offer = _with_load(offer, attr, text, layer + ("L" if attr.name in level.scaled
+                                                       else "l"))
     return offer
 
 

@@ -61,3 +61,22 @@ def test_queue_slots_come_first_of_the_queue_values() -> None:
     lines = ordered(cluster({"h1": 4}))
     assert [line.split("=")[0] for line in lines[:3]] == ["qc:slots", "qf:qname",
                                                          "qf:hostname"]
+
+
+def test_load_scaling_multiplies_the_reported_value() -> None:
+    """host_conf(5) load_scaling; qstat(1): "L" marks a scaled load value."""
+    conf = cluster({"h1": 4})
+    conf["exechost"]["h1"] = [["hostname", "h1"], ["load_scaling", "np_load_avg=2.5"]]
+    shown = offers(conf, {"np_load_avg", "load_avg"},
+                   load={"h1": {"np_load_avg": "0.4", "load_avg": "0.8"}})
+    assert shown == {"np_load_avg": ["hL", "1.000000"], "load_avg": ["hl", "0.800000"]}
+
+
+def test_scaled_load_values_decide_matching() -> None:
+    from scheduler.dispatch import dispatch_pass
+    from tests.unit.test_resources_sched import job
+    conf = cluster({"h1": 4, "h2": 4})
+    conf["exechost"]["h1"] = [["hostname", "h1"], ["load_scaling", "mem_free=0.1"]]
+    load = {h: {"mem_free": "1000M"} for h in ("h1", "h2")}
+    orders = dispatch_pass(make_input(conf, [job(1, {"mem_free": "500M"})], load=load))
+    assert orders[0]["granted"][0][1] == "h2"  # h1 offers 1000M * 0.1
