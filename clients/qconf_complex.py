@@ -58,7 +58,6 @@ def modify_complexes_in_editor(s: Session) -> int:
     return put_complexes(s, attrs)
 
 
-
 # ---- one attribute at a time ------------------------------------------------------------
 def show_entry_names(s: Session) -> int:
     """``-scel``: the attribute names, one per line."""

@@ -8,24 +8,16 @@ from __future__ import annotations
 from typing import Any
 
 from clients.views import (
-    JobFilter, JobRow, Reply, complex_attr, hosts_by_name, instance_jobs, instance_name,
-    queue_type,
+    JobFilter, JobRow, Reply, hosts_by_name, instance_jobs, instance_name, queue_type,
 )
 
-def _host_resource_list(load: dict[str, str]) -> list[dict[str, Any]]:
-    """qhost -F entries in load report order, typed by the complex of the same name."""
-    attrs = {name: complex_attr(name) for name in load}
-    return [{"name": name, "dominance": "hl", "value": value,
-             "type": attrs[name].type.value if attrs[name] else "STRING",
-             "shortcut": attrs[name].shortcut if attrs[name] else None}
-            for name, value in load.items()]
 
-
-def _offered(offered: dict[str, list[list[str]]], host: str) -> list[dict[str, Any]]:
-    """The qmaster's qhost -F lines of one host as render_qhost takes them."""
+def _offered(offered: dict[str, list[list[str]]] | None, host: str) -> list[dict[str, Any]]:
+    """The qmaster's qhost -F lines of one host (asked for with -F only) as render_qhost
+    takes them."""
     return [{"dominance": source, "name": name, "value": value, "type": kind,
              "shortcut": shortcut or None}
-            for source, name, value, kind, shortcut in offered.get(host) or []]
+            for source, name, value, kind, shortcut in (offered or {}).get(host) or []]
 
 
 def host_rows(cluster: Reply, reply: Reply | None = None, *, hosts: list[str] | None = None,
@@ -38,14 +30,11 @@ def host_rows(cluster: Reply, reply: Reply | None = None, *, hosts: list[str] | 
         names = [n for n in names if n.lower() in wanted]
     flt = JobFilter(states=frozenset({"r", "s"}), users=users)
     offered = cluster.get("host_resources")
-    rows = [{"name": "global", "load_values": {},
-             "resources": _offered(offered, "global") if offered is not None else [],
+    rows = [{"name": "global", "load_values": {}, "resources": _offered(offered, "global"),
              "queues": [], "jobs": []}]
     for name in (n for n in names if n != "global"):
         load = (runtime.get(name) or {}).get("load") or {}
-        resources = _offered(offered, name) if offered is not None and name in offered \
-            else _host_resource_list(load)
-        rows.append({"name": name, "load_values": load, "resources": resources,
+        rows.append({"name": name, "load_values": load, "resources": _offered(offered, name),
                      "queues": _host_queues(cluster, name),
                      "jobs": _host_jobs(cluster, name, reply, flt) if reply else []})
     return rows

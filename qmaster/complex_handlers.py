@@ -37,8 +37,9 @@ def put_complexes(ctx: Ctx, name: str, data: Any, mode: str, who: str) -> dict[s
     except ComplexError as err:
         raise RequestError("invalid", str(err)) from None
     old = cell_complexes(ctx.store.conf)
-    if name == COMPLEX_OBJECT and mode == "modify":
-        return _replace(ctx, rows, old, who)
+    one_named_global = len(rows) == 1 and rows[0].name == COMPLEX_OBJECT
+    if name == COMPLEX_OBJECT and mode == "modify" and not one_named_global:
+        return _replace(ctx, rows, old, who)  # the whole list (an attribute may be "global")
     if mode not in ("add", "modify") or len(rows) != 1 or rows[0].name != name:
         raise RequestError("malformed", "a complex entry is one row named like the object")
     try:

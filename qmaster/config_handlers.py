@@ -23,6 +23,7 @@ from common.cluster import attr, queue_instances
 from common.conffile import ConfError
 from common.objects_conf import KINDS, hostgroup_cycle
 from common.objects_conf_base import normalize
+from common.objects_conf_queue import parse_host_overrides
 from common.resource.complexes import COMPLEX_KIND, COMPLEX_OBJECT, cell_complexes, rows_of
 from qmaster.complex_handlers import (
     complex_values_refusal, delete_complex_entry, put_complexes,
@@ -192,10 +193,20 @@ def _check_references(ctx: Ctx, kind: str, name: str, pairs: list[list[str]]) ->
         if refusal:
             raise RequestError("invalid", refusal)
     if kind == "queue":
-        for pe in attr(pairs, "pe_list", "NONE").replace(",", " ").split():
-            if pe != "NONE" and "[" not in pe and "=" not in pe and pe not in conf["pe"]:
+        for pe in sorted(_pe_list_names(attr(pairs, "pe_list", "NONE"))):
+            if pe not in conf["pe"]:
                 raise RequestError("invalid", does_not_exist("pe", pe))
     check_lists_exist(conf, kind, pairs)
+
+
+def _pe_list_names(text: str) -> set[str]:
+    """Every PE a queue's ``pe_list`` names, its ``[host=...]`` entries included."""
+    try:
+        default, overrides = parse_host_overrides(text)
+    except ConfError:
+        default, overrides = text, {}
+    return {name for value in (default, *overrides.values())
+            for name in value.replace(",", " ").split() if name.upper() != "NONE"}
 
 
 def _put_list_entry(ctx: Ctx, kind: str, name: str, mode: str) -> dict[str, Any]:
@@ -237,7 +248,7 @@ def _check_unreferenced(ctx: Ctx, kind: str, name: str) -> None:
                                                  f"referenced in cluster queue \"{qname}\"")
     if kind == "pe":
         for qname, pairs in conf["queue"].items():
-            if name in attr(pairs, "pe_list", "").replace(",", " ").split():
+            if name in _pe_list_names(attr(pairs, "pe_list", "NONE")):
                 raise RequestError("referenced", f"denied: Parallel environment \"{name}\" "
                                                  f"is still referenced in queue \"{qname}\".")
     if kind == "userset":

@@ -64,7 +64,7 @@ def bootstrap(store: Store, batch: Batch, managers: list[str], min_uid: int | No
 
 
 def ensure_global_host(store: Store, batch: Batch) -> None:
-    """The pseudo host "global" (host_conf(5)): its complex_values and load_scaling apply
+    """The pseudo host "global" (host_conf(5)): its complex_values and user lists apply
     cluster-wide; every cell has it, ``qconf -se global`` shows it."""
     if GLOBAL_HOST not in store.conf["exechost"]:
         store.put_conf(batch, "exechost", GLOBAL_HOST, exechost_defaults(GLOBAL_HOST))
@@ -79,7 +79,9 @@ def ensure_complexes(store: Store, batch: Batch) -> None:
 def ensure_usersets(store: Store, batch: Batch) -> None:
     """Give a cell without any access list those of a fresh 8.1.9 cell (cells spooled
     before access lists were stored have none). A cell that has some keeps what it has,
-    so a default list deleted with ``qconf -dul`` stays deleted."""
+    so a default list deleted with ``qconf -dul`` stays deleted while another list
+    remains; a cell whose every list was deleted gets the three back at its next start
+    (documented in docs/compatibility.md)."""
     if store.conf["userset"]:
         return
     for name, type_ in CELL_DEFAULTS.items():

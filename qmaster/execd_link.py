@@ -60,8 +60,9 @@ def start_spec(ctx: Ctx, job: Job, task: Task) -> dict[str, Any]:
         "env": dict(opts.get("env") or {}), "sge_o": dict(job.sge_o),
         "queue": task.queue, "host": task.host, "slots": task.slots,
         "nhosts": len(hosts), "array": list(opts["array"]) if job.is_array else None,
-        "pe": task.granted_pe or (opts.get("pe") or [None])[0], "pe_hostfile": pe_hostfile(task) if opts.get("pe")
-        else None, "tmpdir_base": attr(queue_pairs, "tmpdir", "/tmp"),
+        "pe": task.granted_pe or (opts.get("pe") or [None])[0],
+        "pe_hostfile": pe_hostfile(task) if opts.get("pe") else None,
+        "tmpdir_base": attr(queue_pairs, "tmpdir", "/tmp"),
     }
 
 

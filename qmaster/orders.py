@@ -3,7 +3,7 @@
 The scheduler has no authority. Each dispatch order carries the version of the task it was
 computed from; the qmaster accepts it only if the task is still pending at that version,
 every granted queue instance still exists on a live host with enough free slots, the
-parallel environment named for a ``-pe`` job is one the job asked for, every granted
+queue, host and PE user lists admit the job's owner, the parallel environment named for a ``-pe`` job is one the job asked for, every granted
 queue offers it, the grant follows its allocation rule, the slot count is in the job's
 range and within the PE's total ``slots``, and the job's consumables (complex(5)) still
 fit, all by the qmaster's own bookkeeping (the pure ``scheduler.resources`` model fed
@@ -23,7 +23,7 @@ from qmaster.execd_link import send_start
 from qmaster.store import Store
 from qmaster.submit_checks import pe_slots_used
 from scheduler.dispatch import slot_ranges
-from scheduler.pass_conf import PEConf, grant_follows_rule, pe_lists
+from scheduler.pass_conf import Access, PEConf, grant_follows_rule, pe_lists, pes_at
 from scheduler.resources import ResourceView, apply, build_view, check_grant, debits, job_requests
 
 
@@ -39,10 +39,14 @@ def handle_orders(ctx: Ctx) -> dict[str, Any]:
     instances = {(qi.queue, qi.host): qi for qi in found}
     view = resource_view(ctx.store, found)
     pe_used = pe_slots_used(ctx.store)
+    access = Access(ctx.store.conf)
     accepted, refused = 0, []
     for order in ctx.body["orders"]:
-        reason = (_refusal(ctx, order, instances) or _pe_refusal(ctx.store, order, pe_used)
+        reason = (_refusal(ctx, order, instances) or _access_refusal(ctx.store, order, access)
+                  or _pe_refusal(ctx.store, order, pe_used)
                   or _resource_refusal(ctx, order, view))
+        if not reason:  # only now: a refused order must not keep PE slots counted
+            _debit_pe(order, pe_used)
         if reason:
             refused.append({"order": order, "reason": reason})
             ctx.batch.event("order_refused", "put", _order_key(order), {"reason": reason})
@@ -75,8 +79,26 @@ def _resource_refusal(ctx: Ctx, order: dict[str, Any], view: ResourceView) -> st
     return ""
 
 
+def _access_refusal(store: Store, order: dict[str, Any], access: Access) -> str:
+    """The queue, host and PE user lists must admit the job's owner."""
+    job = store.jobs[int(order["job_id"])]
+    for queue, host, _ in order["granted"]:
+        if not access.queue_allows(job.owner, job.group, str(queue), str(host)):
+            return f'job owner "{job.owner}" has no access to {queue}@{host}'
+    name = order.get("pe")
+    if isinstance(name, str) and not access.pe_allows(job.owner, job.group, name):
+        return f'job owner "{job.owner}" has no access to parallel environment "{name}"'
+    return ""
+
+
+def _debit_pe(order: dict[str, Any], pe_used: dict[str, int]) -> None:
+    name = order.get("pe")
+    if isinstance(name, str):
+        pe_used[name] = pe_used.get(name, 0) + sum(int(g[2]) for g in order["granted"])
+
+
 def _pe_refusal(store: Store, order: dict[str, Any], pe_used: dict[str, int]) -> str:
-    """Check the order's PE; when it passes, its slots count as used for the next."""
+    """Check the order's PE against the slots ``pe_used`` already holds."""
     job = store.jobs[int(order["job_id"])]
     requested, name = job.opts.get("pe"), order.get("pe")
     if not requested:
@@ -87,7 +109,7 @@ def _pe_refusal(store: Store, order: dict[str, Any], pe_used: dict[str, int]) ->
         return f'parallel environment "{name}" is not the requested "{requested[0]}"'
     granted = order["granted"]
     offered = pe_lists(store.conf)
-    if any(name not in offered.get(str(q), set()) for q, _, _ in granted):
+    if any(name not in pes_at(offered, str(q), str(h)) for q, h, _ in granted):
         return f'a granted queue does not offer parallel environment "{name}"'
     conf = PEConf.from_pairs(name, store.conf["pe"][name])
     if not grant_follows_rule(conf.rule, granted):
@@ -99,7 +121,6 @@ def _pe_refusal(store: Store, order: dict[str, Any], pe_used: dict[str, int]) ->
         return f"{total} slots are outside the requested range {wanted}"
     if conf.slots is not None and pe_used.get(name, 0) + total > conf.slots:
         return f'parallel environment "{name}" has not enough free slots'
-    pe_used[name] = pe_used.get(name, 0) + total
     return ""
 
 

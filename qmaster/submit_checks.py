@@ -17,7 +17,7 @@ from common.model import UserInfo
 from common.resource.complexes import ComplexError, cell_complexes, parse_request_list
 from qmaster.context import RequestError
 from qmaster.store import Store
-from scheduler.dispatch import PassInput, can_run, queue_matches
+from scheduler.dispatch import PassInput, can_run, category_key, pe_usage, queue_matches
 from scheduler.explain import pending_reasons
 from scheduler.pass_conf import Access, conf_fields, host_group_members
 from scheduler.resources import build_view
@@ -56,6 +56,7 @@ def check_submission(store: Store, opts: dict[str, Any], user: UserInfo | None, 
                                  "any queue")
             verdict.unable = True
     _check_resources(store, opts)
+    _check_pe_shape(opts)
     _check_pe(store, opts.get("pe"))
     if int(opts.get("priority") or 0) > 0 and not operator:
         raise RequestError("denied", "job rejected: positive submission priority requires "
@@ -124,6 +125,28 @@ def _check_resources(store: Store, opts: dict[str, Any]) -> None:
             raise RequestError("rejected", str(err)) from None
 
 
+def _check_pe_shape(opts: dict[str, Any]) -> None:
+    """``pe`` is [name, low, high] and ``pe_ranges`` [[low, high], ...] of positive
+    integers, low <= high: the scheduler relies on it (qsub always sends it so; a
+    hand-made request may not)."""
+    pe, ranges = opts.get("pe"), opts.get("pe_ranges") or []
+    if pe is None and not ranges:
+        return
+    try:
+        shaped = isinstance(pe, (list, tuple)) and len(pe) == 3 and isinstance(pe[0], str) \
+            and all(_positive(lo) and _positive(hi) and int(lo) <= int(hi)
+                    for lo, hi in [pe[1:], *ranges])
+    except (TypeError, ValueError):
+        shaped = False
+    if not shaped:
+        raise RequestError("malformed", "job rejected: malformed parallel environment "
+                                        "request")
+
+
+def _positive(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
 def _check_pe(store: Store, pe: Any) -> None:
     if not pe:
         return
@@ -161,12 +184,13 @@ def _pass_input(store: Store, *, active: bool = True) -> PassInput:
 
 
 def pe_slots_used(store: Store) -> dict[str, int]:
-    """Slots held per parallel environment by the tasks that hold slots now."""
-    used: dict[str, int] = {}
-    for task in store.active_tasks():
-        if task.granted_pe:
-            used[task.granted_pe] = used.get(task.granted_pe, 0) + task.slots
-    return used
+    """Slots held per parallel environment by the tasks that hold slots now (the
+    scheduler's own count, ``dispatch.pe_usage``, fed with the store)."""
+    active = [t for t in store.active_tasks() if t.job_id in store.jobs]
+    jobs = {t.job_id: {"opts": store.jobs[t.job_id].opts} for t in active}
+    fields = conf_fields(store.conf)
+    return pe_usage(jobs, [t.to_dict() for t in active], fields["pes"],
+                    fields["pe_of_queue"])
 
 
 def scheduling_info(store: Store, jobs: list[Any]) -> dict[int, list[str]]:
@@ -174,6 +198,12 @@ def scheduling_info(store: Store, jobs: list[Any]) -> dict[int, list[str]]:
     if not jobs:
         return {}
     inp = _pass_input(store)
-    return {job.job_id: pending_reasons({"opts": job.opts, "owner": job.owner,
-                                         "group": job.group}, inp)
-            for job in jobs}
+    by_category: dict[tuple[Any, ...], list[str]] = {}  # alike jobs wait for one reason
+    reasons = {}
+    for job in jobs:
+        summary = {"opts": job.opts, "owner": job.owner, "group": job.group}
+        key = category_key(summary)
+        if key not in by_category:
+            by_category[key] = pending_reasons(summary, inp)
+        reasons[job.job_id] = by_category[key]
+    return reasons

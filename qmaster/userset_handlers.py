@@ -114,6 +114,9 @@ def handle_userset_entries(ctx: Ctx) -> dict[str, Any]:
     op, users, lists = ctx.body["op"], ctx.body["users"], ctx.body["lists"]
     if op not in ("add", "delete") or not _strings(users) or not _strings(lists):
         raise RequestError("malformed", "userset_entries needs op add/delete and name lists")
+    odd = next((n for n in users + lists if not _one_name(n)), None)
+    if odd is not None:  # a separator would turn one name into several entries
+        raise RequestError("invalid", f'denied: "{odd}" is not a valid user or list name')
     results: list[dict[str, Any]] = []
     for list_name in lists:
         if op == "add":
@@ -125,6 +128,10 @@ def handle_userset_entries(ctx: Ctx) -> dict[str, Any]:
 
 def _strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(x, str) and x for x in value)
+
+
+def _one_name(name: str) -> bool:
+    return name.upper() != "NONE" and not any(c.isspace() or c == "," for c in name)
 
 
 def _answer(ok: bool, message: str) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from common.resource.complexes import ResourceRequest
 from scheduler.pe_alloc import (
     Allocation, RequestFit, allocate, by_host, drop_full_hosts, soft_fits,
 )
-from scheduler.pass_conf import Access, PEConf
+from scheduler.pass_conf import Access, PEConf, pes_at
 from scheduler.resources import ResourceView, apply, debits, job_requests
 
 # (job summary, queue instance) -> True when the job's requests allow that instance
@@ -226,7 +226,7 @@ def _allowed(job: dict[str, Any], qi: QueueInstance, inp: PassInput) -> bool:
         return False
     pe = opts.get("pe")
     if pe and not any(fnmatch.fnmatchcase(name, str(pe[0]))
-                      for name in inp.pe_of_queue.get(qi.queue, ())):
+                      for name in pes_at(inp.pe_of_queue, qi.queue, qi.host)):
         return False
     return inp.matcher is None or inp.matcher(job, qi)
 
@@ -282,7 +282,8 @@ def _pe_choices(job: dict[str, Any], pattern: str, category: Category, inp: Pass
             category.pe_hosts = [(PEConf(pattern, None), by_host(category.candidates))]
         else:
             category.pe_hosts = [(inp.pes[n], by_host(
-                qi for qi in category.candidates if n in inp.pe_of_queue.get(qi.queue, ())))
+                qi for qi in category.candidates
+                if n in pes_at(inp.pe_of_queue, qi.queue, qi.host)))
                 for n in names]
     return category.pe_hosts
 
@@ -339,7 +340,7 @@ def pe_usage(jobs: Mapping[int, Mapping[str, Any]], active: Iterable[Mapping[str
         if not pe or not granted:
             continue
         name = task.get("granted_pe") or resolve_pe(
-            str(pe[0]), pes, pe_of_queue.get(str(granted[0][0]), set()))
+            str(pe[0]), pes, pes_at(pe_of_queue, str(granted[0][0]), str(granted[0][1])))
         if name is not None:
             used[name] = used.get(name, 0) + sum(int(g[2]) for g in granted)
     return used

@@ -15,6 +15,7 @@ from common.cluster import QueueInstance
 from common.resource.matching import match_job
 from common.resource.complexes import format_request_list
 from scheduler.dispatch import PassInput, can_run, queue_matches
+from scheduler.pass_conf import pes_at
 from scheduler.resources import ResourceView, job_requests, relevant_attrs
 
 
@@ -51,7 +52,7 @@ def _reason(opts: Mapping[str, Any], qi: QueueInstance, inp: PassInput, view: Re
                 "hard queue list (-q)")
     pe = opts.get("pe")
     if pe and not any(fnmatch.fnmatchcase(p, str(pe[0]))
-                      for p in inp.pe_of_queue.get(qi.queue, ())):
+                      for p in pes_at(inp.pe_of_queue, qi.queue, qi.host)):
         return f'cannot run in queue "{name}" because PE "{pe[0]}" is not in pe list'
     result = match_job(requests, relevant_attrs(view.attrs, requests),
                        view.levels(qi.queue, qi.host), slots=1 if pe else slots)
@@ -71,6 +72,8 @@ def _access_reason(job: Mapping[str, Any], qi: QueueInstance, inp: PassInput) ->
     if access is None or not access.restricted:
         return ""
     user, group = str(job.get("owner") or ""), str(job.get("group") or "")
+    if not access.global_allows(user, group):
+        return 'has no permission for host "global"'
     if not access.host_allows(user, group, qi.host):
         return f'has no permission for host "{qi.host}"'
     if not access.queue_allows(user, group, qi.queue, qi.host):

@@ -12,13 +12,13 @@ from common.cluster import queue_instances
 from common.jobstate import ACTIVE_STATES, State
 from scheduler.dispatch import PassInput, pe_usage
 from scheduler.pass_conf import conf_fields
-from scheduler.resources import LevelKey, build_view, complex_list, fixed_levels
+from scheduler.resources import LevelKey, build_view, complex_list, fixed_levels, host_key
 
 # "complex": the complex list, once the qmaster keeps one (see scheduler.resources)
 CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf", "complex", "userset")
 # events that can make a pass find something new to do
-TRIGGER_KINDS = frozenset({"job", "task", "host", "queue", "hgrp", "pe", "exechost", "complex",
-                           "order_refused"})
+TRIGGER_KINDS = frozenset({"job", "task", "host", "queue", "hgrp", "pe", "exechost", "userset",
+                           "complex", "order_refused"})
 
 
 @dataclass
@@ -136,8 +136,9 @@ class Mirror:
                           ((self._opts(t), t["granted"]) for t in active), values=self._fixed)
         return PassInput(
             jobs=self.jobs, pending=pending, instances=instances, used=dict(self.used),
-            load={name: _float(h.get("load", {}).get("np_load_avg"))
-                  for name, h in self.hosts.items()},
+            # hosts are ranked by their load after load_scaling, as matching sees it
+            load={name: _float(view.load.get(host_key(name), {}).get("np_load_avg"))
+                  for name in self.hosts},
             resources=view, **fields,
             pe_used=pe_usage(self.jobs, active, fields["pes"], fields["pe_of_queue"]))
 

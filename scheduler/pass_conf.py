@@ -16,7 +16,7 @@ from common.access import user_allowed
 from common.cluster import attr, hostgroups
 from common.conffile import ConfError
 from common.objects_conf_host import expand_hostgroup
-from common.objects_conf_queue import resolve
+from common.objects_conf_queue import parse_host_overrides, resolve
 
 Pairs = list[list[str]]
 
@@ -45,9 +45,44 @@ def _int(text: str) -> int:
 
 
 def pe_lists(conf: Mapping[str, Mapping[str, Pairs]]) -> dict[str, set[str]]:
-    """Cluster queue -> the PE names of its ``pe_list``."""
-    return {name: set(attr(pairs, "pe_list", "NONE").replace(",", " ").split()) - {"NONE"}
-            for name, pairs in conf["queue"].items()}
+    """Cluster queue -> the PE names of its ``pe_list``; "queue@host" -> those of an
+    instance whose ``[host=...]`` or ``[@group=...]`` entry differs (see :func:`pes_at`)."""
+    groups = hostgroups(conf)
+    offered: dict[str, set[str]] = {}
+    for name, pairs in conf["queue"].items():
+        text = attr(pairs, "pe_list", "NONE")
+        try:
+            default, overrides = parse_host_overrides(text)
+        except ConfError:  # the qmaster stores only readable values
+            default, overrides = text, {}
+        offered[name] = _pe_names(default)
+        for host in _override_hosts(overrides, groups):
+            offered[f"{name}@{host}"] = _pe_names(resolve(text, host, groups))
+    return offered
+
+
+def pes_at(pe_of_queue: Mapping[str, set[str]], queue: str, host: str) -> set[str]:
+    """The PEs queue instance ``queue@host`` offers."""
+    found = pe_of_queue.get(f"{queue}@{host}")
+    return found if found is not None else pe_of_queue.get(queue, set())
+
+
+def _pe_names(value: str) -> set[str]:
+    return set(value.replace(",", " ").split()) - {"NONE"}
+
+
+def _override_hosts(overrides: Mapping[str, str], groups: Mapping[str, list[str]]
+                    ) -> set[str]:
+    hosts: set[str] = set()
+    for key in overrides:
+        if key.startswith("@"):
+            try:
+                hosts |= expand_hostgroup(key, groups)
+            except ConfError:
+                continue
+        else:
+            hosts.add(key)
+    return hosts
 
 
 def host_group_members(conf: Mapping[str, Mapping[str, Pairs]]) -> dict[str, frozenset[str]]:
@@ -64,9 +99,10 @@ def host_group_members(conf: Mapping[str, Mapping[str, Pairs]]) -> dict[str, fro
 
 class Access:
     """Who may use what: a user (with the job's group) is asked about a queue instance
-    (the cluster queue's lists resolved for the host, then the exec host's lists) and
-    about a PE. Answers are remembered per user, group and object: the pass asks for
-    every candidate instance of every category."""
+    (the cluster queue's lists resolved for the host, the exec host's and the global
+    host's lists) and about a PE. Answers are remembered per user, group and object, and
+    resolved queue lists per instance: the pass asks for every candidate instance of
+    every category."""
 
     def __init__(self, conf: Mapping[str, Mapping[str, Pairs]]) -> None:
         self._usersets = conf.get("userset") or {}
@@ -78,6 +114,7 @@ class Access:
                                                           self._pes)
                               for lists in table.values())
         self._memo: dict[tuple[str, ...], bool] = {}
+        self._resolved: dict[tuple[str, str], tuple[str, str]] = {}
 
     def queue_allows(self, user: str, group: str, queue: str, host: str) -> bool:
         return self.host_allows(user, group, host) and \
@@ -89,17 +126,30 @@ class Access:
                          user, group)
 
     def host_allows(self, user: str, group: str, host: str) -> bool:
-        return self._ask(("h", user, group, host), self._hosts.get(host, _OPEN), user, group)
+        """The exec host's lists and, as host_conf(5) says, the global host's."""
+        return self._ask(("h", user, group, host), self._hosts.get(host, _OPEN),
+                         user, group) and self.global_allows(user, group)
+
+    def global_allows(self, user: str, group: str) -> bool:
+        return self._ask(("h", user, group, GLOBAL_HOST),
+                         self._hosts.get(GLOBAL_HOST, _OPEN), user, group)
 
     def pe_allows(self, user: str, group: str, pe: str) -> bool:
         return self._ask(("p", user, group, pe), self._pes.get(pe, _OPEN), user, group)
 
     def _queue_lists(self, queue: str, host: str) -> tuple[str, str]:
-        allowed, denied = self._queues.get(queue, _OPEN)
-        try:
-            return resolve(allowed, host, self._groups), resolve(denied, host, self._groups)
-        except ConfError:  # the qmaster stores only readable values
+        lists = self._queues.get(queue, _OPEN)
+        if lists == _OPEN:
             return _OPEN
+        found = self._resolved.get((queue, host))
+        if found is None:
+            try:
+                found = (resolve(lists[0], host, self._groups),
+                         resolve(lists[1], host, self._groups))
+            except ConfError:  # the qmaster stores only readable values
+                found = _OPEN
+            self._resolved[(queue, host)] = found
+        return found
 
     def _ask(self, key: tuple[str, ...], lists: tuple[str, str], user: str, group: str
              ) -> bool:
@@ -113,6 +163,7 @@ class Access:
 
 
 _OPEN = ("NONE", "NONE")
+GLOBAL_HOST = "global"
 
 
 def _lists_of(pairs: Pairs) -> tuple[str, str]:

@@ -23,6 +23,7 @@ from scheduler.mirror import Mirror
 HEARTBEAT_TIMEOUT = 3.5
 REQUEST_TIMEOUT = 5.0
 SAFETY_PASS_SECONDS = 10.0
+RESTART_PAUSE = 2.0  # after a session ended by an unexpected error
 
 
 class Resync(Exception):
@@ -73,6 +74,10 @@ class SchedulerService:
         except Resync as why:
             self._log("resync", reason=str(why))
             await asyncio.sleep(0.2)
+        except Exception as err:  # a bug must not spin: say what broke, then start again
+            if self.log:
+                self.log.exception("session failed", error=repr(err))
+            await asyncio.sleep(RESTART_PAUSE)
 
     async def _session(self, ctx: zmq.asyncio.Context) -> None:
         if self.resolve is not None:

@@ -65,6 +65,15 @@ def test_per_host_queue_lists_and_exec_host_lists() -> None:
                                                               2: ["all.q@h1"]}
 
 
+def test_global_host_lists_apply_everywhere() -> None:
+    conf = conf_with({"all.q": {}})
+    conf["exechost"]["global"] = [["hostname", "global"], ["xuser_lists", "banned"]]
+    assert placed(conf, [job(1, "mallory"), job(2, "bob")]) == {2: ["all.q@h1"]}
+    inp = make_input(conf, [])
+    inp.access = Access(conf)
+    assert pending_reasons(job(1, "mallory"), inp) == ['has no permission for host "global"']
+
+
 def test_pe_user_lists() -> None:
     conf = conf_with({"all.q": {}}, pes={"mpi": "$fill_up", "smp": "$pe_slots"})
     conf["pe"]["mpi"].append(["user_lists", "staff"])
@@ -170,3 +179,13 @@ def test_a_user_no_queue_admits_is_warned_but_the_job_is_in(qm: Harness) -> None
     assert str(refused.value).splitlines() == [
         warning, 'Job 3 has no permission for cluster queue "all.q"',
         "verification: no suitable queues"]
+
+
+@pytest.mark.parametrize("users, lists", [(["a b"], ["l"]), (["a,b"], ["l"]), (["NONE"], ["l"]),
+                                          (["a"], ["l m"])])
+def test_userset_entries_refuses_names_that_would_split(qm: Harness, users: list[str],
+                                                        lists: list[str]) -> None:
+    with pytest.raises(RuntimeError, match="is not a valid user or list name"):
+        qm.call("userset_entries", {"user": ROOT.to_dict(), "op": "add", "users": users,
+                                    "lists": lists})
+    assert "l" not in qm.server.store.conf["userset"]

@@ -246,3 +246,11 @@ def test_complex_values_name_attributes_of_the_list(qm: Harness, kind: str, name
     assert str(refused.value) == message
     put_conf(qm, kind, name, [[k, "mf=1G,slots=2" if k == "complex_values" else v]
                               for k, v in pairs], "modify")
+
+
+def test_an_attribute_named_global_is_still_one_entry(qm: Harness) -> None:
+    row = ["global", "glob", "INT", "<=", "YES", "NO", "0", "0"]
+    assert put_entry(qm, row, "add") == 'root@h added "global" to complex entry list'
+    changed = row[:7] + ["5"]
+    assert put_entry(qm, changed, "modify") == 'root@h modified "global" in complex entry list'
+    assert changed in rows(qm) and len(rows(qm)) == len(rows_of(default_complexes())) + 1

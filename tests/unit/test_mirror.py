@@ -52,3 +52,8 @@ def test_the_mirror_follows_every_configuration_kind_the_qmaster_stores() -> Non
     from qmaster.store import CONF_KINDS as STORED
     from scheduler.mirror import CONF_KINDS as MIRRORED
     assert set(MIRRORED) == set(STORED)
+
+
+def test_every_kind_the_pass_reads_triggers_a_pass() -> None:
+    from scheduler.mirror import TRIGGER_KINDS
+    assert {"queue", "hgrp", "exechost", "pe", "complex", "userset"} <= TRIGGER_KINDS

@@ -96,19 +96,40 @@ def test_a_queue_must_offer_the_pe(qm: Harness) -> None:
         'a granted queue does not offer parallel environment "mpi"'
 
 
+def batch(qm: Harness, *orders: tuple[int, str, int]) -> dict[str, Any]:
+    """One orders request: (job, host, slots) each, in the PE mpi."""
+    return qm.call("orders", {"orders": [
+        {"type": "dispatch", "job_id": j, "task_id": 1,
+         "task_version": qm.tasks(j)[0]["version"], "granted": [["all.q", host, n]],
+         "pe": "mpi"} for j, host, n in orders]})
+
+
 def test_the_pe_total_counts_running_jobs_and_earlier_orders_of_the_batch(qm: Harness
                                                                          ) -> None:
+    set_pe(qm, "mpi", slots="5")
+    first, second, third = (qm.submit(pe=("mpi", 1, 4)) for _ in range(3))
+    assert order(qm, first, [["all.q", "h1", 2]], "mpi")["accepted"] == 1
+    reply = batch(qm, (second, "h2", 2), (third, "h2", 2))
+    assert reply["accepted"] == 1  # 2 running + 2 accepted leave 1 of 5 for the third
+    assert [r["reason"] for r in reply["refused"]] == [
+        'parallel environment "mpi" has not enough free slots']
+
+
+def test_an_order_refused_later_keeps_no_pe_slots(qm: Harness) -> None:
+    """The PE check passes, the consumable check refuses: the next order of the batch
+    must still find the PE's slots free."""
+    qm.call("conf_put", {"user": ROOT.to_dict(), "kind": "complex", "name": "lic",
+                         "data": [["lic", "lic", "INT", "<=", "YES", "JOB", "0", "0"]],
+                         "mode": "add"})
+    qm.call("conf_put", {"user": ROOT.to_dict(), "kind": "exechost", "name": "global",
+                         "data": [["hostname", "global"], ["complex_values", "lic=1"]],
+                         "mode": "modify"})
     set_pe(qm, "mpi", slots="4")
-    first, second, third = (qm.submit(pe=("mpi", 2, 3)) for _ in range(3))
-    assert order(qm, first, [["all.q", "h1", 3]], "mpi")["accepted"] == 1
-    assert refusal(order(qm, second, [["all.q", "h2", 2]], "mpi")) == \
-        'parallel environment "mpi" has not enough free slots'
-    # round robin / fill up may spread over hosts freely; one slot is still free
-    orders = [{"type": "dispatch", "job_id": j, "task_id": 1,
-               "task_version": qm.tasks(j)[0]["version"], "granted": [["all.q", "h2", 1]],
-               "pe": "mpi"} for j in (second, third)]
-    reply = qm.call("orders", {"orders": orders})
-    assert reply["accepted"] == 0  # 1 slot is below the range 2-3 of both
+    greedy = qm.submit(pe=("mpi", 4, 4), hard_resources={"lic": "2"})
+    modest = qm.submit(pe=("mpi", 4, 4))
+    reply = batch(qm, (greedy, "h1", 4), (modest, "h2", 4))
+    assert reply["accepted"] == 1
+    assert [r["order"]["job_id"] for r in reply["refused"]] == [greedy]
 
 
 @pytest.mark.parametrize("rule, granted, ok", [
@@ -121,3 +142,49 @@ def test_the_pe_total_counts_running_jobs_and_earlier_orders_of_the_batch(qm: Ha
 ])
 def test_grant_follows_rule(rule: str, granted: list[list[Any]], ok: bool) -> None:
     assert grant_follows_rule(rule, granted) is ok
+
+
+def test_per_host_pe_list_entries(qm: Harness) -> None:
+    """queue_conf(5): pe_list NONE,[h2=mpi] offers mpi on h2 only; the PE named there
+    must exist and cannot be deleted while named."""
+    qm.call("conf_put", {"user": ROOT.to_dict(), "kind": "queue", "name": "all.q",
+                         "data": queue_defaults("all.q", hostlist="@allhosts", slots="4",
+                                                pe_list="NONE,[h2=mpi]"),
+                         "mode": "modify"})
+    job = qm.submit(pe=("mpi", 2, 2))
+    assert refusal(order(qm, job, [["all.q", "h1", 2]], "mpi")) == \
+        'a granted queue does not offer parallel environment "mpi"'
+    assert order(qm, job, [["all.q", "h2", 2]], "mpi")["accepted"] == 1
+    with pytest.raises(RuntimeError, match='Parallel environment "mpi" is still referenced'):
+        qm.call("conf_del", {"user": ROOT.to_dict(), "kind": "pe", "name": "mpi"})
+    with pytest.raises(RuntimeError, match='parallel environment "nosuch" does not exist'):
+        qm.call("conf_put", {"user": ROOT.to_dict(), "kind": "queue", "name": "all.q",
+                             "data": queue_defaults("all.q", hostlist="@allhosts",
+                                                    pe_list="smp,[h1=nosuch]"),
+                             "mode": "modify"})
+
+
+def test_pass_offers_pes_per_instance() -> None:
+    from scheduler.pass_conf import pe_lists, pes_at
+    conf = {"queue": {"q": [["qname", "q"], ["pe_list", "smp,[h2=mpi],[@g=make]"]]},
+            "hgrp": {"@g": [["group_name", "@g"], ["hostlist", "h3"]]}}
+    offered = pe_lists(conf)
+    assert [pes_at(offered, "q", h) for h in ("h1", "h2", "h3")] == [
+        {"smp"}, {"mpi"}, {"make"}]
+
+
+def test_orders_for_a_user_the_lists_refuse_are_refused(qm: Harness) -> None:
+    qm.call("userset_entries", {"user": ROOT.to_dict(), "op": "add", "users": ["root"],
+                                "lists": ["vip"]})
+    qm.call("conf_put", {"user": ROOT.to_dict(), "kind": "queue", "name": "all.q",
+                         "data": queue_defaults("all.q", hostlist="@allhosts", slots="4",
+                                                user_lists="NONE,[h1=vip]"),
+                         "mode": "modify"})
+    set_pe(qm, "smp", xuser_lists="vip")
+    job = qm.submit()
+    assert refusal(order(qm, job, [["all.q", "h1", 1]], None)).endswith(
+        "has no access to all.q@h1")
+    assert order(qm, job, [["all.q", "h2", 1]], None)["accepted"] == 1
+    mine = qm.submit(ROOT, pe=("smp", 1, 1))
+    assert refusal(order(qm, mine, [["all.q", "h1", 1]], "smp")) == \
+        'job owner "root" has no access to parallel environment "smp"'

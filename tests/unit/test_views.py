@@ -15,6 +15,9 @@ from clients import render_qhost as rh
 from clients import render_qstat as rq
 from clients import views as v
 from clients import views_qhost as vq
+from qmaster.defaults import exechost_defaults
+from scheduler.offers import host_offers
+from scheduler.resources import build_view
 from clients.views_detail import env_list, job_detail, resource_list, select_jobs
 
 REF = Path("/work/shared/reference")
@@ -80,6 +83,16 @@ def cluster(alive: bool = True, used: int = 3) -> dict[str, Any]:
                            "qtype": "BATCH INTERACTIVE", "alive": alive, "pe_list": "make smp mpi"}]}
 
 
+def with_host_resources(reply: dict[str, Any]) -> dict[str, Any]:
+    """The cluster reply as the qmaster gives it for -F: each host's qhost -F lines from
+    the pure model (scheduler.offers) over the reference load report."""
+    conf: dict[str, Any] = {"queue": {}, "hgrp": {}, "complex": {}, "exechost": {
+        name: exechost_defaults(name) for name in ("global", "vm")}}
+    view = build_view(conf, {h["name"]: h for h in reply["hosts"]}, [], [])
+    return {**reply, "host_resources": {"global": host_offers(view, None),
+                                        "vm": host_offers(view, "vm")}}
+
+
 def table(flt: v.JobFilter = ALL) -> list[dict[str, Any]]:
     reply = reference_reply()
     return v.running_rows(reply, cluster(), flt) + v.pending_rows(reply, flt)
@@ -123,7 +136,7 @@ def test_cluster_queue_summary_matches_reference() -> None:
                                          ("qhost-F", {"show_resources": True}),
                                          ("qhost-xml", {}), ("qhost-F-xml", {"show_resources": True})])
 def test_qhost_matches_reference(name: str, kwargs: dict[str, Any]) -> None:
-    rows = vq.host_rows(cluster())
+    rows = vq.host_rows(with_host_resources(cluster()))
     render = rh.render_hosts_xml if name.endswith("xml") else rh.render_hosts
     assert render(rows, **kwargs) == ref(f"{name}.out")
 
