@@ -98,3 +98,14 @@ def test_w_v_refuses_queues_that_do_not_exist(qm: Harness, ref: str, known: bool
         with pytest.raises(RuntimeError, match=re.escape(
                 f'Job was rejected because job requests unknown queue "{ref}"')):
             submit(qm, verify_mode="v", hard_queues=[ref])
+
+
+@pytest.mark.parametrize("opts", [{"pe": ["mpi", "x", 2]}, {"pe": ["mpi"]},
+                                  {"pe": ["mpi", 4, 2]}, {"pe": ["mpi", 0, 2]},
+                                  {"pe": ["mpi", 1, 2], "pe_ranges": [["a", "b"]]},
+                                  {"pe": ["mpi", True, 2]}, {"pe": [1, 1, 1]}])
+def test_malformed_pe_requests_are_refused(qm: Harness, opts: dict[str, Any]) -> None:
+    """A hand-made request must not store a job the scheduler cannot read."""
+    with pytest.raises(RuntimeError, match="malformed parallel environment request"):
+        submit(qm, **opts)
+    assert qm.server.store.jobs == {}
