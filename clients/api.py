@@ -34,6 +34,15 @@ class ClientError(Exception):
         self.message = message
 
 
+def resolvable(host: str) -> bool:
+    """Whether ``host`` resolves, as Grid Engine's clients require of a host named."""
+    try:
+        socket.getaddrinfo(host, None)
+    except (socket.gaierror, UnicodeError):
+        return False
+    return True
+
+
 def current_user() -> UserInfo:
     uid, gid = os.getuid(), os.getgid()
     try:

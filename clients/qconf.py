@@ -16,7 +16,7 @@ import socket
 import sys
 from typing import Callable
 
-from clients.api import ClientError, connect_or_exit
+from clients.api import ClientError, connect_or_exit, resolvable
 from clients.joblist import NO_OPTION_ARGUMENT
 from clients.qconf_attr import (
     ADD, DELETE, MODIFY, PURGE, REPLACE, AttrError, Request, change_object, missing_object,
@@ -24,7 +24,7 @@ from clients.qconf_attr import (
 )
 from clients.qconf_base import (
     EMPTY_LIST, EXEC_HOST_ADDED, INVALID_OPTION, KINDS, MISSING, UNRESOLVABLE, QconfError,
-    Session, edit_text, err, from_editor, from_file, out, put, put_object, resolvable,
+    Session, edit_text, err, from_editor, from_file, out, put, put_object,
 )
 from clients.qconf_complex import COMPLEX_OPTIONS
 from clients.qconf_help import HELP

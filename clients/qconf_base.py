@@ -8,7 +8,6 @@ confirmations and refusals to stderr (:func:`err`).
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -65,15 +64,6 @@ def out(text: str) -> None:
 
 def err(text: str) -> None:
     sys.stderr.write(text.rstrip("\n") + "\n")
-
-
-def resolvable(host: str) -> bool:
-    """Whether ``host`` resolves, as qconf requires of a host it is asked about."""
-    try:
-        socket.getaddrinfo(host, None)
-    except (socket.gaierror, UnicodeError):
-        return False
-    return True
 
 
 # ---- change --------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from clients.api import Client, ClientError, submit_environment
+from clients.api import Client, ClientError, resolvable, submit_environment
 from clients.qsub_options import (IMMEDIATE_NOT_SCHEDULED, WAITING_FOR_IMMEDIATE, QsubError,
                                   SubmitOptions, immediate_scheduled, parse_qsub,
                                   submitted_message, sync_report, unable_to_run)
@@ -58,8 +58,23 @@ def _array_of(opts: SubmitOptions) -> tuple[int, int, int] | None:
     return tuple(opts.array) if opts.array else None  # type: ignore[return-value]
 
 
+def check_requested_hosts(client: Client, opts: SubmitOptions) -> None:
+    """``-l hostname=name`` must name an execution host or a host that resolves, as
+    Grid Engine checks (wildcard patterns are not resolved)."""
+    names = [value for key, value in [*opts.hard_resources.items(),
+                                      *opts.soft_resources.items()]
+             if key in ("hostname", "h") and value and not set(value) & set("*?[]|!&")]
+    if not names:
+        return
+    known = {h.lower() for h in client.conf_get("exechost")}
+    for name in names:
+        if name.lower() not in known and not resolvable(name):
+            raise ClientError("rejected", f'can\'t resolve hostname "{name}"')
+
+
 def submit(client: Client, opts: SubmitOptions) -> int | None:
     """The new job's id, or None for ``-w v`` (verified, not submitted)."""
+    check_requested_hosts(client, opts)
     reply = client.request("submit", {"user": client.user.to_dict(),
                                       "jobs": [job_description(opts)]})
     if reply.get("verification"):

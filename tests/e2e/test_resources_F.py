@@ -69,3 +69,21 @@ def test_qhost_and_qstat_F_show_global_and_host_values(live_cell: Any) -> None:
                 "\tgc:lic=0", "\thc:slots=1", "\thf:hfix=7"]  # then the job's line
         finally:
             client.delete([{"job_id": job}])
+
+
+def qsub(*args: str) -> tuple[str, str, int]:
+    script = Path(sys.executable).parent / "qsub"
+    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "clients.qsub"]
+    done = subprocess.run(cmd + list(args), capture_output=True, text=True, timeout=30)
+    return done.stdout, done.stderr, done.returncode
+
+
+def test_hostname_requests_must_name_a_host(live_cell: Any) -> None:
+    """Grid Engine 8.1.9 (captured): `qsub -l hostname=nosuch` -> "Unable to run job:
+    can't resolve hostname "nosuch"", exit 1. An execution host's name is always fine,
+    resolvable or not (our test hosts may not be), and patterns are not resolved."""
+    assert qsub("-b", "y", "-l", "hostname=nosuch.invalid", "/bin/true") == (
+        "", 'Unable to run job: can\'t resolve hostname "nosuch.invalid"\nExiting.\n', 1)
+    for value in (HOST, HOST.upper(), "nosuch*"):
+        out, err, rc = qsub("-b", "y", "-terse", "-l", f"h={value}", "/bin/true")
+        assert (err, rc) == ("", 0) and out.strip().isdigit()
