@@ -19,7 +19,7 @@ from common.model import UserInfo
 from common.objects_conf import render_object, template
 from deploy.cell import LocalCell
 
-REFERENCE = Path("/work/shared/reference")
+from tests.reference import REFERENCE
 DEFAULT_SC = (REFERENCE / "qconf-sc.default.txt").read_text()
 WITH_LIC = (REFERENCE / "qconf-sc-with-consumable.txt").read_text()
 USER = pwd.getpwuid(os.getuid()).pw_name

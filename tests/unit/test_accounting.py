@@ -20,9 +20,9 @@ from common.accounting import (
     to_line,
 )
 
-REFERENCE = Path("/work/shared/reference/accounting-lines.txt")
-if not REFERENCE.exists():  # CI clones main with shared/ beside it
-    REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "accounting-lines.txt"
+from tests.reference import REFERENCE as _REFERENCE_DIR
+
+REFERENCE = _REFERENCE_DIR / "accounting-lines.txt"
 REFERENCE_LINES = REFERENCE.read_text().splitlines()
 
 

@@ -18,7 +18,7 @@ from qmaster.complex_handlers import COMPLEX_NOT_CHANGED, complex_references
 from qmaster.defaults import exechost_defaults, queue_defaults
 from tests.unit.test_qmaster_core import ALICE, ROOT, Harness
 
-REFERENCE = Path("/work/shared/reference")
+from tests.reference import REFERENCE
 
 LIC = ["lic", "lic", "INT", "<=", "YES", "YES", "0", "0"]
 

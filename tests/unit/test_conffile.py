@@ -1,7 +1,6 @@
 """Tests of the generic configuration file syntax (common.conffile)."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -10,7 +9,7 @@ from hypothesis import strategies as st
 from common.conffile import (MAX_LINE_LENGTH, ConfError, ConfKind, break_line, logical_lines,
                              parse_conf, render_conf, value_column, wrap_lines)
 
-REFERENCE = Path("/work/shared/reference")
+from tests.reference import REFERENCE
 
 # (file, name column width) of every name/value reference output.
 REFERENCE_FILES = [

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import string
-from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -11,7 +10,7 @@ from hypothesis import strategies as st
 from clients import joblist as jl
 from clients.joblist import JobRef, RangeError
 
-REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference"
+from tests.reference import REFERENCE
 
 QDEL_OUT = """sgeuser has registered the job 95 for deletion
 sgeuser has deleted job 96

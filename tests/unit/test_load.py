@@ -8,7 +8,9 @@ from hypothesis import strategies as st
 
 from execd.load import MiB, format_load, sample_load, sample_topology, sge_arch, topology_string
 
-REFERENCE = Path("/work/shared/reference/qconf-se-host.txt")
+from tests.reference import REFERENCE as _REFERENCE_DIR
+
+REFERENCE = _REFERENCE_DIR / "qconf-se-host.txt"
 
 # The host of qconf-se-host.txt: 2 cores in one socket, 24105.550781M of memory, no swap.
 RAW_VM = {

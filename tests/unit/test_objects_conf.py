@@ -3,7 +3,6 @@ the typed value reading (common.conf_values)."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -17,7 +16,7 @@ from common.objects_conf import (KINDS, ambiguous_groups, check_value, expand_ho
                                  queue_value, render_configuration, render_name_list,
                                  render_object, resolve, template)
 
-REFERENCE = Path("/work/shared/reference")
+from tests.reference import REFERENCE
 
 
 def ref(name: str) -> str:

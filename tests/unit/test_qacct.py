@@ -16,9 +16,7 @@ from hypothesis import strategies as st
 from clients import qacct
 from common.accounting import HEADER, AccountingRecord, append_records, parse_line
 
-REF = Path("/work/shared/reference")
-if not REF.exists():  # CI clones main with shared/ beside it
-    REF = Path(__file__).resolve().parents[3] / "shared" / "reference"
+from tests.reference import REFERENCE as REF
 LINES = (REF / "accounting-lines.txt").read_text().splitlines()
 CASES = ["qacct-j-exit0", "qacct-j-exit3", "qacct-j-binary-args-quirk", "qacct-j-deleted",
          "qacct-j-nonexistent"]

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import string
 from datetime import datetime, timezone
-from pathlib import Path
 
 import msgpack
 import pytest
@@ -15,7 +14,7 @@ from clients.qsub_options import (QsubError, SubmitOptions, date_time_to_epoch,
                                   script_read_error, submitted_message, sync_report,
                                   unable_to_run, validate_job_name)
 
-REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference"
+from tests.reference import REFERENCE
 ENV = {"HOME": "/home/u", "TERM": "xterm", "PATH": "/bin"}
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,7 +9,7 @@ from hypothesis import given, strategies as st
 
 from clients import render_qhost as rh
 
-REF = Path("/work/shared/reference")
+from tests.reference import REFERENCE as REF
 START = 1795315140.0  # 2026-11-22 02:39:00 UTC
 TYPES = {"arch": "STRING", "m_topology": "STRING", "m_topology_inuse": "STRING", "num_proc": "INT",
          "m_socket": "INT", "m_core": "INT", "m_thread": "INT", "mem_free": "MEMORY",

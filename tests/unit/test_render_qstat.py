@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,7 +9,7 @@ from hypothesis import given, strategies as st
 
 from clients import render_qstat as rq
 
-REF = Path("/work/shared/reference")
+from tests.reference import REFERENCE as REF
 SUBMIT = 1795315065.0  # 2026-11-22 02:37:45 UTC
 START = 1795315140.0   # 2026-11-22 02:39:00 UTC
 HOLD_SUBMIT = 1795315063.0

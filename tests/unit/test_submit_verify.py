@@ -11,7 +11,7 @@ import pytest
 from clients.api import job_request
 from tests.unit.test_qmaster_core import ALICE, ROOT, Harness
 
-REFERENCE = Path("/work/shared/reference")
+from tests.reference import REFERENCE
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@ Grid Engine 8.1.9 reference outputs through the (byte-exact) renderers; and the 
 option parsing of clients.qstat / clients.qhost."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +19,7 @@ from scheduler.offers import host_offers
 from scheduler.resources import build_view
 from clients.views_detail import env_list, job_detail, resource_list, select_jobs
 
-REF = Path("/work/shared/reference")
+from tests.reference import REFERENCE as REF
 SUBMIT, START, HOLD_SUBMIT = 1795315065.0, 1795315140.0, 1795315063.0
 ALL = v.JobFilter(users=None)
 INT_LOADS = ("num_proc", "m_socket", "m_core", "m_thread")

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -13,7 +12,7 @@ from common.resource import complexes as c
 from common.resource.complexes import ComplexAttr, ComplexError, Consumable, Requestable
 from common.resource.values import Relop, ValueType
 
-REFERENCE = Path("/work/shared/reference")
+from tests.reference import REFERENCE
 DEFAULT_SC = (REFERENCE / "qconf-sc.default.txt").read_text()
 CONSUMABLE_SC = (REFERENCE / "qconf-sc-with-consumable.txt").read_text()
 LIC = ComplexAttr("lic", "lic", ValueType.INT, Relop.LE, Requestable.YES, Consumable.YES,

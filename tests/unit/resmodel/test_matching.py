@@ -1,7 +1,6 @@
 """Hierarchical matching of hard requests against global, host and queue levels."""
 from __future__ import annotations
 
-from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -12,7 +11,7 @@ from common.resource.complexes import ComplexAttr, Consumable, Requestable
 from common.resource.matching import Level, Verdict
 from common.resource.values import Relop, ValueType
 
-REFERENCE = Path("/work/shared/reference")
+from tests.reference import REFERENCE
 
 LIC = ComplexAttr("lic", "lic", ValueType.INT, Relop.LE, Requestable.YES, Consumable.YES,
                   "0", "0")

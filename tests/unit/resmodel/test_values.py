@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -11,7 +10,7 @@ from hypothesis import strategies as st
 from common.resource import values as v
 from common.resource.values import BadValueError, Relop
 
-REFERENCE = Path("/work/shared/reference")
+from tests.reference import REFERENCE
 UNITS = {"k": 1000, "K": 1024, "m": 1000 ** 2, "M": 1024 ** 2,
          "g": 1000 ** 3, "G": 1024 ** 3, "t": 1000 ** 4, "T": 1024 ** 4}
 
