@@ -78,6 +78,17 @@ def put(s: Session, kind: str, name: str, pairs: list[list[str]] | None, mode: s
     return 0
 
 
+def remove(s: Session, kind: str, name: str) -> int:
+    """Delete one object; the qmaster's confirmation or refusal goes to stderr."""
+    try:
+        reply = s.client.conf_del(kind, name)
+    except ClientError as exc:
+        err(exc.message)
+        return 1
+    err(reply["message"])
+    return 0
+
+
 def put_object(s: Session, kind: str, pairs: list[list[str]], mode: str) -> int:
     name = dict((k, v) for k, v in pairs)[KEYS[kind]]
     return put(s, kind, name, [list(p) for p in pairs], mode)

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from clients.api import ClientError
-from clients.qconf_base import QconfError, Session, edit_text, err, out, put
+from clients.qconf_base import QconfError, Session, edit_text, err, out, put, remove
 from clients.qconf_files import FileError, parse_edited_complexes, read_complex_file
 from common.resource.centry import centry_template, find_entry, parse_centry, render_centry
 from common.resource.complexes import (
@@ -129,16 +128,7 @@ def modify_entry_from_file(s: Session, path: str) -> int:
 
 
 def delete_entries(s: Session, names: str) -> int:
-    rc = 0
-    for name in names.split(","):
-        try:
-            reply = s.client.conf_del(COMPLEX_KIND, name)
-        except ClientError as exc:
-            err(exc.message)
-            rc = 1
-            continue
-        err(reply["message"])
-    return rc
+    return max(remove(s, COMPLEX_KIND, name) for name in names.split(","))
 
 
 COMPLEX_OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {

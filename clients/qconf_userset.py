@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from clients.api import ClientError
 from clients.qconf_base import (EMPTY_LIST, MISSING, QconfError, Session, edit_text, err, out,
-                                put)
+                                put, remove)
 from clients.qconf_files import FileError, parse_object_text, read_object_file
 from common.objects_conf import render_object
 from common.objects_conf_userset import userset_pairs
@@ -57,16 +57,7 @@ def delete_users(s: Session, users: str, lists: str) -> int:
 
 def delete_lists(s: Session, lists: str) -> int:
     """``-dul list[,list..]``: refused while a queue, PE, host or configuration names it."""
-    rc = 0
-    for name in _names(lists):
-        try:
-            reply = s.client.conf_del(KIND, name)
-        except ClientError as exc:
-            err(exc.message)
-            rc = 1
-            continue
-        err(reply["message"])
-    return rc
+    return max((remove(s, KIND, name) for name in _names(lists)), default=0)
 
 
 def show_list_names(s: Session) -> int:

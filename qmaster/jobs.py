@@ -13,7 +13,7 @@ from common.jobstate import ACTIVE_STATES, Event, State, allows
 from common.model import Job, Task, UserInfo, task_key
 from qmaster.context import DEFERRED, Ctx, RequestError, Waiter
 from qmaster.execd_link import finish_task, kill_on_host
-from qmaster.submit_checks import check_submission, scheduling_info
+from qmaster.submit_checks import check_submission, check_submitter, scheduling_info
 
 HOLD_TYPES = {"u", "o", "s"}
 
@@ -23,11 +23,13 @@ def handle_submit(ctx: Ctx) -> dict[str, Any]:
     _check_min_ids(ctx, user)
     specs = ctx.body["jobs"]
     operator = ctx.store.is_operator(user.name)
+    submitter = check_submitter(ctx.store, user)
     verdicts, task_ids = [], []
     for spec in specs:  # every job is checked before the first is added: all or nothing
         if not isinstance(spec, dict) or not isinstance(spec.get("opts"), dict):
             raise RequestError("malformed", "job rejected: malformed job description")
-        verdicts.append(check_submission(ctx.store, spec["opts"], user, operator=operator))
+        verdicts.append(check_submission(ctx.store, spec["opts"], submitter,
+                                         operator=operator))
         task_ids.append(_task_ids(spec["opts"].get("array"), _max_tasks(ctx)))
     if any(v.verification for v in verdicts):  # -w v/p: verify only, submit nothing
         return {"job_ids": [], "verification": [v.verification for v in verdicts]}

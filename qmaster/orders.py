@@ -23,7 +23,7 @@ from qmaster.execd_link import send_start
 from qmaster.store import Store
 from qmaster.submit_checks import pe_slots_used
 from scheduler.dispatch import slot_ranges
-from scheduler.pass_conf import Access, PEConf, grant_follows_rule, pe_lists, pes_at
+from scheduler.pass_conf import Access, PEConf, conf_fields, grant_follows_rule, pes_at
 from scheduler.resources import ResourceView, apply, build_view, check_grant, debits, job_requests
 
 
@@ -38,12 +38,13 @@ def handle_orders(ctx: Ctx) -> dict[str, Any]:
     found = queue_instances(ctx.store.conf, ctx.store.hosts)
     instances = {(qi.queue, qi.host): qi for qi in found}
     view = resource_view(ctx.store, found)
-    pe_used = pe_slots_used(ctx.store)
-    access = Access(ctx.store.conf)
+    fields = conf_fields(ctx.store.conf)  # PEs, pe_lists and user lists, once per batch
+    pe_used = pe_slots_used(ctx.store, fields)
     accepted, refused = 0, []
     for order in ctx.body["orders"]:
-        reason = (_refusal(ctx, order, instances) or _access_refusal(ctx.store, order, access)
-                  or _pe_refusal(ctx.store, order, pe_used)
+        reason = (_refusal(ctx, order, instances)
+                  or _access_refusal(ctx.store, order, fields["access"])
+                  or _pe_refusal(ctx.store, order, fields, pe_used)
                   or _resource_refusal(ctx, order, view))
         if not reason:  # only now: a refused order must not keep PE slots counted
             _debit_pe(order, pe_used)
@@ -97,21 +98,22 @@ def _debit_pe(order: dict[str, Any], pe_used: dict[str, int]) -> None:
         pe_used[name] = pe_used.get(name, 0) + sum(int(g[2]) for g in order["granted"])
 
 
-def _pe_refusal(store: Store, order: dict[str, Any], pe_used: dict[str, int]) -> str:
+def _pe_refusal(store: Store, order: dict[str, Any], fields: dict[str, Any],
+                pe_used: dict[str, int]) -> str:
     """Check the order's PE against the slots ``pe_used`` already holds."""
     job = store.jobs[int(order["job_id"])]
     requested, name = job.opts.get("pe"), order.get("pe")
     if not requested:
         return "" if name is None else "order grants a parallel environment not requested"
-    if not isinstance(name, str) or name not in store.conf["pe"]:
+    if not isinstance(name, str) or name not in fields["pes"]:
         return "order names no configured parallel environment"
     if not fnmatch.fnmatchcase(name, str(requested[0])):
         return f'parallel environment "{name}" is not the requested "{requested[0]}"'
     granted = order["granted"]
-    offered = pe_lists(store.conf)
+    offered = fields["pe_of_queue"]
     if any(name not in pes_at(offered, str(q), str(h)) for q, h, _ in granted):
         return f'a granted queue does not offer parallel environment "{name}"'
-    conf = PEConf.from_pairs(name, store.conf["pe"][name])
+    conf: PEConf = fields["pes"][name]
     if not grant_follows_rule(conf.rule, granted):
         return f'the grant does not follow allocation rule "{conf.rule}"'
     total = sum(int(s) for _, _, s in granted)

@@ -41,20 +41,35 @@ class Verdict:
     unable: bool = False
 
 
-def check_submission(store: Store, opts: dict[str, Any], user: UserInfo | None, *,
+@dataclass(frozen=True)
+class Submitter:
+    """Who submits, checked once per request (:func:`check_submitter`): ``notes`` are
+    what every job of the request is told about the submitter."""
+
+    user: UserInfo
+    notes: tuple[str, ...] = ()
+
+
+def check_submitter(store: Store, user: UserInfo) -> Submitter:
+    """Refuse a user the global configuration keeps out; note one no queue admits."""
+    _check_cluster_access(store, user)
+    if _admitted_by_some_queue(store, user):
+        return Submitter(user)
+    return Submitter(user, (f"warning: {user.name}'s job is not allowed to run in any "
+                            "queue",))
+
+
+def check_submission(store: Store, opts: dict[str, Any], submitter: Submitter | None, *,
                      operator: bool) -> Verdict:
     """Raise RequestError for a job that must be refused; else what to tell the user.
 
     ``-w v`` refusals carry the reasons, one line per queue instance as the scheduler
     words them, for the job number the job would get (Grid Engine spends one on it).
-    ``user`` None: a job already accepted, changed by qalter (no verification)."""
+    ``submitter`` None: a job already accepted, changed by qalter (no verification)."""
     verdict = Verdict()
-    if user is not None:
-        _check_cluster_access(store, user)
-        if not _admitted_by_some_queue(store, user):
-            verdict.notes.append(f"warning: {user.name}'s job is not allowed to run in "
-                                 "any queue")
-            verdict.unable = True
+    if submitter is not None and submitter.notes:
+        verdict.notes.extend(submitter.notes)
+        verdict.unable = True
     _check_resources(store, opts)
     _check_pe_shape(opts)
     _check_pe(store, opts.get("pe"))
@@ -62,10 +77,10 @@ def check_submission(store: Store, opts: dict[str, Any], user: UserInfo | None, 
         raise RequestError("denied", "job rejected: positive submission priority requires "
                                      "operator privileges")
     mode = opts.get("verify_mode") or "n"
-    if mode not in ("e", "v", "w", "p") or user is None:
+    if mode not in ("e", "v", "w", "p") or submitter is None:
         return verdict
     _check_queues(store, list(opts.get("hard_queues") or []))
-    return _verdict(store, opts, mode, user, verdict)
+    return _verdict(store, opts, mode, submitter.user, verdict)
 
 
 def _admitted_by_some_queue(store: Store, user: UserInfo) -> bool:
@@ -176,19 +191,19 @@ def _pass_input(store: Store, *, active: bool = True) -> PassInput:
     instances = queue_instances(store.conf, store.hosts)
     grants = [(store.jobs[t.job_id].opts, t.granted) for t in store.active_tasks()
               if active and t.granted and t.job_id in store.jobs]
+    fields = conf_fields(store.conf)
     return PassInput(jobs={}, pending=[], instances=instances,
                      used=dict(store.used_slots) if active else {},
                      resources=build_view(store.conf, store.hosts, instances, grants),
-                     pe_used=pe_slots_used(store) if active else {},
-                     **conf_fields(store.conf))
+                     pe_used=pe_slots_used(store, fields) if active else {}, **fields)
 
 
-def pe_slots_used(store: Store) -> dict[str, int]:
+def pe_slots_used(store: Store, fields: dict[str, Any]) -> dict[str, int]:
     """Slots held per parallel environment by the tasks that hold slots now (the
-    scheduler's own count, ``dispatch.pe_usage``, fed with the store)."""
+    scheduler's own count, ``dispatch.pe_usage``, fed with the store and the
+    configuration share ``fields`` of :func:`scheduler.pass_conf.conf_fields`)."""
     active = [t for t in store.active_tasks() if t.job_id in store.jobs]
     jobs = {t.job_id: {"opts": store.jobs[t.job_id].opts} for t in active}
-    fields = conf_fields(store.conf)
     return pe_usage(jobs, [t.to_dict() for t in active], fields["pes"],
                     fields["pe_of_queue"])
 
