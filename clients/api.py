@@ -60,7 +60,7 @@ def job_request(command: str, args: list[str] | None = None, *, binary: bool = F
                 script: bytes | None = None, **opts: Any) -> dict[str, Any]:
     """A submission for ``Client.submit``: the same fields ``qsub`` would produce.
 
-    ``opts`` are ``clients.qsub_options.SubmitOptions`` field names (job_name, cwd,
+    ``opts`` are ``clients.qsub.options.SubmitOptions`` field names (job_name, cwd,
     stdout_paths, hard_resources, array, hold, priority, ...).
     """
     base = {"job_name": os.path.basename(command) or "STDIN", "binary": binary,

@@ -1,7 +1,7 @@
 """qalter: change the requests of pending jobs, as Grid Engine 8.1.9's qalter(1).
 
 Owns the qalter command line (``parse_qalter``, pure) and the command itself. The option
-values are read by qsub's parsers (``clients.qsub_parser.OptionParser``), so ``-l``,
+values are read by qsub's parsers (``clients.qsub.parser.OptionParser``), so ``-l``,
 ``-q``, ``-pe``, ``-p``, ``-N`` and ``-hold_jid`` accept and refuse exactly what qsub
 does; ``-hard``/``-soft`` say which list a later ``-l``/``-q`` replaces. As in Grid
 Engine a given list replaces the job's list (it is not merged into it). The qmaster
@@ -19,8 +19,8 @@ from clients.api import Client, ClientError
 from clients.jobctl import Target, job_views, targets, usage_text
 from clients.joblist import (NO_OPTION_ARGUMENT, JobRef, JobSelection, RangeError,
                              job_does_not_exist, parse_job_ref)
-from clients.qsub_parser import OptionParser, ParseContext, ParsedOption
-from clients.qsub_values import STATUS_ENOIMP, ParseError
+from clients.qsub.parser import OptionParser, ParseContext, ParsedOption
+from clients.qsub.values import STATUS_ENOIMP, ParseError
 from common.cell import CellNotFound
 
 EXIT_ERROR = 1

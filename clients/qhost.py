@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from clients.api import ClientError, connect_or_exit
-from clients.render_qhost import render_hosts, render_hosts_xml
-from clients.views_qhost import host_rows
+from clients.render.qhost import render_hosts, render_hosts_xml
+from clients.views.qhost import host_rows
 
 PRODUCT = "SGE 8.1.9"
 USAGE = (f"{PRODUCT}\nusage: qhost [options]\n"

@@ -17,12 +17,12 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from clients import render_qstat as rq
+from clients.render import qstat as rq
 from clients.api import Client, ClientError, connect_or_exit
-from clients.views import (DEFAULT_STATES, JobFilter, cluster_queue_summary, instance_name,
+from clients.views.qstat import (DEFAULT_STATES, JobFilter, cluster_queue_summary, instance_name,
                            parse_state_filter, pending_rows, queue_rows, running_rows,
                            zombie_rows)
-from clients.views_detail import job_detail, select_jobs
+from clients.views.detail import job_detail, select_jobs
 from common.cluster import hostgroups
 from common.objects_conf_host import expand_hostgroup
 

@@ -1,7 +1,7 @@
-"""Where the captured outputs of the real Grid Engine 8.1.9 live: ``shared/reference``
-beside the checkout (the product's source documents are kept outside the repository)."""
+"""Where the captured outputs of the real Grid Engine 8.1.9 live: ``tests/data/reference``,
+copied into the repository so that a plain clone runs every test (see its README)."""
 from __future__ import annotations
 
 from pathlib import Path
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
+REFERENCE = Path(__file__).resolve().parent / "data" / "reference"

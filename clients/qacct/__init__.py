@@ -1,0 +1,1 @@
+"""qacct: its command line (options) and the command (main)."""

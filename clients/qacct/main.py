@@ -1,0 +1,135 @@
+"""qacct: report Grid Engine usage from the cell's accounting file, as qacct(1) of SGE 8.1.9.
+
+This module owns qacct's record selection and exit codes, with 8.1.9's wording; the
+command line is ``clients.qacct.options``. It reads the accounting file directly (no qmaster) through ``common.accounting``.
+The per-job blocks of ``-j`` and the usage summary table are ``clients.render.qacct``
+(job_block, format_memory, group_usage and summary are re-exported here).
+
+Not supported: ``-l`` (it needs the qmaster's complexes and queues; qacct says so and exits
+1) and queue-domain patterns in ``-q`` (``queue@@hostgroup``, which need the qmaster's host
+groups; such a pattern is matched literally and so selects nothing).
+"""
+from __future__ import annotations
+
+import fnmatch
+import sys
+import time
+from typing import Iterable, TextIO
+
+from clients.qacct.options import (
+    NO_JOBS, USAGE, Handler, Options, QacctExit, error, parse_args, parse_date_time, usage,
+)
+from clients.render.qacct import COLUMNS, format_memory, group_usage, job_block, summary
+from common.accounting import AccountingFormatError, AccountingRecord, is_skipped_line, parse_line
+from common.cell import CellNotFound, cell_from_env
+
+__all__ = ["NO_JOBS", "USAGE", "Handler", "Options", "format_memory", "group_usage", "job_block",
+           "main", "parse_args", "parse_date_time", "run", "scan", "selected", "summary"]
+
+# ---------------------------------------------------------------- selection and main
+
+def selected(opts: Options, rec: AccountingRecord) -> bool:
+    """Whether ``rec`` passes every selection of ``opts`` (sge_read_rusage's checks)."""
+    for key, _, attr in COLUMNS:
+        want = opts.chosen.get(key)
+        have = getattr(rec, attr)
+        if want is None:
+            continue
+        if (str(want).lower() != str(have).lower()) if key == "host" else want != have:
+            return False
+    instance = f"{rec.qname}@{rec.hostname}"
+    if opts.queue_patterns and not any(fnmatch.fnmatchcase(instance, p) for p in opts.queue_patterns):
+        return False
+    if opts.job_given and not opts.all_jobs and rec.job_number != opts.job_number and not (
+            opts.job_name is not None and fnmatch.fnmatchcase(rec.job_name, opts.job_name)):
+        return False
+    if opts.tasks and not opts.all_jobs:
+        low, high, step = opts.tasks
+        if not (low <= rec.task_number <= high and (rec.task_number - low) % step == 0):
+            return False
+    moment = rec.end_time if opts.select_end_time else rec.start_time
+    if (opts.begin is not None and moment < opts.begin) or (opts.end is not None and moment > opts.end):
+        return False
+    return not (opts.master_only and rec.pe_taskid != "NONE")
+
+
+def _open_lines(opts: Options) -> TextIO:
+    """The accounting file; when it is missing, 8.1.9's messages and QacctExit(1)."""
+    if opts.acct_file == "-":
+        return sys.stdin
+    path = opts.acct_file
+    if path is None:
+        try:
+            path = str(cell_from_env().accounting_path)
+        except CellNotFound:
+            error("Please set the environment variable PYGE_ROOT.")
+            raise QacctExit(1) from None
+    try:
+        return open(path, encoding="utf-8", errors="replace", newline="\n")
+    except OSError as exc:
+        sys.stderr.write(f"{path}: {exc.strerror}\n")  # perror(acct_file)
+        sys.stdout.write(f"{NO_JOBS}\n")
+        raise QacctExit(1) from None
+
+
+def scan(opts: Options, lines: Iterable[str]) -> list[AccountingRecord]:
+    """The selected records; prints -j blocks and invalid-entry errors while reading."""
+    chosen: list[AccountingRecord] = []
+    number = 0
+    for line in lines:
+        if is_skipped_line(line):
+            continue
+        number += 1  # 8.1.9 counts the records it reads, not the lines of the file
+        try:
+            rec = parse_line(line)
+        except AccountingFormatError:
+            error(f"ignoring invalid entry in line {number}")
+            continue
+        if rec is not None and selected(opts, rec):
+            if opts.all_jobs or opts.job_given:
+                sys.stdout.write(job_block(rec))
+            chosen.append(rec)
+    return chosen
+
+
+def _not_found(opts: Options) -> str:
+    what = str(opts.job_number) if opts.job_number else opts.job_name
+    if opts.tasks is None:
+        return f"job id {what} not found" if opts.job_number else f"job name {what} not found"
+    low, high, step = opts.tasks
+    shown = what if opts.job_number else f'"{what}"'
+    return f"Job-array tasks {shown}.{low}-{high}:{step} not found"
+
+
+def run(argv: list[str], now: float) -> int:
+    """qacct with ``argv`` at time ``now``; returns the exit code."""
+    opts = parse_args(argv, now)
+    stream = _open_lines(opts)
+    try:
+        records = scan(opts, stream)
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+    if opts.job_given:
+        if not records:
+            error(_not_found(opts))
+        return 0 if records else 1
+    if opts.tasks is not None:
+        error("-t option requires -j option with an argument")
+        usage(sys.stderr)
+    sys.stdout.write(summary(opts.chosen, opts.listed, records))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """qacct entry point: ``argv`` without the program name; returns the exit code."""
+    try:
+        return run(sys.argv[1:] if argv is None else argv, time.time())
+    except QacctExit as done:
+        return done.code
+    finally:
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

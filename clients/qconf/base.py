@@ -1,0 +1,126 @@
+"""What every ``qconf`` option shares: the session with the qmaster, the errors, the
+object kinds and their messages, sending an object and reading one from a file or from
+``$EDITOR``.
+
+Streams follow Grid Engine 8.1.9: listings and objects go to stdout (:func:`out`),
+confirmations and refusals to stderr (:func:`err`).
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from typing import Callable
+
+from clients.api import Client, ClientError
+from clients.qconf.files import FileError, parse_object_text, read_object_file
+
+# store kind -> objects_conf kind
+KINDS = {"queue": "queue", "hgrp": "hostgroup", "exechost": "exechost", "pe": "pe",
+         "conf": "conf", "sconf": "sched", "userset": "userset"}
+KEYS = {"queue": "qname", "hgrp": "group_name", "exechost": "hostname", "pe": "pe_name",
+        "userset": "name"}
+EMPTY_LIST = {"queue": "no cqueue list defined", "hgrp": "no host group list defined",
+              "exechost": "no execution host defined", "pe": "no parallel environment defined",
+              "manager": "no manager defined", "operator": "no operator defined",
+              "userset": "no userset list defined"}
+MISSING = {"queue": "No cluster queue or queue instance matches the phrase \"{}\"",
+           "hgrp": "Host group \"{}\" does not exist",
+           "exechost": "{} is not an execution host",
+           "pe": "{} is not a parallel environment",
+           "userset": "denied: access list \"{}\" does not exist"}
+UNRESOLVABLE = "can't resolve hostname \"{}\""
+INVALID_OPTION = "error: invalid option argument \"{}\"\nUsage: qconf -help"
+EXEC_HOST_ADDED = "added host {} to exec host list"  # -ae words it without user@host
+
+
+class QconfError(Exception):
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+@dataclass
+class Session:
+    client_factory: Callable[[], Client]
+    _client: Client | None = None
+
+    @property
+    def client(self) -> Client:
+        if self._client is None:
+            self._client = self.client_factory()
+        return self._client
+
+    def objects(self, kind: str) -> dict[str, list[list[str]]]:
+        return self.client.conf_get(kind)
+
+
+def out(text: str) -> None:
+    sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+
+
+def err(text: str) -> None:
+    sys.stderr.write(text.rstrip("\n") + "\n")
+
+
+# ---- change --------------------------------------------------------------------------
+def put(s: Session, kind: str, name: str, pairs: list[list[str]] | None, mode: str) -> int:
+    """Send one object; the qmaster's confirmation or refusal goes to stderr."""
+    try:
+        reply = s.client.conf_put(kind, name, pairs, mode)
+    except ClientError as exc:
+        err(exc.message)
+        return 1
+    err(reply["message"])
+    return 0
+
+
+def remove(s: Session, kind: str, name: str) -> int:
+    """Delete one object; the qmaster's confirmation or refusal goes to stderr."""
+    try:
+        reply = s.client.conf_del(kind, name)
+    except ClientError as exc:
+        err(exc.message)
+        return 1
+    err(reply["message"])
+    return 0
+
+
+def put_object(s: Session, kind: str, pairs: list[list[str]], mode: str) -> int:
+    name = dict((k, v) for k, v in pairs)[KEYS[kind]]
+    return put(s, kind, name, [list(p) for p in pairs], mode)
+
+
+def from_file(kind: str, path: str, *, modify: bool = False) -> list[list[str]]:
+    try:
+        return [list(p) for p in read_object_file(KINDS[kind], path, modify=modify)]
+    except FileError as exc:
+        raise QconfError("\n".join(exc.lines)) from None
+
+
+def from_editor(kind: str, text: str) -> list[list[str]]:
+    path = "<editor>"
+    try:
+        return [list(p) for p in parse_object_text(KINDS[kind], edit_text(text), path)]
+    except FileError as exc:
+        raise QconfError("\n".join(exc.lines)) from None
+
+
+
+
+def edit_text(text: str) -> str:
+    """Let the user change ``text`` in ``$EDITOR`` (default vi), as qconf does."""
+    editor = os.environ.get("EDITOR") or "vi"
+    with tempfile.NamedTemporaryFile("w", suffix=".qconf", delete=False) as fh:
+        fh.write(text)
+        path = fh.name
+    try:
+        if subprocess.call(f"{editor} {path}", shell=True) != 0:
+            raise QconfError("error: the editor exited with an error")
+        with open(path) as fh:
+            return fh.read()
+    finally:
+        os.unlink(path)

@@ -1,0 +1,368 @@
+"""``qconf``: show and change the cell's configuration, with Grid Engine's options.
+
+Each option is one entry of ``OPTIONS``: how many arguments it takes and the function that
+carries it out. Objects are parsed and checked here (``clients.qconf.files``) and again by
+the qmaster, which alone decides and words the confirmation. Streams and exit codes follow
+Grid Engine 8.1.9: listings and objects go to stdout; confirmations (``root@vm added "x"
+to cluster queue list``) go to stderr with exit status 0, except those of
+``-aattr/-mattr/-dattr/-rattr/-purge``, which 8.1.9 prints on stdout; refusals go to
+stderr with 1.
+"""
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+import sys
+from typing import Callable
+
+from clients.api import ClientError, connect_or_exit, resolvable
+from clients.joblist import NO_OPTION_ARGUMENT
+from clients.qconf.attr import (
+    ADD, DELETE, MODIFY, PURGE, REPLACE, AttrError, Request, change_object, missing_object,
+    split_object_id, store_kind,
+)
+from clients.qconf.base import (
+    EMPTY_LIST, EXEC_HOST_ADDED, INVALID_OPTION, KINDS, MISSING, UNRESOLVABLE, QconfError,
+    Session, edit_text, err, from_editor, from_file, out, put, put_object,
+)
+from clients.qconf.complex import COMPLEX_OPTIONS
+from clients.qconf.help import HELP
+from clients.qconf.userset import USERSET_OPTIONS
+from common.conffile import ConfError
+from common.objects_conf import render_configuration, render_object, template
+from common.objects_conf_host import check_hostgroup_name
+
+__all__ = ["QconfError", "Session", "edit_text", "main", "run"]
+
+
+# ---- show ----------------------------------------------------------------------------
+def show_list(kind: str) -> Callable[[Session], int]:
+    def run(s: Session) -> int:
+        # the pseudo host "global" is configured like an exec host but is none
+        names = [n for n in s.objects(kind) if kind != "exechost" or n != "global"]
+        if not names:
+            raise QconfError(EMPTY_LIST[kind])
+        out("\n".join(sorted(names)))
+        return 0
+    return run
+
+
+def show_object(kind: str) -> Callable[..., int]:
+    def run(s: Session, names: str | None = None) -> int:
+        if names is None:
+            out(render_object(KINDS[kind], template(KINDS[kind])))
+            return 0
+        objects = s.objects(kind)
+        rc = 0
+        for name in names.split(","):
+            if name not in objects:
+                err(_missing_text(kind, name))
+                rc = 1
+                continue
+            pairs = objects[name]
+            if kind == "exechost":
+                pairs = _with_load_values(s, name, pairs)
+            out(render_object(KINDS[kind], pairs))
+        return rc
+    return run
+
+
+def _missing_text(kind: str, name: str) -> str:
+    if kind == "exechost" and not resolvable(name):
+        return UNRESOLVABLE.format(name)
+    return MISSING[kind].format(name)
+
+
+def _with_load_values(s: Session, host: str, pairs: list[list[str]]) -> list[list[str]]:
+    runtime = {h["name"]: h for h in s.client.cluster()["hosts"]}.get(host)
+    out = [list(p) for p in pairs]
+    load = (runtime or {}).get("load") or {}
+    values = ",".join(f"{k}={v}" for k, v in load.items()) or "NONE"
+    out.insert(3, ["load_values", values])
+    out.insert(4, ["processors", str(load.get("num_proc", "0")).split(".")[0]])
+    return out
+
+
+def show_conf(s: Session, names: str = "global") -> int:
+    objects = s.objects("conf")
+    rc = 0
+    for name in names.split(","):
+        if name not in objects:
+            err(f"configuration {name} not defined")
+            rc = 1
+            continue
+        out(render_configuration(name, objects[name]))
+    return rc
+
+
+def show_sconf(s: Session) -> int:
+    out(render_object("sched", s.objects("sconf")["global"]))
+    return 0
+
+
+def show_names(kind: str) -> Callable[[Session], int]:
+    def run(s: Session) -> int:
+        names = s.objects(kind)
+        if not names:
+            raise QconfError(EMPTY_LIST[kind])
+        out("\n".join(names))
+        return 0
+    return run
+
+
+def show_hosts(s: Session) -> int:
+    """Admin and submit hosts: the hosts whose execd registered and the qmaster's host
+    (hosts that are only configured, as host group members are, are not among them)."""
+    names = {h["name"] for h in s.client.cluster()["hosts"]} | {qmaster_host_name(s.client.host)}
+    out("\n".join(sorted(names)))
+    return 0
+
+
+def qmaster_host_name(address: str) -> str:
+    """The qmaster's short host name from the address clients reach it at."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address.split(".")[0]
+    if ip.is_loopback:
+        return socket.gethostname().split(".")[0]
+    try:
+        return socket.gethostbyaddr(address)[0].split(".")[0]
+    except OSError:
+        return address
+
+
+def add_from_file(kind: str) -> Callable[[Session, str], int]:
+    return lambda s, path: put_object(s, kind, from_file(kind, path), "add")
+
+
+def modify_from_file(kind: str) -> Callable[[Session, str], int]:
+    return lambda s, path: put_object(s, kind, from_file(kind, path, modify=True), "modify")
+
+
+def add_in_editor(kind: str) -> Callable[[Session, str], int]:
+    def run(s: Session, name: str) -> int:
+        if kind == "hgrp":
+            _check_group_name(name)
+        text = render_object(KINDS[kind], template(KINDS[kind], name))
+        return put_object(s, kind, from_editor(kind, text), "add")
+    return run
+
+
+def _check_group_name(name: str) -> None:
+    try:
+        check_hostgroup_name("group_name", name)
+    except ConfError as exc:
+        raise QconfError(exc.message) from None
+
+
+def add_exechost_in_editor(s: Session, template_host: str | None = None) -> int:
+    """``-ae [template]``: a new exec host from the defaults or another host's values."""
+    pairs = template("exechost")
+    if template_host is not None:
+        objects = s.objects("exechost")
+        if template_host not in objects:
+            raise QconfError(_missing_text("exechost", template_host))
+        pairs = objects[template_host]
+    edited = from_editor("exechost", render_object("exechost", pairs))
+    name = dict((k, v) for k, v in edited)["hostname"]
+    try:
+        s.client.conf_put("exechost", name, edited, "add")
+    except ClientError as exc:
+        raise QconfError(exc.message) from None
+    err(EXEC_HOST_ADDED.format(name))
+    return 0
+
+
+def modify_in_editor(kind: str) -> Callable[[Session, str], int]:
+    def run(s: Session, name: str) -> int:
+        objects = s.objects(kind)
+        if name not in objects:
+            raise QconfError(_missing_text(kind, name))
+        text = render_object(KINDS[kind], objects[name])
+        return put_object(s, kind, from_editor(kind, text), "modify")
+    return run
+
+
+def modify_conf_from_files(s: Session, paths: str) -> int:
+    """``-Mconf file_list``: each file's name is the configuration it replaces."""
+    rc = 0
+    for path in paths.split(","):
+        pairs = from_file("conf", path)
+        rc = max(rc, put(s, "conf", os.path.basename(path), pairs, "modify"))
+    return rc
+
+
+def modify_conf_in_editor(s: Session, names: str = "global") -> int:
+    objects = s.objects("conf")
+    rc = 0
+    for name in names.split(","):
+        if name not in objects:
+            err(f"configuration {name} not defined")
+            rc = 1
+            continue
+        pairs = from_editor("conf", render_configuration(name, objects[name]))
+        rc = max(rc, put(s, "conf", name, pairs, "modify"))
+    return rc
+
+
+def modify_sconf_from_file(s: Session, path: str) -> int:
+    return put(s, "sconf", "global", from_file("sconf", path), "modify")
+
+
+def modify_sconf_in_editor(s: Session) -> int:
+    text = render_object("sched", s.objects("sconf")["global"])
+    return put(s, "sconf", "global", from_editor("sconf", text), "modify")
+
+
+def add_name(kind: str) -> Callable[[Session, str], int]:
+    def run(s: Session, names: str) -> int:
+        return max(put(s, kind, name, None, "add") for name in names.split(","))
+    return run
+
+
+def delete(kind: str) -> Callable[[Session, str], int]:
+    def run(s: Session, names: str) -> int:
+        return max(_delete_one(s, kind, name) for name in names.split(","))
+    return run
+
+
+def _delete_one(s: Session, kind: str, name: str) -> int:
+    try:
+        reply = s.client.conf_del(kind, name)
+    except ClientError as exc:
+        unknown_host = kind == "exechost" and exc.code == "missing" and not resolvable(name)
+        err(UNRESOLVABLE.format(name) if unknown_host else exc.message)
+        return 1
+    err(reply["message"])
+    return 0
+
+
+def change_attribute(option: str) -> Callable[..., int]:
+    """``-aattr/-mattr/-dattr/-rattr obj_nm attr_nm val obj_id_list``: each object is
+    changed here and sent whole, so the qmaster checks it as for ``-Mq``."""
+    def run(s: Session, obj_nm: str, attr: str, value: str, ids: str) -> int:
+        return _change_each(s, obj_nm, Request(option, attr, value), ids)
+    return run
+
+
+def purge_attribute(s: Session, obj_nm: str, attr: str, ids: str) -> int:
+    """``-purge queue attr_nm q@host``: drop a queue's host-specific value."""
+    return _change_each(s, obj_nm, Request(PURGE, attr), ids)
+
+
+def _change_each(s: Session, obj_nm: str, req: Request, ids: str) -> int:
+    try:
+        kind = store_kind(obj_nm)
+    except AttrError as exc:
+        raise QconfError(exc.message) from None
+    objects = s.objects(kind)
+    return max(_change_one(s, obj_nm, kind, objects, req, obj_id) for obj_id in ids.split(","))
+
+
+def _change_one(s: Session, obj_nm: str, kind: str, objects: dict[str, list[list[str]]],
+                req: Request, obj_id: str) -> int:
+    name, _ = split_object_id(obj_nm, obj_id)
+    if name not in objects:
+        err(missing_object(obj_nm, name))
+        return 1
+    try:
+        result = change_object(obj_nm, objects[name], req, obj_id)
+    except AttrError as exc:
+        err(exc.message)
+        return 1
+    # 8.1.9 prints what -aattr/-mattr/-dattr/-rattr did on stdout, refusals on stderr
+    if not result.applied:
+        for note in result.notes:
+            out(note)
+        return 0
+    try:
+        reply = s.client.conf_put(kind, name, result.pairs, "modify")
+    except ClientError as exc:  # a refusal stands alone, without the notes
+        err(exc.message)
+        return 1
+    for line in [*result.notes, reply["message"]]:
+        out(line)
+    objects[name] = result.pairs  # the next id may name the same queue (all.q@a,all.q@b)
+    return 0
+
+
+
+# option -> (number of arguments, handler); -1: one optional argument
+OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
+    "-sql": (0, show_list("queue")), "-sq": (-1, show_object("queue")),
+    "-aq": (1, add_in_editor("queue")), "-Aq": (1, add_from_file("queue")),
+    "-mq": (1, modify_in_editor("queue")), "-Mq": (1, modify_from_file("queue")),
+    "-dq": (1, delete("queue")),
+    "-sel": (0, show_list("exechost")), "-se": (1, show_object("exechost")),
+    "-ae": (-1, add_exechost_in_editor), "-Ae": (1, add_from_file("exechost")),
+    "-me": (1, modify_in_editor("exechost")), "-Me": (1, modify_from_file("exechost")),
+    "-de": (1, delete("exechost")),
+    "-shgrpl": (0, show_list("hgrp")), "-shgrp": (1, show_object("hgrp")),
+    "-ahgrp": (1, add_in_editor("hgrp")), "-Ahgrp": (1, add_from_file("hgrp")),
+    "-mhgrp": (1, modify_in_editor("hgrp")), "-Mhgrp": (1, modify_from_file("hgrp")),
+    "-dhgrp": (1, delete("hgrp")),
+    "-spl": (0, show_list("pe")), "-sp": (1, show_object("pe")),
+    "-ap": (1, add_in_editor("pe")), "-Ap": (1, add_from_file("pe")),
+    "-mp": (1, modify_in_editor("pe")), "-Mp": (1, modify_from_file("pe")),
+    "-dp": (1, delete("pe")),
+    "-sm": (0, show_names("manager")), "-am": (1, add_name("manager")),
+    "-dm": (1, delete("manager")),
+    "-so": (0, show_names("operator")), "-ao": (1, add_name("operator")),
+    "-do": (1, delete("operator")),
+    "-sh": (0, show_hosts), "-ss": (0, show_hosts),
+    "-sconf": (-1, show_conf), "-mconf": (-1, modify_conf_in_editor),
+    "-Mconf": (1, modify_conf_from_files),
+    "-ssconf": (0, show_sconf), "-msconf": (0, modify_sconf_in_editor),
+    "-Msconf": (1, modify_sconf_from_file),
+    "-aattr": (4, change_attribute(ADD)), "-mattr": (4, change_attribute(MODIFY)),
+    "-dattr": (4, change_attribute(DELETE)), "-rattr": (4, change_attribute(REPLACE)),
+    "-purge": (3, purge_attribute),
+    **COMPLEX_OPTIONS,
+    **USERSET_OPTIONS,
+}
+
+
+def _arguments(opt: str, nargs: int, rest: list[str]) -> list[str]:
+    if nargs < 0:
+        return rest[:1] if rest and not rest[0].startswith("-") else []
+    if len(rest) < nargs:
+        raise QconfError(f"error: no option argument provided to \"{opt}\"\n{HELP}")
+    return rest[:nargs]
+
+
+def run(argv: list[str], session: Session) -> int:
+    if not argv:
+        sys.stderr.write(HELP + NO_OPTION_ARGUMENT + "\n")
+        return 1
+    if "-help" in argv:  # Grid Engine prints the help for -help anywhere on the line
+        sys.stdout.write(HELP)
+        return 0
+    rc, i = 0, 0
+    while i < len(argv):
+        opt = argv[i]
+        if opt not in OPTIONS:
+            raise QconfError(INVALID_OPTION.format(opt))
+        nargs, handler = OPTIONS[opt]
+        args = _arguments(opt, nargs, argv[i + 1:])
+        rc = max(rc, handler(session, *args))
+        i += 1 + len(args)
+    return rc
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    session = Session(lambda: connect_or_exit("qconf"))
+    try:
+        return run(argv, session)
+    except QconfError as exc:
+        err(exc.message)
+        return exc.code
+    except ClientError as exc:
+        err(exc.message)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

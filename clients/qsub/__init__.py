@@ -1,0 +1,1 @@
+"""qsub: its option parsing (parser, values, options), messages and the command (main)."""

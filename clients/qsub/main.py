@@ -1,0 +1,174 @@
+"""``qsub``: submit a batch job, with Grid Engine's options, messages and exit codes.
+
+Option parsing is ``clients.qsub.options``; this module reads the script and the default
+request files, sends the job, prints ``Your job N ("name") has been submitted`` and, with
+``-sync y``, waits and exits with the job's exit status.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from clients.api import Client, ClientError, resolvable, submit_environment
+from clients.qsub.options import (IMMEDIATE_NOT_SCHEDULED, WAITING_FOR_IMMEDIATE, QsubError,
+                                  SubmitOptions, immediate_scheduled, parse_qsub,
+                                  submitted_message, sync_report, unable_to_run)
+from common.cell import CellNotFound, cell_from_env
+
+
+def default_request_texts(cwd: str, home: str) -> list[str]:
+    """Contents of the cell's, the user's and the directory's ``sge_request`` files."""
+    paths: list[Path] = []
+    try:
+        paths.append(cell_from_env().common_dir / "sge_request")
+    except CellNotFound:
+        pass
+    paths += [Path(home) / ".sge_request", Path(cwd) / ".sge_request"]
+    texts = []
+    for path in paths:
+        try:
+            texts.append(path.read_text())
+        except OSError:
+            continue
+    return texts
+
+
+def parse(argv: list[str]) -> SubmitOptions:
+    cwd = os.getcwd()
+    home = os.environ.get("HOME", "/")
+    return parse_qsub(argv, script_text=None, cwd=cwd, environ=dict(os.environ), home=home,
+                      default_files=default_request_texts(cwd, home))
+
+
+def job_description(opts: SubmitOptions) -> dict[str, Any]:
+    script = None if opts.binary or opts.script_text is None else opts.script_text.encode()
+    job_opts = opts.job_opts()
+    if opts.script_path is None:
+        job_opts["script_path"] = "STDIN"
+    sge_o = submit_environment()
+    sge_o["WORKDIR"] = opts.submit_cwd or os.getcwd()
+    return {"opts": job_opts, "script": script, "sge_o": sge_o}
+
+
+def _array_of(opts: SubmitOptions) -> tuple[int, int, int] | None:
+    return tuple(opts.array) if opts.array else None  # type: ignore[return-value]
+
+
+def check_requested_hosts(client: Client, opts: SubmitOptions) -> None:
+    """``-l hostname=name`` must name an execution host or a host that resolves, as
+    Grid Engine checks (wildcard patterns are not resolved)."""
+    names = [value for key, value in [*opts.hard_resources.items(),
+                                      *opts.soft_resources.items()]
+             if key in ("hostname", "h") and value and not set(value) & set("*?[]|!&")]
+    if not names:
+        return
+    known = {h.lower() for h in client.conf_get("exechost")}
+    for name in names:
+        if name.lower() not in known and not resolvable(name):
+            raise ClientError("rejected", f'can\'t resolve hostname "{name}"')
+
+
+def submit(client: Client, opts: SubmitOptions) -> int | None:
+    """The new job's id, or None for ``-w v`` (verified, not submitted)."""
+    check_requested_hosts(client, opts)
+    reply = client.request("submit", {"user": client.user.to_dict(),
+                                      "jobs": [job_description(opts)]})
+    if reply.get("verification"):
+        print(reply["verification"][0])
+        return None
+    job_id = int(reply["job_ids"][0])
+    notes = (reply.get("notes") or [{}])[0]
+    lines = [*notes.get("lines", []),
+             submitted_message(job_id, opts.job_name, _array_of(opts), terse=opts.terse)]
+    if notes.get("unable"):  # Grid Engine's answer: an error, though the job is in
+        raise SubmittedWithError(job_id, "\n".join(lines))
+    print("\n".join(lines))
+    return job_id
+
+
+class SubmittedWithError(Exception):
+    """The job is in, but Grid Engine words the answer as a failure (exit status 1)."""
+
+    def __init__(self, job_id: int, text: str) -> None:
+        super().__init__(text)
+        self.job_id, self.text = job_id, text
+
+
+# How long an immediate job (-now y) may wait for the event-driven scheduler's pass.
+IMMEDIATE_SECONDS = 3.0
+
+
+def immediate(client: Client, job_id: int) -> bool:
+    """-now y: True once the job started; else it is deleted (it must not wait)."""
+    print(WAITING_FOR_IMMEDIATE)
+    deadline = time.monotonic() + IMMEDIATE_SECONDS
+    while time.monotonic() < deadline:
+        states = {t["state"] for t in client.jobs([job_id], include_finished=True)["tasks"]}
+        if states and not states & {"pending", "hold"}:
+            print(immediate_scheduled(str(job_id)))
+            return True
+        time.sleep(0.02)
+    client.delete([{"job_id": job_id}])
+    print(IMMEDIATE_NOT_SCHEDULED, file=sys.stderr)
+    return False
+
+
+def wait_and_report(client: Client, job_id: int, opts: SubmitOptions) -> int:
+    results = client.wait([job_id])[job_id]
+    rc = 0
+    for task in results:
+        label = f"{job_id}.{task['task_id']}" if opts.array else str(job_id)
+        report = _report(label, task, opts.terse)
+        if report.text:
+            stream = sys.stdout if report.stream == "stdout" else sys.stderr
+            print(report.text, file=stream)
+        rc = report.exit_code if report.exit_code else rc
+    return rc
+
+
+def _report(label: str, task: dict[str, Any], terse: bool) -> Any:
+    if not task.get("started") and task.get("deleted"):
+        return sync_report(label, never_ran=True)
+    if task.get("signal"):
+        try:
+            name = signal.Signals(int(task["signal"])).name
+        except ValueError:
+            name = str(task["signal"])
+        return sync_report(label, signal=name)
+    if task.get("exit_status") is None:
+        return sync_report(label)
+    return sync_report(label, exit_code=int(task["exit_status"]), terse=terse)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        opts = parse(argv)
+    except QsubError as err:
+        sys.stderr.write(err.message if err.message.endswith("\n") else err.message + "\n")
+        return err.exit_code
+    for line in opts.warnings:
+        print(line)
+    try:
+        client = Client()
+        job_id = submit(client, opts)
+        if job_id is not None and opts.now and not immediate(client, job_id):
+            return 1
+        if job_id is not None and opts.sync:
+            return wait_and_report(client, job_id, opts)
+    except SubmittedWithError as err:
+        sys.stderr.write(unable_to_run(err.text) + "\n")
+        return 1
+    except (ClientError, CellNotFound) as err:
+        message = err.message if isinstance(err, ClientError) else str(err)
+        sys.stderr.write(unable_to_run(message) + "\n")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

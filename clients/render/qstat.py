@@ -1,0 +1,343 @@
+"""Pure text/XML renderers for qstat job and queue listings (Grid Engine 8.1.9 format).
+
+This module owns the exact layout of ``qstat`` (default table, ``-r``, ``-ext``), ``qstat -f``,
+``qstat -xml``, ``qstat -f -xml`` and ``qstat -g c``.  Nothing here does I/O: plain dicts in,
+strings out.  Times are epoch floats shown in local time.
+
+``qstat -j`` (text and -xml, with its JobDetail keys) is ``clients.render.qstat_job`` and the
+single-value formatters (dates, durations, memory, XML escaping) are ``clients.render.format``;
+their public names are re-exported here, so callers keep using ``clients.render.qstat``.
+
+JobRow (one line of the job table; ``-f`` uses the same rows inside QueueRow["jobs"]):
+    job_id: int            task_id: int | None (None for non-array jobs)
+    prio: float            name: str      owner: str     state: str ("r", "qw", "hqw", "Eqw" ...)
+    submit_time: float     start_time: float | None (None = not started; submit time is shown)
+    queue: str | None ("all.q@vm")        slots: int     master: bool (qhost -j MASTER/SLAVE)
+    pending_tasks: str | None  (pending array range "3-10:1"; shown in ja-task-ID column)
+    full_name: str         (defaults to name)
+    -r extras: hard_resources: dict[str, str], hard_resource_urgency: dict[str, float] (default 0),
+        default_requests: dict[str, str] (consumable defaults, "(default)" lines),
+        soft_resources: dict[str, str], hard_queues / soft_queues / master_queues: list[str],
+        pe: str | None, pe_range: str | None ("4", "2-8"), granted_pe: str | None,
+        granted_pe_slots: int, checkpoint: str | None, predecessors_requested: list[str],
+        predecessors: list[int], binding: str | None ("NONE"; None hides the Binding line)
+    -ext extras: ntckts: float, project: str | None, department: str | None,
+        cpu: float | None (seconds), mem: float | None (GB s), io: float | None (GB),
+        tickets, ovrts, otckt, ftckt, stckt: int, share: float  (missing numbers render as 0)
+
+QueueRow (qstat -f): name: str, qtype: str ("BIP"), resv: int, used: int, total: int,
+    load_avg: float | None (None -> "-NA-"), arch: str | None, states: str, jobs: [JobRow],
+    explain: list[str] (-explain reason lines), resources: list[[dominance, name, value]] (-F)
+
+ClusterQueueRow (qstat -g c): name: str, load: float | None, used, resv, available, total,
+    temp_disabled, manual_intervention: int; with extended=True also suspend_manual,
+    suspend_threshold, suspend_on_subordinate, suspend_calendar, unknown, load_alarm,
+    disabled_manual, disabled_calendar, ambiguous, orphaned, error: int.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clients.render.format import (XML_DECL, format_c_ctime, format_ctime, format_hms,
+                                   format_memory, format_xml_time, xml_escape, xml_line)
+from clients.render.qstat_job import (DETAIL_XSD, MSG_JOBS_NOT_FOUND, XmlNode, render_job_detail,
+                                      render_job_detail_xml, render_jobs_not_found, xml_tree)
+
+__all__ = [
+    "DEFAULT_QUEUE_WIDTH", "DETAIL_XSD", "MSG_JOBS_NOT_FOUND", "QSTAT_XSD", "XML_DECL", "JobRow",
+    "QueueRow", "XmlNode", "format_c_ctime", "format_ctime", "format_hms", "format_memory",
+    "format_xml_time", "job_header", "job_line", "render_cluster_queue_summary", "render_full",
+    "render_full_xml", "render_job_detail", "render_job_detail_xml", "render_job_table",
+    "render_job_table_xml", "render_jobs_not_found", "resource_lines", "xml_escape", "xml_line",
+    "xml_tree",
+]
+
+JobRow = dict[str, Any]
+QueueRow = dict[str, Any]
+
+DEFAULT_QUEUE_WIDTH = 30
+QSTAT_XSD = "http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/resources/schemas/qstat/qstat.xsd"
+_INDENT = "       "
+_PENDING_TITLE = " - PENDING JOBS - PENDING JOBS - PENDING JOBS - PENDING JOBS - PENDING JOBS"
+_EXT_USAGE_HEAD = "cpu        mem     io      tckts ovrts otckt ftckt stckt share "
+
+
+# --------------------------------------------------------------------------- row helpers
+
+def _is_running(row: JobRow) -> bool:
+    return row.get("start_time") is not None
+
+
+def _shown_time(row: JobRow) -> float:
+    return row["start_time"] if _is_running(row) else row["submit_time"]
+
+
+def _task_column(row: JobRow) -> str:
+    if row.get("task_id") is not None:
+        return str(row["task_id"])
+    return row.get("pending_tasks") or " " * 7
+
+
+# --------------------------------------------------------------------------- job lines
+
+def job_header(*, extended: bool, queue_width: int, indent: str = "", master_col: bool = False) -> str:
+    """Header and dash line of the job table (two lines, each newline-terminated)."""
+    ntckts = " ntckts " if extended else ""
+    project = "project          department " if extended else ""
+    when = "" if extended else "submit/start at     "
+    usage = _EXT_USAGE_HEAD if extended else ""
+    last = "master" if master_col else "slots"
+    head = (f"{indent}job-ID  prior  {ntckts} {'name':<10} {'user':<12} {project}state {when}"
+            f"{usage}{'queue':<{queue_width}.{queue_width}} {last} ja-task-ID ")
+    dashes = 93 + (queue_width - 10) + (1 if master_col else 0) + (79 if extended else 0)
+    return f"{head}\n{indent}{'-' * dashes}\n"
+
+
+def _usage_columns(row: JobRow) -> str:
+    """The -ext cpu/mem/io and ticket columns; blank/NA when the job has no usage yet."""
+    missing = "NA" if _is_running(row) else ""
+    cpu = row.get("cpu")
+    if cpu is None:
+        text = f"{missing:<10.10} "
+    else:
+        days, rest = divmod(int(cpu), 86400)
+        text = f"{days}:{rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d} "
+    for key in ("mem", "io"):
+        value = row.get(key)
+        text += f"{missing:<7.7} " if value is None else f"{value:<5.5f} "
+    for key in ("tickets", "ovrts", "otckt", "ftckt", "stckt"):
+        text += f"{int(row.get(key) or 0):5d} "
+    return text + f"{float(row.get('share') or 0.0):<5.2f} "
+
+
+def job_line(row: JobRow, *, extended: bool = False, full: bool = False,
+             queue_width: int = DEFAULT_QUEUE_WIDTH, indent: str = "",
+             master_label: str | None = None, print_jobid: bool = True) -> str:
+    """One job line without newline; ``master_label`` switches to qhost's MASTER/SLAVE column."""
+    if print_jobid:
+        text = f"{indent}{row['job_id']:7d} {row['prio']:7.5f} "
+        text += f"{row.get('ntckts') or 0.0:7.5f} " if extended else ""
+        text += f"{row['name']:<10.10} {row['owner']:<12.12} "
+        if extended:
+            text += f"{row.get('project') or 'NA':<16.16} {row.get('department') or 'NA':<10.10} "
+        text += f"{row['state']:<5.5} "
+        text += "" if extended else format_ctime(_shown_time(row)) + " "
+    else:
+        # continuation lines of a parallel job (qhost -j): identity columns stay blank
+        text = indent + " " * (8 + 8 + (8 if extended else 0) + 24 + (28 if extended else 0) + 6)
+        text += "" if extended else " " * 20
+    text += _usage_columns(row) if extended else ""
+    if not full:
+        text += f"{row.get('queue') or '':<{queue_width}.{queue_width}} "
+    text += f"{master_label:<7.6}" if master_label is not None else f"{row['slots']:5d} "
+    return text + _task_column(row)
+
+
+def _labelled(label: str, value: str) -> str:
+    return f"{_INDENT}{label}:{' ' * max(1, 17 - len(label))}{value}\n"
+
+
+def _resource_block(title: str, lines: list[str]) -> str:
+    if not lines:
+        return f"{_INDENT}{title}:   \n"
+    return f"{_INDENT}{title}:   " + "".join(
+        ("" if i == 0 else " " * 25) + line + "\n" for i, line in enumerate(lines))
+
+
+def _joined_line(label: str, values: list[Any]) -> str:
+    return f"{_INDENT}{label}: {', '.join(str(v) for v in values)}\n" if values else ""
+
+
+def resource_lines(row: JobRow) -> str:
+    """The ``qstat -r`` block printed under a job line."""
+    text = _labelled("Full jobname", row.get("full_name") or row["name"])
+    if row.get("queue"):
+        text += _labelled("Master Queue", row["queue"])
+    if row.get("pe"):
+        text += _labelled("Requested PE", f"{row['pe']} {row.get('pe_range') or ''}")
+    if row.get("granted_pe"):
+        text += _labelled("Granted PE", f"{row['granted_pe']} {row.get('granted_pe_slots', row['slots'])}")
+    if row.get("checkpoint"):
+        text += _labelled("Checkpoint Env.", row["checkpoint"])
+    urgency = row.get("hard_resource_urgency") or {}
+    hard = [f"{k}={v} ({urgency.get(k, 0.0):f})" for k, v in (row.get("hard_resources") or {}).items()]
+    text += _resource_block("Hard Resources", hard)
+    text += "".join(f"{_INDENT}{k}={v} (default)\n" for k, v in (row.get("default_requests") or {}).items())
+    text += _resource_block("Soft Resources", [f"{k}={v}" for k, v in (row.get("soft_resources") or {}).items()])
+    text += _joined_line("Hard requested queues", row.get("hard_queues") or [])
+    text += _joined_line("Soft requested queues", row.get("soft_queues") or [])
+    text += _joined_line("Master task hard requested queues", row.get("master_queues") or [])
+    text += _joined_line("Predecessor Jobs (request)", row.get("predecessors_requested") or [])
+    text += _joined_line("Predecessor Jobs", row.get("predecessors") or [])
+    if row.get("binding") is not None:
+        text += f"{_INDENT}Binding:          {row['binding']}\n"
+    return text
+
+
+def _job_lines(rows: list[JobRow], *, extended: bool, full: bool, show_resources: bool,
+               queue_width: int) -> str:
+    out = []
+    for row in rows:
+        out.append(job_line(row, extended=extended, full=full, queue_width=queue_width) + "\n")
+        if show_resources:
+            out.append(resource_lines(row))
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------- plain qstat / -f
+
+def render_job_table(rows: list[JobRow], *, extended: bool = False, show_resources: bool = False,
+                     queue_width: int = DEFAULT_QUEUE_WIDTH) -> str:
+    """``qstat`` without -f: header, dashes, one line per row; no jobs prints nothing at all."""
+    if not rows:
+        return ""
+    return job_header(extended=extended, queue_width=queue_width) + _job_lines(
+        rows, extended=extended, full=False, show_resources=show_resources, queue_width=queue_width)
+
+
+def _queue_header(queue_width: int) -> str:
+    return (f"{'queuename':<{queue_width}.{queue_width}} {'qtype':<5.5} {'resv/used/tot.':<14.14} "
+            f"{'load_avg':<8.8} {'arch':<13.13} states\n")
+
+
+def _queue_line(queue: QueueRow, queue_width: int) -> str:
+    load = "-NA- " if queue.get("load_avg") is None else f"{queue['load_avg']:2.2f} "
+    arch = "-NA- " if queue.get("arch") is None else f"{queue['arch']} "
+    slots = f"{queue['resv']}/{queue['used']}/{queue['total']} "
+    return (f"{queue['name']:<{queue_width}.{queue_width}} {queue['qtype']:<5.5} {slots:<14.14} "
+            f"{load:<8.8} {arch:<13.13} {queue.get('states') or ''}\n")
+
+
+def _queue_block(queue: QueueRow, *, extended: bool, show_resources: bool, queue_width: int) -> str:
+    dashes = "-" * (81 + (108 if extended else 0) + max(0, queue_width - 30))
+    text = dashes + "\n" + _queue_line(queue, queue_width)
+    text += "".join(f"\t{reason}\n" for reason in queue.get("explain") or [])
+    text += "".join(f"\t{dom}:{name}={value}\n" for dom, name, value in queue.get("resources") or [])
+    return text + _job_lines(queue.get("jobs") or [], extended=extended, full=True,
+                             show_resources=show_resources, queue_width=queue_width)
+
+
+def render_full(queues: list[QueueRow], pending_rows: list[JobRow], *, extended: bool = False,
+                show_resources: bool = False, queue_width: int = DEFAULT_QUEUE_WIDTH) -> str:
+    """``qstat -f``: queue instances with their jobs, then the PENDING JOBS block."""
+    text = _queue_header(queue_width) if queues else ""
+    for queue in queues:
+        text += _queue_block(queue, extended=extended, show_resources=show_resources,
+                             queue_width=queue_width)
+    if pending_rows:
+        hashes = "#" * (76 + (110 if extended else 0))
+        text += f"\n{hashes}\n{_PENDING_TITLE}\n{hashes}\n"
+        text += _job_lines(pending_rows, extended=extended, full=True,
+                           show_resources=show_resources, queue_width=queue_width)
+    return text
+
+
+# --------------------------------------------------------------------------- -g c
+
+_CQ_EXT_KEYS = ("suspend_manual", "suspend_threshold", "suspend_on_subordinate", "suspend_calendar",
+                "unknown", "load_alarm", "disabled_manual", "disabled_calendar", "ambiguous",
+                "orphaned", "error")
+
+
+def render_cluster_queue_summary(cqueues: list[dict[str, Any]], *, extended: bool = False,
+                                 queue_width: int = DEFAULT_QUEUE_WIDTH) -> str:
+    """``qstat -g c``: one line per cluster queue (header is printed even with no queues)."""
+    names = ("CQLOAD", "USED", "RES", "AVAIL", "TOTAL", "aoACDS", "cdsuE")
+    text = f"{'CLUSTER QUEUE':<{queue_width}.{queue_width}} {names[0]:>7} "
+    text += " ".join(f"{n:>6}" for n in names[1:]) + "  "
+    if extended:
+        text += " ".join(f"{n:>5}" for n in ("s", "A", "S", "C", "u", "a", "d", "D", "c", "o", "E"))
+    text += "\n" + "-" * (80 + (66 if extended else 0) + max(0, queue_width - 36)) + "\n"
+    for cq in cqueues:
+        load = "   -NA-" if cq.get("load") is None else f"{cq['load']:7.2f}"
+        text += f"{cq['name']:<{queue_width}.{queue_width}} {load} "
+        text += "".join(f"{int(cq[k]):6d} " for k in ("used", "resv", "available", "total",
+                                                     "temp_disabled", "manual_intervention"))
+        text += "".join(f"{int(cq.get(k, 0)):5d} " for k in _CQ_EXT_KEYS) if extended else ""
+        text += "\n"
+    return text
+
+
+# --------------------------------------------------------------------------- XML
+
+def _xml_job(row: JobRow, *, depth: int, state: str, extended: bool, full: bool) -> list[str]:
+    fields: list[tuple[str, str | None]] = [("JB_job_number", str(row["job_id"])),
+                                            ("JAT_prio", f"{row['prio']:.5f}")]
+    if extended:
+        fields.append(("JAT_ntix", f"{row.get('ntckts') or 0.0:.5f}"))
+    fields += [("JB_name", row["name"]), ("JB_owner", row["owner"])]
+    if extended:
+        fields += [("JB_project", row.get("project")), ("JB_department", row.get("department"))]
+    fields.append(("state", row["state"]))
+    if not extended:
+        tag = "JAT_start_time" if _is_running(row) else "JB_submission_time"
+        fields.append((tag, format_xml_time(_shown_time(row))))
+    fields += _xml_ext_fields(row) if extended else []
+    if not full:
+        fields.append(("queue_name", row.get("queue")))
+    fields.append(("slots", str(row["slots"])))
+    task = row.get("task_id") if row.get("task_id") is not None else row.get("pending_tasks")
+    if task is not None:
+        fields.append(("tasks", str(task)))
+    pad = "  " * depth
+    return ([f'{pad}<job_list state="{state}">'] + [xml_line(depth + 1, t, v) for t, v in fields]
+            + [f"{pad}</job_list>"])
+
+
+def _xml_ext_fields(row: JobRow) -> list[tuple[str, str | None]]:
+    fields = [(tag, f"{row[key]:.5f}") for tag, key in
+              (("cpu_usage", "cpu"), ("mem_usage", "mem"), ("io_usage", "io")) if row.get(key) is not None]
+    share = float(row.get("share") or 0.0)
+    # 8.1.9 really prints the share fraction truncated to int as JB_jobshare
+    fields += [("tickets", str(int(row.get("tickets") or 0))),
+               ("JB_override_tickets", str(int(row.get("ovrts") or 0))),
+               ("JB_jobshare", str(int(share))),
+               ("otickets", str(int(row.get("otckt") or 0))),
+               ("ftickets", str(int(row.get("ftckt") or 0))),
+               ("stickets", str(int(row.get("stckt") or 0))),
+               ("JAT_share", f"{share:.5f}")]
+    return fields
+
+
+def _xml_section(tag: str, body: list[str]) -> list[str]:
+    return [f"  <{tag}>"] + body + [f"  </{tag}>"]
+
+
+def _xml_document(queue_info: list[str], job_info: list[str]) -> str:
+    lines = [XML_DECL, f'<job_info  xmlns:xsd="{QSTAT_XSD}">']
+    lines += _xml_section("queue_info", queue_info) + _xml_section("job_info", job_info)
+    return "\n".join(lines + ["</job_info>"]) + "\n"
+
+
+def _xml_jobs(rows: list[JobRow], *, depth: int, extended: bool, full: bool) -> list[str]:
+    out: list[str] = []
+    for row in rows:
+        state = "running" if row.get("queue") else "pending"
+        out += _xml_job(row, depth=depth, state=state, extended=extended, full=full)
+    return out
+
+
+def render_job_table_xml(running_rows: list[JobRow], pending_rows: list[JobRow], *,
+                         extended: bool = False) -> str:
+    """``qstat -xml``: jobs with a queue under <queue_info>, pending ones under <job_info>."""
+    return _xml_document(_xml_jobs(running_rows, depth=2, extended=extended, full=False),
+                         _xml_jobs(pending_rows, depth=2, extended=extended, full=False))
+
+
+def _xml_queue(queue: QueueRow, extended: bool) -> list[str]:
+    fields = [("name", queue["name"]), ("qtype", queue["qtype"]), ("slots_used", str(queue["used"])),
+              ("slots_resv", str(queue["resv"])), ("slots_total", str(queue["total"]))]
+    if queue.get("load_avg") is not None:
+        fields.append(("load_avg", f"{queue['load_avg']:.5f}"))
+    fields += [(t, queue.get(k)) for t, k in (("arch", "arch"), ("state", "states")) if queue.get(k)]
+    body = [xml_line(3, tag, value) for tag, value in fields]
+    body += _xml_jobs(queue.get("jobs") or [], depth=3, extended=extended, full=True)
+    return ["    <Queue-List>"] + body + ["    </Queue-List>"]
+
+
+def render_full_xml(queues: list[QueueRow], pending_rows: list[JobRow], *,
+                    extended: bool = False) -> str:
+    """``qstat -f -xml``: <Queue-List> per queue instance, pending jobs under <job_info>."""
+    queue_info = [line for queue in queues for line in _xml_queue(queue, extended)]
+    return _xml_document(queue_info, _xml_jobs(pending_rows, depth=2, extended=extended, full=True))

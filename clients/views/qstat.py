@@ -1,0 +1,400 @@
+"""Pure conversions from the qmaster's query replies to the qstat/qhost renderer rows.
+
+This module owns which jobs, tasks, queue instances and hosts ``qstat`` and ``qhost`` show
+and in which order, as Grid Engine 8.1.9 does: running tasks queue instance by queue
+instance (then by job and task id), pending tasks after them by priority (held ones have
+0.00000, the others 0.50000) then job id, with the pending tasks of an array job grouped
+into one row per state ("3-10:1", "1,3,5"). Input are the plain dicts of
+``Client.jobs()`` and ``Client.cluster()``; output are the JobRow, QueueRow and HostRow
+dicts documented in ``clients.render.qstat``; the qhost rows are ``clients.views.qhost``.
+No I/O here.
+"""
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from common.cluster import qtype_letters
+from common.jobstate import ACTIVE_STATES, WAITING_STATES, State, state_letters
+from common.resource.complexes import ComplexAttr, default_complexes, resolve_name
+
+JobRow = dict[str, Any]
+Reply = dict[str, Any]
+
+# -s letters: the hold ones select pending tasks by kind of hold (qstat(1))
+HOLD_FLAGS = ("hu", "ho", "hs", "hd", "hj", "ha")
+_S_FLAGS = ("hu", "hs", "ho", "hd", "hj", "ha", "h", "p", "r", "s", "z", "a")
+_S_EXPANSION = {"h": HOLD_FLAGS + ("p",), "a": ("p", "r", "s")}
+DEFAULT_STATES = frozenset({"p", "r", "s"})
+HELD_PRIO, NORMAL_PRIO = 0.0, 0.5
+DEFAULT_DEPARTMENT = "defaultdepartment"
+_COMPLEXES = default_complexes()
+_SHORTCUTS = {a.name: a.shortcut for a in _COMPLEXES}
+
+
+def parse_state_filter(text: str) -> frozenset[str] | None:
+    """The -s argument as a set of p r s z and hold letters; None when Grid Engine refuses it.
+
+    Like build_job_state_filter(), every flag found at the current position is consumed
+    in table order, so "hup" is "hu" plus "p"; hold letters imply "p".
+    """
+    found: set[str] = set()
+    rest = text
+    while rest:
+        matched = False
+        for flag in _S_FLAGS:
+            if rest.startswith(flag):
+                found.update(_S_EXPANSION.get(flag, (flag,)))
+                found.update(("p",) if flag.startswith("h") else ())
+                rest, matched = rest[len(flag):], True
+        if not matched:
+            return None
+    return frozenset(found)
+
+
+@dataclass(frozen=True)
+class JobFilter:
+    """What qstat selects: -s states, -u users (fnmatch patterns, None = all), -q instances."""
+
+    states: frozenset[str] = DEFAULT_STATES
+    users: tuple[str, ...] | None = None
+    instances: frozenset[str] | None = None  # selected "queue@host" names, None = all
+
+    def owner_ok(self, owner: str) -> bool:
+        return self.users is None or any(fnmatch.fnmatchcase(owner, u) for u in self.users)
+
+
+# --------------------------------------------------------------------------- helpers
+
+def instance_name(queue: str, host: str) -> str:
+    return f"{queue}@{host}"
+
+
+def _opts(job: Reply) -> dict[str, Any]:
+    return job.get("opts") or {}
+
+
+def _is_array(job: Reply) -> bool:
+    return bool(_opts(job).get("array"))
+
+
+def _state(task: Reply) -> State:
+    return State(task["state"])
+
+
+def task_letters(task: Reply) -> str:
+    return state_letters(_state(task), set(task.get("holds") or []))
+
+
+def _prio(task: Reply) -> float:
+    waiting = _state(task) in WAITING_STATES
+    return HELD_PRIO if waiting and task.get("holds") else NORMAL_PRIO
+
+
+def range_text(first: int, last: int, step: int) -> str:
+    """range_to_dstring(): "3", "3,4" (two ids), else "3-10:1"."""
+    if first == last:
+        return str(first)
+    if first + step == last:
+        return f"{first},{last}"
+    return f"{first}-{last}:{step}"
+
+
+def task_ranges(ids: Iterable[int], job_task_ids: list[int], step: int) -> str:
+    """The ids as runs of the job's task sequence, comma separated ("1,3,5", "3-10:1")."""
+    wanted, runs, run = set(ids), [], []
+    for tid in job_task_ids:
+        if tid in wanted:
+            run.append(tid)
+        elif run:
+            runs.append(run)
+            run = []
+    runs += [run] if run else []
+    return ",".join(range_text(r[0], r[-1], step) for r in runs)
+
+
+def complex_attr(name: str) -> ComplexAttr | None:
+    return resolve_name(_COMPLEXES, name)
+
+
+def _full_name(name: str) -> str:
+    attr = complex_attr(name)
+    return attr.name if attr else name
+
+
+def _urgency(name: str) -> float:
+    attr = complex_attr(name)
+    try:
+        return float(attr.urgency) if attr else 0.0
+    except ValueError:
+        return 0.0
+
+
+def pe_range(pe: list[Any] | None) -> str | None:
+    if not pe:
+        return None
+    return str(pe[1]) if int(pe[1]) == int(pe[2]) else f"{pe[1]}-{pe[2]}"
+
+
+def predecessors(job: Reply, jobs: list[Reply]) -> list[int]:
+    """Unfinished jobs named by -hold_jid (ids, or names/patterns of the owner's jobs)."""
+    wanted = [str(w) for w in _opts(job).get("hold_jid") or []]
+    return [j["job_id"] for j in jobs if j["job_id"] != job["job_id"] and any(
+        (w == str(j["job_id"])) if w.isdigit() else
+        (j["owner"] == job["owner"] and fnmatch.fnmatchcase(_opts(j).get("job_name") or "", w))
+        for w in wanted)]
+
+
+# --------------------------------------------------------------------------- job rows
+
+def _request_fields(job: Reply, jobs: list[Reply]) -> dict[str, Any]:
+    """The -r block of a row."""
+    opts = _opts(job)
+    hard = {_full_name(k): str(v) for k, v in (opts.get("hard_resources") or {}).items()}
+    return {"hard_resources": hard, "hard_resource_urgency": {k: _urgency(k) for k in hard},
+            "default_requests": {},
+            "soft_resources": {_full_name(k): str(v)
+                               for k, v in (opts.get("soft_resources") or {}).items()},
+            "hard_queues": list(opts.get("hard_queues") or []),
+            "soft_queues": list(opts.get("soft_queues") or []),
+            "master_queues": list(opts.get("master_queues") or []),
+            "pe": (opts.get("pe") or [None])[0], "pe_range": pe_range(opts.get("pe")),
+            "checkpoint": opts.get("checkpoint_name"),
+            "predecessors_requested": [str(w) for w in opts.get("hold_jid") or []],
+            "predecessors": predecessors(job, jobs) if opts.get("hold_jid") else [],
+            "binding": "NONE"}
+
+
+def _ext_fields(job: Reply, task: Reply) -> dict[str, Any]:
+    """The -ext columns: project, department and usage of a started task."""
+    usage = task.get("usage") or {}
+    started = _state(task) in ACTIVE_STATES
+    return {"ntckts": _prio(task), "project": _opts(job).get("project"),
+            "department": DEFAULT_DEPARTMENT,
+            **{k: (float(usage[k]) if started and k in usage else None)
+               for k in ("cpu", "mem", "io")}}
+
+
+def job_row(job: Reply, task: Reply, jobs: list[Reply], *, queue: str | None = None,
+            slots: int | None = None, master: bool = True) -> JobRow:
+    """One row for ``task``; a started task shows its start time and queue instance."""
+    opts = _opts(job)
+    name = str(opts.get("job_name") or "")
+    active = _state(task) in ACTIVE_STATES
+    start = (task.get("start_time") or task.get("dispatch_time")) if active else None
+    pe = opts.get("pe")
+    row: JobRow = {
+        "job_id": job["job_id"], "task_id": task["task_id"] if _is_array(job) else None,
+        "prio": _prio(task), "name": name, "full_name": name, "owner": job["owner"],
+        "state": task_letters(task), "submit_time": job["submit_time"], "start_time": start,
+        "queue": queue, "master": master, "pending_tasks": None,
+        "slots": slots if slots is not None else (task.get("slots") or 1) if active
+        else (int(pe[1]) if pe else 1),
+        "granted_pe": pe[0] if pe and active else None,
+        "granted_pe_slots": task.get("slots") or 1}
+    row.update(_request_fields(job, jobs))
+    row.update(_ext_fields(job, task))
+    return row
+
+
+def _has_hold(job: Reply, task: Reply, flag: str) -> bool:
+    holds, opts = task.get("holds") or [], _opts(job)
+    return {"hu": "u" in holds, "ho": "o" in holds, "hs": "s" in holds,
+            "hj": "h" in holds, "hd": bool(opts.get("hold_jid_ad")),
+            "ha": bool(opts.get("start_time"))}[flag]
+
+
+def active_shown(job: Reply, task: Reply, flt: JobFilter) -> bool:
+    """-s r shows running (and transferring, deleting) tasks, -s s suspended ones, and a
+    hold letter also started tasks carrying that hold."""
+    letter = "s" if _state(task) is State.SUSPENDED else "r"
+    holds = [f for f in ("hu", "ho", "hs") if f in flt.states and _has_hold(job, task, f)]
+    return letter in flt.states or bool(holds)
+
+
+def pending_shown(job: Reply, task: Reply, flt: JobFilter) -> bool:
+    """-s p shows waiting tasks; hold letters narrow them to tasks with such a hold."""
+    wanted = [f for f in HOLD_FLAGS if f in flt.states]
+    return "p" in flt.states and (not wanted or any(_has_hold(job, task, f) for f in wanted))
+
+
+def _selected_jobs(reply: Reply, flt: JobFilter) -> list[tuple[Reply, list[Reply]]]:
+    """The jobs of owners -u selects, by job id, each with its tasks by task id."""
+    jobs = {j["job_id"]: j for j in reply.get("jobs") or []}
+    tasks: dict[int, list[Reply]] = {}
+    for task in sorted(reply.get("tasks") or [], key=lambda t: (t["job_id"], t["task_id"])):
+        tasks.setdefault(task["job_id"], []).append(task)
+    return [(jobs[j], tasks.get(j, [])) for j in sorted(jobs) if flt.owner_ok(jobs[j]["owner"])]
+
+
+def running_rows(reply: Reply, cluster: Reply, flt: JobFilter) -> list[JobRow]:
+    """Plain qstat's started tasks: one row at the master queue instance, queue by queue."""
+    all_jobs = reply.get("jobs") or []
+    order = {instance_name(i["queue"], i["host"]): n
+             for n, i in enumerate(cluster.get("instances") or [])}
+    found: list[tuple[int, int, int, JobRow]] = []
+    for job, tasks in _selected_jobs(reply, flt):
+        for task in tasks:
+            if _state(task) not in ACTIVE_STATES or not active_shown(job, task, flt):
+                continue
+            inst = instance_name(task.get("queue") or "", task.get("host") or "")
+            if flt.instances is not None and inst not in flt.instances:
+                continue
+            found.append((order.get(inst, len(order)), job["job_id"], task["task_id"],
+                          job_row(job, task, all_jobs, queue=inst)))
+    return [row for *_, row in sorted(found, key=lambda f: f[:3])]
+
+
+def _pending_groups(tasks: list[Reply]) -> list[list[Reply]]:
+    """Waiting tasks grouped by equal state and holds; the group without holds first."""
+    groups: dict[tuple[str, tuple[str, ...]], list[Reply]] = {}
+    for task in tasks:
+        groups.setdefault((task["state"], tuple(sorted(task.get("holds") or []))), []).append(task)
+    return sorted(groups.values(), key=lambda g: (bool(g[0].get("holds")), g[0]["task_id"]))
+
+
+def _job_pending_rows(job: Reply, tasks: list[Reply], all_jobs: list[Reply]) -> list[JobRow]:
+    """One row per group of tasks; an array job shows the group's ids as task ranges."""
+    rows = []
+    step = int((_opts(job).get("array") or [1, 1, 1])[2])
+    for group in _pending_groups(tasks):
+        row = job_row(job, group[0], all_jobs)
+        if _is_array(job):
+            row["task_id"] = None
+            row["pending_tasks"] = task_ranges([t["task_id"] for t in group],
+                                               list(job.get("task_ids") or []), step)
+        rows.append(row)
+    return rows
+
+
+def _rows_in_states(reply: Reply, flt: JobFilter, states: frozenset[State]) -> list[JobRow]:
+    all_jobs, rows = reply.get("jobs") or [], []
+    for job, tasks in _selected_jobs(reply, flt):
+        chosen = [t for t in tasks if _state(t) in states
+                  and (_state(t) is State.FINISHED or pending_shown(job, t, flt))]
+        rows += _job_pending_rows(job, chosen, all_jobs) if chosen else []
+    return rows
+
+
+def pending_rows(reply: Reply, flt: JobFilter) -> list[JobRow]:
+    """Waiting tasks (qw, hqw, Eqw): by priority, then job id."""
+    rows = _rows_in_states(reply, flt, WAITING_STATES)
+    return sorted(rows, key=lambda r: (-r["prio"], r["job_id"]))
+
+
+def zombie_rows(reply: Reply, flt: JobFilter) -> list[JobRow]:
+    """-s z: finished tasks of the jobs the reply holds (state "z"), grouped like pending."""
+    return _rows_in_states(reply, flt, frozenset({State.FINISHED})) if "z" in flt.states else []
+
+
+# --------------------------------------------------------------------------- queues (-f)
+
+def hosts_by_name(cluster: Reply) -> dict[str, Reply]:
+    return {h["name"]: h for h in cluster.get("hosts") or []}
+
+
+def queue_type(instance: Reply) -> str:
+    pe_list = str(instance.get("pe_list") or "NONE").split()
+    return qtype_letters(str(instance.get("qtype") or "")) + ("P" if pe_list not in ([], ["NONE"]) else "")
+
+
+def _load_float(load: dict[str, str], name: str) -> float | None:
+    try:
+        return float(load[name])
+    except (KeyError, ValueError):
+        return None
+
+
+def _offers(inst: Reply, load: dict[str, str], names: list[str] | None) -> list[list[str]]:
+    """qstat -F lines: the qmaster's view of what the instance offers (load, fixed and
+    consumable values at every level); the host's load values if it sent none."""
+    offered = inst.get("resources")
+    if not offered:
+        return host_resources(load, names)
+    wanted = None if names is None else set(names)
+    return [list(line) for line in offered if wanted is None or line[1] in wanted
+            or _SHORTCUTS.get(line[1]) in wanted]
+
+
+def host_resources(load: dict[str, str], names: list[str] | None) -> list[list[str]]:
+    """qstat -F lines [dominance, name, value] from a host's load values, in complex order."""
+    shown = []
+    for attr in sorted(_COMPLEXES, key=lambda a: a.name):
+        if attr.name in load and (names is None or attr.name in names or attr.shortcut in names):
+            shown.append(["hl", attr.name, load[attr.name]])
+    return shown
+
+
+def instance_jobs(name: str, reply: Reply, flt: JobFilter) -> list[JobRow]:
+    """Started tasks with slots in this instance (their slots here); master first granted."""
+    all_jobs, rows = reply.get("jobs") or [], []
+    for job, tasks in _selected_jobs(reply, flt):
+        for task in tasks:
+            if _state(task) not in ACTIVE_STATES or not active_shown(job, task, flt):
+                continue
+            granted = task.get("granted") or [[task.get("queue"), task.get("host"), task.get("slots")]]
+            here = sum(int(g[2] or 0) for g in granted if instance_name(g[0], g[1]) == name)
+            master = instance_name(task.get("queue") or "", task.get("host") or "") == name
+            if here or master:
+                rows.append(job_row(job, task, all_jobs, queue=name, slots=here, master=master))
+    return rows
+
+
+def queue_rows(cluster: Reply, reply: Reply, flt: JobFilter, *,
+               resource_names: list[str] | None = None, show_resources: bool = False
+               ) -> list[dict[str, Any]]:
+    """qstat -f queue instances (those -q selected) with their jobs."""
+    hosts, out = hosts_by_name(cluster), []
+    for inst in cluster.get("instances") or []:
+        name = instance_name(inst["queue"], inst["host"])
+        if flt.instances is not None and name not in flt.instances:
+            continue
+        host = hosts.get(inst["host"]) or {}
+        load = host.get("load") or {}
+        alive = bool(inst.get("alive")) and bool(host.get("alive"))
+        out.append({"name": name, "qtype": queue_type(inst), "resv": 0,
+                    "used": int(inst.get("used") or 0), "total": int(inst.get("slots") or 0),
+                    "load_avg": _load_float(load, "load_avg") if alive else None,
+                    "arch": load.get("arch"), "states": "" if alive else "u",
+                    "jobs": instance_jobs(name, reply, flt), "explain": [],
+                    "resources": _offers(inst, load, resource_names) if show_resources else []})
+    return out
+
+
+def cluster_queue_summary(cluster: Reply, selected: frozenset[str] | None = None
+                          ) -> list[dict[str, Any]]:
+    """qstat -g c: per cluster queue; CQLOAD is np_load_avg weighted by slots."""
+    hosts, summary = hosts_by_name(cluster), {}
+    for inst in cluster.get("instances") or []:
+        if selected is not None and instance_name(inst["queue"], inst["host"]) not in selected:
+            continue
+        cq = summary.setdefault(inst["queue"], {"name": inst["queue"], "used": 0, "resv": 0,
+                                                "available": 0, "total": 0, "temp_disabled": 0,
+                                                "manual_intervention": 0, "unknown": 0,
+                                                "_load": 0.0, "_load_slots": 0})
+        _add_instance(cq, inst, hosts.get(inst["host"]) or {})
+    return [_finish_summary(summary[name]) for name in sorted(summary)]
+
+
+def _add_instance(cq: dict[str, Any], inst: Reply, host: Reply) -> None:
+    slots, used = int(inst.get("slots") or 0), int(inst.get("used") or 0)
+    alive = bool(inst.get("alive")) and bool(host.get("alive"))
+    cq["used"] += used
+    cq["total"] += slots
+    load = _load_float(host.get("load") or {}, "np_load_avg") if alive else None
+    if load is not None:
+        cq["_load"] += load * slots
+        cq["_load_slots"] += slots
+    if alive:
+        cq["available"] += slots - used
+    else:
+        cq["manual_intervention"] += slots  # 'u' counts as needing manual intervention
+        cq["unknown"] += slots
+
+
+def _finish_summary(cq: dict[str, Any]) -> dict[str, Any]:
+    slots = cq.pop("_load_slots")
+    total_load = cq.pop("_load")
+    cq["load"] = total_load / slots if slots else None
+    return cq

@@ -1,0 +1,354 @@
+"""The dispatch pass: a pure function from a view of the cluster to dispatch orders.
+
+Input: pending tasks with their jobs, the queue instances, the slots in use and the
+resource levels (``common.placement.resources.ResourceView``). Output: orders ``{"type":
+"dispatch", "job_id", "task_id", "task_version", "granted": [[queue, host, slots],
+...]}``, with ``"pe"``, the parallel environment chosen, for a ``-pe`` job. Tasks are taken in priority order (``-p`` high first, then job and task
+number). A job is placed only where its hard ``-l`` requests match; its soft requests
+rank the queue instances (fewest violations first); consumables are debited as the
+pass grants them. Jobs with the same requests form a *category*: its candidate queue
+instances are found once per pass, and once it found no room its other tasks are
+skipped without looking again, so the cost of a pass grows with the number of
+categories, not of pending tasks (``PassInput.category_cache=False`` turns this off,
+to measure it). Parallel jobs: ``PEConf`` (allocation rule, total ``slots`` limit,
+``pe_usage`` of running jobs) and ``common.placement.pe_alloc`` for the spreading.
+"""
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterable, Mapping
+
+from common.cluster import QueueInstance
+from common.resource.complexes import ResourceRequest
+from common.placement.pe_alloc import (
+    Allocation, RequestFit, allocate, by_host, drop_full_hosts, soft_fits,
+)
+from common.placement.pass_conf import Access, PEConf, pes_at
+from common.placement.resources import ResourceView, apply, debits, job_requests
+
+# (job summary, queue instance) -> True when the job's requests allow that instance
+Matcher = Callable[[dict[str, Any], QueueInstance], bool]
+SlotKey = tuple[str, str]
+
+
+@dataclass
+class PassInput:
+    """``pes``: PE configurations by name; a requested PE missing there is placed like
+    ``$pe_slots`` with no total limit. ``pe_used``: slots held per PE by running jobs.
+    ``resources``: without it, ``-l`` requests are not looked at (``matcher`` may)."""
+
+    jobs: dict[int, dict[str, Any]]
+    pending: list[dict[str, Any]]            # task dicts in state pending
+    instances: list[QueueInstance]
+    used: dict[tuple[str, str], int]
+    load: dict[str, float] = field(default_factory=dict)  # host -> np_load_avg
+    pe_of_queue: dict[str, set[str]] = field(default_factory=dict)
+    host_groups: Mapping[str, frozenset[str]] = field(default_factory=dict)  # "@g" -> hosts
+    access: Access | None = None  # user_lists/xuser_lists of queues, hosts and PEs
+    matcher: Matcher | None = None
+    resources: ResourceView | None = None
+    pes: dict[str, PEConf] = field(default_factory=dict)
+    pe_used: dict[str, int] = field(default_factory=dict)
+    category_cache: bool = True
+
+
+@dataclass
+class PassStats:
+    considered: int = 0
+    skipped_by_category: int = 0
+    orders: int = 0
+    categories: int = 0
+
+
+@dataclass
+class Category:
+    """What one category learnt in this pass: where it may go, and how far serial
+    placement got (instances before ``cursor`` are full for it)."""
+
+    candidates: list[QueueInstance]
+    requests: list[ResourceRequest]
+    fit: RequestFit | None
+    cursor: int = 0
+    pe_hosts: list[tuple[PEConf, list[list[QueueInstance]]]] | None = None
+    pe_bounds: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+def pending_order(jobs: Mapping[int, dict[str, Any]], pending: Iterable[dict[str, Any]]
+                  ) -> list[dict[str, Any]]:
+    """The order tasks are placed in: ``-p`` high first, then job and task number."""
+    urgency = {job_id: -int((job.get("opts") or {}).get("priority") or 0)
+               for job_id, job in jobs.items()}
+    return sorted(pending, key=lambda t: (urgency.get(t["job_id"], 0), t["job_id"],
+                                          t["task_id"]))
+
+
+def category_key(job: dict[str, Any]) -> tuple[Any, ...]:
+    opts = job.get("opts") or {}
+    return (tuple(opts.get("hard_queues") or ()), _sorted_items(opts.get("hard_resources")),
+            _sorted_items(opts.get("soft_resources")), tuple(opts.get("soft_queues") or ()),
+            tuple(opts.get("pe") or ()), job.get("owner"), job.get("group"))
+
+
+def _sorted_items(requests: dict[str, str] | None) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted(requests.items())) if requests else ()
+
+
+def _free_slots(inp: PassInput) -> dict[SlotKey, int]:
+    return {(qi.queue, qi.host): qi.slots - inp.used.get((qi.queue, qi.host), 0)
+            for qi in inp.instances
+            if qi.alive and "BATCH" in qi.qtype.upper()}
+
+
+def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[str, Any]]:
+    stats = stats or PassStats()
+    free = _free_slots(inp)
+    left = sum(max(v, 0) for v in free.values())
+    orders: list[dict[str, Any]] = []
+    if left <= 0:
+        return orders
+    # the batch instances (free's keys, fixed for the pass) by the pass's ranking
+    ranked = sorted((qi for qi in inp.instances if (qi.queue, qi.host) in free),
+                    key=lambda qi: (qi.seq_no, inp.load.get(qi.host, 0.0), qi.queue, qi.host))
+    categories: dict[tuple[Any, ...], Category] = {}
+    full: set[tuple[Any, ...]] = set()
+    pe_used = dict(inp.pe_used)
+    for task in pending_order(inp.jobs, inp.pending):
+        job = inp.jobs.get(task["job_id"])
+        if job is None:
+            continue
+        stats.considered += 1
+        key = category_key(job)
+        if key in full:
+            stats.skipped_by_category += 1
+            continue
+        category = categories.get(key)
+        if category is None:
+            stats.categories += 1
+            category = _category(job, ranked, inp)
+            if inp.category_cache:
+                categories[key] = category
+        placed = _place(job, category, free, inp, pe_used)
+        if placed is None:
+            if inp.category_cache:
+                full.add(key)
+            continue
+        granted, pe_name = placed
+        order = {"type": "dispatch", "job_id": task["job_id"], "task_id": task["task_id"],
+                 "task_version": task["version"], "granted": granted}
+        if pe_name is not None:
+            order["pe"] = pe_name
+        orders.append(order)
+        left -= sum(g[2] for g in granted)
+        if left <= 0:
+            break
+    stats.orders = len(orders)
+    return orders
+
+
+def can_run(job: dict[str, Any], inp: PassInput) -> bool:
+    """Whether the pass would place the job in the cluster ``inp`` describes (``qsub
+    -w``: an empty cluster for e/w/v, the current one for p). The view is not debited."""
+    view = inp.resources.copy() if inp.resources is not None else None
+    alone = replace(inp, jobs={0: job}, resources=view,
+                    pending=[{"job_id": 0, "task_id": 1, "version": 0}])
+    return bool(dispatch_pass(alone))
+
+
+def _category(job: dict[str, Any], ranked: list[QueueInstance],
+              inp: PassInput) -> Category:
+    opts = job.get("opts") or {}
+    view = inp.resources
+    requests = job_requests(opts, view.attrs) if view is not None else []
+    fit = RequestFit(view, requests, master=not opts.get("pe")) if view is not None else None
+    # instances full at this moment stay candidates: the order of hosts for PE rules
+    # must not depend on when the category was first seen (with or without the cache)
+    candidates = _allowed_instances(job, ranked, inp)
+    if fit is not None:
+        candidates = fit.select(candidates)
+    _rank_by_soft_requests(opts, candidates, inp)
+    return Category(candidates, requests or [], fit)
+
+
+def _rank_by_soft_requests(opts: dict[str, Any], candidates: list[QueueInstance],
+                           inp: PassInput) -> None:
+    """Fewest soft violations first, as Grid Engine counts them: one per soft ``-l``
+    request an instance does not meet, one when a soft ``-q`` list names it not."""
+    view = inp.resources
+    soft = job_requests(opts, view.attrs, "soft_resources") if view is not None else None
+    soft_queues = opts.get("soft_queues") or []
+    if not soft and not soft_queues:
+        return
+    satisfied = [set(map(id, f.select(candidates)))
+                 for f in soft_fits(view, soft)] if soft else []  # type: ignore[arg-type]
+
+    def violations(qi: QueueInstance) -> int:
+        missed = sum(id(qi) not in ok for ok in satisfied)
+        if soft_queues and not any(queue_matches(ref, qi, inp.host_groups)
+                                   for ref in soft_queues):
+            missed += 1
+        return missed
+    # stable: among equal violation counts the pass's ranking stays
+    candidates.sort(key=violations)
+
+
+def _allowed_instances(job: dict[str, Any], instances: list[QueueInstance], inp: PassInput
+                       ) -> list[QueueInstance]:
+    """The instances ``-q`` and ``-pe`` allow; decided once per queue when no ``-q``
+    entry names a host (the usual case)."""
+    opts = job.get("opts") or {}
+    refs = opts.get("hard_queues") or []
+    restricted = inp.access is not None and inp.access.restricted
+    if not refs and not opts.get("pe") and inp.matcher is None and not restricted:
+        return instances
+    if restricted:
+        instances = [qi for qi in instances if _has_access(job, qi, inp.access)]
+    if inp.matcher is not None or any("@" in str(ref) for ref in refs):
+        return [qi for qi in instances if _allowed(job, qi, inp)]
+    by_queue: dict[str, bool] = {}
+    for qi in instances:
+        if qi.queue not in by_queue:
+            by_queue[qi.queue] = _allowed(job, qi, inp)
+    return [qi for qi in instances if by_queue[qi.queue]]
+
+
+def _has_access(job: dict[str, Any], qi: QueueInstance, access: Access | None) -> bool:
+    """The queue's and the host's user_lists/xuser_lists admit the job's owner."""
+    return access is None or access.queue_allows(str(job.get("owner") or ""),
+                                                 str(job.get("group") or ""),
+                                                 qi.queue, qi.host)
+
+
+def _allowed(job: dict[str, Any], qi: QueueInstance, inp: PassInput) -> bool:
+    opts = job.get("opts") or {}
+    queues = opts.get("hard_queues") or []
+    if queues and not any(queue_matches(ref, qi, inp.host_groups) for ref in queues):
+        return False
+    pe = opts.get("pe")
+    if pe and not any(fnmatch.fnmatchcase(name, str(pe[0]))
+                      for name in pes_at(inp.pe_of_queue, qi.queue, qi.host)):
+        return False
+    return inp.matcher is None or inp.matcher(job, qi)
+
+
+def queue_matches(ref: str, qi: QueueInstance,
+                  host_groups: Mapping[str, frozenset[str]]) -> bool:
+    """A ``-q`` entry (qsub(1) wc_queue): a cluster queue ``q``, a queue instance
+    ``q@host`` or a queue domain ``q@@hostgroup``, each part a wildcard pattern."""
+    qpat, _, hpat = str(ref).partition("@")
+    if not fnmatch.fnmatchcase(qi.queue, qpat or "*"):
+        return False
+    if not hpat:
+        return True
+    if hpat.startswith("@"):
+        return any(qi.host in hosts for group, hosts in host_groups.items()
+                   if fnmatch.fnmatchcase(group, hpat))
+    return fnmatch.fnmatchcase(qi.host, hpat)
+
+
+def _place(job: dict[str, Any], category: Category, free: dict[SlotKey, int],
+           inp: PassInput, pe_used: dict[str, int]
+           ) -> tuple[list[list[Any]], str | None] | None:
+    """The grant and the PE it is in (None for a serial job), or None: no room."""
+    pe = (job.get("opts") or {}).get("pe")
+    if not pe:
+        granted = _place_serial(category, free, inp.resources)
+        return None if granted is None else (granted, None)
+    for conf, hosts in _pe_choices(job, str(pe[0]), category, inp):
+        cap = None if conf.slots is None else conf.slots - pe_used.get(conf.name, 0)
+        for low, high in slot_ranges(job.get("opts") or {}):
+            limit = high if cap is None else min(high, cap)
+            if limit < low:
+                continue
+            drop_full_hosts(hosts, free)
+            alloc = Allocation(inp.resources, category.requests, free, category.fit)
+            # bounds hold for one slot range; the PE limit may shrink it between jobs
+            bounds = category.pe_bounds.setdefault(f"{conf.name}:{low}:{limit}", {})
+            granted = allocate(conf.rule, low, limit, hosts, alloc, bounds)
+            if granted is not None:
+                pe_used[conf.name] = pe_used.get(conf.name, 0) + alloc.total
+                return granted, conf.name
+    return None
+
+
+def _pe_choices(job: dict[str, Any], pattern: str, category: Category, inp: PassInput
+                ) -> list[tuple[PEConf, list[list[QueueInstance]]]]:
+    """The configured PEs matching ``-pe``, each with the candidate hosts offering it
+    (worked out once per category)."""
+    if category.pe_hosts is None:
+        matching = sorted(n for n in inp.pes if fnmatch.fnmatchcase(n, pattern))
+        names = [n for n in matching if _may_use_pe(job, n, inp.access)]
+        if not matching:
+            category.pe_hosts = [(PEConf(pattern, None), by_host(category.candidates))]
+        else:
+            category.pe_hosts = [(inp.pes[n], by_host(
+                qi for qi in category.candidates
+                if n in pes_at(inp.pe_of_queue, qi.queue, qi.host)))
+                for n in names]
+    return category.pe_hosts
+
+
+def _may_use_pe(job: dict[str, Any], pe: str, access: Access | None) -> bool:
+    return access is None or access.pe_allows(str(job.get("owner") or ""),
+                                              str(job.get("group") or ""), pe)
+
+
+def _place_serial(category: Category, free: dict[SlotKey, int],
+                  view: ResourceView | None) -> list[list[Any]] | None:
+    """One slot on the first candidate with room; an instance found full stays full
+    for this category for the rest of the pass (resources only shrink in a pass)."""
+    fit, candidates = category.fit, category.candidates
+    while category.cursor < len(candidates):
+        qi = candidates[category.cursor]
+        key = (qi.queue, qi.host)
+        if free.get(key, 0) > 0 and (fit is None or not fit.dynamic
+                                     or fit.fits(qi.queue, qi.host, 1, True)):
+            free[key] -= 1
+            granted = [[qi.queue, qi.host, 1]]
+            if view is not None:
+                apply(view, debits(view, category.requests, granted))
+            return granted
+        category.cursor += 1
+    return None
+
+
+def slot_ranges(opts: Mapping[str, Any]) -> list[tuple[int, int]]:
+    """The slot ranges of ``-pe name n[-m][,...]``, the highest first: the pass grants
+    the most slots it can, and only counts inside a range (``2,4`` is never 3)."""
+    pe = opts.get("pe")
+    if not pe:
+        return [(1, 1)]
+    ranges = [(int(r[0]), int(r[1])) for r in opts.get("pe_ranges") or []]
+    if not ranges:
+        low = int(pe[1])
+        ranges = [(low, int(pe[2]) if len(pe) > 2 and pe[2] is not None else low)]
+    return sorted(((max(lo, 1), max(hi, lo, 1)) for lo, hi in ranges),
+                  key=lambda r: r[1], reverse=True)
+
+
+def pe_usage(jobs: Mapping[int, Mapping[str, Any]], active: Iterable[Mapping[str, Any]],
+             pes: Mapping[str, PEConf], pe_of_queue: Mapping[str, set[str]]
+             ) -> dict[str, int]:
+    """Slots held per PE by active tasks: the PE each was granted; for a task granted
+    before PEs were recorded, the first PE (by name) matching its ``-pe`` pattern that
+    its master queue offers."""
+    used: dict[str, int] = {}
+    for task in active:
+        job = jobs.get(task["job_id"]) or {}
+        pe = (job.get("opts") or {}).get("pe")
+        granted = task.get("granted") or []
+        if not pe or not granted:
+            continue
+        name = task.get("granted_pe") or resolve_pe(
+            str(pe[0]), pes, pes_at(pe_of_queue, str(granted[0][0]), str(granted[0][1])))
+        if name is not None:
+            used[name] = used.get(name, 0) + sum(int(g[2]) for g in granted)
+    return used
+
+
+def resolve_pe(pattern: str, pes: Mapping[str, PEConf], allowed: set[str]) -> str | None:
+    """The first PE by name matching ``-pe pattern`` among those ``allowed``."""
+    for name in sorted(pes):
+        if fnmatch.fnmatchcase(name, pattern) and name in allowed:
+            return name
+    return None

@@ -1,0 +1,104 @@
+"""Why a pending job does not run: the "scheduling info" lines of ``qstat -j``.
+
+Pure: the job's options, the queue instances, the resource view and the slots in use
+go in; Grid Engine's reason lines come out, one per queue instance that cannot take the
+job, identical lines given once (as Grid Engine does). The lines are worked out when
+someone asks, from the same data and rules the dispatch pass uses, so the pass itself
+stays free of bookkeeping for explanations.
+"""
+from __future__ import annotations
+
+import fnmatch
+from typing import Any, Mapping
+
+from common.cluster import QueueInstance
+from common.resource.matching import match_job
+from common.resource.complexes import format_request_list
+from common.placement.dispatch import PassInput, can_run, queue_matches
+from common.placement.pass_conf import pes_at
+from common.placement.resources import ResourceView, job_requests, relevant_attrs
+
+
+def pending_reasons(job: Mapping[str, Any], inp: PassInput, *, verify: bool = False
+                    ) -> list[str]:
+    """Reason lines for a pending job (``opts``, a qsub SubmitOptions dict, ``owner`` and
+    ``group``) in the cluster the pass would see as ``inp`` (its instances, resources,
+    usage and access lists). ``verify``: worded as ``qsub -w v/p`` words them (a full
+    queue instance is a slots request it does not meet)."""
+    opts = job.get("opts") or {}
+    view = inp.resources
+    assert view is not None, "reasons need the resource view"
+    requests = job_requests(opts, view.attrs)
+    if requests is None:
+        return ["job requests resources unknown to the complex list"]
+    slots = _slots(opts)
+    lines: list[str] = []
+    for qi in inp.instances:
+        line = _access_reason(job, qi, inp) or \
+            _reason(opts, qi, inp, view, requests, slots, verify)
+        if line and line not in lines:
+            lines.append(line)
+    return lines + _pe_reasons(job, inp)
+
+
+def _reason(opts: Mapping[str, Any], qi: QueueInstance, inp: PassInput, view: ResourceView,
+            requests: list[Any], slots: int, verify: bool) -> str:
+    name = f"{qi.queue}@{qi.host}"
+    if not qi.alive:
+        return f'queue instance "{name}" dropped because it is temporarily not available'
+    queues = opts.get("hard_queues") or []
+    if queues and not any(queue_matches(ref, qi, inp.host_groups) for ref in queues):
+        return (f'cannot run in queue instance "{name}" because it is not contained in its '
+                "hard queue list (-q)")
+    pe = opts.get("pe")
+    if pe and not any(fnmatch.fnmatchcase(p, str(pe[0]))
+                      for p in pes_at(inp.pe_of_queue, qi.queue, qi.host)):
+        return f'cannot run in queue "{name}" because PE "{pe[0]}" is not in pe list'
+    result = match_job(requests, relevant_attrs(view.attrs, requests),
+                       view.levels(qi.queue, qi.host), slots=1 if pe else slots)
+    if not result.ok:
+        return result.reason
+    free = qi.slots - inp.used.get((qi.queue, qi.host), 0)
+    if not pe and slots > free:
+        if verify:
+            return (f"(-l {format_request_list(requests)}) cannot run in queue \"{name}\" "
+                    f"because it offers only qc:slots={max(free, 0):f}")
+        return f'queue instance "{name}" dropped because it is full'
+    return ""
+
+
+def _access_reason(job: Mapping[str, Any], qi: QueueInstance, inp: PassInput) -> str:
+    access = inp.access
+    if access is None or not access.restricted:
+        return ""
+    user, group = str(job.get("owner") or ""), str(job.get("group") or "")
+    if not access.global_allows(user, group):
+        return 'has no permission for host "global"'
+    if not access.host_allows(user, group, qi.host):
+        return f'has no permission for host "{qi.host}"'
+    if not access.queue_allows(user, group, qi.queue, qi.host):
+        return f'has no permission for cluster queue "{qi.queue}"'
+    return ""
+
+
+def _pe_reasons(job: Mapping[str, Any], inp: PassInput) -> list[str]:
+    """For each PE matching ``-pe``: no access to it, and that it cannot offer the
+    slots (Grid Engine then says it offers 0)."""
+    opts = job.get("opts") or {}
+    pe = opts.get("pe")
+    if not pe:
+        return []
+    user, group = str(job.get("owner") or ""), str(job.get("group") or "")
+    lines = []
+    for name in sorted(n for n in inp.pes if fnmatch.fnmatchcase(n, str(pe[0]))):
+        denied = inp.access is not None and not inp.access.pe_allows(user, group, name)
+        if denied:
+            lines.append(f'cannot run because no access to PE "{name}"')
+        if denied or not can_run({**job, "opts": {**opts, "pe": [name, *pe[1:]]}}, inp):
+            lines.append(f'cannot run in PE "{name}" because it only offers 0 slots')
+    return lines
+
+
+def _slots(opts: Mapping[str, Any]) -> int:
+    pe = opts.get("pe")
+    return max(1, int(pe[1])) if pe else 1

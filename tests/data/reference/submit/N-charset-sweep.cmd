@@ -1,0 +1,1 @@
+# qsub -h -b y -N "a<char>b" /bin/true for every non-alphanumeric printable ASCII char plus TAB, LF, CR (as sgeuser)

@@ -1,0 +1,1 @@
+$ qalter -N a:b 263

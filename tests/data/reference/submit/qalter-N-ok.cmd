@@ -1,0 +1,1 @@
+$ qalter -N renamed 263

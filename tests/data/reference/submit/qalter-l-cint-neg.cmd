@@ -1,0 +1,1 @@
+$ qalter -l cint=-1 263

@@ -1,0 +1,1 @@
+$ qalter -l cnoreq=x 263

@@ -1,0 +1,1 @@
+$ qalter -l h_rt=abc 263

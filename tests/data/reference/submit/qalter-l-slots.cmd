@@ -1,0 +1,1 @@
+$ qalter -l slots=2 263

@@ -1,0 +1,1 @@
+$ qalter -l foo=1 263

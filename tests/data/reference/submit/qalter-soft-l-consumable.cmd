@@ -1,0 +1,1 @@
+$ qalter -soft -l cint=1 263

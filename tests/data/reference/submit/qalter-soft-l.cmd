@@ -1,0 +1,1 @@
+$ qalter -soft -l mem_free=1G 263

@@ -1,0 +1,1 @@
+$ qstat -j 29 -xml

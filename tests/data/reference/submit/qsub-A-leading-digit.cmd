@@ -1,0 +1,1 @@
+$ qsub -h -b y -A 1abc /bin/true

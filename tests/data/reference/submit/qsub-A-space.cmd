@@ -1,0 +1,1 @@
+$ qsub -h -b y -A 'a b' /bin/true

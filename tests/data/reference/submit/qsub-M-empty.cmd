@@ -1,0 +1,1 @@
+$ qsub -h -b y -M '' /bin/true

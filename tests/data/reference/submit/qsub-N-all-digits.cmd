@@ -1,0 +1,1 @@
+$ qsub -h -b y -N 123 /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -N a=b /bin/true

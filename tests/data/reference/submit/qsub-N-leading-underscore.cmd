@@ -1,0 +1,1 @@
+$ qsub -h -b y -N _abc /bin/true

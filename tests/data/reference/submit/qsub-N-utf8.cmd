@@ -1,0 +1,1 @@
+$ qsub -h -b y -N 'aéb' /bin/true

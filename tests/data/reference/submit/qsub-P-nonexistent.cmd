@@ -1,0 +1,1 @@
+$ qsub -h -b y -P nonexistent /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -S /nonexistent/shell /bin/true

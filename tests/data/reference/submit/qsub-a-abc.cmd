@@ -1,0 +1,1 @@
+$ qsub -h -b y -a abc /bin/true

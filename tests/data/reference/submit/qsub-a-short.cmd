@@ -1,0 +1,1 @@
+$ qsub -h -b y -a 01010000 /bin/true

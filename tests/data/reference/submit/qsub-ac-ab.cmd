@@ -1,0 +1,1 @@
+$ qsub -h -b y -ac a=b /bin/true

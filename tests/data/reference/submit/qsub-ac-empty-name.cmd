@@ -1,0 +1,1 @@
+$ qsub -h -b y -ac =b /bin/true

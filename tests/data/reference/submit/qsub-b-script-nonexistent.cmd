@@ -1,0 +1,1 @@
+$ qsub -h -b y /nonexistent/binary /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -cwd /bin/true

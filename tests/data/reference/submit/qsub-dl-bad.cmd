@@ -1,0 +1,1 @@
+$ qsub -h -b y -dl 13321212 /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -e /nonexistent/dir/x /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -hold_jid 0 /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -hold_jid 97 /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -j maybe /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -js 100 /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -js 100000 /bin/true

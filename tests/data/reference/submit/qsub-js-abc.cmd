@@ -1,0 +1,1 @@
+$ qsub -h -b y -js abc /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -js -1 /bin/true

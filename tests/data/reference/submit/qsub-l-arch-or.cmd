@@ -1,0 +1,1 @@
+$ qsub -h -b y -l 'arch=lx-amd64|sol-amd64' /bin/true

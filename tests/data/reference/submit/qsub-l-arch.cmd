@@ -1,0 +1,1 @@
+$ qsub -h -b y -l arch=lx-amd64 /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -l cbool=0 /bin/true

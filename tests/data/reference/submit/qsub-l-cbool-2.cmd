@@ -1,0 +1,1 @@
+$ qsub -h -b y -l cbool=2 /bin/true

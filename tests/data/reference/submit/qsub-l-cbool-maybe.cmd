@@ -1,0 +1,1 @@
+$ qsub -h -b y -l cbool=maybe /bin/true

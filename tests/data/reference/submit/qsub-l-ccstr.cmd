@@ -1,0 +1,1 @@
+$ qsub -h -b y -l ccstr=AbC /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -l chost=localhost /bin/true

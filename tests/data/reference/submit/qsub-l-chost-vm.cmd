@@ -1,0 +1,1 @@
+$ qsub -h -b y -l chost=vm /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -l cint=1k /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -l cint /bin/true

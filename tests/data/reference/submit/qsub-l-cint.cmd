@@ -1,0 +1,1 @@
+$ qsub -h -b y -l cint=3 /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -l cmem=1.5G /bin/true

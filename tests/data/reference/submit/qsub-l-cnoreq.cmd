@@ -1,0 +1,1 @@
+$ qsub -h -b y -l cnoreq=x /bin/true

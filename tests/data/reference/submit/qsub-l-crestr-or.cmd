@@ -1,0 +1,1 @@
+$ qsub -h -b y -l 'crestr=a|b' /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -l cs=AbC /bin/true

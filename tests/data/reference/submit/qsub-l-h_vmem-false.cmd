@@ -1,0 +1,1 @@
+$ qsub -h -b y -l h_vmem=false /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -l hostname=vm /bin/true

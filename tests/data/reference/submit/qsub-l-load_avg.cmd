@@ -1,0 +1,1 @@
+$ qsub -h -b y -l load_avg=1 /bin/true

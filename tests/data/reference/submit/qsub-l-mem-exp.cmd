@@ -1,0 +1,1 @@
+$ qsub -h -b y -l h_vmem=1e3 /bin/true

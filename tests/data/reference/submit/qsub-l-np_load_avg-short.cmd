@@ -1,0 +1,1 @@
+$ qsub -h -b y -l nla=1 /bin/true

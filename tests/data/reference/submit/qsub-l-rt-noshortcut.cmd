@@ -1,0 +1,1 @@
+$ qsub -h -b y -l rt=100 /bin/true

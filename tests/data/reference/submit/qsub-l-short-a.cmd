@@ -1,0 +1,1 @@
+$ qsub -h -b y -l a=lx-amd64 /bin/true

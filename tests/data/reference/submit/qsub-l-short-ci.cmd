@@ -1,0 +1,1 @@
+$ qsub -h -b y -l ci=3 /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -l cm=1G /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -l mf=2G /bin/true

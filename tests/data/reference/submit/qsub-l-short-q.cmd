@@ -1,0 +1,1 @@
+$ qsub -h -b y -l q=all.q /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -l s=2 /bin/true

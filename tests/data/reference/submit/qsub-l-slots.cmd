@@ -1,0 +1,1 @@
+$ qsub -h -b y -l slots=2 /bin/true

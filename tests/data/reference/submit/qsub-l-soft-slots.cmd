@@ -1,0 +1,1 @@
+$ qsub -h -b y -soft -l slots=2 /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -l h_rt=0x10 /bin/true

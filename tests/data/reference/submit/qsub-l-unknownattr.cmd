@@ -1,0 +1,1 @@
+$ qsub -h -b y -l unknownattr=1 /bin/true

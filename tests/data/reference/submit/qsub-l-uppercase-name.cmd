@@ -1,0 +1,1 @@
+$ qsub -h -b y -l H_RT=100 /bin/true

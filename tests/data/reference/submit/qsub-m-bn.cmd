@@ -1,0 +1,1 @@
+$ qsub -h -b y -m bn /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -m b,e /bin/true

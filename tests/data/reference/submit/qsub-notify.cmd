@@ -1,0 +1,1 @@
+$ qsub -h -b y -notify /bin/true

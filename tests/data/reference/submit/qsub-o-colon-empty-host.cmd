@@ -1,0 +1,1 @@
+$ qsub -h -b y -o :/tmp/x /bin/true

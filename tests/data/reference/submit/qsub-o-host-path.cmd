@@ -1,0 +1,1 @@
+$ qsub -h -b y -o vm:/tmp/x /bin/true

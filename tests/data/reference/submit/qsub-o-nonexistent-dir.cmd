@@ -1,0 +1,1 @@
+$ qsub -h -b y -o /nonexistent/dir/x /bin/true

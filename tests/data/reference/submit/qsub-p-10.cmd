@@ -1,0 +1,1 @@
+$ qsub -h -b y -p 10 /bin/true

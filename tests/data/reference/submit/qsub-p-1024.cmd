@@ -1,0 +1,1 @@
+$ qsub -h -b y -p 1024 /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -p 2000 /bin/true

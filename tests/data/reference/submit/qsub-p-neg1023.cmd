@@ -1,0 +1,1 @@
+$ qsub -h -b y -p -1023 /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -pe nonexistent 1 /bin/true

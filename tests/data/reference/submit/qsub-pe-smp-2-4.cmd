@@ -1,0 +1,1 @@
+$ qsub -h -b y -pe smp 2-4 /bin/true

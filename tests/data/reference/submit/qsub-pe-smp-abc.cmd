@@ -1,0 +1,1 @@
+$ qsub -h -b y -pe smp abc /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -pe smp 1,4 /bin/true

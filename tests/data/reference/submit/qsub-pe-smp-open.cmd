@@ -1,0 +1,1 @@
+$ qsub -h -b y -pe smp 2- /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -pe 'sm*' 2 /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -q all.q@vm /bin/true

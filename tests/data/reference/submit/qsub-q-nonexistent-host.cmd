@@ -1,0 +1,1 @@
+$ qsub -h -b y -q all.q@nonexistenthost /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -r maybe /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -sc a=b /bin/true

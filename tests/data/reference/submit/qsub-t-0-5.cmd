@@ -1,0 +1,1 @@
+$ qsub -h -b y -t 0-5 /bin/true

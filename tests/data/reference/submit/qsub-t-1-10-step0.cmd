@@ -1,0 +1,1 @@
+$ qsub -h -b y -t 1-10:0 /bin/true

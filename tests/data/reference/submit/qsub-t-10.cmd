@@ -1,0 +1,1 @@
+$ qsub -h -b y -t 10 /bin/true

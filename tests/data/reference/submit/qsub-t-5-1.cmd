@@ -1,0 +1,1 @@
+$ qsub -h -b y -t 5-1 /bin/true

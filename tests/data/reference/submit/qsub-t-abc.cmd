@@ -1,0 +1,1 @@
+$ qsub -h -b y -t abc /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -t 1,3 /bin/true

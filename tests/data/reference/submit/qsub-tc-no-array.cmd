@@ -1,0 +1,1 @@
+$ qsub -h -b y -tc 2 /bin/true

@@ -1,0 +1,1 @@
+$ qsub -h -b y -v =2 /bin/true

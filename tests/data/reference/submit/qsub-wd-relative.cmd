@@ -1,0 +1,1 @@
+$ qsub -h -b y -wd relative/dir /bin/true
