@@ -38,7 +38,7 @@ class Job(_DictMixin):
     group: str
     gid: int
     submit_time: float
-    opts: dict[str, Any]               # clients.qsub_options.SubmitOptions.to_dict()
+    opts: dict[str, Any]               # clients.qsub.options.SubmitOptions.to_dict()
     sge_o: dict[str, str]              # HOME LOGNAME PATH SHELL WORKDIR HOST MAIL
     script: bytes | None = None        # stored script contents (None for binary jobs)
     task_ids: list[int] = field(default_factory=lambda: [1])

@@ -1,9 +1,10 @@
 """Every message that crosses a socket, and the only code that packs or unpacks frames.
 
 A message is a msgpack map ``{"v": PROTOCOL_VERSION, "t": type, "id": request_id, "b": body}``.
-``MESSAGE_FIELDS`` lists each message type with the body fields it must carry and their
-Python types; ``decode`` refuses anything else with a ``WireError``, so handlers can trust
-what they receive. Events on the PUB socket travel as two frames: a topic
+``MESSAGE_SCHEMAS`` describes the body of each message type down to the last nested field
+(``common.schema``; a submitted job is ``common.jobspec``'s description); ``decode`` returns
+the body checked and in canonical shape, and refuses anything else with a ``WireError``
+naming the field, so handlers can trust every value they receive. Events on the PUB socket travel as two frames: a topic
 (``TOPIC_EVENTS`` or ``TOPIC_HEARTBEAT``) and a packed map.
 """
 from __future__ import annotations
@@ -12,68 +13,148 @@ from typing import Any
 
 import msgpack
 
+from common.jobspec import ALTER_CHANGES, MAX_NAME, MAX_PE_SLOTS, MAX_TASK_ID, SUBMITTED_JOB
+from common.schema import (MAX_INT, AnyMap, Bool, Bytes, Float, Int, ListOf, MapOf, OneOf, Optional, Schema,
+                           SchemaError, Str, Struct, Tuple)
+
 PROTOCOL_VERSION = 1
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 TOPIC_EVENTS = b"ev"
 TOPIC_HEARTBEAT = b"hb"
+MAX_UID = (1 << 32) - 1
 
-_INT = (int,)
-_STR = (str,)
-_LIST = (list,)
-_DICT = (dict,)
-_BOOL = (bool,)
-_ANY = (object,)
+# ---- field shapes shared by several messages -----------------------------------------
+_ID = Int(0, MAX_INT)
+_JOB_ID = Int(1, MAX_INT)
+_TASK_ID = Int(1, MAX_TASK_ID)
+_NAME = Str(max_len=4096)
+_HOST = Str(max_len=255, nonempty=True)
+_USER = Struct(required={"name": Str(max_len=256), "uid": Int(-1, MAX_UID),
+                         "group": Str(max_len=256), "gid": Int(-1, MAX_UID)},
+               optional={"host": (Str(max_len=255), "")})
+_RANGE = Tuple((_TASK_ID, _TASK_ID, _TASK_ID))
+_TARGET = Struct(optional={"job_id": (_JOB_ID, None), "user": (_NAME, None),
+                           "name": (_NAME, None), "tasks": (ListOf(_RANGE, max_items=4096), None)})
+_TARGETS = ListOf(_TARGET, max_items=1 << 16)
+_LOAD = MapOf(Str(max_len=256, nonempty=True), OneOf((Str(max_len=4096), Float())),
+              max_items=4096)
+_GRANT = Tuple((Str(max_len=4096, nonempty=True), _HOST, Int(1, MAX_PE_SLOTS)))
+_ORDER = Struct(required={"type": Str(choices=frozenset({"dispatch"})), "job_id": _JOB_ID,
+                          "task_id": _TASK_ID, "task_version": _ID,
+                          "granted": ListOf(_GRANT, min_items=1, max_items=1 << 16)},
+                optional={"pe": (Optional(Str(max_len=MAX_NAME, nonempty=True)), None)})
+_COUNT = Int(0, MAX_INT)
+_SECONDS = Float(0.0, 1e12)
+# what a shepherd reports of a finished job (execd.jobdir.make_result)
+_RESULT = Struct(
+    required={"exit_status": Int(0, 1 << 16)},
+    optional={"signal": (Int(0, 1024), 0), "failed": (Int(0, 1024), 0),
+              "failed_reason": (Str(max_len=4096), ""), "error_message": (Str(max_len=1 << 16), ""),
+              "start_time": (Optional(_SECONDS), None), "end_time": (Optional(_SECONDS), None),
+              "ru_wallclock": (Float(0.0, 1e12), 0.0), "ru_utime": (Float(0.0, 1e12), 0.0),
+              "ru_stime": (Float(0.0, 1e12), 0.0), "maxvmem": (Float(0.0, 1e20), 0.0),
+              "pid": (Int(0, MAX_INT), 0),
+              **{name: (_COUNT, 0) for name in (
+                  "ru_maxrss", "ru_ixrss", "ru_ismrss", "ru_idrss", "ru_isrss", "ru_minflt",
+                  "ru_majflt", "ru_nswap", "ru_inblock", "ru_oublock", "ru_msgsnd",
+                  "ru_msgrcv", "ru_nsignals", "ru_nvcsw", "ru_nivcsw")},
+              **{name: (Float(0.0, 1e20), 0.0) for name in ("cpu", "mem", "io", "iow")}})
+# [name, value] pairs, or the complex list's rows: each kind's validator checks the arity
+_PATH = Optional(Str(max_len=4096))
+# what the shepherd is told to run (qmaster.execd_link.start_spec); the execd adds its own
+# fields (switch_user, notify_socket, ...) to the file it writes, not to the message
+_START_SPEC = Struct(
+    required={"job_id": _JOB_ID, "task_id": Optional(_TASK_ID), "job_name": _NAME,
+              "owner": _NAME, "uid": Int(0, MAX_UID), "gid": Int(0, MAX_UID),
+              "group": _NAME, "binary": Bool(), "command": Str(max_len=1 << 16),
+              "args": ListOf(Str(), max_items=65536), "script": Optional(Bytes()),
+              "shell": Str(max_len=4096), "shell_start_mode": Str(max_len=64),
+              "cwd": _PATH, "stdout_path": _PATH, "stderr_path": _PATH, "merge": Bool(),
+              "env": MapOf(Str(max_len=4096, nonempty=True), Optional(Str())),
+              "sge_o": MapOf(Str(max_len=64, nonempty=True), Str(max_len=1 << 16)),
+              "queue": Str(max_len=4096, nonempty=True), "host": _HOST,
+              "slots": Int(1, MAX_PE_SLOTS), "nhosts": Int(1, 1 << 20),
+              "array": Optional(Tuple((_TASK_ID, _TASK_ID, _TASK_ID))),
+              "pe": Optional(Str(max_len=MAX_NAME)), "pe_hostfile": Optional(Str()),
+              "tmpdir_base": Str(max_len=4096, nonempty=True)})
+_CONF_ROWS = ListOf(ListOf(Str(max_len=1 << 20), max_items=64), max_items=1 << 16)
+_NAMES = ListOf(Str(max_len=4096, nonempty=True), max_items=1 << 16)
+_ANY_MAP = AnyMap()  # replies: only the qmaster sends them; fields vary per request
 
-# type -> {field: accepted python types}; every listed field is required.
-MESSAGE_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
+# message type -> the schema of its body; decode() refuses anything it does not accept
+MESSAGE_SCHEMAS: dict[str, Schema] = {
     # replies
-    "reply": {},
-    "error": {"code": _STR, "message": _STR},
+    "reply": _ANY_MAP,
+    "error": Struct(required={"code": Str(max_len=64), "message": Str()}),
     # clients -> qmaster
-    "ping": {},
-    "submit": {"user": _DICT, "jobs": _LIST},
-    "job_query": {"user": _DICT},
-    "cluster_query": {"user": _DICT},
-    "delete": {"user": _DICT, "targets": _LIST},
-    "hold": {"user": _DICT, "targets": _LIST, "hold_type": _STR},
-    "release": {"user": _DICT, "targets": _LIST, "hold_type": _STR},
-    "alter": {"user": _DICT, "targets": _LIST, "changes": _DICT},
-    "wait": {"user": _DICT, "job_ids": _LIST},
-    "conf_get": {"user": _DICT, "kind": _STR},
-    "conf_put": {"user": _DICT, "kind": _STR, "name": _STR, "data": _ANY, "mode": _STR},
-    "conf_del": {"user": _DICT, "kind": _STR, "name": _STR},
-    "userset_entries": {"user": _DICT, "op": _STR, "users": _LIST, "lists": _LIST},
+    "ping": Struct(),
+    "submit": Struct(required={"user": _USER,
+                               "jobs": ListOf(SUBMITTED_JOB, min_items=1, max_items=1 << 17)}),
+    "job_query": Struct(required={"user": _USER},
+                        optional={"include_finished": (Bool(), False),
+                                  "job_ids": (Optional(ListOf(_JOB_ID, max_items=1 << 17)), None),
+                                  "with_script": (Bool(), False), "explain": (Bool(), False)}),
+    "cluster_query": Struct(required={"user": _USER}, optional={"resources": (Bool(), False)}),
+    "delete": Struct(required={"user": _USER, "targets": _TARGETS},
+                     optional={"force": (Bool(), False)}),
+    "hold": Struct(required={"user": _USER, "targets": _TARGETS,
+                             "hold_type": Str(choices=frozenset("uos"))}),
+    "release": Struct(required={"user": _USER, "targets": _TARGETS,
+                                "hold_type": Str(choices=frozenset("uos"))}),
+    "alter": Struct(required={"user": _USER, "targets": _TARGETS, "changes": ALTER_CHANGES}),
+    "wait": Struct(required={"user": _USER,
+                             "job_ids": ListOf(_JOB_ID, min_items=1, max_items=1 << 17)}),
+    "conf_get": Struct(required={"user": _USER, "kind": Str(max_len=64)}),
+    "conf_put": Struct(required={"user": _USER, "kind": Str(max_len=64),
+                                 "name": Str(max_len=4096),
+                                 "data": _CONF_ROWS,
+                                 "mode": Str(choices=frozenset({"add", "modify"}))}),
+    "conf_del": Struct(required={"user": _USER, "kind": Str(max_len=64),
+                                 "name": Str(max_len=4096)}),
+    "userset_entries": Struct(required={"user": _USER,
+                                        "op": Str(choices=frozenset({"add", "delete"})),
+                                        "users": _NAMES, "lists": _NAMES}),
     # execd -> qmaster
-    "register": {"host": _STR, "load": _DICT, "jobs": _LIST},
-    "load_report": {"host": _STR, "load": _DICT},
-    "job_started": {"host": _STR, "job_id": _INT, "task_id": _INT, "start_time": (float, int)},
-    "job_finished": {"host": _STR, "job_id": _INT, "task_id": _INT, "result": _DICT},
-    "job_start_failed": {"host": _STR, "job_id": _INT, "task_id": _INT, "reason": _STR},
+    "register": Struct(required={"host": _HOST, "load": _LOAD,
+                                 "jobs": ListOf(Struct(required={"job_id": _JOB_ID,
+                                                                 "task_id": _TASK_ID},
+                                                       open=True), max_items=1 << 16)}),
+    "load_report": Struct(required={"host": _HOST, "load": _LOAD}),
+    "job_started": Struct(required={"host": _HOST, "job_id": _JOB_ID, "task_id": _TASK_ID,
+                                    "start_time": _SECONDS}),
+    "job_finished": Struct(required={"host": _HOST, "job_id": _JOB_ID, "task_id": _TASK_ID,
+                                     "result": _RESULT}),
+    "job_start_failed": Struct(required={"host": _HOST, "job_id": _JOB_ID,
+                                         "task_id": _TASK_ID, "reason": Str(max_len=1 << 16)}),
     # qmaster -> execd
-    "start_job": {"job_id": _INT, "task_id": _INT, "spec": _DICT},
-    "signal_job": {"job_id": _INT, "task_id": _INT, "signal": _STR},
-    "finished_ack": {"job_id": _INT, "task_id": _INT},
+    "start_job": Struct(required={"job_id": _JOB_ID, "task_id": _TASK_ID,
+                                  "spec": _START_SPEC}),
+    "signal_job": Struct(required={"job_id": _JOB_ID, "task_id": _TASK_ID,
+                                   "signal": Str(max_len=16)}),
+    "finished_ack": Struct(required={"job_id": _JOB_ID, "task_id": _TASK_ID}),
     # scheduler -> qmaster
-    "snapshot": {},
-    "orders": {"orders": _LIST},
+    "snapshot": Struct(),
+    "orders": Struct(required={"orders": ListOf(_ORDER, max_items=1 << 17)}),
 }
+MESSAGE_FIELDS = MESSAGE_SCHEMAS  # the message types (older name)
 
 # Which message types a peer may send to the qmaster's request endpoint.
-REQUEST_TYPES = frozenset(MESSAGE_FIELDS) - {"reply", "error", "start_job", "signal_job",
-                                             "finished_ack"}
+REQUEST_TYPES = frozenset(MESSAGE_SCHEMAS) - {"reply", "error", "start_job", "signal_job",
+                                              "finished_ack"}
 
 
 class WireError(Exception):
     """A frame that is not a valid message of this protocol."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, request_id: int = 0) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.request_id = request_id  # known when only the body was refused
 
 
 def encode(msg_type: str, body: dict[str, Any], request_id: int = 0) -> bytes:
-    if msg_type not in MESSAGE_FIELDS:
+    if msg_type not in MESSAGE_SCHEMAS:
         raise ValueError(f"unknown message type {msg_type!r}")
     return msgpack.packb({"v": PROTOCOL_VERSION, "t": msg_type, "id": request_id, "b": body},
                          use_bin_type=True)
@@ -93,22 +174,15 @@ def decode(frame: bytes) -> tuple[str, int, dict[str, Any]]:
     if type(version) is not int or version != PROTOCOL_VERSION:  # True and 1.0 are not 1
         raise WireError("version", f"unsupported protocol version {version!r}")
     msg_type, request_id, body = msg.get("t"), msg.get("id", 0), msg.get("b")
-    if not isinstance(msg_type, str) or msg_type not in MESSAGE_FIELDS:
+    if not isinstance(msg_type, str) or msg_type not in MESSAGE_SCHEMAS:
         raise WireError("unknown_type", f"unknown message type {msg_type!r}")
-    if not isinstance(request_id, int) or not isinstance(body, dict):
-        raise WireError("malformed", "bad request id or body")
-    _check_fields(msg_type, body)
+    if type(request_id) is not int:
+        raise WireError("malformed", "bad request id")
+    try:
+        body = MESSAGE_SCHEMAS[msg_type].check(body, "")
+    except SchemaError as err:
+        raise WireError("malformed", f"{msg_type}: {err}", request_id) from None
     return msg_type, request_id, body
-
-
-def _check_fields(msg_type: str, body: dict[str, Any]) -> None:
-    for field, types in MESSAGE_FIELDS[msg_type].items():
-        if field not in body:
-            raise WireError("malformed", f"{msg_type}: missing field {field!r}")
-        value = body[field]
-        if types is not _ANY and (not isinstance(value, types) or
-                                  (isinstance(value, bool) and bool not in types)):
-            raise WireError("malformed", f"{msg_type}: field {field!r} has the wrong type")
 
 
 def encode_event_batch(epoch: str, events: list[dict[str, Any]]) -> list[bytes]:

@@ -33,8 +33,8 @@ from qmaster.defaults import GLOBAL_HOST, exechost_defaults
 from qmaster.store import CONF_KINDS, LIST_KINDS
 from qmaster.userset_handlers import (check_lists_exist, check_unreferenced, check_userset,
                                       require_permission)
-from scheduler.offers import host_offers, instance_offers
-from scheduler.resources import ResourceView, build_view
+from common.placement.offers import host_offers, instance_offers
+from common.placement.resources import ResourceView, build_view
 
 
 @dataclass(frozen=True)

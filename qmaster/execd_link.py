@@ -7,6 +7,7 @@ here is idempotent.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from common.cluster import attr
@@ -141,12 +142,10 @@ def _with_host_slots(pairs: list[list[str]], host: str, slots: int) -> list[list
 
 
 def _update_host(ctx: Ctx, name: str, load: dict[str, Any], *, alive: bool) -> None:
-    host = ctx.store.hosts.get(name) or ExecHost(name=name)
-    host.load = {str(k): str(v) for k, v in load.items()}
-    host.load_time = ctx.now
-    changed = host.alive != alive
-    host.alive = alive
-    ctx.store.put_host(ctx.batch, host, spool=changed)
+    old = ctx.store.hosts.get(name) or ExecHost(name=name)
+    host = replace(old, load={str(k): str(v) for k, v in load.items()}, load_time=ctx.now,
+                   alive=alive)
+    ctx.store.put_host(ctx.batch, host, spool=old.alive != alive)
 
 
 def _reconcile(ctx: Ctx, host: str, reported: set[str]) -> None:

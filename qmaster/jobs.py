@@ -25,12 +25,17 @@ def handle_submit(ctx: Ctx) -> dict[str, Any]:
     operator = ctx.store.is_operator(user.name)
     submitter = check_submitter(ctx.store, user)
     verdicts, task_ids = [], []
-    for spec in specs:  # every job is checked before the first is added: all or nothing
-        if not isinstance(spec, dict) or not isinstance(spec.get("opts"), dict):
-            raise RequestError("malformed", "job rejected: malformed job description")
-        verdicts.append(check_submission(ctx.store, spec["opts"], submitter,
-                                         operator=operator))
-        task_ids.append(_task_ids(spec["opts"].get("array"), _max_tasks(ctx)))
+    # wire.decode checked every job's description (common.jobspec); each is checked
+    # against the cell before the first is added, and a refusal names the job
+    for index, spec in enumerate(specs):
+        try:
+            verdicts.append(check_submission(ctx.store, spec["opts"], submitter,
+                                             operator=operator))
+            task_ids.append(_task_ids(spec["opts"]["array"], _max_tasks(ctx)))
+        except RequestError as err:
+            if len(specs) > 1:
+                err.message = f"jobs[{index}]: {err.message}"
+            raise
     if any(v.verification for v in verdicts):  # -w v/p: verify only, submit nothing
         return {"job_ids": [], "verification": [v.verification for v in verdicts]}
     ids = [_add_job(ctx, user, spec, tasks) for spec, tasks in zip(specs, task_ids)]
@@ -54,15 +59,14 @@ def _check_min_ids(ctx: Ctx, user: UserInfo) -> None:
 def _add_job(ctx: Ctx, user: UserInfo, spec: dict[str, Any], task_ids: list[int]) -> int:
     opts = spec["opts"]
     job_id = ctx.store.allocate_job_id(ctx.batch)
-    script = spec.get("script")
     job = Job(job_id=job_id, owner=user.name, uid=user.uid, group=user.group, gid=user.gid,
-              submit_time=ctx.now, opts=opts, sge_o=dict(spec.get("sge_o") or {}),
-              script=script if isinstance(script, bytes) else None, task_ids=task_ids)
+              submit_time=ctx.now, opts=opts, sge_o=spec["sge_o"], script=spec["script"],
+              task_ids=task_ids)
     holds = ["u"] if opts.get("hold") else []
     if unfinished_predecessors(ctx, job):
         holds.append("h")
     if "h" in holds:
-        ctx.store.dependency_held.add(job_id)
+        ctx.store.hold_for_dependency(job_id, True)
     state = State.HOLD if holds else State.PENDING
     tasks = [Task(job_id=job_id, task_id=t, state=state, holds=list(holds)) for t in task_ids]
     ctx.store.add_job(ctx.batch, job, tasks)
@@ -75,20 +79,15 @@ def _max_tasks(ctx: Ctx) -> int:
     return int(text) if text.isdigit() else 75000
 
 
-def _task_ids(array: Any, max_tasks: int) -> list[int]:
+def _task_ids(array: list[int] | None, max_tasks: int) -> list[int]:
     if not array:
         return [1]
-    try:
-        first, last, step = (int(v) for v in array)
-    except (TypeError, ValueError):
-        raise RequestError("malformed", "job rejected: malformed task range") from None
-    if first < 1:
-        raise RequestError("rejected", f"job rejected: {first} is an invalid task id")
-    count = max(0, (last - first) // max(step, 1) + 1)
+    first, last, step = array  # common.jobspec: 1 <= first <= last, step >= 1
+    count = (last - first) // step + 1
     if max_tasks and count > max_tasks:  # sge_conf(5): 0 means no limit
         raise RequestError("rejected", f"job rejected: {count} tasks exceed the limit "
                                        f"max_aj_tasks of {max_tasks}")
-    return list(range(first, last + 1, max(step, 1)))
+    return list(range(first, last + 1, step))
 
 
 def unfinished_predecessors(ctx: Ctx, job: Job) -> list[int]:
@@ -117,7 +116,7 @@ def release_dependents(ctx: Ctx, finished_job_id: int) -> None:
         job = ctx.store.jobs.get(job_id)
         if job is not None and unfinished_predecessors(ctx, job):
             continue
-        ctx.store.dependency_held.discard(job_id)
+        ctx.store.hold_for_dependency(job_id, False)
         for task in ctx.store.job_tasks(job_id):
             if "h" in task.holds:
                 remove_hold(ctx, task, "h")
@@ -268,21 +267,21 @@ def _hold_job(ctx: Ctx, job: Job, tasks: list[Task], hold_type: str, add: bool
 def add_hold(ctx: Ctx, task: Task, hold_type: str) -> None:
     if hold_type in task.holds:
         return
-    task.holds = sorted(set(task.holds) | {hold_type})
+    holds = sorted(set(task.holds) | {hold_type})
     if allows(task.state_enum, Event.HOLD):
-        ctx.store.transition(ctx.batch, task, Event.HOLD)
+        ctx.store.transition(ctx.batch, task, Event.HOLD, holds=holds)
     else:
-        ctx.store.put_task(ctx.batch, task)
+        ctx.store.put_task(ctx.batch, task, holds=holds)
 
 
 def remove_hold(ctx: Ctx, task: Task, hold_type: str) -> None:
     if hold_type not in task.holds:
         return
-    task.holds = [h for h in task.holds if h != hold_type]
-    if not task.holds and task.state_enum is State.HOLD:
-        ctx.store.transition(ctx.batch, task, Event.RELEASE)
+    holds = [h for h in task.holds if h != hold_type]
+    if not holds and task.state_enum is State.HOLD:
+        ctx.store.transition(ctx.batch, task, Event.RELEASE, holds=holds)
     else:
-        ctx.store.put_task(ctx.batch, task)
+        ctx.store.put_task(ctx.batch, task, holds=holds)
 
 
 # ---- wait / query ------------------------------------------------------------------

@@ -6,7 +6,7 @@ every granted queue instance still exists on a live host with enough free slots,
 queue, host and PE user lists admit the job's owner, the parallel environment named for a ``-pe`` job is one the job asked for, every granted
 queue offers it, the grant follows its allocation rule, the slot count is in the job's
 range and within the PE's total ``slots``, and the job's consumables (complex(5)) still
-fit, all by the qmaster's own bookkeeping (the pure ``scheduler.resources`` model fed
+fit, all by the qmaster's own bookkeeping (the pure ``common.placement.resources`` model fed
 with the store). Refusals are published as
 ``order_refused`` events.
 """
@@ -22,9 +22,9 @@ from qmaster.context import Ctx
 from qmaster.execd_link import send_start
 from qmaster.store import Store
 from qmaster.submit_checks import pe_slots_used
-from scheduler.dispatch import slot_ranges
-from scheduler.pass_conf import Access, PEConf, conf_fields, grant_follows_rule, pes_at
-from scheduler.resources import ResourceView, apply, build_view, check_grant, debits, job_requests
+from common.placement.dispatch import slot_ranges
+from common.placement.pass_conf import Access, PEConf, conf_fields, grant_follows_rule, pes_at
+from common.placement.resources import ResourceView, apply, build_view, check_grant, debits, job_requests
 
 
 def handle_snapshot(ctx: Ctx) -> dict[str, Any]:

@@ -21,27 +21,61 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 """
 
 
+_ABSENT = object()
+
+
 class Transaction:
-    """Changes collected while handling a batch of requests, committed at once."""
+    """Changes collected while handling a batch of requests, committed at once.
+
+    Every change also records how to take it back, so that the changes of one request
+    that is refused half-way can be dropped (``mark`` / ``rollback``) while those of the
+    other requests of the batch stay."""
 
     def __init__(self) -> None:
         self.puts: dict[tuple[str, str], Any] = {}
         self.deletes: set[tuple[str, str]] = set()
         self.meta: dict[str, int] = {}
+        self._journal: list[tuple[tuple[str, str], Any, bool, Any]] = []
 
     def put(self, kind: str, key: str, data: Any) -> None:
+        self._remember((kind, key))
         self.deletes.discard((kind, key))
         self.puts[(kind, key)] = data
 
     def delete(self, kind: str, key: str) -> None:
+        self._remember((kind, key))
         self.puts.pop((kind, key), None)
         self.deletes.add((kind, key))
 
     def set_meta(self, key: str, value: int) -> None:
+        self._journal.append((("", key), _ABSENT, False, self.meta.get(key, _ABSENT)))
         self.meta[key] = value
+
+    def _remember(self, key: tuple[str, str]) -> None:
+        self._journal.append((key, self.puts.get(key, _ABSENT), key in self.deletes, None))
+
+    def mark(self) -> int:
+        return len(self._journal)
+
+    def rollback(self, mark: int) -> None:
+        """Undo every change made since ``mark``."""
+        while len(self._journal) > mark:
+            key, put, deleted, meta = self._journal.pop()
+            if key[0] == "":
+                _restore(self.meta, key[1], meta)
+                continue
+            _restore(self.puts, key, put)
+            (self.deletes.add if deleted else self.deletes.discard)(key)
 
     def __bool__(self) -> bool:
         return bool(self.puts or self.deletes or self.meta)
+
+
+def _restore(mapping: dict[Any, Any], key: Any, old: Any) -> None:
+    if old is _ABSENT:
+        mapping.pop(key, None)
+    else:
+        mapping[key] = old
 
 
 class Spool(Protocol):

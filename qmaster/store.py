@@ -5,12 +5,18 @@ and the manager/operator lists. Handlers never write to it directly; they go thr
 ``Batch``, which applies the change in memory, queues the spool write, the event to publish
 and any message for an execd. The server commits the batch's transaction and only then
 sends replies, events and outbox messages.
+
+A request applies completely or not at all: every change to the store records how to undo
+it in a journal, and the server takes a ``Savepoint`` before each request. When a handler
+refuses the request, or fails with a bug, ``rollback`` takes back what it had changed in
+memory, in the transaction, in the events and in the outbox, so the other requests of the
+batch commit without a trace of it.
 """
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Callable
 
 from common.jobstate import ACTIVE_STATES, Event, State, next_state
 from common.model import ExecHost, Job, Task, task_key
@@ -47,6 +53,44 @@ class Batch:
         self.outbox.append(Outgoing(identity, msg_type, body))
 
 
+@dataclass(frozen=True)
+class Savepoint:
+    """Where a batch and the store's journal stood before a request."""
+
+    journal: int
+    txn: int
+    events: int
+    outbox: int
+    finished_jobs: int
+    accounting: int
+
+
+_TASK_FIELDS = tuple(f.name for f in fields(Task))
+
+
+def _task_image(task: Task) -> dict[str, Any]:
+    """A task's fields, with its lists and maps copied (they are replaced, never shared)."""
+    return {name: _copied(getattr(task, name)) for name in _TASK_FIELDS}
+
+
+def _copied(value: Any) -> Any:
+    if isinstance(value, list):
+        return [list(v) if isinstance(v, list) else v for v in value]
+    if isinstance(value, dict):
+        return dict(value)
+    return value
+
+
+_ABSENT = object()
+
+
+def _restore(mapping: dict[Any, Any], key: Any, old: Any) -> None:
+    if old is _ABSENT:
+        mapping.pop(key, None)
+    else:
+        mapping[key] = old
+
+
 class Store:
     def __init__(self) -> None:
         self.jobs: dict[int, Job] = {}
@@ -60,6 +104,55 @@ class Store:
         self.pending_accounting: dict[str, dict[str, Any]] = {}
         self.dependency_held: set[int] = set()  # jobs waiting for -hold_jid predecessors
         self.active: set[str] = set()  # keys of tasks that hold slots (ACTIVE_STATES)
+        self._journal: list[Callable[[], None]] = []  # how to undo each change, in order
+
+    # ---- all or nothing --------------------------------------------------------------
+    def savepoint(self, batch: Batch) -> Savepoint:
+        return Savepoint(len(self._journal), batch.txn.mark(), len(batch.events),
+                         len(batch.outbox), len(batch.finished_jobs), len(batch.accounting))
+
+    def rollback(self, batch: Batch, point: Savepoint) -> None:
+        """Take back every change made since ``point``: store, transaction, events, outbox."""
+        while len(self._journal) > point.journal:
+            self._journal.pop()()
+        batch.txn.rollback(point.txn)
+        del batch.events[point.events:]
+        del batch.outbox[point.outbox:]
+        del batch.finished_jobs[point.finished_jobs:]
+        del batch.accounting[point.accounting:]
+
+    def forget_journal(self) -> None:
+        """After a commit nothing before it can be taken back."""
+        self._journal.clear()
+
+    def _undo(self, action: Callable[[], None]) -> None:
+        self._journal.append(action)
+
+    def _set_item(self, mapping: dict[Any, Any], key: Any, value: Any) -> None:
+        old = mapping.get(key, _ABSENT)
+        mapping[key] = value
+        self._undo(lambda: _restore(mapping, key, old))
+
+    def _pop_item(self, mapping: dict[Any, Any], key: Any) -> Any:
+        old = mapping.pop(key, _ABSENT)
+        if old is not _ABSENT:
+            self._undo(lambda: mapping.__setitem__(key, old))
+            return old
+        return None
+
+    def _set_member(self, members: set[Any], key: Any, present: bool) -> None:
+        if (key in members) == present:
+            return
+        if present:
+            members.add(key)
+            self._undo(lambda: members.discard(key))
+        else:
+            members.discard(key)
+            self._undo(lambda: members.add(key))
+
+    def hold_for_dependency(self, job_id: int, held: bool) -> None:
+        """Record that ``job_id`` waits (or no longer waits) for -hold_jid predecessors."""
+        self._set_member(self.dependency_held, job_id, held)
 
     # ---- loading -------------------------------------------------------------------
     def load(self, objects: dict[str, dict[str, Any]], meta: dict[str, int]) -> None:
@@ -121,25 +214,37 @@ class Store:
 
     # ---- changes -------------------------------------------------------------------
     def add_job(self, batch: Batch, job: Job, tasks: list[Task]) -> None:
-        self.jobs[job.job_id] = job
+        self._set_item(self.jobs, job.job_id, job)
         batch.txn.put("job", str(job.job_id), job.to_dict())
         batch.event("job", "put", str(job.job_id), job.summary())
         for task in tasks:
-            self.tasks[task.key] = task
+            self._set_item(self.tasks, task.key, task)
             self._write_task(batch, task)
 
     def replace_job_opts(self, batch: Batch, job: Job, opts: dict[str, Any]) -> Job:
         """qalter: the job with new request options and a higher version, spooled and
         published so that the scheduler's mirror sees the new requests."""
         new = replace(job, opts=dict(opts), version=job.version + 1)
-        self.jobs[job.job_id] = new
+        self._set_item(self.jobs, job.job_id, new)
         batch.txn.put("job", str(job.job_id), new.to_dict())
         batch.event("job", "put", str(job.job_id), new.summary())
         return new
 
-    def put_task(self, batch: Batch, task: Task) -> None:
+    def put_task(self, batch: Batch, task: Task, **changes: Any) -> None:
+        """Change fields of ``task`` (none: only its version rises) and write it."""
+        self._remember_task(task)
+        for name, value in changes.items():
+            setattr(task, name, value)
         task.version += 1
         self._write_task(batch, task)
+
+    def _remember_task(self, task: Task) -> None:
+        image = _task_image(task)
+
+        def restore() -> None:
+            for name, value in image.items():
+                setattr(task, name, value)
+        self._undo(restore)
 
     def _write_task(self, batch: Batch, task: Task) -> None:
         data = task.to_dict()
@@ -153,61 +258,61 @@ class Store:
         was_active, is_active = old in ACTIVE_STATES, new in ACTIVE_STATES
         if was_active and not is_active:
             self._count_slots(task, -1)
-            self.active.discard(task.key)
-        for name, value in changes.items():
-            setattr(task, name, value)
-        task.state = new
+            self._set_member(self.active, task.key, False)
+        self.put_task(batch, task, **changes, state=new)
         if is_active and not was_active:
             self._count_slots(task, +1)
-            self.active.add(task.key)
-        self.put_task(batch, task)
+            self._set_member(self.active, task.key, True)
         if new is State.FINISHED and self.job_finished(task.job_id):
             self._job_done(batch, task.job_id)
 
     def _count_slots(self, task: Task, sign: int) -> None:
         for queue, host, slots in task.granted:
             key = (queue, host)
-            self.used_slots[key] = self.used_slots.get(key, 0) + sign * int(slots)
+            self._set_item(self.used_slots, key, self.used_slots.get(key, 0) + sign * int(slots))
 
     def _job_done(self, batch: Batch, job_id: int) -> None:
         batch.finished_jobs.append(job_id)
-        self.finished_order[job_id] = None
+        self._set_item(self.finished_order, job_id, None)
         while len(self.finished_order) > FINISHED_JOBS_KEPT:
-            old, _ = self.finished_order.popitem(last=False)
+            old = next(iter(self.finished_order))
+            self._pop_item(self.finished_order, old)
             self.remove_job(batch, old)
 
     def remove_job(self, batch: Batch, job_id: int) -> None:
-        job = self.jobs.pop(job_id, None)
+        job = self._pop_item(self.jobs, job_id)
         if job is None:
             return
         for tid in job.task_ids:
             key = task_key(job_id, tid)
-            if self.tasks.pop(key, None) is not None:
+            if self._pop_item(self.tasks, key) is not None:
                 batch.txn.delete("task", key)
                 batch.event("task", "del", key)
         batch.txn.delete("job", str(job_id))
         batch.event("job", "del", str(job_id))
 
     def put_host(self, batch: Batch, host: ExecHost, *, spool: bool = True) -> None:
-        host.version += 1
-        self.hosts[host.name] = host
+        """Store ``host`` (a new object: callers never change a stored one in place)."""
+        previous = self.hosts.get(host.name)
+        host.version = (previous.version if previous is not None else host.version) + 1
+        self._set_item(self.hosts, host.name, host)
         if spool:
             batch.txn.put("host", host.name, host.to_dict())
         batch.event("host", "put", host.name, host.to_dict())
 
     def put_conf(self, batch: Batch, kind: str, name: str, pairs: list[list[str]]) -> None:
-        self.conf[kind][name] = pairs
+        self._set_item(self.conf[kind], name, pairs)
         batch.txn.put(kind, name, pairs)
         batch.event(kind, "put", name, pairs)
 
     def delete_conf(self, batch: Batch, kind: str, name: str) -> None:
-        self.conf[kind].pop(name, None)
+        self._pop_item(self.conf[kind], name)
         batch.txn.delete(kind, name)
         batch.event(kind, "del", name)
 
     def set_list(self, batch: Batch, kind: str, names: list[str]) -> None:
         old = set(self.lists[kind])
-        self.lists[kind] = sorted(set(names))
+        self._set_item(self.lists, kind, sorted(set(names)))
         for name in old - set(names):
             batch.txn.delete(kind, name)
         for name in set(names) - old:
@@ -217,6 +322,7 @@ class Store:
     def allocate_job_id(self, batch: Batch) -> int:
         job_id = self.next_job_id
         self.next_job_id = job_id + 1 if job_id < 9_999_999 else 1
+        self._undo(lambda: setattr(self, "next_job_id", job_id))
         batch.txn.set_meta("next_job_id", self.next_job_id)
         return job_id
 

@@ -17,10 +17,10 @@ from common.model import UserInfo
 from common.resource.complexes import ComplexError, cell_complexes, parse_request_list
 from qmaster.context import RequestError
 from qmaster.store import Store
-from scheduler.dispatch import PassInput, can_run, category_key, pe_usage, queue_matches
-from scheduler.explain import pending_reasons
-from scheduler.pass_conf import Access, conf_fields, host_group_members
-from scheduler.resources import build_view
+from common.placement.dispatch import PassInput, can_run, category_key, pe_usage, queue_matches
+from common.placement.explain import pending_reasons
+from common.placement.pass_conf import Access, conf_fields, host_group_members
+from common.placement.resources import build_view
 
 NO_SUITABLE_QUEUES = "error: no suitable queues"
 VERIFY_OK = "verification: found suitable queue(s)"
@@ -71,7 +71,6 @@ def check_submission(store: Store, opts: dict[str, Any], submitter: Submitter | 
         verdict.notes.extend(submitter.notes)
         verdict.unable = True
     _check_resources(store, opts)
-    _check_pe_shape(opts)
     _check_pe(store, opts.get("pe"))
     if int(opts.get("priority") or 0) > 0 and not operator:
         raise RequestError("denied", "job rejected: positive submission priority requires "
@@ -140,28 +139,6 @@ def _check_resources(store: Store, opts: dict[str, Any]) -> None:
             raise RequestError("rejected", str(err)) from None
 
 
-def _check_pe_shape(opts: dict[str, Any]) -> None:
-    """``pe`` is [name, low, high] and ``pe_ranges`` [[low, high], ...] of positive
-    integers, low <= high: the scheduler relies on it (qsub always sends it so; a
-    hand-made request may not)."""
-    pe, ranges = opts.get("pe"), opts.get("pe_ranges") or []
-    if pe is None and not ranges:
-        return
-    try:
-        shaped = isinstance(pe, (list, tuple)) and len(pe) == 3 and isinstance(pe[0], str) \
-            and all(_positive(lo) and _positive(hi) and int(lo) <= int(hi)
-                    for lo, hi in [pe[1:], *ranges])
-    except (TypeError, ValueError):
-        shaped = False
-    if not shaped:
-        raise RequestError("malformed", "job rejected: malformed parallel environment "
-                                        "request")
-
-
-def _positive(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
-
-
 def _check_pe(store: Store, pe: Any) -> None:
     if not pe:
         return
@@ -201,7 +178,7 @@ def _pass_input(store: Store, *, active: bool = True) -> PassInput:
 def pe_slots_used(store: Store, fields: dict[str, Any]) -> dict[str, int]:
     """Slots held per parallel environment by the tasks that hold slots now (the
     scheduler's own count, ``dispatch.pe_usage``, fed with the store and the
-    configuration share ``fields`` of :func:`scheduler.pass_conf.conf_fields`)."""
+    configuration share ``fields`` of :func:`common.placement.pass_conf.conf_fields`)."""
     active = [t for t in store.active_tasks() if t.job_id in store.jobs]
     jobs = {t.job_id: {"opts": store.jobs[t.job_id].opts} for t in active}
     return pe_usage(jobs, [t.to_dict() for t in active], fields["pes"],

@@ -10,11 +10,11 @@ from typing import Any, Mapping
 
 from common.cluster import queue_instances
 from common.jobstate import ACTIVE_STATES, State
-from scheduler.dispatch import PassInput, pe_usage
-from scheduler.pass_conf import conf_fields
-from scheduler.resources import LevelKey, build_view, complex_list, fixed_levels, host_key
+from common.placement.dispatch import PassInput, pe_usage
+from common.placement.pass_conf import conf_fields
+from common.placement.resources import LevelKey, build_view, complex_list, fixed_levels, host_key
 
-# "complex": the complex list, once the qmaster keeps one (see scheduler.resources)
+# "complex": the complex list, once the qmaster keeps one (see common.placement.resources)
 CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf", "complex", "userset")
 # events that can make a pass find something new to do
 TRIGGER_KINDS = frozenset({"job", "task", "host", "queue", "hgrp", "pe", "exechost", "userset",

@@ -17,7 +17,7 @@ import zmq
 import zmq.asyncio
 
 from common import wire
-from scheduler.dispatch import PassStats, dispatch_pass
+from common.placement.dispatch import PassStats, dispatch_pass
 from scheduler.mirror import Mirror
 
 HEARTBEAT_TIMEOUT = 3.5

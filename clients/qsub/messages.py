@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from clients.joblist import TaskRange, format_task_range
+from common.jobspec import validate_job_name  # noqa: F401  (re-exported: the qmaster's rule)
 
 
 def job_name_default(script_path: str | None, binary: bool = False,
@@ -14,29 +15,6 @@ def job_name_default(script_path: str | None, binary: bool = False,
     """The basename of the script (or of the command with -b y); STDIN."""
     path = command if binary and command else script_path
     return "STDIN" if path in (None, "-") else path.rsplit("/", 1)[-1]
-
-
-_NAME_CHARS = [("\n", "Return"), ("\t", "Tab"), ("\r", "Carriage return"), ("/", "Slash"),
-               (":", "Colon"), ("@", "At"), ("\\", "Backslash"), ("*", "Asterisk"),
-               ("?", "Questionmark")]
-
-
-def validate_job_name(name: str) -> str | None:
-    """The qmaster's refusal of a job name (verify_str_key, QSUB_TABLE)."""
-    if name[:1] in tuple("0123456789"):
-        return f'denied: "{name}" is not a valid object name (cannot start with a digit)'
-    if len(name) > 512:
-        return "string is longer than 512, this is not allowed for objectnames"
-    for char, label in _NAME_CHARS:
-        if char in name:
-            shown = f" ('{char}')" if char.isprintable() else ""
-            return f"{label}{shown} not allowed in objectname"
-    bad = next((c for c in name if not (c.isascii() and c.isprintable() and c != " ")), None)
-    if bad is not None:
-        return f"Non-graphic character (hex {ord(bad) & 0xFF:x}) not allowed in objectname"
-    if name.upper() in ("NONE", "ALL", "TEMPLATE"):
-        return f'Keyword ("{name.upper()}") not allowed as objectname'
-    return None
 
 
 def unable_to_run(reason: str) -> str:

@@ -8,10 +8,11 @@ when the argument is missing and whether repeating the switch warns. Pure.
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from typing import Any, Callable, Mapping
 
 from clients.joblist import RangeError, TaskRange, parse_range_list
+from common.jobspec import date_fields as _date_fields
+from common.jobspec import date_time_to_epoch  # noqa: F401  (re-exported for qsub.options)
 
 STATUS_ESEMANTIC, STATUS_EUNKNOWN, STATUS_ENOIMP = 2, 4, 5
 STATUS_ESYNTAX, STATUS_EDISK = 7, 14
@@ -30,33 +31,6 @@ def _yes_no(switch: str, arg: str) -> bool:
     if value is None:
         raise ParseError(f'invalid option argument "{switch} {arg}"', STATUS_ESYNTAX)
     return value
-
-
-# The pattern is compiled on first use (re's cache), not at import: qsub's
-# start-up is benchmarked and -a/-dl are rare.
-_DATE = r"(\d{2})?(\d{2})?(\d{2})(\d{2})(\d{2})(\d{2})(?:\.(\d{2}))?"
-
-
-def _date_fields(spec: str) -> tuple[int | None, int | None, int, int, int, int, int] | None:
-    match = re.fullmatch(_DATE, spec)
-    if not match:
-        return None
-    cc, yy, mo, dd, hh, mi, ss = (int(g) if g else None for g in match.groups())
-    if cc is not None and yy is None:
-        cc, yy = None, cc
-    ok = 1 <= mo <= 12 and 1 <= dd <= 31 and hh < 24 and mi < 60 and (ss or 0) < 60
-    return (cc, yy, mo, dd, hh, mi, ss or 0) if ok else None  # type: ignore[return-value]
-
-
-def date_time_to_epoch(spec: str, now: datetime) -> int:
-    """Seconds since the epoch of a validated `-a`/`-dl` value; missing
-    century/year come from `now`, whose tzinfo is used."""
-    fields = _date_fields(spec)
-    if fields is None:
-        raise ValueError(spec)
-    cc, yy, mo, dd, hh, mi, ss = fields
-    year = now.year if yy is None else (now.year // 100 if cc is None else cc) * 100 + yy
-    return int(datetime(year, mo, dd, hh, mi, ss, tzinfo=now.tzinfo).timestamp())
 
 
 def _seconds(text: str) -> int | None:

@@ -21,8 +21,8 @@ import tracemalloc
 from typing import Any
 
 from common.cluster import queue_instances
-from scheduler.dispatch import PassInput, PassStats, PEConf, dispatch_pass
-from scheduler.resources import build_view
+from common.placement.dispatch import PassInput, PassStats, PEConf, dispatch_pass
+from common.placement.resources import build_view
 
 QUEUES = {"short.q": "0:30:0", "long.q": "INFINITY", "big.q": "24:0:0", "test.q": "0:5:0"}
 

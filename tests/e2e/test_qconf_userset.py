@@ -205,7 +205,7 @@ _AS_OTHER = (
     "from common.model import UserInfo\n"
     "clients.api.current_user = lambda: UserInfo(sys.argv[1], 4545, sys.argv[1], 4545,\n"
     "                                            socket.gethostname())\n"
-    "from clients.qconf import main\n"
+    "from clients.qconf.main import main\n"
     "sys.exit(main(sys.argv[2:]))\n")
 
 

@@ -73,7 +73,7 @@ def test_qhost_and_qstat_F_show_global_and_host_values(live_cell: Any) -> None:
 
 def qsub(*args: str) -> tuple[str, str, int]:
     script = Path(sys.executable).parent / "qsub"
-    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "clients.qsub"]
+    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "clients.qsub.main"]
     done = subprocess.run(cmd + list(args), capture_output=True, text=True, timeout=30)
     return done.stdout, done.stderr, done.returncode
 

@@ -46,7 +46,7 @@ def qstat_f(queue: str) -> dict[str, str]:
 
 def qsub(*args: str) -> int:
     script = Path(sys.executable).parent / "qsub"
-    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "clients.qsub"]
+    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "clients.qsub.main"]
     done = subprocess.run(cmd + ["-terse", *args], capture_output=True, text=True,
                           timeout=30)
     assert done.returncode == 0, done.stderr

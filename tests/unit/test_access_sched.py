@@ -11,9 +11,9 @@ import pytest
 from clients.api import job_request
 from common.model import UserInfo
 from qmaster.defaults import queue_defaults
-from scheduler.dispatch import dispatch_pass
-from scheduler.explain import pending_reasons
-from scheduler.pass_conf import Access, conf_fields
+from common.placement.dispatch import dispatch_pass
+from common.placement.explain import pending_reasons
+from common.placement.pass_conf import Access, conf_fields
 from tests.unit.test_qmaster_core import ALICE, ROOT, Harness
 from tests.unit.test_resources_sched import cluster, make_input, task
 

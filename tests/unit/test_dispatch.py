@@ -8,8 +8,8 @@ from hypothesis import given, settings, strategies as st
 
 from common.cluster import QueueInstance, queue_instances
 from qmaster.defaults import queue_defaults
-from scheduler.dispatch import PassInput, PassStats, dispatch_pass
-from scheduler.resources import build_view
+from common.placement.dispatch import PassInput, PassStats, dispatch_pass
+from common.placement.resources import build_view
 
 
 def qi(queue: str = "all.q", host: str = "h1", slots: int = 4, seq: int = 0,

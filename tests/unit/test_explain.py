@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from tests.unit.test_resources_sched import cluster, make_input
-from scheduler.explain import pending_reasons
+from common.placement.explain import pending_reasons
 
 
 def reasons(conf: dict, opts: dict, **kw: object) -> list[str]:

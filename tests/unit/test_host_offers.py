@@ -1,7 +1,7 @@
 """qhost -F lines: the global pseudo host and each exec host, in Grid Engine's order."""
 from __future__ import annotations
 
-from scheduler.offers import host_offers
+from common.placement.offers import host_offers
 from tests.unit.test_resources_sched import cluster, make_input
 
 CONF = cluster({"h1": 4}, exechost={"global": "lic=1", "h1": "slots=2,hfix=7"},

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from tests.unit.test_resources_sched import cluster, make_input
-from scheduler.offers import instance_offers
+from common.placement.offers import instance_offers
 
 
 def offers(conf: dict, names: set[str] | None = None, **kw: object) -> dict[str, list[str]]:
@@ -73,7 +73,7 @@ def test_load_scaling_multiplies_the_reported_value() -> None:
 
 
 def test_scaled_load_values_decide_matching() -> None:
-    from scheduler.dispatch import dispatch_pass
+    from common.placement.dispatch import dispatch_pass
     from tests.unit.test_resources_sched import job
     conf = cluster({"h1": 4, "h2": 4})
     conf["exechost"]["h1"] = [["hostname", "h1"], ["load_scaling", "mem_free=0.1"]]

@@ -11,7 +11,7 @@ import pytest
 from common import wire
 from common.accounting import read_records
 from qmaster.defaults import pe_defaults, queue_defaults
-from scheduler.pass_conf import grant_follows_rule
+from common.placement.pass_conf import grant_follows_rule
 from tests.unit.test_qmaster_core import ROOT, Harness
 
 
@@ -165,7 +165,7 @@ def test_per_host_pe_list_entries(qm: Harness) -> None:
 
 
 def test_pass_offers_pes_per_instance() -> None:
-    from scheduler.pass_conf import pe_lists, pes_at
+    from common.placement.pass_conf import pe_lists, pes_at
     conf = {"queue": {"q": [["qname", "q"], ["pe_list", "smp,[h2=mpi],[@g=make]"]]},
             "hgrp": {"@g": [["group_name", "@g"], ["hostlist", "h3"]]}}
     offered = pe_lists(conf)

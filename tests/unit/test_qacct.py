@@ -1,4 +1,4 @@
-"""Tests of clients.qacct against the exact output of SGE 8.1.9's qacct (captured in UTC)."""
+"""Tests of clients.qacct.main against the exact output of SGE 8.1.9's qacct (captured in UTC)."""
 from __future__ import annotations
 
 import calendar
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clients import qacct
+from clients.qacct import main as qacct
 from common.accounting import HEADER, AccountingRecord, append_records, parse_line
 
 from tests.reference import REFERENCE as REF

@@ -1,11 +1,11 @@
-"""Pure tests of ``clients.qconf_attr``: list and per-host attribute changes with Grid
+"""Pure tests of ``clients.qconf.attr``: list and per-host attribute changes with Grid
 Engine 8.1.9's notes and refusals."""
 from __future__ import annotations
 
 import pytest
 from hypothesis import given, strategies as st
 
-from clients.qconf_attr import (
+from clients.qconf.attr import (
     ADD, DELETE, MODIFY, PURGE, REPLACE, AttrError, Request, change_object, change_value,
     elements, host_targets, join, split_object_id, store_kind,
 )

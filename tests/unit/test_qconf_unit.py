@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from clients.jobctl import JobView, format_task_ids, targets, usage_text
 from clients.joblist import parse_job_selection
-from clients.qconf import QconfError, Session
-from clients.qconf import run as qconf_run
-from clients.qconf_files import FileError, parse_object_text, read_object_file
-from clients.qconf_help import HELP
+from clients.qconf.main import QconfError, Session
+from clients.qconf.main import run as qconf_run
+from clients.qconf.files import FileError, parse_object_text, read_object_file
+from clients.qconf.help import HELP
 from clients.qdel import result_lines, unknown_line
 from clients.qhold import HoldCommand, changed_tasks, split_hold_types
 from common.objects_conf import render_object, template

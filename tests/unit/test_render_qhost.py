@@ -1,4 +1,4 @@
-"""Byte-for-byte checks of clients.render_qhost against the Grid Engine 8.1.9 reference output."""
+"""Byte-for-byte checks of clients.render.qhost against the Grid Engine 8.1.9 reference output."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from hypothesis import given, strategies as st
 
-from clients import render_qhost as rh
+from clients.render import qhost as rh
 
 from tests.reference import REFERENCE as REF
 START = 1795315140.0  # 2026-11-22 02:39:00 UTC

@@ -1,4 +1,4 @@
-"""Byte-for-byte checks of clients.render_qstat against the Grid Engine 8.1.9 reference output."""
+"""Byte-for-byte checks of clients.render.qstat against the Grid Engine 8.1.9 reference output."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from hypothesis import given, strategies as st
 
-from clients import render_qstat as rq
+from clients.render import qstat as rq
 
 from tests.reference import REFERENCE as REF
 SUBMIT = 1795315065.0  # 2026-11-22 02:37:45 UTC

@@ -11,8 +11,8 @@ from common.model import ExecHost, Job, Task
 from qmaster.orders import resource_view
 from qmaster.store import Store
 from common.resource.complexes import default_complexes, rows_of
-from scheduler.dispatch import PassInput, PassStats, PEConf, can_run, dispatch_pass
-from scheduler.resources import (
+from common.placement.dispatch import PassInput, PassStats, PEConf, can_run, dispatch_pass
+from common.placement.resources import (
     GLOBAL, build_view, check_grant, complex_values, host_key,
     job_requests, queue_key,
 )

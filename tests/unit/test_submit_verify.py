@@ -106,6 +106,6 @@ def test_w_v_refuses_queues_that_do_not_exist(qm: Harness, ref: str, known: bool
                                   {"pe": ["mpi", True, 2]}, {"pe": [1, 1, 1]}])
 def test_malformed_pe_requests_are_refused(qm: Harness, opts: dict[str, Any]) -> None:
     """A hand-made request must not store a job the scheduler cannot read."""
-    with pytest.raises(RuntimeError, match="malformed parallel environment request"):
+    with pytest.raises(RuntimeError, match=r"submit: jobs\[0\]\.opts\.pe"):
         submit(qm, **opts)
     assert qm.server.store.jobs == {}

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from clients.qconf import run
-from clients.qconf_base import QconfError, Session
+from clients.qconf.main import run
+from clients.qconf.base import QconfError, Session
 from common.conffile import ConfError
 from common.objects_conf import KINDS, parse_object, render_object, template
 from common.objects_conf_userset import (check_userset_type, entries_of, userset_pairs,

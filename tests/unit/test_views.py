@@ -1,4 +1,4 @@
-"""clients.views / views_detail: query replies -> renderer rows, checked against the
+"""clients.views.qstat / views_detail: query replies -> renderer rows, checked against the
 Grid Engine 8.1.9 reference outputs through the (byte-exact) renderers; and the pure
 option parsing of clients.qstat / clients.qhost."""
 from __future__ import annotations
@@ -10,14 +10,14 @@ from hypothesis import given, strategies as st
 
 from clients import qhost as qh
 from clients import qstat as qs
-from clients import render_qhost as rh
-from clients import render_qstat as rq
-from clients import views as v
-from clients import views_qhost as vq
+from clients.render import qhost as rh
+from clients.render import qstat as rq
+from clients.views import qstat as v
+from clients.views import qhost as vq
 from qmaster.defaults import exechost_defaults
-from scheduler.offers import host_offers
-from scheduler.resources import build_view
-from clients.views_detail import env_list, job_detail, resource_list, select_jobs
+from common.placement.offers import host_offers
+from common.placement.resources import build_view
+from clients.views.detail import env_list, job_detail, resource_list, select_jobs
 
 from tests.reference import REFERENCE as REF
 SUBMIT, START, HOLD_SUBMIT = 1795315065.0, 1795315140.0, 1795315063.0
@@ -84,7 +84,7 @@ def cluster(alive: bool = True, used: int = 3) -> dict[str, Any]:
 
 def with_host_resources(reply: dict[str, Any]) -> dict[str, Any]:
     """The cluster reply as the qmaster gives it for -F: each host's qhost -F lines from
-    the pure model (scheduler.offers) over the reference load report."""
+    the pure model (common.placement.offers) over the reference load report."""
     conf: dict[str, Any] = {"queue": {}, "hgrp": {}, "complex": {}, "exechost": {
         name: exechost_defaults(name) for name in ("global", "vm")}}
     view = build_view(conf, {h["name"]: h for h in reply["hosts"]}, [], [])

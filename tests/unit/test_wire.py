@@ -14,36 +14,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from common import wire
-from common.wire import MESSAGE_FIELDS, PROTOCOL_VERSION, WireError
+from common.schema import SchemaError
+from common.wire import MESSAGE_SCHEMAS, PROTOCOL_VERSION, WireError
+from tests.strategies import accepted, anything, mutated, valid
 
-TYPES = sorted(MESSAGE_FIELDS)
-
-packable_ints = st.integers(-(2**63), 2**64 - 1)  # what msgpack can carry
-scalars = (st.none() | st.booleans() | packable_ints | st.floats(allow_nan=False)
-           | st.text(max_size=20) | st.binary(max_size=20))
-values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)
-                      | st.dictionaries(st.text(max_size=8) | packable_ints, inner, max_size=4),
-                      max_leaves=12)
-# a value of each accepted python type, for building valid bodies
-BY_TYPE: dict[type, st.SearchStrategy[Any]] = {
-    int: st.integers(-(2**63), 2**63 - 1), str: st.text(max_size=20),
-    float: st.floats(allow_nan=False), bool: st.booleans(),
-    list: st.lists(scalars, max_size=4), dict: st.dictionaries(st.text(max_size=8), scalars,
-                                                               max_size=4),
-    object: values,
-}
+TYPES = sorted(MESSAGE_SCHEMAS)
+values = anything
 
 
 def body_for(msg_type: str) -> st.SearchStrategy[dict[str, Any]]:
-    fields = {name: st.one_of(*(BY_TYPE[t] for t in types))
-              for name, types in MESSAGE_FIELDS[msg_type].items()}
-    return st.fixed_dictionaries(fields)
-
-
-def wrong_value(types: tuple[type, ...]) -> st.SearchStrategy[Any]:
-    """A value none of ``types`` accepts (bool counts as wrong for int fields)."""
-    return values.filter(lambda v: not isinstance(v, types) or
-                         (isinstance(v, bool) and bool not in types))
+    schema = MESSAGE_SCHEMAS[msg_type]
+    return valid(schema).filter(lambda body: accepted(schema, body))
 
 
 def raw(msg: Any) -> bytes:
@@ -56,8 +37,8 @@ def decodes_or_refuses(frame: bytes) -> None:
     except WireError as err:
         assert err.code in ("malformed", "version", "unknown_type", "too_large")
         return
-    assert msg_type in MESSAGE_FIELDS and isinstance(request_id, int)
-    assert set(MESSAGE_FIELDS[msg_type]) <= set(body)
+    assert msg_type in MESSAGE_SCHEMAS and isinstance(request_id, int)
+    assert MESSAGE_SCHEMAS[msg_type].check(body) == body  # what passed is canonical
 
 
 # ---- valid messages ----------------------------------------------------------------
@@ -66,7 +47,8 @@ def test_every_message_type_round_trips(data: st.DataObject) -> None:
     msg_type = data.draw(st.sampled_from(TYPES))
     body = data.draw(body_for(msg_type))
     request_id = data.draw(st.integers(-(2**63), 2**63 - 1))
-    assert wire.decode(wire.encode(msg_type, body, request_id)) == (msg_type, request_id, body)
+    decoded = wire.decode(wire.encode(msg_type, body, request_id))
+    assert decoded == (msg_type, request_id, MESSAGE_SCHEMAS[msg_type].check(body))
 
 
 def test_encode_refuses_unknown_types() -> None:
@@ -109,29 +91,54 @@ def test_truncated_messages_are_refused(typed: tuple[str, dict[str, Any]],
 
 
 @given(st.data())
-def test_a_wrong_field_type_is_refused_for_every_field(data: st.DataObject) -> None:
-    msg_type = data.draw(st.sampled_from([t for t in TYPES if MESSAGE_FIELDS[t]]))
-    field, types = data.draw(st.sampled_from(sorted(MESSAGE_FIELDS[msg_type].items())))
-    if types == (object,):
-        return  # a field of any type has no wrong type
-    body = data.draw(body_for(msg_type))
-    body[field] = data.draw(wrong_value(types))
-    with pytest.raises(WireError) as err:
-        wire.decode(raw({"v": PROTOCOL_VERSION, "t": msg_type, "id": 1, "b": body}))
-    assert err.value.code == "malformed" and repr(field) in err.value.message
+def test_a_wrong_value_anywhere_in_a_body_is_refused_naming_it(data: st.DataObject) -> None:
+    """Mutated bodies (a wrong type deep in a list or map, a missing or unknown field)
+    are either still valid or refused as malformed with the field's path."""
+    msg_type = data.draw(st.sampled_from(TYPES))
+    body = data.draw(mutated(MESSAGE_SCHEMAS[msg_type]))
+    try:
+        expected = MESSAGE_SCHEMAS[msg_type].check(body)
+    except SchemaError as err:
+        with pytest.raises(WireError) as refused:
+            wire.decode(raw({"v": PROTOCOL_VERSION, "t": msg_type, "id": 9, "b": body}))
+        assert refused.value.code == "malformed" and refused.value.request_id == 9
+        assert refused.value.message == f"{msg_type}: {err}"
+        return
+    assert wire.decode(raw({"v": PROTOCOL_VERSION, "t": msg_type, "id": 9, "b": body})) == (
+        msg_type, 9, expected)
 
 
-@pytest.mark.parametrize("msg_type", [t for t in TYPES if MESSAGE_FIELDS[t]])
+@pytest.mark.parametrize("msg_type", [t for t in TYPES if getattr(MESSAGE_SCHEMAS[t],
+                                                                  "required", None)])
 def test_each_missing_field_is_refused(msg_type: str) -> None:
-    for field in MESSAGE_FIELDS[msg_type]:
-        body = {name: _sample(types) for name, types in MESSAGE_FIELDS[msg_type].items()
-                if name != field}
-        with pytest.raises(WireError, match=f"missing field '{field}'"):
+    schema = MESSAGE_SCHEMAS[msg_type]
+    for field in schema.required:  # type: ignore[attr-defined]
+        body = {name: None for name in schema.required if name != field}  # type: ignore[attr-defined]
+        with pytest.raises(WireError, match="missing field|expected"):
             wire.decode(raw({"v": PROTOCOL_VERSION, "t": msg_type, "id": 1, "b": body}))
 
 
-def _sample(types: tuple[type, ...]) -> Any:
-    return {int: 1, str: "x", float: 1.5, bool: True, list: [], dict: {}, object: None}[types[0]]
+@pytest.mark.parametrize("body, path", [
+    ({"user": {"name": "u", "uid": 1, "group": "g", "gid": 1},
+      "jobs": [{"opts": {"hard_queues": 5}}]}, "jobs[0].opts.hard_queues"),
+    ({"user": {"name": "u", "uid": 1, "group": "g", "gid": 1},
+      "jobs": [{"opts": {}}, {"opts": {"hard_resources": {"a": 1}}}]},
+     "jobs[1].opts.hard_resources.a"),
+    ({"user": {"name": "u", "uid": 1, "group": "g", "gid": 1},
+      "jobs": [{"opts": {"job_name": "a:b"}}]}, "jobs[0].opts.job_name"),
+    ({"user": {"name": "u", "uid": True, "group": "g", "gid": 1}, "jobs": [{"opts": {}}]},
+     "user.uid"),
+    ({"user": {"name": "u", "uid": 1, "group": "g", "gid": 1},
+      "jobs": [{"opts": {"cwd": "/tmp/a\0b"}}]}, "jobs[0].opts.cwd"),
+    ({"user": {"name": "u", "uid": 1, "group": "g", "gid": 1},
+      "jobs": [{"opts": {"array": [5, 1, 1]}}]}, "jobs[0].opts.array"),
+    ({"user": {"name": "u", "uid": 1, "group": "g", "gid": 1},
+      "jobs": [{"opts": {"bogus": 1}}]}, "jobs[0].opts.bogus"),
+])
+def test_refusals_name_the_field_deep_inside(body: dict[str, Any], path: str) -> None:
+    with pytest.raises(WireError) as err:
+        wire.decode(raw({"v": PROTOCOL_VERSION, "t": "submit", "id": 3, "b": body}))
+    assert err.value.message.startswith(f"submit: {path}: ")
 
 
 @pytest.mark.parametrize("msg, code", [
@@ -163,13 +170,15 @@ def test_a_version_that_only_equals_one_is_refused(version: Any) -> None:
 
 def test_bool_is_not_an_int_field() -> None:
     body = {"host": "h", "job_id": True, "task_id": 1, "reason": "r"}
-    with pytest.raises(WireError, match="'job_id' has the wrong type"):
+    with pytest.raises(WireError, match="job_id: expected an integer, got a boolean"):
         wire.decode(wire.encode("job_start_failed", body))
 
 
-def test_missing_request_id_defaults_to_zero_and_extra_fields_pass() -> None:
-    frame = raw({"v": PROTOCOL_VERSION, "t": "ping", "b": {"extra": [1, 2]}, "x": 1})
-    assert wire.decode(frame) == ("ping", 0, {"extra": [1, 2]})
+def test_missing_request_id_defaults_to_zero_and_unknown_body_fields_are_refused() -> None:
+    assert wire.decode(raw({"v": PROTOCOL_VERSION, "t": "ping", "b": {}, "x": 1})) == \
+        ("ping", 0, {})
+    with pytest.raises(WireError, match="extra: unknown field"):
+        wire.decode(raw({"v": PROTOCOL_VERSION, "t": "ping", "b": {"extra": [1, 2]}}))
 
 
 def test_oversized_frames_are_refused_before_unpacking() -> None:

@@ -1,0 +1,281 @@
+"""Typed descriptions of data that crosses a boundary, and the one checker that applies them.
+
+A schema is a small object whose ``check(value, path)`` returns the value in its canonical
+shape (tuples become lists, a missing optional field gets its default) or raises
+``SchemaError`` naming the field (``jobs[1].opts.hard_queues``) and what was wrong. The wire
+module describes every message body with these, ``common.jobspec`` the job description, so
+that nothing behind the boundary ever meets a value of an unexpected shape. Pure.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+MAX_STRING = 1 << 20        # one string of a message (a job's environment value, a path)
+MAX_ITEMS = 1 << 20         # entries of one list or map
+MAX_INT = (1 << 63) - 1     # what SQLite and every consumer can hold
+
+
+class SchemaError(Exception):
+    """A value that does not fit its description; ``path`` names the field."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path or 'body'}: {message}")
+        self.path = path
+        self.message = message
+
+
+def _type_name(value: Any) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+            bytes: "bytes", list: "a list", tuple: "a list", dict: "a map",
+            type(None): "nil"}.get(type(value), type(value).__name__)
+
+
+class Schema:
+    """Base of all schemas; ``describe`` is how the error text names the expected shape."""
+
+    describe = "a value"
+
+    def check(self, value: Any, path: str = "") -> Any:
+        raise NotImplementedError
+
+    def wrong(self, value: Any, path: str) -> SchemaError:
+        return SchemaError(path, f"expected {self.describe}, got {_type_name(value)}")
+
+
+@dataclass(frozen=True)
+class Int(Schema):
+    low: int = -MAX_INT
+    high: int = MAX_INT
+    describe = "an integer"
+
+    def check(self, value: Any, path: str = "") -> int:
+        if type(value) is not int:  # bool is an int subclass; True is no job number
+            raise self.wrong(value, path)
+        if not self.low <= value <= self.high:
+            raise SchemaError(path, f"{value} is outside {self.low}..{self.high}")
+        return value
+
+
+@dataclass(frozen=True)
+class Float(Schema):
+    """A finite number; integers are accepted and become floats."""
+
+    low: float = -1e300
+    high: float = 1e300
+    describe = "a number"
+
+    def check(self, value: Any, path: str = "") -> float:
+        if type(value) not in (int, float):
+            raise self.wrong(value, path)
+        number = float(value)
+        if not math.isfinite(number) or not self.low <= number <= self.high:
+            raise SchemaError(path, f"{value!r} is outside {self.low}..{self.high}")
+        return number
+
+
+@dataclass(frozen=True)
+class Bool(Schema):
+    describe = "a boolean"
+
+    def check(self, value: Any, path: str = "") -> bool:
+        if type(value) is not bool:
+            raise self.wrong(value, path)
+        return value
+
+
+@dataclass(frozen=True)
+class Str(Schema):
+    """Text without NUL (no path or name that reaches the system may carry one)."""
+
+    max_len: int = MAX_STRING
+    nonempty: bool = False
+    choices: frozenset[str] | None = None
+    rule: Callable[[str], str | None] | None = None  # returns the refusal, or None
+    describe = "a string"
+
+    def check(self, value: Any, path: str = "") -> str:
+        if type(value) is not str:
+            raise self.wrong(value, path)
+        if len(value) > self.max_len:
+            raise SchemaError(path, f"longer than {self.max_len} characters")
+        if "\0" in value:
+            raise SchemaError(path, "contains a NUL character")
+        if self.nonempty and not value:
+            raise SchemaError(path, "must not be empty")
+        if self.choices is not None and value not in self.choices:
+            raise SchemaError(path, f"{value!r} is not one of {', '.join(sorted(self.choices))}")
+        if self.rule is not None:
+            refusal = self.rule(value)
+            if refusal is not None:
+                raise SchemaError(path, refusal)
+        return value
+
+
+@dataclass(frozen=True)
+class Bytes(Schema):
+    max_len: int = 64 << 20
+    describe = "bytes"
+
+    def check(self, value: Any, path: str = "") -> bytes:
+        if type(value) is not bytes:
+            raise self.wrong(value, path)
+        if len(value) > self.max_len:
+            raise SchemaError(path, f"longer than {self.max_len} bytes")
+        return value
+
+
+@dataclass(frozen=True)
+class Optional(Schema):
+    """``inner`` or nil."""
+
+    inner: Schema
+
+    @property
+    def describe(self) -> str:  # type: ignore[override]
+        return f"{self.inner.describe} or nil"
+
+    def check(self, value: Any, path: str = "") -> Any:
+        return None if value is None else self.inner.check(value, path)
+
+
+@dataclass(frozen=True)
+class OneOf(Schema):
+    """The first of ``options`` that accepts the value (for load values: text or number)."""
+
+    options: tuple[Schema, ...]
+
+    @property
+    def describe(self) -> str:  # type: ignore[override]
+        return " or ".join(o.describe for o in self.options)
+
+    def check(self, value: Any, path: str = "") -> Any:
+        for option in self.options:
+            try:
+                return option.check(value, path)
+            except SchemaError:
+                continue
+        raise self.wrong(value, path)
+
+
+@dataclass(frozen=True)
+class ListOf(Schema):
+    item: Schema
+    max_items: int = MAX_ITEMS
+    min_items: int = 0
+    describe = "a list"
+
+    def check(self, value: Any, path: str = "") -> list[Any]:
+        if type(value) not in (list, tuple):
+            raise self.wrong(value, path)
+        if not self.min_items <= len(value) <= self.max_items:
+            raise SchemaError(path, f"needs {self.min_items} to {self.max_items} entries, "
+                                    f"has {len(value)}")
+        return [self.item.check(v, f"{path}[{i}]") for i, v in enumerate(value)]
+
+
+@dataclass(frozen=True)
+class Tuple(Schema):
+    """A list of fixed length whose entries have their own schemas."""
+
+    items: tuple[Schema, ...]
+    describe = "a list"
+
+    def check(self, value: Any, path: str = "") -> list[Any]:
+        if type(value) not in (list, tuple):
+            raise self.wrong(value, path)
+        if len(value) != len(self.items):
+            raise SchemaError(path, f"needs {len(self.items)} entries, has {len(value)}")
+        return [s.check(v, f"{path}[{i}]") for i, (s, v) in enumerate(zip(self.items, value))]
+
+
+@dataclass(frozen=True)
+class MapOf(Schema):
+    key: Schema
+    value: Schema
+    max_items: int = MAX_ITEMS
+    describe = "a map"
+
+    def check(self, value: Any, path: str = "") -> dict[Any, Any]:
+        if type(value) is not dict:
+            raise self.wrong(value, path)
+        if len(value) > self.max_items:
+            raise SchemaError(path, f"has more than {self.max_items} entries")
+        out = {}
+        for k, v in value.items():
+            key = self.key.check(k, f"{path}.<key>")
+            out[key] = self.value.check(v, f"{path}.{key}")
+        return out
+
+
+@dataclass(frozen=True)
+class AnyMap(Schema):
+    """Any map, passed through unchecked: only for data whose sender is trusted and whose
+    reader checks what it uses (replies from the qmaster)."""
+
+    describe = "a map"
+
+    def check(self, value: Any, path: str = "") -> dict[Any, Any]:
+        if type(value) is not dict:
+            raise self.wrong(value, path)
+        return value
+
+
+@dataclass(frozen=True)
+class Refined(Schema):
+    """``inner``, then ``refine(value, path)``: rules between fields that a shape cannot
+    say; it returns the final value or raises SchemaError."""
+
+    inner: Schema
+    refine: Callable[[Any, str], Any]
+
+    @property
+    def describe(self) -> str:  # type: ignore[override]
+        return self.inner.describe
+
+    def check(self, value: Any, path: str = "") -> Any:
+        return self.refine(self.inner.check(value, path), path)
+
+
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class Struct(Schema):
+    """A map with known fields. ``required`` fields must be present; the ``optional``
+    ones get their default (a callable is called) when absent. Unknown fields are
+    refused unless ``open`` (then they are dropped: nothing behind the boundary sees
+    them). ``sparse``: absent optional fields stay absent (a change names only what it
+    changes)."""
+
+    required: Mapping[str, Schema] = field(default_factory=dict)
+    optional: Mapping[str, tuple[Schema, Any]] = field(default_factory=dict)
+    open: bool = False
+    sparse: bool = False  # absent optional fields stay absent (no default)
+    describe = "a map"
+
+    def check(self, value: Any, path: str = "") -> dict[str, Any]:
+        if type(value) is not dict:
+            raise self.wrong(value, path)
+        if not self.open:
+            unknown = [k for k in value if k not in self.required and k not in self.optional]
+            if unknown:
+                raise SchemaError(_join(path, str(unknown[0])), "unknown field")
+        out: dict[str, Any] = {}
+        for name, schema in self.required.items():
+            if name not in value:
+                raise SchemaError(_join(path, name), "missing field")
+            out[name] = schema.check(value[name], _join(path, name))
+        for name, (schema, default) in self.optional.items():
+            given = value.get(name, _MISSING)
+            if given is _MISSING:
+                if not self.sparse:
+                    out[name] = default() if callable(default) else default
+            else:
+                out[name] = schema.check(given, _join(path, name))
+        return out
+
+
+def _join(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
