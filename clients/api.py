@@ -152,11 +152,14 @@ class Client:
         return [int(j) for j in reply["job_ids"]]
 
     def jobs(self, job_ids: list[int] | None = None, *, include_finished: bool = False,
-             with_script: bool = False, explain: bool = False) -> dict[str, Any]:
+             with_script: bool = False, explain: bool = False,
+             set_aside: bool = False) -> dict[str, Any]:
         """Jobs and tasks; ``explain`` adds ``scheduling_info`` {job id: reason lines}
-        for pending jobs (what ``qstat -j`` shows)."""
+        for pending jobs (what ``qstat -j`` shows); ``set_aside`` adds ``set_aside``
+        {job id: why}: jobs the qmaster found unreadable in its spool at start-up."""
         body: dict[str, Any] = {"user": self._user(), "include_finished": include_finished,
-                                "with_script": with_script, "explain": explain}
+                                "with_script": with_script, "explain": explain,
+                                "set_aside": set_aside}
         if job_ids is not None:
             body["job_ids"] = list(job_ids)
         return self.request("job_query", body)

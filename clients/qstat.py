@@ -309,8 +309,11 @@ def job_details(args: QstatArgs, client: Client, out: TextIO, err: TextIO) -> in
     if not args.job_items:
         # without a list 8.1.9 prints the scheduler's global messages; none are kept here
         return 0
-    everything = client.jobs()
+    everything = client.jobs(set_aside=True)
     chosen, _missing = select_jobs(everything.get("jobs") or [], args.job_items)
+    for job_id, why in sorted((everything.get("set_aside") or {}).items()):
+        if str(job_id) in args.job_items:
+            err.write(f"job {job_id} was set aside when the qmaster started: {why}\n")
     if not chosen:
         if args.xml:
             out.write(unknown_jobs_xml(args.job_items))

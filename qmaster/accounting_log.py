@@ -7,8 +7,10 @@ qmaster appends the records still in the spool unless the file already ends with
 """
 from __future__ import annotations
 
+import math
+from dataclasses import MISSING, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from common.accounting import AccountingRecord, append_records
 from common.model import Job, Task
@@ -74,18 +76,61 @@ def _range(pe: list[Any]) -> str:
     return str(low) if low == high else f"{low}-{high}"
 
 
-def write_records(path: Path, records: list[dict[str, Any]]) -> None:
-    append_records(path, [AccountingRecord(**r) for r in records])
+Complaint = Callable[[dict[str, Any], str], None]  # (record, why it was replaced)
 
 
-def recover_pending(path: Path, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def writable(record: dict[str, Any], complain: Complaint | None = None) -> AccountingRecord:
+    """The record as it can be written. One that cannot be formatted (a colon or a line
+    break in a name, a field of the wrong type: data that should never have passed the
+    boundary) is replaced by a safe one, never raised: an exception here would come after
+    the commit and stop the qmaster, at every start again."""
+    try:
+        built = AccountingRecord(**record)
+        built.to_line()
+        return built
+    except Exception as exc:  # noqa: BLE001 - any fault of the record
+        if complain is not None:
+            complain(record, f"{type(exc).__name__}: {exc}")
+        return _safe_record(record)
+
+
+def _safe_record(record: dict[str, Any]) -> AccountingRecord:
+    """Every known field in the type the format wants: text without colons, line breaks
+    or a leading '#', numbers that are numbers (0 where they are not)."""
+    safe: dict[str, Any] = {}
+    for item in fields(AccountingRecord):
+        value = record.get(item.name, item.default)
+        if "str" in str(item.type):
+            text = str(value if value is not MISSING else "NONE")
+            safe[item.name] = text.replace(":", "_").replace("\n", " ").replace("\r", " ") \
+                .lstrip("#") or "NONE"
+        else:
+            safe[item.name] = _number(value, float if "float" in str(item.type) else int)
+    return AccountingRecord(**safe)
+
+
+def _number(value: Any, kind: type) -> Any:
+    try:
+        number = kind(value)
+    except (TypeError, ValueError, OverflowError):
+        return kind(0)
+    return number if kind is int or math.isfinite(number) else 0.0
+
+
+def write_records(path: Path, records: list[dict[str, Any]],
+                  complain: Complaint | None = None) -> None:
+    append_records(path, [writable(r, complain) for r in records])
+
+
+def recover_pending(path: Path, records: list[dict[str, Any]],
+                    complain: Complaint | None = None) -> list[dict[str, Any]]:
     """The spooled records that the accounting file does not yet end with."""
     if not records:
         return []
     tail = _tail(path)
     missing = []
     for record in records:
-        line = AccountingRecord(**record).to_line()
+        line = writable(record, complain).to_line()
         if line not in tail:
             missing.append(record)
     return missing

@@ -46,19 +46,26 @@ def _alter_refusal(ctx: Ctx, job: Job, changes: dict[str, Any]) -> str | None:
     priority = int(changes.get("priority", job.priority) or 0)
     if priority > job.priority and not ctx.store.is_operator(user):
         return f'denied: "{user}" must be operator to increase job priority'
-    try:  # the submission checks for -l, -q and -pe on the job as it would become
-        check_submission(ctx.store, {**job.opts, **changes, "verify_mode": "n"}, None,
-                         operator=True)
+    return None
+
+
+def _altered_options(ctx: Ctx, job: Job, changes: dict[str, Any]) -> dict[str, Any] | str:
+    """The job's options after the change, as the submission checks store them (-l, -q,
+    -pe checked on the job as it would become), or the refusal."""
+    try:
+        verdict = check_submission(ctx.store, {**job.opts, **changes, "verify_mode": "n"},
+                                   None, operator=True)
     except RequestError as err:
         return err.message
-    return None
+    return {**verdict.opts, "verify_mode": job.opts.get("verify_mode", "n")}
 
 
 def _alter_job(ctx: Ctx, job: Job, changes: dict[str, Any]) -> dict[str, Any]:
     refusal = _alter_refusal(ctx, job, changes)
-    if refusal is not None:
-        return {"job_id": job.job_id, "result": "denied", "messages": [refusal]}
-    job = ctx.store.replace_job_opts(ctx.batch, job, {**job.opts, **changes})
+    altered = _altered_options(ctx, job, changes) if refusal is None else refusal
+    if isinstance(altered, str):
+        return {"job_id": job.job_id, "result": "denied", "messages": [altered]}
+    job = ctx.store.replace_job_opts(ctx.batch, job, altered)
     for task in ctx.store.job_tasks(job.job_id):
         if task.state_enum in ALTERABLE_STATES:
             # a new task version: orders computed from the old requests are refused

@@ -38,7 +38,8 @@ def handle_submit(ctx: Ctx) -> dict[str, Any]:
             raise
     if any(v.verification for v in verdicts):  # -w v/p: verify only, submit nothing
         return {"job_ids": [], "verification": [v.verification for v in verdicts]}
-    ids = [_add_job(ctx, user, spec, tasks) for spec, tasks in zip(specs, task_ids)]
+    ids = [_add_job(ctx, user, {**spec, "opts": verdict.opts}, tasks)
+           for spec, verdict, tasks in zip(specs, verdicts, task_ids)]
     if any(v.notes for v in verdicts):  # -w w, or no queue admits the user
         return {"job_ids": ids, "notes": [{"lines": v.notes, "unable": v.unable}
                                           for v in verdicts]}
@@ -85,8 +86,8 @@ def _task_ids(array: list[int] | None, max_tasks: int) -> list[int]:
     first, last, step = array  # common.jobspec: 1 <= first <= last, step >= 1
     count = (last - first) // step + 1
     if max_tasks and count > max_tasks:  # sge_conf(5): 0 means no limit
-        raise RequestError("rejected", f"job rejected: {count} tasks exceed the limit "
-                                       f"max_aj_tasks of {max_tasks}")
+        raise RequestError("rejected", "job rejected: you tried to submit a job with more "
+                                       f"than {max_tasks} tasks")
     return list(range(first, last + 1, step))
 
 
@@ -318,6 +319,9 @@ def handle_job_query(ctx: Ctx) -> dict[str, Any]:
     reply: dict[str, Any] = {
         "jobs": [j.to_dict() if with_script else j.summary() for j in jobs],
         "tasks": [t.to_dict() for j in jobs for t in store.job_tasks(j.job_id)]}
+    if ctx.body["set_aside"]:  # unreadable in the spool at start-up: qstat -j says why
+        reply["set_aside"] = {job_id: why for job_id, why in store.aside_jobs.items()
+                              if wanted is None or job_id in wanted}
     if ctx.body.get("explain"):  # qstat -j: why pending jobs wait
         reply["scheduling_info"] = scheduling_info(store, [
             j for j in jobs if any(t.state_enum is State.PENDING

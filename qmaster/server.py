@@ -78,6 +78,7 @@ class QmasterServer:
         objects, meta = self.spool.load()
         self.store.load(objects, meta)
         batch = Batch()
+        self._move_aside(objects, batch)
         if not self.store.conf["queue"] and not self.store.lists["manager"]:
             bootstrap(self.store, batch, self._managers, self._min_uid)
         ensure_complexes(self.store, batch)  # spools written before the list was stored
@@ -87,9 +88,18 @@ class QmasterServer:
         self.store.forget_journal()
         self._recover_accounting()
 
+    def _move_aside(self, objects: dict[str, dict[str, Any]], batch: Batch) -> None:
+        """Spooled objects that did not load move to kind ``aside:<kind>`` (kept for a
+        person to look at, out of the way of every later start) and are reported."""
+        for (kind, key), why in sorted(self.store.set_aside.items()):
+            batch.txn.put(f"aside:{kind}", key, {"why": why, "object": objects[kind][key]})
+            batch.txn.delete(kind, key)
+            self._error("spooled object set aside", kind=kind, key=key, error=why)
+
     def _recover_accounting(self) -> None:
         pending = self.store.pending_accounting
-        missing = accounting_log.recover_pending(self.cell.accounting_path, list(pending.values()))
+        missing = accounting_log.recover_pending(self.cell.accounting_path,
+                                                 list(pending.values()), self._bad_record)
         if missing:
             accounting_log.write_records(self.cell.accounting_path, missing)
         self._acct_written = list(pending)
@@ -231,7 +241,8 @@ class QmasterServer:
         self.spool.commit(batch.txn)
         self.store.forget_journal()
         if batch.accounting:
-            accounting_log.write_records(self.cell.accounting_path, batch.accounting)
+            accounting_log.write_records(self.cell.accounting_path, batch.accounting,
+                                         self._bad_record)
             self._acct_written.extend(f"{r['job_number']}.{r['task_number'] or 1}"
                                       for r in batch.accounting)
         for identity, reply in replies:
@@ -302,6 +313,10 @@ class QmasterServer:
             self.store.put_host(batch, replace(host, alive=False))
             self._warn("host unheard, marked unknown", host=host.name)
         self._commit_and_send(batch, [])
+
+    def _bad_record(self, record: dict[str, Any], why: str) -> None:
+        self._error("accounting record replaced by a safe one", job_id=record.get("job_number"),
+                    task_id=record.get("task_number"), error=why)
 
     # ---- logging -------------------------------------------------------------------
     def _info(self, event: str, **kw: Any) -> None:

@@ -18,6 +18,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Callable
 
+from common.jobspec import check_job_options
 from common.jobstate import ACTIVE_STATES, Event, State, next_state
 from common.model import ExecHost, Job, Task, task_key
 from qmaster.spool import Transaction
@@ -84,6 +85,42 @@ def _copied(value: Any) -> Any:
 _ABSENT = object()
 
 
+def _job(data: Any) -> Job:
+    """A spooled job, its options checked by the job description as at submission."""
+    job = Job.from_dict(_map(data))
+    if type(job.job_id) is not int or not isinstance(job.owner, str) or \
+            not isinstance(job.task_ids, list) or not all(type(t) is int for t in job.task_ids):
+        raise ValueError("job fields of the wrong type")
+    job.opts = check_job_options(job.opts)
+    return job
+
+
+def _task(data: Any) -> Task:
+    task = Task.from_dict(_map(data))
+    State(task.state)
+    if type(task.job_id) is not int or type(task.task_id) is not int or \
+            not all(isinstance(g, list) and len(g) == 3 for g in task.granted):
+        raise ValueError("task fields of the wrong type")
+    return task
+
+
+def _conf_pairs(data: Any) -> Any:
+    if not isinstance(data, list) or not all(isinstance(p, list) and
+                                             all(isinstance(x, str) for x in p) for p in data):
+        raise ValueError("not a list of string rows")
+    return data
+
+
+def _acct(data: Any) -> Any:
+    return _map(data)
+
+
+def _map(data: Any) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise ValueError(f"a stored {type(data).__name__}, not a map")
+    return data
+
+
 def _restore(mapping: dict[Any, Any], key: Any, old: Any) -> None:
     if old is _ABSENT:
         mapping.pop(key, None)
@@ -105,6 +142,8 @@ class Store:
         self.dependency_held: set[int] = set()  # jobs waiting for -hold_jid predecessors
         self.active: set[str] = set()  # keys of tasks that hold slots (ACTIVE_STATES)
         self._journal: list[Callable[[], None]] = []  # how to undo each change, in order
+        self.set_aside: dict[tuple[str, str], str] = {}  # spooled objects not loaded: why
+        self.aside_jobs: dict[int, str] = {}  # jobs set aside, now or at an earlier start
 
     # ---- all or nothing --------------------------------------------------------------
     def savepoint(self, batch: Batch) -> Savepoint:
@@ -156,22 +195,63 @@ class Store:
 
     # ---- loading -------------------------------------------------------------------
     def load(self, objects: dict[str, dict[str, Any]], meta: dict[str, int]) -> None:
-        for data in objects.get("job", {}).values():
-            job = Job.from_dict(data)
-            self.jobs[job.job_id] = job
-        for data in objects.get("task", {}).values():
-            self.tasks[task_key(data["job_id"], data["task_id"])] = Task.from_dict(data)
-        for data in objects.get("host", {}).values():
-            host = ExecHost.from_dict(data)
-            host.alive = False
-            self.hosts[host.name] = host
+        """Take in what the spool holds. An object that does not read back as what it
+        should be is not loaded but listed in ``set_aside`` ((kind, key) -> why), for
+        the server to move aside and report: start-up never fails on one object."""
+        self.set_aside = {}
+        self._load_jobs(objects.get("job", {}), objects.get("task", {}))
+        for key, entry in objects.get("aside:job", {}).items():
+            why = entry.get("why") if isinstance(entry, dict) else None
+            if key.isdigit():
+                self.aside_jobs[int(key)] = str(why or "unreadable in the spool")
+        self.aside_jobs.update((int(key), why) for (kind, key), why in self.set_aside.items()
+                               if kind == "job" and key.isdigit())
+        for key, data in objects.get("host", {}).items():
+            host = self._loaded("host", key, data, ExecHost.from_dict)
+            if host is not None:
+                self.hosts[host.name] = replace(host, alive=False)
         for kind in CONF_KINDS:
-            self.conf[kind] = dict(objects.get(kind, {}))
+            self.conf[kind] = {key: pairs for key, pairs in objects.get(kind, {}).items()
+                               if self._loaded(kind, key, pairs, _conf_pairs) is not None}
         for kind in LIST_KINDS:
-            self.lists[kind] = sorted(objects.get(kind, {}))
-        self.pending_accounting = dict(objects.get("acct", {}))
-        self.next_job_id = meta.get("next_job_id", 1)
+            self.lists[kind] = sorted(k for k in objects.get(kind, {}) if isinstance(k, str))
+        self.pending_accounting = {k: v for k, v in objects.get("acct", {}).items()
+                                   if self._loaded("acct", k, v, _acct) is not None}
+        next_id = meta.get("next_job_id", 1)
+        self.next_job_id = next_id if type(next_id) is int and 0 < next_id < 10_000_000 \
+            else max(self.jobs, default=0) + 1
         self._rebuild_derived()
+
+    def _load_jobs(self, jobs: dict[str, Any], tasks: dict[str, Any]) -> None:
+        by_job: dict[str, list[tuple[str, Any]]] = {}
+        for key, data in tasks.items():
+            by_job.setdefault(key.partition(".")[0], []).append((key, data))
+        for key, data in jobs.items():
+            job = self._loaded("job", key, data, _job)
+            mine = by_job.pop(key, [])
+            loaded = [self._loaded("task", k, d, _task) for k, d in mine]
+            if job is None or any(t is None for t in loaded) or \
+                    {t.task_id for t in loaded if t} - set(job.task_ids):
+                self._set_aside_job(key, data, mine, "the job or one of its tasks is unreadable")
+                continue
+            self.jobs[job.job_id] = job
+            self.tasks.update((t.key, t) for t in loaded if t is not None)
+        for key, mine in by_job.items():  # tasks whose job is missing
+            for task_key_, data in mine:
+                self.set_aside.setdefault(("task", task_key_), "its job is missing")
+
+    def _set_aside_job(self, key: str, data: Any, tasks: list[tuple[str, Any]],
+                       why: str) -> None:
+        self.set_aside.setdefault(("job", key), why)
+        for task_key_, _ in tasks:
+            self.set_aside.setdefault(("task", task_key_), f"its job {key} was set aside")
+
+    def _loaded(self, kind: str, key: str, data: Any, read: Callable[[Any], Any]) -> Any:
+        try:
+            return read(data)
+        except Exception as exc:  # noqa: BLE001 - whatever is wrong with a stored object
+            self.set_aside[(kind, key)] = f"{type(exc).__name__}: {exc}"
+            return None
 
     def _rebuild_derived(self) -> None:
         self.used_slots.clear()

@@ -14,7 +14,7 @@ from typing import Any
 from common.access import user_allowed
 from common.cluster import attr, queue_instances
 from common.model import UserInfo
-from common.resource.complexes import ComplexError, cell_complexes, parse_request_list
+from common.resource.complexes import ComplexError, cell_complexes, requests_as_stored
 from qmaster.context import RequestError
 from qmaster.store import Store
 from common.placement.dispatch import PassInput, can_run, category_key, pe_usage, queue_matches
@@ -39,6 +39,7 @@ class Verdict:
     verification: str = ""
     notes: list[str] = field(default_factory=list)
     unable: bool = False
+    opts: dict[str, Any] = field(default_factory=dict)  # the job's options as stored
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,8 @@ def check_submission(store: Store, opts: dict[str, Any], submitter: Submitter | 
     if submitter is not None and submitter.notes:
         verdict.notes.extend(submitter.notes)
         verdict.unable = True
-    _check_resources(store, opts)
+    opts = verdict.opts = _stored_resources(store, opts)
+    _check_job_limits(opts)
     _check_pe(store, opts.get("pe"))
     if int(opts.get("priority") or 0) > 0 and not operator:
         raise RequestError("denied", "job rejected: positive submission priority requires "
@@ -126,17 +128,23 @@ def _verdict(store: Store, opts: dict[str, Any], mode: str, user: UserInfo,
     raise RequestError("rejected", "\n".join(verdict.notes + reasons + [VERIFY_FAILED]))
 
 
-def _check_resources(store: Store, opts: dict[str, Any]) -> None:
-    """Every ``-l`` name must be in the cell's complex list, its value of its type."""
-    for key in ("hard_resources", "soft_resources"):
-        requests = opts.get(key) or {}
-        if not requests:
-            continue
-        text = ",".join(f"{name}={value}" for name, value in requests.items())
-        try:
-            parse_request_list(text, cell_complexes(store.conf))
-        except ComplexError as err:
-            raise RequestError("rejected", str(err)) from None
+def _stored_resources(store: Store, opts: dict[str, Any]) -> dict[str, Any]:
+    """``opts`` with its ``-l`` lists as Grid Engine keeps them (full names, time values
+    in seconds); every name must be in the cell's complex list, its value of its type."""
+    attrs = cell_complexes(store.conf)
+    try:
+        return {**opts,
+                "hard_resources": requests_as_stored(opts.get("hard_resources") or {}, attrs),
+                "soft_resources": requests_as_stored(opts.get("soft_resources") or {}, attrs,
+                                                     soft=True)}
+    except ComplexError as err:
+        raise RequestError("rejected", str(err)) from None
+
+
+def _check_job_limits(opts: dict[str, Any]) -> None:
+    """What 8.1.9's qmaster refuses of a job's shape, in its words."""
+    if opts.get("task_concurrency") and not opts.get("array"):
+        raise RequestError("rejected", 'invalid "task concurrency" value in job request')
 
 
 def _check_pe(store: Store, pe: Any) -> None:
@@ -194,8 +202,12 @@ def scheduling_info(store: Store, jobs: list[Any]) -> dict[int, list[str]]:
     reasons = {}
     for job in jobs:
         summary = {"opts": job.opts, "owner": job.owner, "group": job.group}
-        key = category_key(summary)
-        if key not in by_category:
-            by_category[key] = pending_reasons(summary, inp)
-        reasons[job.job_id] = by_category[key]
+        try:
+            key = category_key(summary)
+            if key not in by_category:
+                by_category[key] = pending_reasons(summary, inp)
+            reasons[job.job_id] = by_category[key]
+        except Exception as exc:  # noqa: BLE001 - qstat -j says why instead of failing
+            reasons[job.job_id] = [f"job cannot be evaluated by the scheduler: "
+                                   f"{type(exc).__name__}: {exc}"]
     return reasons

@@ -34,6 +34,7 @@ class SchedulerService:
     def __init__(self, host: str, port: int, event_port: int, *, min_interval: float = 0.0,
                  log: Any = None,
                  resolve: Callable[[], tuple[str, int, int]] | None = None) -> None:
+        self.unevaluable: dict[int, str] = {}  # job id -> why the pass skips it
         self.host, self.port, self.event_port = host, port, event_port
         self.resolve = resolve  # re-reads the qmaster's address (act_qmaster) on resync
         self.min_interval = min_interval
@@ -190,13 +191,21 @@ class SchedulerService:
                 inflight_used[(queue, host)] = inflight_used.get((queue, host), 0) + int(slots)
         if not self.mirror.pending or self.mirror.free_slots(inflight_used) <= 0:
             return
-        inp = self.mirror.pass_input(exclude=set(self.inflight),
-                                     inflight={k: (g, pe) for k, (_, g, pe)
-                                               in self.inflight.items()})
-        for key, slots in inflight_used.items():
-            inp.used[key] = inp.used.get(key, 0) + slots
         stats = PassStats()
-        orders = dispatch_pass(inp, stats)
+        try:
+            inp = self.mirror.pass_input(exclude=set(self.inflight),
+                                         inflight={k: (g, pe) for k, (_, g, pe)
+                                                   in self.inflight.items()})
+            for key, slots in inflight_used.items():
+                inp.used[key] = inp.used.get(key, 0) + slots
+            orders = dispatch_pass(inp, stats)
+        except Exception as exc:  # noqa: BLE001 - a bad pass must not end the session:
+            # restarting it would only meet the same data again; the next event retries
+            if self.log:
+                self.log.error("pass failed", error=repr(exc), exc_info=True)
+            return
+        finally:
+            self._report_unevaluable(stats.unevaluable)
         self.passes += 1
         if not orders:
             return
@@ -210,6 +219,14 @@ class SchedulerService:
             self.inflight.pop(f"{order.get('job_id')}.{order.get('task_id')}", None)
         self._log("pass", considered=stats.considered, orders=len(orders),
                   refused=len(reply.get("refused", [])))
+
+    def _report_unevaluable(self, found: dict[int, str]) -> None:
+        """Log each job the pass had to skip, once (until the scheduler restarts)."""
+        for job_id, why in found.items():
+            if job_id not in self.unevaluable and self.log:
+                self.log.error("job skipped: the pass cannot evaluate it", job_id=job_id,
+                               error=why)
+            self.unevaluable[job_id] = why
 
     def _log(self, event: str, **kw: Any) -> None:
         if self.log:

@@ -190,7 +190,12 @@ def _set(name: str, convert: Callable[[Any], Any] = lambda v: v) -> _Apply:
 def _add_hard_soft(hard: str, soft: str) -> _Apply:
     def apply(opts: SubmitOptions, opt: ParsedOption) -> None:
         target = getattr(opts, soft if opt.soft else hard)
-        target.update(opt.value) if isinstance(target, dict) else target.extend(opt.value)
+        if isinstance(target, dict):  # -l: a repeated name, the later wins and goes last
+            for name, value in opt.value.items():
+                target.pop(name, None)
+                target[name] = value
+        else:
+            target.extend(opt.value)
     return apply
 
 

@@ -92,6 +92,7 @@ def _resources(switch: str, arg: str) -> dict[str, str]:
         if not name:
             raise ParseError(f'Wrong resource list format "{arg}" specified to -l option',
                              STATUS_ESYNTAX)
+        result.pop(name, None)  # a repeated name: the later wins and goes last
         result[name] = value if eq else "TRUE"
     return result
 

@@ -59,6 +59,8 @@ class PassStats:
     skipped_by_category: int = 0
     orders: int = 0
     categories: int = 0
+    # jobs the pass could not evaluate (job id -> why); they are skipped, the pass goes on
+    unevaluable: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -77,10 +79,14 @@ class Category:
 def pending_order(jobs: Mapping[int, dict[str, Any]], pending: Iterable[dict[str, Any]]
                   ) -> list[dict[str, Any]]:
     """The order tasks are placed in: ``-p`` high first, then job and task number."""
-    urgency = {job_id: -int((job.get("opts") or {}).get("priority") or 0)
-               for job_id, job in jobs.items()}
+    urgency = {job_id: -_priority(job) for job_id, job in jobs.items()}
     return sorted(pending, key=lambda t: (urgency.get(t["job_id"], 0), t["job_id"],
                                           t["task_id"]))
+
+
+def _priority(job: dict[str, Any]) -> int:
+    value = (job.get("opts") or {}).get("priority")
+    return value if type(value) is int else 0  # a job the pass cannot read sorts as 0
 
 
 def category_key(job: dict[str, Any]) -> tuple[Any, ...]:
@@ -118,17 +124,23 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
         if job is None:
             continue
         stats.considered += 1
-        key = category_key(job)
-        if key in full:
-            stats.skipped_by_category += 1
+        if task["job_id"] in stats.unevaluable:
             continue
-        category = categories.get(key)
-        if category is None:
-            stats.categories += 1
-            category = _category(job, ranked, inp)
-            if inp.category_cache:
-                categories[key] = category
-        placed = _place(job, category, free, inp, pe_used)
+        try:
+            key = category_key(job)
+            if key in full:
+                stats.skipped_by_category += 1
+                continue
+            category = categories.get(key)
+            if category is None:
+                stats.categories += 1
+                category = _category(job, ranked, inp)
+                if inp.category_cache:
+                    categories[key] = category
+            placed = _place(job, category, free, inp, pe_used)
+        except Exception as exc:  # noqa: BLE001 - one job must not stop every job's pass
+            stats.unevaluable[task["job_id"]] = f"{type(exc).__name__}: {exc}"
+            continue
         if placed is None:
             if inp.category_cache:
                 full.add(key)

@@ -276,6 +276,38 @@ def parse_request_list(text: str, attrs: Iterable[ComplexAttr], *,
     return requests
 
 
+SLOTS_REQUESTED = '"job" denied: use parallel environments instead of requesting slots ' \
+    "explicitly"
+
+
+def requests_as_stored(requests: Mapping[str, str | None], attrs: Iterable[ComplexAttr], *,
+                       soft: bool = False) -> dict[str, str]:
+    """A job's ``-l`` list as Grid Engine 8.1.9 keeps it: full attribute names (a shortcut
+    and its name are one request, the later wins and goes last), time values in seconds,
+    every other value as typed, no value meaning TRUE. Refusals in 8.1.9's words (captured
+    in tests/data/reference/submit): ``slots``, an empty value (but for a BOOL), a soft
+    request of a consumable, and whatever :func:`make_request` refuses."""
+    attrs = list(attrs)
+    stored: dict[str, str] = {}
+    for name, text in requests.items():
+        attr = resolve_name(attrs, name)
+        if attr is None:
+            raise ComplexError(f'unknown resource "{name}"')
+        if attr.name == "slots":
+            raise ComplexError(SLOTS_REQUESTED)
+        if attr.requestable is Requestable.NO:  # named as the user typed it
+            raise ComplexError(f'resource "{name}" configured as non requestable')
+        if text == "" and attr.type is not ValueType.BOOL:
+            raise ComplexError(f'denied: missing value for resource "{attr.name}"')
+        if soft and attr.is_consumable:
+            raise ComplexError(f'denied: soft requests on consumables like "{attr.name}" '
+                               "are not supported")
+        request = make_request(attr, text or None)
+        stored.pop(attr.name, None)
+        stored[attr.name] = request.text
+    return stored
+
+
 def format_request_list(requests: Iterable[ResourceRequest]) -> str:
     """``arch=sparc64,h_rt=3600``: sorted by name, as in scheduler messages; ``NONE``
     when there is no request."""

@@ -147,3 +147,14 @@ def test_never_overbooks(slots: list[int], used: list[int], njobs: int) -> None:
         assert busy.get(key, 0) + granted.get(key, 0) <= inst.slots
     free = sum(inst.slots - busy.get((inst.queue, inst.host), 0) for inst in instances)
     assert len(orders) == min(njobs, free)
+
+
+def test_a_job_the_pass_cannot_evaluate_is_skipped_and_reported() -> None:
+    """Issue 7: a job of an unexpected shape (hard_queues an integer) used to make every
+    pass raise, so that no job of any user was dispatched again."""
+    stats = PassStats()
+    jobs = {1: job(1, hard_queues=5), 2: job(2, priority="high"), 3: job(3)}
+    orders = dispatch_pass(PassInput(jobs, [task(1), task(2), task(3)], [qi(slots=4)], {}),
+                           stats)
+    assert sorted(o["job_id"] for o in orders) == [2, 3]  # a bad priority sorts as 0
+    assert list(stats.unevaluable) == [1] and "TypeError" in stats.unevaluable[1]
