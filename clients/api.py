@@ -21,6 +21,7 @@ from typing import Any
 
 from common import wire
 from common.cell import Cell, CellNotFound, cell_from_env, read_act_qmaster
+from common.jobspec import JobSpecError, check_submitted_job
 from common.model import UserInfo
 from common.zmtp import Dealer
 
@@ -67,6 +68,19 @@ def job_request(command: str, args: list[str] | None = None, *, binary: bool = F
             "script_path": command, "script_args": list(args or [])}
     base.update(opts)
     return {"opts": base, "script": script, "sge_o": submit_environment()}
+
+
+def checked_jobs(jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The jobs as the qmaster will check them (``common.jobspec``, the rules qsub and the
+    qmaster share), so a caller learns of a bad one before anything is sent; raises
+    ClientError naming the job and field (Grid Engine's words for a job name)."""
+    out = []
+    for index, job in enumerate(jobs):
+        try:
+            out.append(check_submitted_job(job, f"jobs[{index}]" if len(jobs) > 1 else "job"))
+        except JobSpecError as err:
+            raise ClientError("rejected", err.text) from None
+    return out
 
 
 def submit_environment(environ: dict[str, str] | None = None) -> dict[str, str]:
@@ -148,7 +162,7 @@ class Client:
 
     # ---- jobs ----------------------------------------------------------------------
     def submit(self, jobs: list[dict[str, Any]]) -> list[int]:
-        reply = self.request("submit", {"user": self._user(), "jobs": jobs})
+        reply = self.request("submit", {"user": self._user(), "jobs": checked_jobs(jobs)})
         return [int(j) for j in reply["job_ids"]]
 
     def jobs(self, job_ids: list[int] | None = None, *, include_finished: bool = False,

@@ -4,14 +4,12 @@ Engine's naming rules, in the one place that ``qsub``, the client API and the qm
 ``check_job_options`` takes the options of a submission as they arrive (possibly sparse:
 the client API sends only what it sets) and returns them complete and in canonical shape,
 or raises ``JobSpecError`` naming the field. The qmaster stores only what passed it, so
-accounting, events, snapshots and the dispatch pass can rely on the types. ``JobOptions``
-is the same description as a typed object. Names follow ``clients.qsub.options.SubmitOptions``
-(its ``job_opts()`` is exactly such a mapping). Pure.
+accounting, events, snapshots and the dispatch pass can rely on the types. Names follow
+``clients.qsub.options.SubmitOptions`` (its ``job_opts()`` is exactly such a mapping). Pure.
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any, Mapping
 
@@ -27,9 +25,13 @@ class JobSpecError(SchemaError):
     """A job description that must be refused. ``text`` is what the submitter is told:
     Grid Engine's own words where it has them (job names), else the field and the fault."""
 
+    def __init__(self, path: str, message: str, *, own_words: bool = False) -> None:
+        super().__init__(path, message)
+        self.own_words = own_words  # the message is Grid Engine's whole answer
+
     @property
     def text(self) -> str:
-        if self.path.endswith("job_name"):
+        if self.own_words or self.path.endswith("job_name"):
             return self.message
         return f"job rejected: {self.path}: {self.message}"
 
@@ -127,7 +129,7 @@ _RESOURCES = MapOf(Str(max_len=MAX_NAME, nonempty=True, rule=_resource_name),
                    Str(max_len=4096), max_items=4096)
 _VARIABLES = MapOf(Str(max_len=4096, nonempty=True, rule=_env_name), Optional(Str()))
 _TASK_ID = Int(1, MAX_TASK_ID)
-_SLOTS = Int(1, MAX_PE_SLOTS)
+_SLOTS = Int(0, MAX_PE_SLOTS)  # 0 is refused in Grid Engine's words (_check_relations)
 
 # name -> (schema, default); a callable default is called for each job
 OPTION_SCHEMAS: dict[str, tuple[Schema, Any]] = {
@@ -207,6 +209,9 @@ def _check_relations(opts: Mapping[str, Any], path: str) -> dict[str, Any]:
         raise JobSpecError(_at(path, "array"),
                            f"task range {array[0]}-{array[1]} runs backwards")
     pe, ranges = opts.get("pe"), opts.get("pe_ranges") or []
+    if any(low < 1 for low, _ in ([pe[1:]] if pe else []) + list(ranges)):
+        raise JobSpecError(_at(path, "pe"), '"job" rejected: pe range must be greater than '
+                                            "zero", own_words=True)
     for low, high in ([pe[1:]] if pe else []) + list(ranges):
         if low > high:
             raise JobSpecError(_at(path, "pe"), f"slot range {low}-{high} runs backwards")
@@ -256,79 +261,6 @@ def check_job_options(data: Any, path: str = "opts") -> dict[str, Any]:
     return _checked(JOB_OPTIONS, data, path)
 
 
-def check_alter_changes(data: Any, path: str = "changes") -> dict[str, Any]:
-    """The fields a qalter request changes, checked like a submission's."""
-    return _checked(ALTER_CHANGES, data, path)
-
-
 def check_submitted_job(data: Any, path: str = "job") -> dict[str, Any]:
     """One job of a submit request (options, script, SGE_O_* values), checked."""
     return _checked(SUBMITTED_JOB, data, path)
-
-
-@dataclass(slots=True)
-class JobOptions:
-    """A checked job description as a typed object (``from_checked`` of the mapping that
-    ``check_job_options`` returns)."""
-
-    job_name: str = "STDIN"
-    script_path: str | None = None
-    script_args: list[str] = field(default_factory=list)
-    binary: bool = False
-    use_shell: bool = True
-    directive_prefix: str | None = "#$"
-    stdout_paths: list[str] = field(default_factory=list)
-    stderr_paths: list[str] = field(default_factory=list)
-    stdin_paths: list[str] = field(default_factory=list)
-    merge_output: bool = False
-    cwd: str | None = None
-    shell: list[str] = field(default_factory=list)
-    env: dict[str, str | None] = field(default_factory=dict)
-    export_all_env: bool = False
-    terse: bool = False
-    hold: bool = False
-    array: list[int] | None = None          # [first, last, step]
-    sync: bool = False
-    hold_jid: list[str] = field(default_factory=list)
-    hold_jid_ad: list[str] = field(default_factory=list)
-    hard_queues: list[str] = field(default_factory=list)
-    soft_queues: list[str] = field(default_factory=list)
-    master_queues: list[str] = field(default_factory=list)
-    priority: int = 0
-    rerun: bool | None = None
-    notify: bool = False
-    hard_resources: dict[str, str] = field(default_factory=dict)
-    soft_resources: dict[str, str] = field(default_factory=dict)
-    pe: list[Any] | None = None             # [name, low, high]
-    pe_ranges: list[list[int]] = field(default_factory=list)
-    project: str | None = None
-    account: str | None = None
-    mail_list: list[str] = field(default_factory=list)
-    mail_options: str = ""
-    now: bool = False
-    verify_mode: str = "n"
-    verify: bool = False
-    start_time: str | None = None
-    deadline: str | None = None
-    checkpoint_name: str | None = None
-    checkpoint_occasion: str | None = None
-    checkpoint_interval: int | None = None
-    job_share: int = 0
-    reserve: bool = False
-    task_concurrency: int = 0
-    context: dict[str, str | None] = field(default_factory=dict)
-    ar_id: int | None = None
-    pty: bool | None = None
-    submit_cwd: str = ""
-    submit_home: str = ""
-
-    @classmethod
-    def from_checked(cls, opts: Mapping[str, Any]) -> "JobOptions":
-        return cls(**opts)
-
-    def to_wire(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in OPTION_SCHEMAS}
-
-
-assert tuple(f.name for f in fields(JobOptions)) == tuple(OPTION_SCHEMAS), \
-    "JobOptions and OPTION_SCHEMAS must list the same fields in the same order"

@@ -34,7 +34,8 @@ _USER = Struct(required={"name": Str(max_len=256), "uid": Int(-1, MAX_UID),
                optional={"host": (Str(max_len=255), "")})
 _RANGE = Tuple((_TASK_ID, _TASK_ID, _TASK_ID))
 _TARGET = Struct(optional={"job_id": (_JOB_ID, None), "user": (_NAME, None),
-                           "name": (_NAME, None), "tasks": (ListOf(_RANGE, max_items=4096), None)})
+                           "name": (_NAME, None), "tasks": (ListOf(_RANGE, max_items=4096), None)},
+                 sparse=True)  # a target names a job id, a user or a name pattern
 _TARGETS = ListOf(_TARGET, max_items=1 << 16)
 _LOAD = MapOf(Str(max_len=256, nonempty=True), OneOf((Str(max_len=4096), Float())),
               max_items=4096)
@@ -108,7 +109,7 @@ MESSAGE_SCHEMAS: dict[str, Schema] = {
     "conf_get": Struct(required={"user": _USER, "kind": Str(max_len=64)}),
     "conf_put": Struct(required={"user": _USER, "kind": Str(max_len=64),
                                  "name": Str(max_len=4096),
-                                 "data": _CONF_ROWS,
+                                 "data": Optional(_CONF_ROWS),  # nil: a list entry
                                  "mode": Str(choices=frozenset({"add", "modify"}))}),
     "conf_del": Struct(required={"user": _USER, "kind": Str(max_len=64),
                                  "name": Str(max_len=4096)}),

@@ -30,7 +30,7 @@ COMPLEX_NOT_CHANGED = "Complex attribute configuration has not been changed"
 
 def put_complexes(ctx: Ctx, name: str, data: Any, mode: str, who: str) -> dict[str, Any]:
     """The whole list (object "global", mode "modify") or one attribute (add/modify)."""
-    if not isinstance(data, list):
+    if data is None:
         raise RequestError("malformed", "the complex list must be a list of rows")
     try:
         rows = complexes_from_rows(data)

@@ -170,10 +170,8 @@ def _add_member_exechosts(ctx: Ctx, pairs: list[list[str]]) -> None:
         known.add(member.lower())
 
 
-def _validated(kind: str, data: Any) -> list[list[str]]:
-    if not isinstance(data, list) or not all(isinstance(p, (list, tuple)) and len(p) == 2
-                                             and all(isinstance(x, str) for x in p)
-                                             for p in data):
+def _validated(kind: str, data: list[list[str]] | None) -> list[list[str]]:
+    if data is None or not all(len(p) == 2 for p in data):  # wire: lists of strings
         raise RequestError("malformed", "configuration must be a list of [name, value] pairs")
     try:
         return [list(p) for p in normalize(KINDS[WORDS[kind].conf_kind], data, complete=True)]

@@ -10,7 +10,7 @@ import fnmatch
 from typing import Any
 
 from common.jobstate import ACTIVE_STATES, Event, State, allows
-from common.model import Job, Task, UserInfo, task_key
+from common.model import Job, Task, UserInfo
 from qmaster.context import DEFERRED, Ctx, RequestError, Waiter
 from qmaster.execd_link import finish_task, kill_on_host
 from qmaster.submit_checks import check_submission, check_submitter, scheduling_info
@@ -328,6 +328,3 @@ def handle_job_query(ctx: Ctx) -> dict[str, Any]:
                                    for t in store.job_tasks(j.job_id))])
     return reply
 
-
-def task_of(ctx: Ctx, job_id: int, task_id: int) -> Task | None:
-    return ctx.store.tasks.get(task_key(job_id, task_id))

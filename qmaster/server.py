@@ -11,7 +11,6 @@ import asyncio
 import time
 import uuid
 from dataclasses import replace
-from pathlib import Path
 from typing import Any, Callable
 
 import zmq
@@ -338,6 +337,3 @@ def _bind(sock: zmq.asyncio.Socket, addr: str, port: int) -> int:
         return port
     return sock.bind_to_random_port(f"tcp://{addr}")
 
-
-def spool_path(cell: Cell) -> Path:
-    return cell.qmaster_spool_dir / "spool.db"

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from clients.api import Client, ClientError, resolvable, submit_environment
+from clients.api import Client, ClientError, checked_jobs, resolvable, submit_environment
 from clients.qsub.options import (IMMEDIATE_NOT_SCHEDULED, WAITING_FOR_IMMEDIATE, QsubError,
                                   SubmitOptions, immediate_scheduled, parse_qsub,
                                   submitted_message, sync_report, unable_to_run)
@@ -76,7 +76,7 @@ def submit(client: Client, opts: SubmitOptions) -> int | None:
     """The new job's id, or None for ``-w v`` (verified, not submitted)."""
     check_requested_hosts(client, opts)
     reply = client.request("submit", {"user": client.user.to_dict(),
-                                      "jobs": [job_description(opts)]})
+                                      "jobs": checked_jobs([job_description(opts)])})
     if reply.get("verification"):
         print(reply["verification"][0])
         return None

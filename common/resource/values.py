@@ -207,11 +207,6 @@ def parse_value(vtype: ValueType, text: str, *, attr: str | None = None,
         raise err.for_attribute(attr) if attr is not None else err
 
 
-def value_kind(vtype: ValueType) -> str:
-    """Grid Engine's wording for a numeric type ("memory value", ...)."""
-    return _KIND[vtype]
-
-
 # --------------------------------------------------------------------------- display
 
 def format_memory(value: float) -> str:
