@@ -106,7 +106,7 @@ def make_cell_dirs(cell: Cell) -> None:
     """Make the cell's directories, each with its mode; close an existing qmaster spool.
 
     Directories that exist keep their modes (an administrator may have narrowed them),
-    except the qmaster spool, which is only ever narrowed.
+    except the qmaster spool: if it is ours, it becomes 0700 whatever it was.
     """
     for directory in (cell.root, cell.path, cell.common_dir, cell.path / "spool",
                       cell.path / "spool" / "execd"):

@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from common.cell import DEFAULT_CELL, DEFAULT_PORT, Cell, read_act_qmaster
+from common.cell import DEFAULT_CELL, DEFAULT_PORT, Cell, make_cell_dirs, read_act_qmaster
 from deploy.sample import run_sample
 
 READY_TIMEOUT = 30.0
@@ -73,6 +73,8 @@ class LocalCell:
 
     def up(self, execds: int, slots: int, port: int) -> list[str]:
         started = []
+        # Before any daemon: the qmaster's spool must be 0700 from its first byte on.
+        make_cell_dirs(self.cell)
         if not _pid_alive(self.run_dir / "qmaster.pid", "qmaster.main"):
             port, event_port = self._ports(port)
             self.cell.act_qmaster_path.unlink(missing_ok=True)

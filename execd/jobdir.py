@@ -11,6 +11,11 @@ die and restart without losing the job (as Grid Engine's ``active_jobs/<job>.<ta
 - ``result.msgpack`` exit status and usage, written atomically when the job is over
 - ``error``          the shepherd's own error text, if it failed unexpectedly
 
+The directory is the execd's (0755: the job owner reads its script and PE host file in
+it, and nobody else can add to it); the spec and the result are the execd's only (0600),
+the script is the job owner's (0700). Every file is written under a fresh name
+(``O_EXCL | O_NOFOLLOW``) and renamed into place, so nothing planted is written through.
+
 The second half is pure: what a spec means for the job (TMPDIR name, output file
 paths with Grid Engine's path aliases, the job environment, the command line, exit
 status and failure codes), so that it can be tested without processes.
@@ -28,6 +33,8 @@ from typing import Any
 
 import msgpack
 
+from execd import safefs
+
 SPEC_FILE = "spec.msgpack"
 SCRIPT_FILE = "script"
 RESULT_FILE = "result.msgpack"
@@ -35,16 +42,26 @@ SHEPHERD_PID_FILE = "shepherd.pid"
 JOB_PID_FILE = "job.pid"
 PE_HOSTFILE = "pe_hostfile"
 ERROR_FILE = "error"
+JOB_DIR_MODE = 0o755  # the job owner reaches its script and PE host file
+PRIVATE_FILE_MODE = 0o600
+SCRIPT_MODE = 0o700
+PE_HOSTFILE_MODE = 0o644  # read by the job's MPI start-up
 
 
-def write_atomic(path: Path, data: bytes, mode: int = 0o644, durable: bool = True) -> None:
+def write_atomic(path: Path, data: bytes, mode: int = PRIVATE_FILE_MODE, durable: bool = True,
+                 owner: tuple[int, int] | None = None) -> None:
     """Write ``data`` to ``path`` so that readers see either nothing or all of it.
 
+    The data goes to a new file (``O_EXCL | O_NOFOLLOW``, exactly ``mode``, handed to
+    ``owner`` = (uid, gid) by ``fchown`` if given) that is then renamed over ``path``;
+    a leftover temporary name is unlinked first, which never follows a link.
     ``durable`` also flushes it to disk first (results must survive a host crash; pid
     files need not, they are meaningless after a reboot).
     """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    tmp.unlink(missing_ok=True)
+    uid, gid = owner if owner is not None else (None, None)
+    fd = safefs.create_file(tmp, mode, uid, gid)
     try:
         os.write(fd, data)
         if durable:
@@ -54,15 +71,23 @@ def write_atomic(path: Path, data: bytes, mode: int = 0o644, durable: bool = Tru
     os.rename(tmp, path)
 
 
+def make_job_dir(job_dir: Path) -> None:
+    """Make ``job_dir`` (its parent must exist); an existing one must be a real directory
+    of ours (a start interrupted before its spec was written), else UnsafePath."""
+    safefs.make_dir(job_dir, JOB_DIR_MODE)
+
+
 def write_spec(job_dir: Path, spec: Mapping[str, Any], script: bytes | None = None) -> None:
-    """Create ``job_dir`` (if needed) and store the spec and, for script jobs, the script.
+    """Make ``job_dir`` and store the spec and, for script jobs, the script, which
+    belongs to the job owner when the shepherd will switch to them.
 
     Not flushed to disk: after a host crash the job is gone anyway, and the qmaster
     learns that from the execd's registration; only results must outlive a crash.
     """
-    job_dir.mkdir(parents=True, exist_ok=True)
+    make_job_dir(job_dir)
     if script is not None:
-        write_atomic(job_dir / SCRIPT_FILE, script, 0o755, durable=False)
+        owner = (int(spec["uid"]), int(spec["gid"])) if spec.get("switch_user") else None
+        write_atomic(job_dir / SCRIPT_FILE, script, SCRIPT_MODE, durable=False, owner=owner)
     write_atomic(job_dir / SPEC_FILE, msgpack.packb(dict(spec), use_bin_type=True),
                  durable=False)
 

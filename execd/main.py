@@ -53,6 +53,7 @@ def main(argv: list[str] | None = None) -> None:
     from common.cell import Cell
     from common.daemon import run_until_signalled
     from common.log import configure
+    from execd import safefs
     from execd.service import ExecdService
     cell = Cell(Path(args.root), args.cell) if args.root else None
     if args.qmaster:
@@ -67,7 +68,11 @@ def main(argv: list[str] | None = None) -> None:
     log = configure("execd", args.log_file, args.log_level).bind(host=args.hostname)
     service = ExecdService(spool, args.hostname, host, int(port),
                            load_interval=args.load_interval, log=log, launcher=launcher)
-    service.prepare()
+    try:
+        service.prepare()
+    except (safefs.UnsafePath, OSError) as exc:  # a spool we must not use: say why, plainly
+        launcher.stop()
+        raise SystemExit(f"pyge-execd: can't use spool directory {spool}: {exc}") from None
     run_until_signalled(service.run, service.stop)
 
 

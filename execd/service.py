@@ -5,13 +5,17 @@ Everything the execd must not forget lives in job directories under its spool
 and reports results that ended while it or the qmaster was down. Messages to the qmaster
 that need an answer (``register``, ``job_started``, ``job_finished``) are repeated until
 acknowledged; the qmaster's handlers are idempotent.
+
+The spool and ``jobs/`` are 0755 (job owners reach their job directory); the shepherds'
+notify socket is 0600 in a 0700 directory ``<spool>/notify/``: shepherds send as the
+execd's user (they are root again when they notify, after the job ended), and job
+owners have nothing to say to it. Directories are made and removed with execd/safefs.py.
 """
 from __future__ import annotations
 
 import asyncio
 import itertools
 import os
-import shutil
 import signal
 import socket
 import time
@@ -24,7 +28,7 @@ import zmq.asyncio
 
 from common import wire
 from common.conf_values import seconds_or
-from execd import jobdir
+from execd import jobdir, safefs
 from execd.launcher import Launcher, is_shepherd_alive
 from execd.load import sample_load
 from execd.shepherd import signal_job
@@ -33,6 +37,8 @@ RESEND_SECONDS = 2.0
 RESCAN_SECONDS = 5.0
 SIGNAL_TRIES, SIGNAL_RETRY_SECONDS = 50, 0.1  # a signal may arrive before the job's exec
 PING_SECONDS = 2.0  # a restarted qmaster (new epoch) is noticed within this time
+SPOOL_MODE = 0o755  # job owners traverse the spool to their job directories
+NOTIFY_DIR_MODE, NOTIFY_SOCKET_MODE = 0o700, 0o600
 LOST_RESULT = {"exit_status": 0, "signal": 0, "failed": 19,
                "failed_reason": "before writing exit_status"}
 
@@ -51,7 +57,7 @@ class ExecdService:
         self.spool_dir, self.host = spool_dir, host
         self.qmaster, self.port = qmaster, port
         self.jobs_dir = spool_dir / "jobs"
-        self.notify_path = spool_dir / "notify.sock"
+        self.notify_path = spool_dir / "notify" / "notify.sock"
         self.load_interval = load_interval
         self.log = log
         self.launcher = launcher or Launcher()
@@ -71,7 +77,9 @@ class ExecdService:
     def prepare(self) -> None:
         """Call before any thread exists: the launcher forks its zygote here (unless the
         caller started it already, which keeps the zygote small; see execd.main)."""
-        self.jobs_dir.mkdir(parents=True, exist_ok=True)
+        safefs.ensure_dir(self.spool_dir, SPOOL_MODE)
+        safefs.make_dir(self.jobs_dir, SPOOL_MODE)
+        safefs.make_dir(self.notify_path.parent, NOTIFY_DIR_MODE)
         if self.launcher.zygote_pid is None:
             self.launcher.start()
 
@@ -100,8 +108,9 @@ class ExecdService:
         except FileNotFoundError:
             pass
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        # Bound in a 0700 directory, so nobody can reach it before the chmod either.
         sock.bind(str(self.notify_path))
-        os.chmod(self.notify_path, 0o777)  # shepherds run as the job owner
+        os.chmod(self.notify_path, NOTIFY_SOCKET_MODE)
         sock.setblocking(False)
         asyncio.get_running_loop().add_reader(sock.fileno(), self._on_notify, sock)
         return sock
@@ -216,7 +225,7 @@ class ExecdService:
         except Exception as exc:  # report, never crash the daemon
             self._log("error", "job start failed", job_id=job_id, task_id=task_id,
                       error=repr(exc))
-            shutil.rmtree(path, ignore_errors=True)
+            self._remove_tree(path)
             self._request("job_start_failed", {"host": self.host, "job_id": job_id,
                                                "task_id": task_id, "reason": str(exc)})
             return
@@ -282,7 +291,7 @@ class ExecdService:
         # Off the event loop: unlinking is slow on file systems mounted with discard.
         # Until it is gone, scans and signals leave the directory alone.
         self.removing.add(path.name)
-        done = asyncio.get_running_loop().run_in_executor(None, _remove_tree, path)
+        done = asyncio.get_running_loop().run_in_executor(None, self._remove_tree, path)
         done.add_done_callback(lambda _: self.removing.discard(path.name))
 
     # ---- timers --------------------------------------------------------------------
@@ -317,9 +326,13 @@ class ExecdService:
         if self.log:
             getattr(self.log, level)(event, host=self.host, **kw)
 
-
-def _remove_tree(path: Path) -> None:
-    shutil.rmtree(path, ignore_errors=True)
+    def _remove_tree(self, path: Path) -> None:
+        """Remove a job directory: only a real directory of ours, links not followed."""
+        try:
+            safefs.remove_tree(path, os.geteuid())
+        except (safefs.UnsafePath, OSError) as exc:
+            self._log("warning", "job directory left in place", path=str(path),
+                      reason=str(exc))
 
 
 def _valid_name(name: str) -> bool:

@@ -8,13 +8,20 @@ for one optional datagram at the end, so the job survives an execd restart.
 
 Spec keys (``spec.msgpack``, written by the execd) are listed in ``REQUIRED_KEYS`` and
 ``OPTIONAL_KEYS`` in execd/jobdir.py, which also holds the pure spec -> job mapping.
+
+A root shepherd reaches nothing of the job owner's with root's rights (docs/security.md):
+the working directory, the script on stdin and the output files are entered and opened
+with the owner's effective ids, so that the kernel checks the owner's permissions and a
+link the owner planted leads only where the owner may go; the TMPDIR, whose name anyone
+can predict, is made with execd/safefs.py (a planted entry fails the job) and removed
+with the owner's rights.
 """
 from __future__ import annotations
 
+import errno
 import os
 import pwd
 import select
-import shutil
 import signal
 import socket
 import subprocess
@@ -25,7 +32,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from execd import jobdir
+from execd import jobdir, safefs
 from execd.jobdir import (
     FAILED_BEFORE_JOB, FAILED_CWD, FAILED_EARLY, FAILED_OUTPUT, FAILED_SHELL, job_argv,
     job_environment, make_result, output_path, stdin_is_devnull, tmpdir_path, uses_shell,
@@ -34,6 +41,9 @@ from execd.jobdir import (
 from execd.load import host_arch
 
 SAMPLE_INTERVAL = 0.5
+# Grid Engine makes TMPDIR 0755; nobody but the owner needs it, and what a job keeps
+# there (umask 022) would be readable by every user of the host.
+TMPDIR_MODE = 0o700
 NEVER_STARTED_STATUS = 1 << 8  # wait status of exit(1): a job that could not start
 
 
@@ -46,6 +56,20 @@ class JobFailure(Exception):
 
 
 # ------------------------------------------------------------- runtime: the job's start
+
+def _switches(spec: Mapping[str, Any]) -> bool:
+    """Whether the job gets other ids than ours (a root shepherd, another owner)."""
+    return bool(spec["switch_user"]) and os.geteuid() == 0 and \
+        (spec["uid"], spec["gid"]) != (os.getuid(), os.getgid())
+
+
+def _owner_ids(spec: Mapping[str, Any]) -> tuple[int, int | None]:
+    """(uid, gid) the job's TMPDIR must belong to: the owner's when we are root and
+    switch, else ours (gid None: whatever the directory gets)."""
+    if spec["switch_user"] and os.geteuid() == 0:
+        return int(spec["uid"]), int(spec["gid"])
+    return os.geteuid(), None
+
 
 def _job_groups(spec: Mapping[str, Any], user: str) -> list[int]:
     try:
@@ -94,11 +118,18 @@ def _open_stdio(spec: Mapping[str, Any], env: dict[str, str], cwd: str,
     return out_fd, err_fd
 
 
-def _check_cwd(cwd: str) -> None:
-    if not os.path.isdir(cwd):
-        raise JobFailure(FAILED_CWD, f"error: can't chdir to {cwd}: No such file or directory")
-    if not os.access(cwd, os.X_OK, effective_ids=True):
-        raise JobFailure(FAILED_CWD, f"error: can't chdir to {cwd}: Permission denied")
+def _enter_cwd(cwd: str) -> None:
+    """chdir into the job's working directory, which the job inherits.
+
+    Called with the owner's ids: subprocess's ``cwd=`` would chdir as root, before it
+    switches ids, into whatever the path names by then.
+    """
+    try:
+        os.chdir(cwd)
+    except OSError as e:
+        missing = e.errno in (errno.ENOENT, errno.ENOTDIR)
+        reason = "No such file or directory" if missing else e.strerror
+        raise JobFailure(FAILED_CWD, f"error: can't chdir to {cwd}: {reason}") from e
 
 
 def _check_program(spec: Mapping[str, Any], program: str) -> None:
@@ -109,7 +140,7 @@ def _check_program(spec: Mapping[str, Any], program: str) -> None:
 
 
 def _spawn_job(spec: Mapping[str, Any], env: dict[str, str], user: str, home: str,
-               job_dir: Path) -> int:
+               job_dir: Path, groups: list[int]) -> int:
     """Start the job in a new session with its owner's ids; its pid.
 
     subprocess forks in C (vfork where it can), so no Python code runs in the child:
@@ -117,40 +148,37 @@ def _spawn_job(spec: Mapping[str, Any], env: dict[str, str], user: str, home: st
     job runs raise JobFailure with Grid Engine's failure code.
     """
     script = str(job_dir / jobdir.SCRIPT_FILE)
-    # Switching ids only when they differ lets subprocess use vfork for our own jobs.
-    switch = bool(spec["switch_user"]) and os.geteuid() == 0 and \
-        (spec["uid"], spec["gid"]) != (os.getuid(), os.getgid())
-    groups = _job_groups(spec, user) if switch else []
-    stdin_fd = os.open("/dev/null" if stdin_is_devnull(spec) else script,
-                       os.O_RDONLY | os.O_CLOEXEC)
-    fds = [stdin_fd]
+    fds: list[int] = []
     try:
         cwd = working_dir(spec, home)
         with _as_job_user(spec, groups):
-            _check_cwd(cwd)
+            _enter_cwd(cwd)
+            fds.append(os.open("/dev/null" if stdin_is_devnull(spec) else script,
+                               os.O_RDONLY | os.O_CLOEXEC))
             out_fd, err_fd = _open_stdio(spec, env, cwd, _home_lookup(user, home))
             fds += [out_fd, err_fd]
             program, argv = job_argv(spec, script)
             _check_program(spec, program)
-        return _popen(argv, program, env, cwd, (stdin_fd, out_fd, err_fd), spec, groups,
-                      switch)
+        # Switching ids only when they differ lets subprocess use vfork for our own jobs.
+        return _popen(argv, program, env, (fds[0], out_fd, err_fd), spec, groups,
+                      _switches(spec))
     finally:
+        os.chdir("/")  # the job keeps its working directory; we hold none busy
         for fd in set(fds):
             os.close(fd)
 
 
-def _popen(argv: list[str], program: str, env: dict[str, str], cwd: str,
+def _popen(argv: list[str], program: str, env: dict[str, str],
            stdio: tuple[int, int, int], spec: Mapping[str, Any], groups: list[int],
            switch: bool) -> int:
+    """subprocess.Popen in the shepherd's working directory, the job's by now."""
     ids: dict[str, Any] = ({"user": spec["uid"], "group": spec["gid"], "extra_groups": groups}
                            if switch else {})
     try:
         proc = subprocess.Popen(argv, executable=program, stdin=stdio[0], stdout=stdio[1],
-                                stderr=stdio[2], cwd=cwd, env=env, start_new_session=True,
+                                stderr=stdio[2], env=env, start_new_session=True,
                                 restore_signals=True, close_fds=True, umask=0o022, **ids)
     except OSError as e:
-        if e.filename == cwd:
-            raise JobFailure(FAILED_CWD, f"error: can't chdir to {cwd}: {e.strerror}") from e
         raise JobFailure(FAILED_BEFORE_JOB, f"can't start job: {e}") from e
     _spawned[proc.pid] = proc  # the shepherd, not Popen, reaps it (os.wait4)
     return proc.pid
@@ -211,32 +239,49 @@ def _owner(spec: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def _make_tmpdir(spec: Mapping[str, Any]) -> str:
+    """The job's TMPDIR, new, the owner's, 0700.
+
+    Its name ``<job>.<task>.<queue>`` is predictable and its base usually world-writable:
+    an entry found there is taken only if it is a real directory of the owner (left by an
+    earlier run of the same task); a link, a file or another user's directory fails the
+    job, as Grid Engine fails a job whose TMPDIR it cannot make.
+    """
     path = tmpdir_path(spec)
+    uid, gid = _owner_ids(spec)
     try:
-        os.makedirs(path, mode=0o755, exist_ok=True)
-        if spec["switch_user"]:
-            os.chown(path, spec["uid"], spec["gid"])
+        safefs.make_dir(path, TMPDIR_MODE, uid, gid)
+    except safefs.UnsafePath as e:
+        raise JobFailure(FAILED_EARLY, f"can't make tmpdir {path}: it {e.reason}") from e
     except OSError as e:
         raise JobFailure(FAILED_EARLY, f"can't make tmpdir {path}: {e.strerror}") from e
     return path
 
 
+def _remove_tmpdir(spec: Mapping[str, Any], path: str, groups: list[int]) -> None:
+    """Remove TMPDIR with the owner's rights: all in it is the owner's, so root follows
+    nothing there. Its top then goes as root if the base is not the owner's to change
+    (rmdir never follows a link). What cannot be removed stays; never an error."""
+    try:
+        with _as_job_user(spec, groups):
+            safefs.remove_tree(path, _owner_ids(spec)[0])
+        if os.path.lexists(path):
+            os.rmdir(path)
+    except (safefs.UnsafePath, OSError):
+        pass
+
+
 def _prepare_files(job_dir: Path, spec: Mapping[str, Any]) -> None:
-    """Script readable/executable by the job owner; the PE host file if there is one."""
-    if not spec["binary"]:
-        script = job_dir / jobdir.SCRIPT_FILE
-        os.chmod(script, 0o755)
-        if spec["switch_user"]:
-            os.chown(script, spec["uid"], spec["gid"])
+    """The PE host file, if there is one (the execd wrote the script, see jobdir)."""
     if spec["pe"] and spec["pe_hostfile"] is not None:
-        (job_dir / jobdir.PE_HOSTFILE).write_text(spec["pe_hostfile"])
+        jobdir.write_atomic(job_dir / jobdir.PE_HOSTFILE, spec["pe_hostfile"].encode(),
+                            jobdir.PE_HOSTFILE_MODE, durable=False)
 
 
 def _start_job(spec: Mapping[str, Any], env: dict[str, str], user: str, home: str,
-               job_dir: Path) -> tuple[int, dict[str, Any] | None]:
+               job_dir: Path, groups: list[int]) -> tuple[int, dict[str, Any] | None]:
     """(pid, None) once the job runs, (0, failure) if it could not start."""
     try:
-        return _spawn_job(spec, env, user, home, job_dir), None
+        return _spawn_job(spec, env, user, home, job_dir, groups), None
     except JobFailure as f:
         return 0, {"failed": f.failed, "message": str(f)}
 
@@ -288,6 +333,7 @@ def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
         if missing:
             raise JobFailure(FAILED_EARLY, f"job spec lacks {', '.join(missing)}")
         user, home = _owner(spec)
+        groups = _job_groups(spec, user) if _switches(spec) else []
         tmpdir = _make_tmpdir(spec)
     except JobFailure as f:
         early: dict[str, Any] = {"failed": f.failed, "message": str(f)}
@@ -297,7 +343,7 @@ def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
         _prepare_files(job_dir, spec)
         env = job_environment(spec, user, home, tmpdir, str(job_dir), host_arch(),
                               os.environ.get("TZ"))
-        pid, failure = _start_job(spec, env, user, home, job_dir)
+        pid, failure = _start_job(spec, env, user, home, job_dir, groups)
         status, usage, maxvmem = NEVER_STARTED_STATUS, None, 0
         if failure is None:
             _current_job["pid"] = pid
@@ -306,7 +352,7 @@ def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
             _spawned.pop(pid).returncode = os.waitstatus_to_exitcode(status)
         _current_job.pop("pid", None)
     finally:
-        shutil.rmtree(tmpdir, ignore_errors=True)
+        _remove_tmpdir(spec, tmpdir, groups)
     return make_result(spec, pid=pid, start=start, end=time.time(), status=status,
                        usage=usage, maxvmem=maxvmem, failure=failure)
 
@@ -332,7 +378,7 @@ def run_shepherd(job_dir: Path) -> None:
         spec = jobdir.read_spec(job_dir)
         result = _run_task(job_dir, spec)
     except Exception:  # noqa: BLE001 - whatever happens, the execd must get a result
-        (job_dir / jobdir.ERROR_FILE).write_text(traceback.format_exc())
+        jobdir.write_atomic(job_dir / jobdir.ERROR_FILE, traceback.format_exc().encode())
         now = time.time()
         result = make_result(spec, pid=0, start=now, end=now, status=0, usage=None, maxvmem=0,
                              failure={"failed": FAILED_EARLY, "message": "shepherd error"})

@@ -223,7 +223,9 @@ def finish_task(ctx: Ctx, task: Task, result: dict[str, Any]) -> None:
                           or k in ("maxvmem", "cpu", "mem", "io", "iow")})
     job = ctx.store.jobs[task.job_id]
     if failed and failed != FAILED_DELETED and not deleted and task.start_time is None:
-        ctx.store.transition(ctx.batch, task, Event.FAIL, error_reason=changes["failed_reason"],
+        # the shepherd's own words say more than the failure code's text (a planted TMPDIR)
+        reason = str(result.get("error_message") or "") or changes["failed_reason"]
+        ctx.store.transition(ctx.batch, task, Event.FAIL, error_reason=reason,
                              **{k: v for k, v in changes.items() if k != "failed_reason"})
     else:
         ctx.store.transition(ctx.batch, task, Event.EXITED, **changes)

@@ -88,7 +88,8 @@ class SqliteSpool:
     """SQLite spool; ``synchronous=FULL`` so a commit survives a power cut, not just a crash."""
 
     def __init__(self, directory: Path) -> None:
-        directory.mkdir(parents=True, exist_ok=True)
+        # 0700: the spool holds every job's script and environment
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.path = directory / "spool.db"
         self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")

@@ -10,6 +10,7 @@ import pwd
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -269,7 +270,7 @@ def wait_gone(job_dir: Path) -> bool:
 
 def test_tmpdir_is_created_for_the_job_and_removed(launcher: Launcher, tmp_path: Path) -> None:
     run_job(launcher, tmp_path, 'touch "$TMPDIR/scratch" && ls -ld "$TMPDIR" | cut -c1-10\n')
-    assert (tmp_path / "testjob.o4242").read_text() == "drwxr-xr-x\n"
+    assert (tmp_path / "testjob.o4242").read_text() == "drwx------\n"  # the owner's only
     assert not (tmp_path / "tmp" / "4242.1.all.q").exists()
 
 
@@ -374,6 +375,166 @@ def test_switch_user_to_nobody(launcher: Launcher) -> None:
         assert out.stat().st_uid == nobody.pw_uid
     finally:
         shutil.rmtree(work)
+
+
+# ------------------------------------------------------------ paths users can plant
+# The TMPDIR name <job>.<task>.<queue> is predictable and usually lies in a world-writable
+# directory; output paths lie in the owner's directories. A root shepherd must neither
+# follow nor adopt what a user put there (see docs/security.md).
+
+def owner_spec(user: pwd.struct_passwd) -> dict[str, Any]:
+    """Spec fields for a job of ``user`` that a root shepherd switches to."""
+    return {"owner": user.pw_name, "uid": user.pw_uid, "gid": user.pw_gid,
+            "switch_user": True}
+
+
+@pytest.fixture
+def nobody_work() -> Iterator[tuple[Path, pwd.struct_passwd]]:
+    """A work directory like /tmp (outside root's 0700 tmp_path) where nobody's jobs
+    write their output; the job directories and the TMPDIR base in it stay root's."""
+    work = Path(tempfile.mkdtemp(prefix="pyge-safety-"))
+    try:
+        work.chmod(0o1777)
+        yield work, pwd.getpwnam("nobody")
+    finally:
+        shutil.rmtree(work)
+
+
+def mode_and_owner(path: Path) -> tuple[int, int, int]:
+    st = path.lstat()
+    return stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid
+
+
+@pytest.mark.parametrize("planted", ["symlink", "file"])
+def test_a_planted_tmpdir_fails_the_job(launcher: Launcher, tmp_path: Path,
+                                        planted: str) -> None:
+    victim = tmp_path / "victim"
+    victim.mkdir(mode=0o750)
+    tmpdir = tmp_path / "tmp" / "4242.1.all.q"
+    (tmp_path / "tmp").mkdir()
+    if planted == "symlink":
+        tmpdir.symlink_to(victim)
+    else:
+        tmpdir.write_text("not a directory\n")
+    before = mode_and_owner(victim)
+    result = run_job(launcher, tmp_path, 'touch "$TMPDIR/owned"\n')
+    assert (result["failed"], result["exit_status"]) == (1, 1), result
+    assert f"can't make tmpdir {tmpdir}" in result["error_message"]
+    assert ("symbolic link" if planted == "symlink" else "not a directory") in \
+        result["error_message"]
+    assert not (tmp_path / "testjob.o4242").exists()  # the job never ran
+    assert list(victim.iterdir()) == [] and mode_and_owner(victim) == before
+    assert tmpdir.is_symlink() == (planted == "symlink")  # left as it was
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="a root shepherd and a second user")
+def test_root_does_not_chown_a_planted_tmpdir_symlink(
+        launcher: Launcher, nobody_work: tuple[Path, pwd.struct_passwd]) -> None:
+    work, nobody = nobody_work
+    secret = Path(tempfile.mkdtemp(prefix="pyge-root-only-"))  # root's, 0700
+    try:
+        (secret / "key").write_text("root's secret\n")
+        (work / "tmp").mkdir()
+        (work / "tmp" / "4242.1.all.q").symlink_to(secret)
+        result = run_job(launcher, work, "cat \"$TMPDIR/key\"\n", **owner_spec(nobody))
+        assert mode_and_owner(secret) == (0o700, 0, 0)  # not handed to nobody
+        assert mode_and_owner(secret / "key")[1:] == (0, 0)
+        assert not (work / "testjob.o4242").exists()
+        assert result["failed"] == 1 and "symbolic link" in result["error_message"], result
+    finally:
+        shutil.rmtree(secret)
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="a root shepherd and a second user")
+def test_root_does_not_adopt_a_tmpdir_of_another_user(
+        launcher: Launcher, nobody_work: tuple[Path, pwd.struct_passwd]) -> None:
+    work, nobody = nobody_work
+    (work / "tmp").mkdir()
+    foreign = work / "tmp" / "4242.1.all.q"
+    foreign.mkdir(mode=0o700)  # root's, as if another user's job had left it
+    (foreign / "data").write_text("not nobody's\n")
+    result = run_job(launcher, work, 'cat "$TMPDIR/data"\n', **owner_spec(nobody))
+    assert mode_and_owner(foreign) == (0o700, 0, 0)
+    assert (foreign / "data").read_text() == "not nobody's\n"
+    assert not (work / "testjob.o4242").exists()
+    assert result["failed"] == 1 and "belongs to uid 0" in result["error_message"], result
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="a root shepherd and a second user")
+def test_root_makes_a_private_tmpdir_for_the_owner(
+        launcher: Launcher, nobody_work: tuple[Path, pwd.struct_passwd]) -> None:
+    work, nobody = nobody_work
+    result = run_job(launcher, work, 'stat -c "%u %g %a" "$TMPDIR"\n', **owner_spec(nobody))
+    assert result["failed"] == 0, result
+    assert (work / "testjob.o4242").read_text() == \
+        f"{nobody.pw_uid} {nobody.pw_gid} 700\n"
+    assert not (work / "tmp" / "4242.1.all.q").exists()
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="a root shepherd and a second user")
+def test_an_output_symlink_of_the_owner_cannot_reach_root_files(
+        launcher: Launcher, nobody_work: tuple[Path, pwd.struct_passwd]) -> None:
+    work, nobody = nobody_work
+    protected = work / "root-only"
+    protected.mkdir()
+    target = protected / "passwd-like"
+    target.write_text("root:x:0:0\n")
+    target.chmod(0o644)
+    outdir = work / "home"  # the owner's directory, where the owner plants the link
+    outdir.mkdir()
+    os.chown(outdir, nobody.pw_uid, nobody.pw_gid)
+    link = outdir / "out"
+    os.symlink(target, link)
+    os.lchown(link, nobody.pw_uid, nobody.pw_gid)
+    for job_id, changes in ((1, {"stdout_path": str(link)}),
+                            (2, {"stderr_path": str(link), "stdout_path": str(outdir)})):
+        result = run_job(launcher, work, "echo pwned; echo pwned >&2\n", job_id=job_id,
+                         cwd=str(outdir), **changes, **owner_spec(nobody))
+        assert result["failed"] == 26, result
+        assert "Permission denied" in result["error_message"]
+    assert target.read_text() == "root:x:0:0\n"
+    assert mode_and_owner(target) == (0o644, 0, 0)
+
+
+def test_an_output_symlink_of_the_owner_is_followed(launcher: Launcher,
+                                                    tmp_path: Path) -> None:
+    """-o may name the owner's own link (Grid Engine appends to an existing file)."""
+    (tmp_path / "logs").mkdir()
+    real = tmp_path / "logs" / "real.out"
+    real.write_text("earlier\n")
+    (tmp_path / "out").symlink_to(real)
+    result = run_job(launcher, tmp_path, "echo later\n", stdout_path=str(tmp_path / "out"))
+    assert result["failed"] == 0, result
+    assert real.read_text() == "earlier\nlater\n"
+
+
+def test_tmpdir_removal_does_not_follow_links_out_of_it(launcher: Launcher,
+                                                       tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    (outside / "sub").mkdir(parents=True)
+    (outside / "keep").write_text("keep\n")
+    (outside / "sub" / "keep").write_text("keep\n")
+    script = (f'ln -s {outside} "$TMPDIR/dirlink"\n'
+              f'ln -s {outside}/keep "$TMPDIR/filelink"\n'
+              f'mkdir "$TMPDIR/deep" && ln -s {outside}/sub "$TMPDIR/deep/sublink"\n'
+              # read-only directories, as Go's module cache makes them, go as well
+              'mkdir "$TMPDIR/ro" && touch "$TMPDIR/ro/f" && chmod 0500 "$TMPDIR/ro"\n')
+    result = run_job(launcher, tmp_path, script)
+    assert result["failed"] == 0 and result["exit_status"] == 0, result
+    assert not (tmp_path / "tmp" / "4242.1.all.q").exists()
+    assert (outside / "keep").read_text() == (outside / "sub" / "keep").read_text() == "keep\n"
+
+
+def test_tmpdir_replaced_by_a_link_is_not_followed_at_removal(launcher: Launcher,
+                                                              tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep").write_text("keep\n")
+    script = f'mv "$TMPDIR" "$TMPDIR.moved" && ln -s {outside} "$TMPDIR"\n'
+    result = run_job(launcher, tmp_path, script)
+    assert result["failed"] == 0 and result["exit_status"] == 0, result
+    assert (outside / "keep").read_text() == "keep\n"
+    assert (tmp_path / "tmp" / "4242.1.all.q").is_symlink()  # refused, left alone
 
 
 # ------------------------------------------------------------ the pure spec -> job mapping
