@@ -28,7 +28,21 @@ _ID = Int(0, MAX_INT)
 _JOB_ID = Int(1, MAX_INT)
 _TASK_ID = Int(1, MAX_TASK_ID)
 _NAME = Str(max_len=4096)
-_HOST = Str(max_len=255, nonempty=True)
+_RESERVED_HOSTS = frozenset({"global", "template", "none", "all"})
+
+
+def _host_name(name: str) -> str | None:
+    """A host name (RFC 1123 labels; '_' tolerated): never a host group ("@..."), a list
+    ("a,b"), a pattern, or a name Grid Engine reserves (the pseudo host "global")."""
+    if not name[:1].isalnum() or not all(c.isalnum() or c in "-._" for c in name) \
+            or not name.isascii():
+        return f"{name!r} is not a host name"
+    if name.lower() in _RESERVED_HOSTS:
+        return f"{name!r} is a reserved name"
+    return None
+
+
+_HOST = Str(max_len=255, nonempty=True, rule=_host_name)
 _USER = Struct(required={"name": Str(max_len=256), "uid": Int(-1, MAX_UID),
                          "group": Str(max_len=256), "gid": Int(-1, MAX_UID)},
                optional={"host": (Str(max_len=255), "")})

@@ -22,7 +22,7 @@ from qmaster.context import Ctx
 from qmaster.execd_link import send_start
 from qmaster.store import Store
 from qmaster.submit_checks import pe_slots_used
-from common.placement.dispatch import slot_ranges
+from common.placement.dispatch import queue_matches, slot_ranges
 from common.placement.pass_conf import Access, PEConf, conf_fields, grant_follows_rule, pes_at
 from common.placement.resources import ResourceView, apply, build_view, check_grant, debits, job_requests
 
@@ -43,6 +43,7 @@ def handle_orders(ctx: Ctx) -> dict[str, Any]:
     accepted, refused = 0, []
     for order in ctx.body["orders"]:
         reason = (_refusal(ctx, order, instances)
+                  or _request_refusal(ctx.store, order, instances, fields)
                   or _access_refusal(ctx.store, order, fields["access"])
                   or _pe_refusal(ctx.store, order, fields, pe_used)
                   or _resource_refusal(ctx, order, view))
@@ -66,17 +67,35 @@ def resource_view(store: Store, instances: list[QueueInstance]) -> ResourceView:
 
 
 def _resource_refusal(ctx: Ctx, order: dict[str, Any], view: ResourceView) -> str:
-    """Refuse when the job's consumables no longer fit; debit them when they do, so
-    the next order of the same batch sees them taken."""
+    """Refuse when the job's hard ``-l`` requests do not match the granted instances
+    (fixed and load values as the qmaster knows them) or its consumables no longer fit;
+    debit them when they do, so the next order of the same batch sees them taken."""
     job = ctx.store.jobs.get(int(order["job_id"]))
     requests = job_requests(job.opts if job else {}, view.attrs)
     if requests is None:
         return "job requests resources unknown to the complex list"
     granted = [[str(q), str(h), int(s)] for q, h, s in order["granted"]]
-    denial = check_grant(view, requests, granted, consumables_only=True)
+    denial = check_grant(view, requests, granted)
     if denial is not None:
         return denial.reason
     apply(view, debits(view, requests, granted))
+    return ""
+
+
+def _request_refusal(store: Store, order: dict[str, Any],
+                     instances: dict[tuple[str, str], QueueInstance],
+                     fields: dict[str, Any]) -> str:
+    """The grant must be what the job asked for: one slot without ``-pe``, and only
+    queue instances its hard ``-q`` list names."""
+    job = store.jobs[int(order["job_id"])]
+    granted = order["granted"]
+    if not job.opts.get("pe") and (len(granted) != 1 or int(granted[0][2]) != 1):
+        return "a job without a parallel environment gets one slot"
+    refs = job.opts.get("hard_queues") or []
+    for queue, host, _ in granted if refs else ():
+        qi = instances[(str(queue), str(host))]
+        if not any(queue_matches(ref, qi, fields["host_groups"]) for ref in refs):
+            return f"queue instance {queue}@{host} is not in the job's hard queue list"
     return ""
 
 

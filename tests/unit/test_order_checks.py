@@ -1,0 +1,54 @@
+"""The qmaster refuses scheduler orders that do not give a job what it asked for, and
+execd messages that name no proper host (found by the attack suite, issue 7)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.unit.test_qmaster_core import ALICE, Harness
+
+
+@pytest.fixture
+def qm(tmp_path: Path) -> Harness:
+    harness = Harness(tmp_path, auto_add_hosts=True, default_slots=4)
+    harness.register("h1")
+    return harness
+
+
+def order(qm: Harness, job: int, granted: list[list[Any]]) -> dict[str, Any]:
+    task = qm.tasks(job)[0]
+    return qm.call("orders", {"orders": [{"type": "dispatch", "job_id": job, "task_id": 1,
+                                          "task_version": task["version"],
+                                          "granted": granted}]})
+
+
+@pytest.mark.parametrize("opts, granted, reason", [
+    ({}, [["all.q", "h1", 2]], "a job without a parallel environment gets one slot"),
+    ({}, [["all.q", "h1", 1], ["all.q", "h1", 1]],
+     "a job without a parallel environment gets one slot"),
+    ({"hard_queues": ["other.q"]}, [["all.q", "h1", 1]],
+     "queue instance all.q@h1 is not in the job's hard queue list"),
+    ({"hard_queues": ["all.q@h2"]}, [["all.q", "h1", 1]],
+     "queue instance all.q@h1 is not in the job's hard queue list"),
+    ({"hard_resources": {"arch": "nosuch-arch"}}, [["all.q", "h1", 1]], "arch"),
+])
+def test_orders_beside_the_request_are_refused(qm: Harness, opts: dict[str, Any],
+                                               granted: list[list[Any]], reason: str) -> None:
+    job = qm.submit(**opts)
+    reply = order(qm, job, granted)
+    assert reply["accepted"] == 0 and reason in reply["refused"][0]["reason"]
+    assert qm.tasks(job)[0]["state"] == "pending"
+
+
+def test_orders_that_follow_the_request_are_accepted(qm: Harness) -> None:
+    job = qm.submit(hard_queues=["all.q@h1"], hard_resources={"hostname": "h1"})
+    assert order(qm, job, [["all.q", "h1", 1]])["accepted"] == 1
+
+
+@pytest.mark.parametrize("host", ["@allhosts", "a,b", "h*", "global", "", " h1", "h\u00e9"])
+def test_an_execd_must_name_a_host(qm: Harness, host: str) -> None:
+    with pytest.raises(RuntimeError, match="register: host: "):
+        qm.call("register", {"host": host, "load": {}, "jobs": []}, identity=b"execd:x")
+    assert qm.call("cluster_query", {"user": ALICE.to_dict()})["exechosts"] == ["global", "h1"]
