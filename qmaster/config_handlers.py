@@ -34,7 +34,7 @@ from qmaster.store import CONF_KINDS, LIST_KINDS
 from qmaster.userset_handlers import (check_lists_exist, check_unreferenced, check_userset,
                                       require_permission)
 from common.placement.offers import host_offers, instance_offers
-from common.placement.resources import ResourceView, build_view
+from qmaster.placement_view import store_pass_input
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def handle_conf_get(ctx: Ctx) -> dict[str, Any]:
 def handle_cluster_query(ctx: Ctx) -> dict[str, Any]:
     store = ctx.store
     instances = queue_instances(store.conf, store.hosts)
-    view = _view(store, instances) if ctx.body.get("resources") else None
+    view = store_pass_input(store).resources if ctx.body.get("resources") else None
     offers = {(qi.queue, qi.host): instance_offers(view, qi, store.used_slots)
               for qi in instances} if view is not None else {}
     reply = {
@@ -111,13 +111,6 @@ def handle_cluster_query(ctx: Ctx) -> dict[str, Any]:
                                                      else name)
                                    for name in store.conf["exechost"]}
     return reply
-
-
-def _view(store: Any, instances: list[Any]) -> ResourceView:
-    """``qstat -F``/``qhost -F``: the resource levels by the qmaster's bookkeeping."""
-    active = [(store.jobs[t.job_id].opts, t.granted) for t in store.active_tasks()
-              if t.granted and t.job_id in store.jobs]
-    return build_view(store.conf, store.hosts, instances, active)
 
 
 def _who(ctx: Ctx) -> str:

@@ -15,16 +15,16 @@ from __future__ import annotations
 import fnmatch
 from typing import Any
 
-from common.cluster import QueueInstance, queue_instances
+from common.cluster import QueueInstance
 from common.jobstate import Event, State
 from common.model import Task, task_key
 from qmaster.context import Ctx
 from qmaster.execd_link import send_start
 from qmaster.store import Store
-from qmaster.submit_checks import pe_slots_used
-from common.placement.dispatch import queue_matches, slot_ranges
-from common.placement.pass_conf import Access, PEConf, conf_fields, grant_follows_rule, pes_at
-from common.placement.resources import ResourceView, apply, build_view, check_grant, debits, job_requests
+from qmaster.placement_view import as_placement_job, store_pass_input
+from common.placement.dispatch import queue_matches
+from common.placement.pass_conf import Access, PEConf, grant_follows_rule, pes_at
+from common.placement.resources import ResourceView, apply, check_grant, debits, job_requests
 
 
 def handle_snapshot(ctx: Ctx) -> dict[str, Any]:
@@ -35,11 +35,12 @@ def handle_snapshot(ctx: Ctx) -> dict[str, Any]:
 
 
 def handle_orders(ctx: Ctx) -> dict[str, Any]:
-    found = queue_instances(ctx.store.conf, ctx.store.hosts)
-    instances = {(qi.queue, qi.host): qi for qi in found}
-    view = resource_view(ctx.store, found)
-    fields = conf_fields(ctx.store.conf)  # PEs, pe_lists and user lists, once per batch
-    pe_used = pe_slots_used(ctx.store, fields)
+    inp = store_pass_input(ctx.store)  # the store as the pass sees it, once per batch
+    instances = {(qi.queue, qi.host): qi for qi in inp.instances}
+    view, pe_used = inp.resources, dict(inp.pe_used)
+    assert view is not None
+    fields = {"pes": inp.pes, "pe_of_queue": inp.pe_of_queue, "host_groups": inp.host_groups,
+              "access": inp.access}
     accepted, refused = 0, []
     for order in ctx.body["orders"]:
         reason = (_refusal(ctx, order, instances)
@@ -59,19 +60,12 @@ def handle_orders(ctx: Ctx) -> dict[str, Any]:
     return {"accepted": accepted, "refused": refused}
 
 
-def resource_view(store: Store, instances: list[QueueInstance]) -> ResourceView:
-    """The resource levels by the store's bookkeeping: every active task's grant."""
-    active = [(store.jobs[t.job_id].opts, t.granted) for t in store.active_tasks()
-              if t.granted and t.job_id in store.jobs]
-    return build_view(store.conf, store.hosts, instances, active)
-
-
 def _resource_refusal(ctx: Ctx, order: dict[str, Any], view: ResourceView) -> str:
     """Refuse when the job's hard ``-l`` requests do not match the granted instances
     (fixed and load values as the qmaster knows them) or its consumables no longer fit;
     debit them when they do, so the next order of the same batch sees them taken."""
     job = ctx.store.jobs.get(int(order["job_id"]))
-    requests = job_requests(job.opts if job else {}, view.attrs)
+    requests = job_requests(job.opts["hard_resources"] if job else {}, view.attrs)
     if requests is None:
         return "job requests resources unknown to the complex list"
     granted = [[str(q), str(h), int(s)] for q, h, s in order["granted"]]
@@ -136,7 +130,7 @@ def _pe_refusal(store: Store, order: dict[str, Any], fields: dict[str, Any],
     if not grant_follows_rule(conf.rule, granted):
         return f'the grant does not follow allocation rule "{conf.rule}"'
     total = sum(int(s) for _, _, s in granted)
-    ranges = slot_ranges(job.opts)
+    ranges = as_placement_job(job).slot_ranges()
     if not any(low <= total <= high for low, high in ranges):
         wanted = ",".join(f"{lo}-{hi}" for lo, hi in sorted(ranges))
         return f"{total} slots are outside the requested range {wanted}"

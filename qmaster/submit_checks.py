@@ -8,7 +8,7 @@ parallel environments, a positive priority from a non-operator) and answers ``-w
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from common.access import user_allowed
@@ -17,10 +17,11 @@ from common.model import UserInfo
 from common.resource.complexes import ComplexError, cell_complexes, requests_as_stored
 from qmaster.context import RequestError
 from qmaster.store import Store
-from common.placement.dispatch import PassInput, can_run, category_key, pe_usage, queue_matches
+from common.placement.dispatch import can_run, queue_matches
 from common.placement.explain import pending_reasons
-from common.placement.pass_conf import Access, conf_fields, host_group_members
-from common.placement.resources import build_view
+from common.placement.job import placement_job
+from common.placement.pass_conf import Access, host_group_members
+from qmaster.placement_view import as_placement_job, store_pass_input
 
 NO_SUITABLE_QUEUES = "error: no suitable queues"
 VERIFY_OK = "verification: found suitable queue(s)"
@@ -109,11 +110,8 @@ def _check_cluster_access(store: Store, user: UserInfo) -> None:
 def _verdict(store: Store, opts: dict[str, Any], mode: str, user: UserInfo,
              verdict: Verdict) -> Verdict:
     """``-w e/w/v``: could an empty cluster run the job; ``-w p``: could it run now."""
-    now = mode == "p"
-    inp = _pass_input(store, active=now)
-    if not now:  # the empty cluster counts every host as up
-        inp.instances = [replace(qi, alive=True) for qi in inp.instances]
-    job = {"job_id": 0, "opts": opts, "owner": user.name, "group": user.group}
+    inp = store_pass_input(store, occupied=mode == "p")
+    job = placement_job({"job_id": 0, "opts": opts, "owner": user.name, "group": user.group})
     if can_run(job, inp):
         if mode in ("v", "p"):
             verdict.verification = VERIFY_OK
@@ -170,42 +168,19 @@ def _check_queues(store: Store, queues: list[str]) -> None:
                                            f"queue \"{ref}\"")
 
 
-def _pass_input(store: Store, *, active: bool = True) -> PassInput:
-    """The pass's view of the qmaster's own bookkeeping (``active``: with the
-    consumables running jobs hold)."""
-    instances = queue_instances(store.conf, store.hosts)
-    grants = [(store.jobs[t.job_id].opts, t.granted) for t in store.active_tasks()
-              if active and t.granted and t.job_id in store.jobs]
-    fields = conf_fields(store.conf)
-    return PassInput(jobs={}, pending=[], instances=instances,
-                     used=dict(store.used_slots) if active else {},
-                     resources=build_view(store.conf, store.hosts, instances, grants),
-                     pe_used=pe_slots_used(store, fields) if active else {}, **fields)
-
-
-def pe_slots_used(store: Store, fields: dict[str, Any]) -> dict[str, int]:
-    """Slots held per parallel environment by the tasks that hold slots now (the
-    scheduler's own count, ``dispatch.pe_usage``, fed with the store and the
-    configuration share ``fields`` of :func:`common.placement.pass_conf.conf_fields`)."""
-    active = [t for t in store.active_tasks() if t.job_id in store.jobs]
-    jobs = {t.job_id: {"opts": store.jobs[t.job_id].opts} for t in active}
-    return pe_usage(jobs, [t.to_dict() for t in active], fields["pes"],
-                    fields["pe_of_queue"])
-
-
 def scheduling_info(store: Store, jobs: list[Any]) -> dict[int, list[str]]:
     """``qstat -j`` reasons for each pending job, from the qmaster's own bookkeeping."""
     if not jobs:
         return {}
-    inp = _pass_input(store)
+    inp = store_pass_input(store)
     by_category: dict[tuple[Any, ...], list[str]] = {}  # alike jobs wait for one reason
     reasons = {}
     for job in jobs:
-        summary = {"opts": job.opts, "owner": job.owner, "group": job.group}
         try:
-            key = category_key(summary)
+            placed = as_placement_job(job)
+            key = placed.category
             if key not in by_category:
-                by_category[key] = pending_reasons(summary, inp)
+                by_category[key] = pending_reasons(placed, inp)
             reasons[job.job_id] = by_category[key]
         except Exception as exc:  # noqa: BLE001 - qstat -j says why instead of failing
             reasons[job.job_id] = [f"job cannot be evaluated by the scheduler: "

@@ -1,7 +1,9 @@
 """The scheduler's mirror of the qmaster's store, built from a snapshot and kept by events.
 
 Pure: ``Mirror.from_snapshot`` and ``Mirror.apply`` take the dicts the qmaster publishes;
-``Mirror.pass_input`` turns the mirror into the dispatch pass's input.
+jobs are kept as ``PlacementJob``s (a job record placement cannot read is kept aside in
+``unreadable`` and reported); ``Mirror.pass_input`` hands the mirror to
+``common.placement.inputs.pass_input``.
 """
 from __future__ import annotations
 
@@ -10,9 +12,11 @@ from typing import Any, Mapping
 
 from common.cluster import queue_instances
 from common.jobstate import ACTIVE_STATES, State
-from common.placement.dispatch import PassInput, pe_usage
+from common.placement.dispatch import PassInput
+from common.placement.inputs import pass_input, placement_jobs
+from common.placement.job import PlacementJob
 from common.placement.pass_conf import conf_fields
-from common.placement.resources import LevelKey, build_view, complex_list, fixed_levels, host_key
+from common.placement.resources import LevelKey, complex_list, fixed_levels
 
 # "complex": the complex list, once the qmaster keeps one (see common.placement.resources)
 CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf", "complex", "userset")
@@ -25,7 +29,8 @@ TRIGGER_KINDS = frozenset({"job", "task", "host", "queue", "hgrp", "pe", "execho
 class Mirror:
     epoch: str = ""
     seq: int = 0
-    jobs: dict[int, dict[str, Any]] = field(default_factory=dict)
+    jobs: dict[int, PlacementJob] = field(default_factory=dict)
+    unreadable: dict[int, str] = field(default_factory=dict)  # job id -> why
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
     hosts: dict[str, dict[str, Any]] = field(default_factory=dict)
     conf: dict[str, dict[str, Any]] = field(default_factory=lambda: {k: {} for k in CONF_KINDS})
@@ -38,8 +43,7 @@ class Mirror:
     @classmethod
     def from_snapshot(cls, snap: dict[str, Any]) -> "Mirror":
         mirror = cls(epoch=snap["epoch"], seq=int(snap["seq"]))
-        for job in snap["jobs"]:
-            mirror.jobs[int(job["job_id"])] = job
+        mirror.jobs, mirror.unreadable = placement_jobs(snap["jobs"])
         for task in snap["tasks"]:
             mirror._put_task(task)
         mirror.hosts = {h["name"]: h for h in snap["hosts"]}
@@ -72,10 +76,13 @@ class Mirror:
         self.hosts[key] = obj
 
     def _apply_job(self, op: str, key: str, obj: Any) -> None:
-        if op == "del":
-            self.jobs.pop(int(key), None)
-        else:
-            self.jobs[int(key)] = obj
+        job_id = int(key)
+        self.jobs.pop(job_id, None)
+        self.unreadable.pop(job_id, None)
+        if op != "del":
+            jobs, unreadable = placement_jobs([obj])
+            self.jobs.update(jobs)
+            self.unreadable.update(unreadable)
 
     def _apply_task(self, op: str, key: str, obj: Any) -> None:
         if op == "del" or obj["state"] == State.FINISHED:
@@ -131,23 +138,6 @@ class Mirror:
                    and State(self.tasks[key]["state"]) not in ACTIVE_STATES]
         if self._conf_fields is None:
             self._conf_fields = conf_fields(self.conf)
-        fields = self._conf_fields
-        view = build_view(self.conf, self.hosts, instances,
-                          ((self._opts(t), t["granted"]) for t in active), values=self._fixed)
-        return PassInput(
-            jobs=self.jobs, pending=pending, instances=instances, used=dict(self.used),
-            # hosts are ranked by their load after load_scaling, as matching sees it
-            load={name: _float(view.load.get(host_key(name), {}).get("np_load_avg"))
-                  for name in self.hosts},
-            resources=view, **fields,
-            pe_used=pe_usage(self.jobs, active, fields["pes"], fields["pe_of_queue"]))
-
-    def _opts(self, task: dict[str, Any]) -> dict[str, Any]:
-        return (self.jobs.get(task["job_id"]) or {}).get("opts") or {}
-
-
-def _float(text: Any) -> float:
-    try:
-        return float(text)
-    except (TypeError, ValueError):
-        return 0.0
+        return pass_input(self.conf, self.hosts, self.jobs, active, pending=pending,
+                          used=self.used, instances=instances, fixed=self._fixed,
+                          fields=self._conf_fields)

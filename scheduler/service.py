@@ -204,8 +204,8 @@ class SchedulerService:
             if self.log:
                 self.log.error("pass failed", error=repr(exc), exc_info=True)
             return
-        finally:
-            self._report_unevaluable(stats.unevaluable)
+        finally:  # jobs the mirror could not read, and jobs the pass could not place
+            self._report_unevaluable({**self.mirror.unreadable, **stats.unevaluable})
         self.passes += 1
         if not orders:
             return

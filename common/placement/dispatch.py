@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping
 
 from common.cluster import QueueInstance
+from common.placement.job import PlacementJob
 from common.resource.complexes import ResourceRequest
 from common.placement.pe_alloc import (
     Allocation, RequestFit, allocate, by_host, drop_full_hosts, soft_fits,
@@ -27,8 +28,8 @@ from common.placement.pe_alloc import (
 from common.placement.pass_conf import Access, PEConf, pes_at
 from common.placement.resources import ResourceView, apply, debits, job_requests
 
-# (job summary, queue instance) -> True when the job's requests allow that instance
-Matcher = Callable[[dict[str, Any], QueueInstance], bool]
+# (job, queue instance) -> True when the job's requests allow that instance
+Matcher = Callable[[PlacementJob, QueueInstance], bool]
 SlotKey = tuple[str, str]
 
 
@@ -38,8 +39,8 @@ class PassInput:
     ``$pe_slots`` with no total limit. ``pe_used``: slots held per PE by running jobs.
     ``resources``: without it, ``-l`` requests are not looked at (``matcher`` may)."""
 
-    jobs: dict[int, dict[str, Any]]
-    pending: list[dict[str, Any]]            # task dicts in state pending
+    jobs: Mapping[int, PlacementJob]
+    pending: list[dict[str, Any]]            # task records in state pending
     instances: list[QueueInstance]
     used: dict[tuple[str, str], int]
     load: dict[str, float] = field(default_factory=dict)  # host -> np_load_avg
@@ -76,28 +77,12 @@ class Category:
     pe_bounds: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
-def pending_order(jobs: Mapping[int, dict[str, Any]], pending: Iterable[dict[str, Any]]
+def pending_order(jobs: Mapping[int, PlacementJob], pending: Iterable[dict[str, Any]]
                   ) -> list[dict[str, Any]]:
     """The order tasks are placed in: ``-p`` high first, then job and task number."""
-    urgency = {job_id: -_priority(job) for job_id, job in jobs.items()}
+    urgency = {job_id: -job.priority for job_id, job in jobs.items()}
     return sorted(pending, key=lambda t: (urgency.get(t["job_id"], 0), t["job_id"],
                                           t["task_id"]))
-
-
-def _priority(job: dict[str, Any]) -> int:
-    value = (job.get("opts") or {}).get("priority")
-    return value if type(value) is int else 0  # a job the pass cannot read sorts as 0
-
-
-def category_key(job: dict[str, Any]) -> tuple[Any, ...]:
-    opts = job.get("opts") or {}
-    return (tuple(opts.get("hard_queues") or ()), _sorted_items(opts.get("hard_resources")),
-            _sorted_items(opts.get("soft_resources")), tuple(opts.get("soft_queues") or ()),
-            tuple(opts.get("pe") or ()), job.get("owner"), job.get("group"))
-
-
-def _sorted_items(requests: dict[str, str] | None) -> tuple[tuple[str, str], ...]:
-    return tuple(sorted(requests.items())) if requests else ()
 
 
 def _free_slots(inp: PassInput) -> dict[SlotKey, int]:
@@ -127,7 +112,7 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
         if task["job_id"] in stats.unevaluable:
             continue
         try:
-            key = category_key(job)
+            key = job.category
             if key in full:
                 stats.skipped_by_category += 1
                 continue
@@ -158,7 +143,7 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
     return orders
 
 
-def can_run(job: dict[str, Any], inp: PassInput) -> bool:
+def can_run(job: PlacementJob, inp: PassInput) -> bool:
     """Whether the pass would place the job in the cluster ``inp`` describes (``qsub
     -w``: an empty cluster for e/w/v, the current one for p). The view is not debited."""
     view = inp.resources.copy() if inp.resources is not None else None
@@ -167,28 +152,27 @@ def can_run(job: dict[str, Any], inp: PassInput) -> bool:
     return bool(dispatch_pass(alone))
 
 
-def _category(job: dict[str, Any], ranked: list[QueueInstance],
+def _category(job: PlacementJob, ranked: list[QueueInstance],
               inp: PassInput) -> Category:
-    opts = job.get("opts") or {}
     view = inp.resources
-    requests = job_requests(opts, view.attrs) if view is not None else []
-    fit = RequestFit(view, requests, master=not opts.get("pe")) if view is not None else None
+    requests = job_requests(job.hard_resources, view.attrs) if view is not None else []
+    fit = RequestFit(view, requests, master=job.pe is None) if view is not None else None
     # instances full at this moment stay candidates: the order of hosts for PE rules
     # must not depend on when the category was first seen (with or without the cache)
     candidates = _allowed_instances(job, ranked, inp)
     if fit is not None:
         candidates = fit.select(candidates)
-    _rank_by_soft_requests(opts, candidates, inp)
+    _rank_by_soft_requests(job, candidates, inp)
     return Category(candidates, requests or [], fit)
 
 
-def _rank_by_soft_requests(opts: dict[str, Any], candidates: list[QueueInstance],
+def _rank_by_soft_requests(job: PlacementJob, candidates: list[QueueInstance],
                            inp: PassInput) -> None:
     """Fewest soft violations first, as Grid Engine counts them: one per soft ``-l``
     request an instance does not meet, one when a soft ``-q`` list names it not."""
     view = inp.resources
-    soft = job_requests(opts, view.attrs, "soft_resources") if view is not None else None
-    soft_queues = opts.get("soft_queues") or []
+    soft = job_requests(job.soft_resources, view.attrs) if view is not None else None
+    soft_queues = job.soft_queues
     if not soft and not soft_queues:
         return
     satisfied = [set(map(id, f.select(candidates)))
@@ -204,14 +188,13 @@ def _rank_by_soft_requests(opts: dict[str, Any], candidates: list[QueueInstance]
     candidates.sort(key=violations)
 
 
-def _allowed_instances(job: dict[str, Any], instances: list[QueueInstance], inp: PassInput
+def _allowed_instances(job: PlacementJob, instances: list[QueueInstance], inp: PassInput
                        ) -> list[QueueInstance]:
     """The instances ``-q`` and ``-pe`` allow; decided once per queue when no ``-q``
     entry names a host (the usual case)."""
-    opts = job.get("opts") or {}
-    refs = opts.get("hard_queues") or []
+    refs = job.hard_queues
     restricted = inp.access is not None and inp.access.restricted
-    if not refs and not opts.get("pe") and inp.matcher is None and not restricted:
+    if not refs and job.pe is None and inp.matcher is None and not restricted:
         return instances
     if restricted:
         instances = [qi for qi in instances if _has_access(job, qi, inp.access)]
@@ -224,20 +207,17 @@ def _allowed_instances(job: dict[str, Any], instances: list[QueueInstance], inp:
     return [qi for qi in instances if by_queue[qi.queue]]
 
 
-def _has_access(job: dict[str, Any], qi: QueueInstance, access: Access | None) -> bool:
+def _has_access(job: PlacementJob, qi: QueueInstance, access: Access | None) -> bool:
     """The queue's and the host's user_lists/xuser_lists admit the job's owner."""
-    return access is None or access.queue_allows(str(job.get("owner") or ""),
-                                                 str(job.get("group") or ""),
-                                                 qi.queue, qi.host)
+    return access is None or access.queue_allows(job.owner, job.group, qi.queue, qi.host)
 
 
-def _allowed(job: dict[str, Any], qi: QueueInstance, inp: PassInput) -> bool:
-    opts = job.get("opts") or {}
-    queues = opts.get("hard_queues") or []
+def _allowed(job: PlacementJob, qi: QueueInstance, inp: PassInput) -> bool:
+    queues = job.hard_queues
     if queues and not any(queue_matches(ref, qi, inp.host_groups) for ref in queues):
         return False
-    pe = opts.get("pe")
-    if pe and not any(fnmatch.fnmatchcase(name, str(pe[0]))
+    pe = job.pe
+    if pe and not any(fnmatch.fnmatchcase(name, pe[0])
                       for name in pes_at(inp.pe_of_queue, qi.queue, qi.host)):
         return False
     return inp.matcher is None or inp.matcher(job, qi)
@@ -258,17 +238,17 @@ def queue_matches(ref: str, qi: QueueInstance,
     return fnmatch.fnmatchcase(qi.host, hpat)
 
 
-def _place(job: dict[str, Any], category: Category, free: dict[SlotKey, int],
+def _place(job: PlacementJob, category: Category, free: dict[SlotKey, int],
            inp: PassInput, pe_used: dict[str, int]
            ) -> tuple[list[list[Any]], str | None] | None:
     """The grant and the PE it is in (None for a serial job), or None: no room."""
-    pe = (job.get("opts") or {}).get("pe")
-    if not pe:
+    pe = job.pe
+    if pe is None:
         granted = _place_serial(category, free, inp.resources)
         return None if granted is None else (granted, None)
-    for conf, hosts in _pe_choices(job, str(pe[0]), category, inp):
+    for conf, hosts in _pe_choices(job, pe[0], category, inp):
         cap = None if conf.slots is None else conf.slots - pe_used.get(conf.name, 0)
-        for low, high in slot_ranges(job.get("opts") or {}):
+        for low, high in job.slot_ranges():
             limit = high if cap is None else min(high, cap)
             if limit < low:
                 continue
@@ -283,7 +263,7 @@ def _place(job: dict[str, Any], category: Category, free: dict[SlotKey, int],
     return None
 
 
-def _pe_choices(job: dict[str, Any], pattern: str, category: Category, inp: PassInput
+def _pe_choices(job: PlacementJob, pattern: str, category: Category, inp: PassInput
                 ) -> list[tuple[PEConf, list[list[QueueInstance]]]]:
     """The configured PEs matching ``-pe``, each with the candidate hosts offering it
     (worked out once per category)."""
@@ -300,9 +280,8 @@ def _pe_choices(job: dict[str, Any], pattern: str, category: Category, inp: Pass
     return category.pe_hosts
 
 
-def _may_use_pe(job: dict[str, Any], pe: str, access: Access | None) -> bool:
-    return access is None or access.pe_allows(str(job.get("owner") or ""),
-                                              str(job.get("group") or ""), pe)
+def _may_use_pe(job: PlacementJob, pe: str, access: Access | None) -> bool:
+    return access is None or access.pe_allows(job.owner, job.group, pe)
 
 
 def _place_serial(category: Category, free: dict[SlotKey, int],
@@ -324,21 +303,7 @@ def _place_serial(category: Category, free: dict[SlotKey, int],
     return None
 
 
-def slot_ranges(opts: Mapping[str, Any]) -> list[tuple[int, int]]:
-    """The slot ranges of ``-pe name n[-m][,...]``, the highest first: the pass grants
-    the most slots it can, and only counts inside a range (``2,4`` is never 3)."""
-    pe = opts.get("pe")
-    if not pe:
-        return [(1, 1)]
-    ranges = [(int(r[0]), int(r[1])) for r in opts.get("pe_ranges") or []]
-    if not ranges:
-        low = int(pe[1])
-        ranges = [(low, int(pe[2]) if len(pe) > 2 and pe[2] is not None else low)]
-    return sorted(((max(lo, 1), max(hi, lo, 1)) for lo, hi in ranges),
-                  key=lambda r: r[1], reverse=True)
-
-
-def pe_usage(jobs: Mapping[int, Mapping[str, Any]], active: Iterable[Mapping[str, Any]],
+def pe_usage(jobs: Mapping[int, PlacementJob], active: Iterable[Mapping[str, Any]],
              pes: Mapping[str, PEConf], pe_of_queue: Mapping[str, set[str]]
              ) -> dict[str, int]:
     """Slots held per PE by active tasks: the PE each was granted; for a task granted
@@ -346,13 +311,12 @@ def pe_usage(jobs: Mapping[int, Mapping[str, Any]], active: Iterable[Mapping[str
     its master queue offers."""
     used: dict[str, int] = {}
     for task in active:
-        job = jobs.get(task["job_id"]) or {}
-        pe = (job.get("opts") or {}).get("pe")
+        job = jobs.get(task["job_id"])
         granted = task.get("granted") or []
-        if not pe or not granted:
+        if job is None or job.pe is None or not granted:
             continue
         name = task.get("granted_pe") or resolve_pe(
-            str(pe[0]), pes, pes_at(pe_of_queue, str(granted[0][0]), str(granted[0][1])))
+            job.pe[0], pes, pes_at(pe_of_queue, str(granted[0][0]), str(granted[0][1])))
         if name is not None:
             used[name] = used.get(name, 0) + sum(int(g[2]) for g in granted)
     return used

@@ -9,49 +9,48 @@ stays free of bookkeeping for explanations.
 from __future__ import annotations
 
 import fnmatch
-from typing import Any, Mapping
+from typing import Any
 
 from common.cluster import QueueInstance
 from common.resource.matching import match_job
 from common.resource.complexes import format_request_list
 from common.placement.dispatch import PassInput, can_run, queue_matches
+from common.placement.job import PlacementJob
 from common.placement.pass_conf import pes_at
 from common.placement.resources import ResourceView, job_requests, relevant_attrs
 
 
-def pending_reasons(job: Mapping[str, Any], inp: PassInput, *, verify: bool = False
+def pending_reasons(job: PlacementJob, inp: PassInput, *, verify: bool = False
                     ) -> list[str]:
-    """Reason lines for a pending job (``opts``, a qsub SubmitOptions dict, ``owner`` and
-    ``group``) in the cluster the pass would see as ``inp`` (its instances, resources,
-    usage and access lists). ``verify``: worded as ``qsub -w v/p`` words them (a full
-    queue instance is a slots request it does not meet)."""
-    opts = job.get("opts") or {}
+    """Reason lines for a pending job in the cluster the pass would see as ``inp`` (its
+    instances, resources, usage and access lists). ``verify``: worded as ``qsub -w v/p``
+    words them (a full queue instance is a slots request it does not meet)."""
     view = inp.resources
     assert view is not None, "reasons need the resource view"
-    requests = job_requests(opts, view.attrs)
+    requests = job_requests(job.hard_resources, view.attrs)
     if requests is None:
         return ["job requests resources unknown to the complex list"]
-    slots = _slots(opts)
+    slots = max(1, job.pe[1]) if job.pe else 1
     lines: list[str] = []
     for qi in inp.instances:
         line = _access_reason(job, qi, inp) or \
-            _reason(opts, qi, inp, view, requests, slots, verify)
+            _reason(job, qi, inp, view, requests, slots, verify)
         if line and line not in lines:
             lines.append(line)
     return lines + _pe_reasons(job, inp)
 
 
-def _reason(opts: Mapping[str, Any], qi: QueueInstance, inp: PassInput, view: ResourceView,
+def _reason(job: PlacementJob, qi: QueueInstance, inp: PassInput, view: ResourceView,
             requests: list[Any], slots: int, verify: bool) -> str:
     name = f"{qi.queue}@{qi.host}"
     if not qi.alive:
         return f'queue instance "{name}" dropped because it is temporarily not available'
-    queues = opts.get("hard_queues") or []
+    queues = job.hard_queues
     if queues and not any(queue_matches(ref, qi, inp.host_groups) for ref in queues):
         return (f'cannot run in queue instance "{name}" because it is not contained in its '
                 "hard queue list (-q)")
-    pe = opts.get("pe")
-    if pe and not any(fnmatch.fnmatchcase(p, str(pe[0]))
+    pe = job.pe
+    if pe and not any(fnmatch.fnmatchcase(p, pe[0])
                       for p in pes_at(inp.pe_of_queue, qi.queue, qi.host)):
         return f'cannot run in queue "{name}" because PE "{pe[0]}" is not in pe list'
     result = match_job(requests, relevant_attrs(view.attrs, requests),
@@ -67,11 +66,11 @@ def _reason(opts: Mapping[str, Any], qi: QueueInstance, inp: PassInput, view: Re
     return ""
 
 
-def _access_reason(job: Mapping[str, Any], qi: QueueInstance, inp: PassInput) -> str:
+def _access_reason(job: PlacementJob, qi: QueueInstance, inp: PassInput) -> str:
     access = inp.access
     if access is None or not access.restricted:
         return ""
-    user, group = str(job.get("owner") or ""), str(job.get("group") or "")
+    user, group = job.owner, job.group
     if not access.global_allows(user, group):
         return 'has no permission for host "global"'
     if not access.host_allows(user, group, qi.host):
@@ -81,24 +80,18 @@ def _access_reason(job: Mapping[str, Any], qi: QueueInstance, inp: PassInput) ->
     return ""
 
 
-def _pe_reasons(job: Mapping[str, Any], inp: PassInput) -> list[str]:
+def _pe_reasons(job: PlacementJob, inp: PassInput) -> list[str]:
     """For each PE matching ``-pe``: no access to it, and that it cannot offer the
     slots (Grid Engine then says it offers 0)."""
-    opts = job.get("opts") or {}
-    pe = opts.get("pe")
-    if not pe:
+    if job.pe is None:
         return []
-    user, group = str(job.get("owner") or ""), str(job.get("group") or "")
     lines = []
-    for name in sorted(n for n in inp.pes if fnmatch.fnmatchcase(n, str(pe[0]))):
-        denied = inp.access is not None and not inp.access.pe_allows(user, group, name)
+    for name in sorted(n for n in inp.pes if fnmatch.fnmatchcase(n, job.pe[0])):
+        denied = inp.access is not None and not inp.access.pe_allows(job.owner, job.group,
+                                                                     name)
         if denied:
             lines.append(f'cannot run because no access to PE "{name}"')
-        if denied or not can_run({**job, "opts": {**opts, "pe": [name, *pe[1:]]}}, inp):
+        if denied or not can_run(job.with_pe(name), inp):
             lines.append(f'cannot run in PE "{name}" because it only offers 0 slots')
     return lines
 
-
-def _slots(opts: Mapping[str, Any]) -> int:
-    pe = opts.get("pe")
-    return max(1, int(pe[1])) if pe else 1

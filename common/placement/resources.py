@@ -207,17 +207,18 @@ def _queue_values(template: Mapping[str, tuple[str, dict[str, str]]], qi: QueueI
 
 def build_view(conf: Mapping[str, Mapping[str, Pairs]], hosts: Mapping[str, Any],
                instances: Sequence[QueueInstance],
-               active: Iterable[tuple[Mapping[str, Any], Sequence[Sequence[Any]]]],
+               active: Iterable[tuple[Mapping[str, str], Sequence[Sequence[Any]]]],
                *, values: dict[LevelKey, dict[str, str]] | None = None) -> ResourceView:
-    """The view for a pass or a re-check. ``active``: (job opts, granted) of every task
-    holding resources; ``values``: :func:`fixed_levels` when the caller cached them."""
+    """The view for a pass or a re-check. ``active``: (hard ``-l`` list, granted) of
+    every task holding resources; ``values``: :func:`fixed_levels` when the caller cached
+    them."""
     attrs = complex_list(conf)
     view = ResourceView(attrs, values if values is not None else
                         fixed_levels(conf, instances, attrs))
     view.load = {host_key(name): _load_of(h) for name, h in hosts.items()}
     _scale_loads(view, conf.get("exechost") or {})
-    for opts, granted in active:
-        requests = job_requests(opts, attrs)
+    for hard_resources, granted in active:
+        requests = job_requests(hard_resources, attrs)
         if requests is not None and granted:
             apply(view, debits(view, requests, granted))
     return view
@@ -249,11 +250,11 @@ def _scale_loads(view: ResourceView, exechosts: Mapping[str, Pairs]) -> None:
 
 # --------------------------------------------------------------------------- requests
 
-def job_requests(opts: Mapping[str, Any], attrs: Sequence[ComplexAttr],
-                 kind: str = "hard_resources") -> list[ResourceRequest] | None:
-    """A job's ``-l`` requests typed against the complex list; None when they do not
-    parse any more (the complex list changed since submission): nothing can match."""
-    items = opts.get(kind) or {}
+def job_requests(items: Mapping[str, str], attrs: Sequence[ComplexAttr]
+                 ) -> list[ResourceRequest] | None:
+    """A job's ``-l`` list (hard or soft) typed against the complex list; None when it
+    does not parse any more (the complex list changed since submission): nothing can
+    match."""
     if not items:
         return []
     text = ",".join(f"{name}={value}" for name, value in items.items())

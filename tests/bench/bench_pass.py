@@ -21,6 +21,7 @@ import tracemalloc
 from typing import Any
 
 from common.cluster import queue_instances
+from common.placement.job import placement_job
 from common.placement.dispatch import PassInput, PassStats, PEConf, dispatch_pass
 from common.placement.resources import build_view
 
@@ -103,7 +104,7 @@ def make_pass(n_jobs: int, n_hosts: int, n_cats: int, *, cache: bool = True,
     if timings is not None:
         timings["view"] = time.perf_counter() - start
     cats = [category(c, list(hosts)) for c in range(n_cats)]
-    jobs = {j: {"job_id": j, "owner": "u", "opts": cats[j % n_cats]}
+    jobs = {j: placement_job({"job_id": j, "owner": "u", "opts": cats[j % n_cats]})
             for j in range(1, n_jobs + 1)}
     pending = [{"job_id": j, "task_id": 1, "version": 1} for j in jobs]
     pes = {n: PEConf.from_pairs(n, p) for n, p in conf["pe"].items()}

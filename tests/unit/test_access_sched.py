@@ -2,6 +2,7 @@
 exec host and PE ``user_lists``/``xuser_lists`` (queue_conf(5), host_conf(5), sge_pe(5))
 and the global configuration's (sge_conf(5))."""
 from __future__ import annotations
+from common.placement.job import PlacementJob, placement_job
 
 from pathlib import Path
 from typing import Any
@@ -21,8 +22,8 @@ USERSETS = {"staff": [["name", "staff"], ["type", "ACL"], ["entries", "alice,@ph
             "banned": [["name", "banned"], ["type", "ACL"], ["entries", "mallory"]]}
 
 
-def job(job_id: int, owner: str, group: str = "users", **opts: Any) -> dict[str, Any]:
-    return {"job_id": job_id, "owner": owner, "group": group, "opts": opts}
+def job(job_id: int, owner: str, group: str = "users", **opts: Any) -> PlacementJob:
+    return placement_job({"job_id": job_id, "owner": owner, "group": group, "opts": opts})
 
 
 def conf_with(queues: dict[str, dict[str, str]], **kw: Any) -> dict[str, Any]:
@@ -33,8 +34,8 @@ def conf_with(queues: dict[str, dict[str, str]], **kw: Any) -> dict[str, Any]:
 
 def placed(conf: dict[str, Any], jobs: list[dict[str, Any]]) -> dict[int, list[str]]:
     inp = make_input(conf, [])
-    inp.jobs = {j["job_id"]: j for j in jobs}
-    inp.pending = [task(j["job_id"]) for j in jobs]
+    inp.jobs = {j.job_id: j for j in jobs}
+    inp.pending = [task(j.job_id) for j in jobs]
     inp.access = conf_fields(conf)["access"]
     return {o["job_id"]: [f"{g[0]}@{g[1]}" for g in o["granted"]]
             for o in dispatch_pass(inp)}

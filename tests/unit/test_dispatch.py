@@ -1,6 +1,8 @@
 """The pure dispatch pass: placement, ordering, hard and soft -q, -pe filters, category
 cache."""
 from __future__ import annotations
+from common.placement.inputs import placement_jobs
+from common.placement.job import PlacementJob, placement_job
 
 from typing import Any
 
@@ -17,8 +19,8 @@ def qi(queue: str = "all.q", host: str = "h1", slots: int = 4, seq: int = 0,
     return QueueInstance(queue, host, slots, seq, "BATCH INTERACTIVE", alive)
 
 
-def job(job_id: int, **opts: Any) -> dict[str, Any]:
-    return {"job_id": job_id, "owner": "u", "opts": opts}
+def job(job_id: int, **opts: Any) -> PlacementJob:
+    return placement_job({"job_id": job_id, "owner": "u", "opts": opts})
 
 
 def task(job_id: int, task_id: int = 1, version: int = 1) -> dict[str, Any]:
@@ -27,7 +29,7 @@ def task(job_id: int, task_id: int = 1, version: int = 1) -> dict[str, Any]:
 
 def run(jobs: list[dict[str, Any]], tasks: list[dict[str, Any]], instances: list[QueueInstance],
         used: dict[tuple[str, str], int] | None = None, **kw: Any) -> list[dict[str, Any]]:
-    return dispatch_pass(PassInput({j["job_id"]: j for j in jobs}, tasks, instances,
+    return dispatch_pass(PassInput({j.job_id: j for j in jobs}, tasks, instances,
                                    used or {}, **kw))
 
 
@@ -123,7 +125,7 @@ def test_category_cache_skips_hopeless_tasks() -> None:
     jobs = [job(1, hard_queues=["none.q"])] + [job(i) for i in range(2, 4)]
     tasks = [task(1, t) for t in range(1, 1001)] + [task(2), task(3)]
     stats = PassStats()
-    orders = dispatch_pass(PassInput({j["job_id"]: j for j in jobs}, tasks, [qi(slots=2)], {}),
+    orders = dispatch_pass(PassInput({j.job_id: j for j in jobs}, tasks, [qi(slots=2)], {}),
                            stats)
     assert [o["job_id"] for o in orders] == [2, 3]
     assert stats.skipped_by_category == 999
@@ -151,10 +153,20 @@ def test_never_overbooks(slots: list[int], used: list[int], njobs: int) -> None:
 
 def test_a_job_the_pass_cannot_evaluate_is_skipped_and_reported() -> None:
     """Issue 7: a job of an unexpected shape (hard_queues an integer) used to make every
-    pass raise, so that no job of any user was dispatched again."""
+    pass raise, so that no job of any user was dispatched again. Such a record is now
+    left out when the input is built, and a job whose evaluation fails is skipped."""
+    jobs, unreadable = placement_jobs([
+        {"job_id": 1, "owner": "u", "opts": {"hard_queues": 5}},
+        {"job_id": 2, "owner": "u", "opts": {"priority": "high"}},
+        {"job_id": 3, "owner": "u", "opts": {}}, {"job_id": 4, "owner": "u", "opts": {}}])
+    assert sorted(unreadable) == [1, 2] and "not a list" in unreadable[1]
+
+    def matcher(job: PlacementJob, qi: QueueInstance) -> bool:
+        if job.job_id == 3:
+            raise ZeroDivisionError("a bug for this job only")
+        return True
     stats = PassStats()
-    jobs = {1: job(1, hard_queues=5), 2: job(2, priority="high"), 3: job(3)}
-    orders = dispatch_pass(PassInput(jobs, [task(1), task(2), task(3)], [qi(slots=4)], {}),
-                           stats)
-    assert sorted(o["job_id"] for o in orders) == [2, 3]  # a bad priority sorts as 0
-    assert list(stats.unevaluable) == [1] and "TypeError" in stats.unevaluable[1]
+    tasks = [task(i) for i in (1, 2, 3, 4)]
+    orders = dispatch_pass(PassInput(jobs, tasks, [qi(slots=4)], {}, matcher=matcher), stats)
+    assert [o["job_id"] for o in orders] == [4]
+    assert list(stats.unevaluable) == [3] and "ZeroDivisionError" in stats.unevaluable[3]

@@ -1,5 +1,6 @@
 """Scheduling info for qstat -j: one Grid Engine reason line per queue instance, no repeats."""
 from __future__ import annotations
+from common.placement.job import placement_job
 
 from tests.unit.test_resources_sched import cluster, make_input
 from common.placement.explain import pending_reasons
@@ -8,7 +9,8 @@ from common.placement.explain import pending_reasons
 def reasons(conf: dict, opts: dict, **kw: object) -> list[str]:
     inp = make_input(conf, [], **kw)  # type: ignore[arg-type]
     assert inp.resources is not None
-    return pending_reasons({"opts": opts, "owner": "u", "group": "g"}, inp)
+    return pending_reasons(placement_job({"job_id": 1, "opts": opts, "owner": "u",
+                                          "group": "g"}), inp)
 
 
 def test_a_string_request_no_host_offers() -> None:

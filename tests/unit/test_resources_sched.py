@@ -8,7 +8,8 @@ from hypothesis import given, settings, strategies as st
 
 from common.cluster import queue_instances
 from common.model import ExecHost, Job, Task
-from qmaster.orders import resource_view
+from common.placement.job import PlacementJob, placement_job
+from qmaster.placement_view import store_pass_input
 from qmaster.store import Store
 from common.resource.complexes import default_complexes, rows_of
 from common.placement.dispatch import PassInput, PassStats, PEConf, can_run, dispatch_pass
@@ -50,7 +51,7 @@ def cluster(hosts: dict[str, int], *, queues: dict[str, dict[str, str]] | None =
 def job(job_id: int, hard: dict[str, str] | None = None, pe: list[Any] | None = None,
         **opts: Any) -> dict[str, Any]:
     opts.update(hard_resources=hard or {}, pe=pe)
-    return {"job_id": job_id, "owner": "u", "opts": opts}
+    return placement_job({"job_id": job_id, "owner": "u", "opts": opts})
 
 
 def task(job_id: int, task_id: int = 1) -> dict[str, Any]:
@@ -68,12 +69,19 @@ def make_input(conf: dict[str, Any], jobs: list[dict[str, Any]], *,
     for _, granted in running:
         for q, h, n in granted:
             used[(q, h)] = used.get((q, h), 0) + n
-    view = build_view(conf, hosts, instances, [(j["opts"], g) for j, g in running])
+    view = build_view(conf, hosts, instances, [(_typed(j).hard_resources, g)
+                                               for j, g in running])
     pes = {n: PEConf.from_pairs(n, p) for n, p in conf["pe"].items()}
     pe_of_queue = {q: set(dict(map(tuple, p))["pe_list"].split()) for q, p in conf["queue"].items()}
-    return PassInput({j["job_id"]: j for j in jobs}, [task(j["job_id"]) for j in jobs],
+    typed = [_typed(j) for j in jobs]
+    return PassInput({j.job_id: j for j in typed}, [task(j.job_id) for j in typed],
                      instances, used, resources=view, pes=pes, pe_of_queue=pe_of_queue,
                      pe_used=pe_used or {}, **kw)
+
+
+def _typed(job: Any) -> PlacementJob:
+    """Jobs given as records ({"job_id", "owner", "opts"}) become placement jobs."""
+    return job if isinstance(job, PlacementJob) else placement_job(job)
 
 
 def _hosts_of(conf: dict[str, Any]) -> set[str]:
@@ -281,8 +289,8 @@ def test_check_grant_refuses_exhausted_consumable() -> None:
     inp = make_input(conf, [], running=[(job(7, {"lic": "1"}), [[Q, "h1", 1]])])
     view = inp.resources
     assert view is not None
-    one = job_requests({"hard_resources": {"lic": "1"}}, view.attrs) or []
-    two = job_requests({"hard_resources": {"lic": "1"}}, view.attrs) or []
+    one = job_requests({"lic": "1"}, view.attrs) or []
+    two = job_requests({"lic": "1"}, view.attrs) or []
     assert check_grant(view, one, [[Q, "h1", 1]], consumables_only=True) is None
     denial = check_grant(view, two, [[Q, "h1", 2]], consumables_only=True)
     assert denial is not None and "hc:lic=1" in denial.reason
@@ -295,7 +303,7 @@ def test_qmaster_store_view() -> None:
     store.hosts["h1"] = ExecHost("h1", load={"arch": "x"}, alive=True)
     store.jobs[5] = Job(5, "u", 1, "g", 1, 0.0, {"hard_resources": {"h_vmem": "1G"}}, {})
     store.tasks["5.1"] = Task(5, 1, state="running", granted=[[Q, "h1", 2]])
-    view = resource_view(store, queue_instances(store.conf, store.hosts))
+    view = store_pass_input(store).resources
     assert view.load[host_key("h1")] == {"arch": "x"}
     assert view.usage.get(host_key("h1"), {}).get("h_vmem") is None  # not consumable
 
@@ -318,7 +326,7 @@ def test_never_overbooks_consumables(caps: list[int], asks: list[tuple[int, int,
     lic_used = {h: 0 for h in hosts}
     slots_used = {h: 0 for h in hosts}
     for order in orders:
-        lic = int(jobs[order["job_id"] - 1]["opts"]["hard_resources"]["lic"])
+        lic = int(jobs[order["job_id"] - 1].hard_resources["lic"])
         for _, host, n in order["granted"]:
             lic_used[host] += lic * n
             slots_used[host] += n
