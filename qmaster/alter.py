@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from common.jobspec import JobSpecError, check_job_options
 from common.jobstate import State
 from common.model import Job
 from qmaster.context import Ctx, RequestError
@@ -52,9 +53,11 @@ def _alter_refusal(ctx: Ctx, job: Job, changes: dict[str, Any]) -> str | None:
 def _altered_options(ctx: Ctx, job: Job, changes: dict[str, Any]) -> dict[str, Any] | str:
     """The job's options after the change, as the submission checks store them (-l, -q,
     -pe checked on the job as it would become), or the refusal."""
-    try:
-        verdict = check_submission(ctx.store, {**job.opts, **changes, "verify_mode": "n"},
-                                   None, operator=True)
+    try:  # the whole job as it would become passes the job description again
+        altered = check_job_options({**job.opts, **changes, "verify_mode": "n"})
+        verdict = check_submission(ctx.store, altered, None, operator=True)
+    except JobSpecError as err:
+        return err.text
     except RequestError as err:
         return err.message
     return {**verdict.opts, "verify_mode": job.opts.get("verify_mode", "n")}

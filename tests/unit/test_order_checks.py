@@ -52,3 +52,15 @@ def test_an_execd_must_name_a_host(qm: Harness, host: str) -> None:
     with pytest.raises(RuntimeError, match="register: host: "):
         qm.call("register", {"host": host, "load": {}, "jobs": []}, identity=b"execd:x")
     assert qm.call("cluster_query", {"user": ALICE.to_dict()})["exechosts"] == ["global", "h1"]
+
+
+def test_an_alteration_must_leave_a_job_its_description_accepts(qm: Harness) -> None:
+    """Found by the attack suite: slot ranges merged into a job without -pe were spooled,
+    and the next start set the job aside."""
+    job = qm.submit(hold=True)
+    reply = qm.call("alter", {"user": ALICE.to_dict(), "targets": [{"job_id": job}],
+                              "changes": {"pe_ranges": [[1, 2]]}})
+    [result] = reply["results"]
+    assert result["result"] == "denied"
+    assert "slot ranges without a parallel environment" in result["messages"][0]
+    assert qm.server.store.jobs[job].opts["pe_ranges"] == []
