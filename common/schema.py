@@ -26,6 +26,13 @@ class SchemaError(Exception):
         self.message = message
 
 
+def shown(value: Any, limit: int = 80) -> str:
+    """A value as an error message may quote it: repr (no raw NUL or line break), cut
+    short (a refusal must fit the protocol however large the refused value was)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def _type_name(value: Any) -> str:
     return {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
             bytes: "bytes", list: "a list", tuple: "a list", dict: "a map",
@@ -71,7 +78,7 @@ class Float(Schema):
             raise self.wrong(value, path)
         number = float(value)
         if not math.isfinite(number) or not self.low <= number <= self.high:
-            raise SchemaError(path, f"{value!r} is outside {self.low}..{self.high}")
+            raise SchemaError(path, f"{shown(value)} is outside {self.low}..{self.high}")
         return number
 
 
@@ -105,7 +112,8 @@ class Str(Schema):
         if self.nonempty and not value:
             raise SchemaError(path, "must not be empty")
         if self.choices is not None and value not in self.choices:
-            raise SchemaError(path, f"{value!r} is not one of {', '.join(sorted(self.choices))}")
+            raise SchemaError(path, f"{shown(value)} is not one of "
+                                    f"{', '.join(sorted(self.choices))}")
         if self.rule is not None:
             refusal = self.rule(value)
             if refusal is not None:
@@ -261,7 +269,7 @@ class Struct(Schema):
         if not self.open:
             unknown = [k for k in value if k not in self.required and k not in self.optional]
             if unknown:
-                raise SchemaError(_join(path, str(unknown[0])), "unknown field")
+                raise SchemaError(_join(path, _field_name(unknown[0])), "unknown field")
         out: dict[str, Any] = {}
         for name, schema in self.required.items():
             if name not in value:
@@ -275,6 +283,11 @@ class Struct(Schema):
             else:
                 out[name] = schema.check(given, _join(path, name))
         return out
+
+
+def _field_name(name: Any) -> str:
+    plain = isinstance(name, str) and name.isprintable() and 0 < len(name) <= 64
+    return name if plain else shown(name, 64)
 
 
 def _join(path: str, name: str) -> str:

@@ -15,7 +15,7 @@ import msgpack
 
 from common.jobspec import ALTER_CHANGES, MAX_NAME, MAX_PE_SLOTS, MAX_TASK_ID, SUBMITTED_JOB
 from common.schema import (MAX_INT, AnyMap, Bool, Bytes, Float, Int, ListOf, MapOf, OneOf, Optional, Schema,
-                           SchemaError, Str, Struct, Tuple)
+                           SchemaError, Str, Struct, Tuple, shown)
 
 PROTOCOL_VERSION = 1
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
@@ -188,10 +188,10 @@ def decode(frame: bytes) -> tuple[str, int, dict[str, Any]]:
         raise WireError("malformed", "message is not a map")
     version = msg.get("v")
     if type(version) is not int or version != PROTOCOL_VERSION:  # True and 1.0 are not 1
-        raise WireError("version", f"unsupported protocol version {version!r}")
+        raise WireError("version", f"unsupported protocol version {shown(version)}")
     msg_type, request_id, body = msg.get("t"), msg.get("id", 0), msg.get("b")
     if not isinstance(msg_type, str) or msg_type not in MESSAGE_SCHEMAS:
-        raise WireError("unknown_type", f"unknown message type {msg_type!r}")
+        raise WireError("unknown_type", f"unknown message type {shown(msg_type)}")
     if type(request_id) is not int:
         raise WireError("malformed", "bad request id")
     try:

@@ -9,6 +9,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from common import schema as sc
+from common.wire import MESSAGE_SCHEMAS
 
 packable_ints = st.integers(-(2**63), 2**64 - 1)  # what msgpack can carry
 scalars = (st.none() | st.booleans() | packable_ints | st.floats(allow_nan=True)
@@ -93,3 +94,108 @@ def mutated(s: sc.Schema, depth: int = 0) -> st.SearchStrategy[Any]:
 
 def _field(s: sc.Struct, name: str) -> sc.Schema:
     return s.required[name] if name in s.required else s.optional[name][0]
+
+
+# ---- helpers for the live attack suites (tests/integration) ----------------------------
+def prune(s: sc.Schema, value: Any) -> Any:
+    """``value`` with the parts ``s`` refuses dropped where the schema lets them go
+    (optional fields, list entries above the minimum, map entries), so that values drawn
+    by ``valid`` that break a rule (a job name with a colon, a date that is none) become
+    accepted more often; what cannot be dropped stays, and the caller filters with
+    ``accepted``."""
+    if isinstance(s, sc.Refined):
+        inner = prune(s.inner, value)
+        for _ in range(8):  # rules between fields: drop the field the refusal names
+            try:
+                s.check(inner)
+                return inner
+            except sc.SchemaError as err:
+                name = err.path.rsplit(".", 1)[-1]
+                if not (isinstance(inner, dict) and isinstance(s.inner, sc.Struct)):
+                    return inner
+                # the field named, or its family ("pe" also stands for "pe_ranges")
+                drop = {k for k in inner if k in s.inner.optional and k.startswith(name)}
+                if not drop:
+                    return inner
+                inner = {k: v for k, v in inner.items() if k not in drop}
+        return inner
+    if isinstance(s, sc.Optional):
+        inner = None if value is None else prune(s.inner, value)
+        return inner if accepted(s.inner, inner) else None
+    if isinstance(s, sc.Struct) and type(value) is dict:
+        out = {}
+        for name, item in value.items():
+            if name in s.required:
+                out[name] = prune(s.required[name], item)
+            elif name in s.optional:
+                fixed = prune(s.optional[name][0], item)
+                if accepted(s.optional[name][0], fixed):
+                    out[name] = fixed
+            elif s.open:
+                out[name] = item
+        return out
+    if isinstance(s, sc.ListOf) and type(value) in (list, tuple):
+        items = [prune(s.item, v) for v in value]
+        good = [v for v in items if accepted(s.item, v)]
+        return good if len(good) >= s.min_items else items
+    if isinstance(s, sc.Tuple) and type(value) in (list, tuple) and len(value) == len(s.items):
+        return [prune(i, v) for i, v in zip(s.items, value)]
+    if isinstance(s, sc.MapOf) and type(value) is dict:
+        pruned_items = {k: prune(s.value, v) for k, v in value.items()}
+        return {k: v for k, v in pruned_items.items()
+                if accepted(s.key, k) and accepted(s.value, v)}
+    return value
+
+
+def mostly_valid(s: sc.Schema) -> st.SearchStrategy[Any]:
+    """``valid(s)`` with the parts that break a rule dropped (``prune``): most values are
+    accepted, where a large description such as a submitted job is almost never accepted
+    as ``valid`` draws it."""
+    return valid(s).map(lambda v: prune(s, v))
+
+
+def minimal(s: sc.Schema) -> Any:
+    """The smallest value ``s`` accepts, built without hypothesis: the template of the
+    systematic cases (each field missing, each field of a wrong type)."""
+    if isinstance(s, sc.Int):
+        return min(max(s.low, 1), s.high)
+    if isinstance(s, sc.Float):
+        return min(max(s.low, 1.0), s.high)
+    if isinstance(s, sc.Bool):
+        return False
+    if isinstance(s, sc.Str):
+        return sorted(s.choices)[0] if s.choices else "x"
+    if isinstance(s, sc.Bytes):
+        return b""
+    if isinstance(s, sc.Optional):
+        return None
+    if isinstance(s, sc.OneOf):
+        return minimal(s.options[0])
+    if isinstance(s, sc.ListOf):
+        return [minimal(s.item)] * s.min_items
+    if isinstance(s, sc.Tuple):
+        return [minimal(i) for i in s.items]
+    if isinstance(s, (sc.MapOf, sc.AnyMap)):
+        return {}
+    if isinstance(s, sc.Refined):
+        return minimal(s.inner)
+    if isinstance(s, sc.Struct):
+        return {k: minimal(v) for k, v in s.required.items()}
+    raise TypeError(f"no minimal value for {s!r}")
+
+
+def refused(s: sc.Schema) -> st.SearchStrategy[Any]:
+    """``mutated(s)`` values that ``s`` really refuses (a mutation may happen to be valid)."""
+    return mutated(s).filter(lambda v: not accepted(s, v))
+
+
+def wire_refusal(msg_type: str, body: Any) -> str | None:
+    """The text of the ``malformed`` error that ``wire.decode`` answers a well-enveloped
+    message of ``msg_type`` with, or None when it accepts the body."""
+    try:
+        MESSAGE_SCHEMAS[msg_type].check(body)
+    except sc.SchemaError as err:
+        return f"{msg_type}: {err}"
+    return None
+
+
