@@ -139,6 +139,7 @@ def handle_conf_put(ctx: Ctx) -> dict[str, Any]:
     if kind not in CONF_KINDS or mode not in ("add", "modify"):
         raise RequestError("malformed", f"cannot {mode} objects of kind \"{kind}\"")
     pairs = _validated(kind, ctx.body["data"])
+    _check_object_name(kind, name, pairs)
     exists = name in ctx.store.conf[kind]
     if mode == "add" and exists:
         raise RequestError("exists", already_exists(kind, name))
@@ -170,6 +171,15 @@ def _validated(kind: str, data: list[list[str]] | None) -> list[list[str]]:
         return [list(p) for p in normalize(KINDS[WORDS[kind].conf_kind], data, complete=True)]
     except ConfError as err:
         raise RequestError("invalid", err.message) from None
+
+
+def _check_object_name(kind: str, name: str, pairs: list[list[str]]) -> None:
+    """The object is stored under the name it carries (``qname``, ``pe_name``, ...), which
+    its kind's validator has checked: a request may not file it under another."""
+    key = KINDS[WORDS[kind].conf_kind].key
+    if key and attr(pairs, key, "") != name:
+        raise RequestError("invalid", f'denied: {kind} "{name}" names itself '
+                                      f'"{attr(pairs, key, "")}" in {key}')
 
 
 def _check_references(ctx: Ctx, kind: str, name: str, pairs: list[list[str]]) -> None:

@@ -64,3 +64,22 @@ def test_an_alteration_must_leave_a_job_its_description_accepts(qm: Harness) -> 
     assert result["result"] == "denied"
     assert "slot ranges without a parallel environment" in result["messages"][0]
     assert qm.server.store.jobs[job].opts["pe_ranges"] == []
+
+
+@pytest.mark.parametrize("kind, name, pairs", [
+    ("queue", "x", [["qname", "all.q"], ["hostlist", "NONE"]]),
+    ("queue", "", [["qname", "all.q"]]),
+    ("pe", "a b", [["pe_name", "ab"]]),
+    ("pe", "fresh", []),  # an object of defaults is named "template"
+    ("hgrp", "@g", [["group_name", "@h"], ["hostlist", "NONE"]]),
+])
+def test_a_configuration_object_is_stored_under_its_own_name(
+        qm: Harness, kind: str, name: str, pairs: list[list[str]]) -> None:
+    """Found by the attack suite: a manager's conf_put stored objects under names that
+    their own name attribute contradicts (a queue "x" whose qname is all.q)."""
+    from tests.unit.test_qmaster_core import ROOT
+    before = dict(qm.server.store.conf[kind])
+    with pytest.raises(RuntimeError, match=r'^denied: .* names itself'):
+        qm.call("conf_put", {"user": ROOT.to_dict(), "kind": kind, "name": name,
+                             "data": pairs, "mode": "add"})
+    assert qm.server.store.conf[kind] == before
