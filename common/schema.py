@@ -9,7 +9,7 @@ that nothing behind the boundary ever meets a value of an unexpected shape. Pure
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 MAX_STRING = 1 << 20        # one string of a message (a job's environment value, a path)
@@ -40,9 +40,28 @@ def _type_name(value: Any) -> str:
 
 
 class Schema:
-    """Base of all schemas; ``describe`` is how the error text names the expected shape."""
+    """Base of all schemas; ``describe`` is how the error text names the expected shape.
+
+    A schema's parameters are its class's annotated attributes, in order, with the class
+    attribute as the default: ``Str(64, nonempty=True)``. Plain classes rather than
+    dataclasses, because qsub imports them and every dataclass costs its start-up about a
+    millisecond to build."""
 
     describe = "a value"
+    _params: tuple[str, ...] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._params = tuple(cls.__dict__.get("__annotations__", {}))
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        given = dict(zip(self._params, args), **kwargs)
+        for name in self._params:
+            setattr(self, name, given[name] if name in given else getattr(type(self), name))
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._params)
+        return f"{type(self).__name__}({args})"
 
     def check(self, value: Any, path: str = "") -> Any:
         raise NotImplementedError
@@ -51,7 +70,6 @@ class Schema:
         return SchemaError(path, f"expected {self.describe}, got {_type_name(value)}")
 
 
-@dataclass(frozen=True)
 class Int(Schema):
     low: int = -MAX_INT
     high: int = MAX_INT
@@ -65,7 +83,6 @@ class Int(Schema):
         return value
 
 
-@dataclass(frozen=True)
 class Float(Schema):
     """A finite number; integers are accepted and become floats."""
 
@@ -82,7 +99,6 @@ class Float(Schema):
         return number
 
 
-@dataclass(frozen=True)
 class Bool(Schema):
     describe = "a boolean"
 
@@ -92,7 +108,6 @@ class Bool(Schema):
         return value
 
 
-@dataclass(frozen=True)
 class Str(Schema):
     """Text without NUL (no path or name that reaches the system may carry one)."""
 
@@ -121,7 +136,6 @@ class Str(Schema):
         return value
 
 
-@dataclass(frozen=True)
 class Bytes(Schema):
     max_len: int = 64 << 20
     describe = "bytes"
@@ -134,7 +148,6 @@ class Bytes(Schema):
         return value
 
 
-@dataclass(frozen=True)
 class Optional(Schema):
     """``inner`` or nil."""
 
@@ -148,7 +161,6 @@ class Optional(Schema):
         return None if value is None else self.inner.check(value, path)
 
 
-@dataclass(frozen=True)
 class OneOf(Schema):
     """The first of ``options`` that accepts the value (for load values: text or number)."""
 
@@ -167,7 +179,6 @@ class OneOf(Schema):
         raise self.wrong(value, path)
 
 
-@dataclass(frozen=True)
 class ListOf(Schema):
     item: Schema
     max_items: int = MAX_ITEMS
@@ -183,7 +194,6 @@ class ListOf(Schema):
         return [self.item.check(v, f"{path}[{i}]") for i, v in enumerate(value)]
 
 
-@dataclass(frozen=True)
 class Tuple(Schema):
     """A list of fixed length whose entries have their own schemas."""
 
@@ -198,7 +208,6 @@ class Tuple(Schema):
         return [s.check(v, f"{path}[{i}]") for i, (s, v) in enumerate(zip(self.items, value))]
 
 
-@dataclass(frozen=True)
 class MapOf(Schema):
     key: Schema
     value: Schema
@@ -217,7 +226,6 @@ class MapOf(Schema):
         return out
 
 
-@dataclass(frozen=True)
 class AnyMap(Schema):
     """Any map, passed through unchecked: only for data whose sender is trusted and whose
     reader checks what it uses (replies from the qmaster)."""
@@ -230,7 +238,6 @@ class AnyMap(Schema):
         return value
 
 
-@dataclass(frozen=True)
 class Refined(Schema):
     """``inner``, then ``refine(value, path)``: rules between fields that a shape cannot
     say; it returns the final value or raises SchemaError."""
@@ -249,7 +256,6 @@ class Refined(Schema):
 _MISSING = object()
 
 
-@dataclass(frozen=True)
 class Struct(Schema):
     """A map with known fields. ``required`` fields must be present; the ``optional``
     ones get their default (a callable is called) when absent. Unknown fields are
@@ -257,8 +263,8 @@ class Struct(Schema):
     them). ``sparse``: absent optional fields stay absent (a change names only what it
     changes)."""
 
-    required: Mapping[str, Schema] = field(default_factory=dict)
-    optional: Mapping[str, tuple[Schema, Any]] = field(default_factory=dict)
+    required: Mapping[str, Schema] = MappingProxyType({})
+    optional: Mapping[str, tuple[Schema, Any]] = MappingProxyType({})
     open: bool = False
     sparse: bool = False  # absent optional fields stay absent (no default)
     describe = "a map"
