@@ -7,14 +7,13 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from clients.joblist import TaskRange, format_task_range
-from common.jobspec import validate_job_name  # noqa: F401  (re-exported: the qmaster's rule)
+from common.jobspec import default_job_name
 
 
 def job_name_default(script_path: str | None, binary: bool = False,
                      command: str | None = None) -> str:
     """The basename of the script (or of the command with -b y); STDIN."""
-    path = command if binary and command else script_path
-    return "STDIN" if path in (None, "-") else path.rsplit("/", 1)[-1]
+    return default_job_name(command if binary and command else script_path)
 
 
 def unable_to_run(reason: str) -> str:

@@ -28,12 +28,13 @@ from clients.joblist import TaskRange
 from clients.qsub.messages import (IMMEDIATE_NOT_SCHEDULED, VERIFY_FOUND_QUEUES,
                                    WAITING_FOR_IMMEDIATE, SyncReport, immediate_scheduled,
                                    job_id_text, job_name_default, submitted_message,
-                                   sync_report, unable_to_run, validate_job_name)
+                                   sync_report, unable_to_run)
 from clients.qsub.parser import (ARG_SWITCH, CMDLINE, DEFAULTS, SCRIPT, SCRIPT_SWITCH,
                                  OptionParser, ParseContext, ParsedOption, QsubError,
                                  parse_lines, parse_source)
 from clients.qsub.values import (STATUS_EDISK, STATUS_ENOIMP, STATUS_ESEMANTIC, STATUS_ESYNTAX,
-                                 STATUS_EUNKNOWN, UNKNOWN_LATER, date_time_to_epoch)
+                                 STATUS_EUNKNOWN, UNKNOWN_LATER)
+from common.jobspec import date_time_to_epoch, validate_job_name
 
 __all__ = [
     "CMDLINE", "DEFAULTS", "DEFAULT_PREFIX", "IMMEDIATE_NOT_SCHEDULED", "SCRIPT",

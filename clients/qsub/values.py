@@ -12,7 +12,6 @@ from typing import Any, Callable, Mapping
 
 from clients.joblist import RangeError, TaskRange, parse_range_list
 from common.jobspec import date_fields as _date_fields
-from common.jobspec import date_time_to_epoch  # noqa: F401  (re-exported for qsub.options)
 
 STATUS_ESEMANTIC, STATUS_EUNKNOWN, STATUS_ENOIMP = 2, 4, 5
 STATUS_ESYNTAX, STATUS_EDISK = 7, 14

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from clients.joblist import format_task_range
-from clients.qsub.options import date_time_to_epoch
+from common.jobspec import date_time_to_epoch
 from clients.views.qstat import predecessors, pe_range
 from common.jobstate import ACTIVE_STATES, State
 from common.resource.complexes import default_complexes, resolve_name
