@@ -4,7 +4,9 @@ Grid Engine 8.1.9's streams: every answer about a job, errors included, goes to 
 option errors and the usage go to stderr. Before acting, the commands look at the jobs
 (``Client.jobs``) so that they can word what the qmaster's answer leaves open: which jobs
 a name stands for (only the caller's, or those of ``-u``), whether a task was already in
-deletion, whether a hold really changed.
+deletion, whether a hold really changed. A refusal for the host the request came from
+(``denied: host "h" is not a submit host``, ``qmaster.host_rights``) is an answer too:
+stdout, with the command's exit status for it.
 """
 from __future__ import annotations
 
@@ -113,9 +115,16 @@ def usage_text(prog: str, options: str, syntax: str = "") -> str:
 Act = Callable[[Client, JobSelection, dict[int, JobView]], tuple[list[str], int]]
 
 
+def host_refusal(err: ClientError) -> bool:
+    """Did the qmaster refuse the request for the host it came from?"""
+    return err.code == "denied" and err.message.startswith('denied: host "')
+
+
 def run_job_command(argv: list[str], usage: str, act: Act, *,
-                    no_args: Callable[[str], int]) -> int:
-    """Parse the selection, look at the jobs, act; print the answers on stdout."""
+                    no_args: Callable[[str], int], host_denied_status: int = 1) -> int:
+    """Parse the selection, look at the jobs, act; print the answers on stdout.
+    ``host_denied_status``: the exit status after a host refusal (8.1.9: qdel 1, qhold and
+    qrls 8)."""
     if not argv:
         return no_args(usage)
     try:
@@ -133,6 +142,9 @@ def run_job_command(argv: list[str], usage: str, act: Act, *,
         views = job_views(client.jobs())
         lines, rc = act(client, sel, views)
     except (ClientError, CellNotFound) as err:
+        if isinstance(err, ClientError) and host_refusal(err):
+            print(err.message)
+            return host_denied_status
         sys.stderr.write(f"error: {getattr(err, 'message', err)}\n")
         return 1
     for line in lines:

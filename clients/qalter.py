@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clients.api import Client, ClientError
-from clients.jobctl import Target, job_views, targets, usage_text
+from clients.jobctl import Target, host_refusal, job_views, targets, usage_text
 from clients.joblist import (NO_OPTION_ARGUMENT, JobRef, JobSelection, RangeError,
                              job_does_not_exist, parse_job_ref)
 from clients.qsub.parser import OptionParser, ParseContext, ParsedOption
@@ -164,6 +164,9 @@ def main(argv: list[str] | None = None) -> int:
         with Client() as client:
             lines, code = alter_jobs(client, request)
     except (ClientError, CellNotFound) as err:
+        if isinstance(err, ClientError) and host_refusal(err):  # stdout, as 8.1.9's
+            print(err.message)
+            return EXIT_ERROR
         sys.stderr.write(f"error: {getattr(err, 'message', err)}\n")
         return EXIT_ERROR
     for line in lines:

@@ -23,6 +23,7 @@ EXIT_UNKNOWN_JOB = 3
 EXIT_NOT_OWNER = 18
 EXIT_NO_RIGHT = 10
 EXIT_BAD_OPTION = 2
+EXIT_HOST_DENIED = 8  # not from a submit host (captured: tests/data/reference/auth)
 
 
 def usage(prog: str) -> str:
@@ -151,7 +152,8 @@ def run(prog: str, argv: list[str], *, add: bool) -> int:
         sys.stderr.write(f"{err}\n")
         return EXIT_BAD_OPTION
     command = HoldCommand(types, add)
-    return run_job_command(rest, usage(prog), command.act, no_args=no_args_usage_last)
+    return run_job_command(rest, usage(prog), command.act, no_args=no_args_usage_last,
+                           host_denied_status=EXIT_HOST_DENIED)
 
 
 def main(argv: list[str] | None = None) -> int:

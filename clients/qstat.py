@@ -351,6 +351,10 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write((USAGE if stop.usage else "") + stop.message + "\n")
         return stop.status
     except ClientError as error:
+        if args.job_info and error.message.startswith('denied: host "'):
+            # 8.1.9's qstat -j asks twice (jobs, scheduler messages); each is refused
+            sys.stderr.write(f"{error.message}\n" * 2)
+            return 1
         sys.stderr.write(f"error: {error.message}\n")
         return 1
 

@@ -1,5 +1,6 @@
 """qalter: changing the requests of pending jobs (``-l``, ``-q``, ``-p``, ``-N``, ``-pe``,
-``-hold_jid``), with Grid Engine's permission rules and answers."""
+``-hold_jid``), with Grid Engine's permission rules and answers (from a submit host only,
+``qmaster.host_rights``)."""
 from __future__ import annotations
 
 from typing import Any
@@ -8,6 +9,7 @@ from common.jobspec import JobSpecError, check_job_options
 from common.jobstate import State
 from common.model import Job
 from qmaster.context import Ctx, RequestError
+from qmaster.host_rights import require_submit_host
 from qmaster.jobs import (add_hold, may_change, remove_hold, select_targets,
                           unfinished_predecessors)
 from qmaster.submit_checks import check_submission
@@ -22,6 +24,7 @@ ALTERABLE_STATES = (State.PENDING, State.HOLD)
 
 def handle_alter(ctx: Ctx) -> dict[str, Any]:
     """Change the requests of pending jobs; one result per job with Grid Engine's lines."""
+    require_submit_host(ctx.store, ctx.user)
     changes = ctx.body["changes"]
     if not changes:  # wire.decode allowed only the alterable fields (common.jobspec)
         raise RequestError("malformed", "alter: no job attributes to change")

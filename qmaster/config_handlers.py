@@ -12,6 +12,14 @@ host group "@x" does not exist``.
 A host named in a host group becomes an execution host (with the defaults of a new one)
 when the group is added or changed, as in Grid Engine; it stays when the group goes.
 
+The administrative and submit host lists (kinds "adminhost", "submithost") are name
+lists like the manager list, with their own texts: ``h added to administrative host
+list`` (8.1.9 names neither user nor host there), ``adminhost "h" already exists``,
+``denied: submit host "h" does not exist``; entries are matched as
+``qmaster.host_rights.same_host`` says, and the qmaster's host cannot leave the
+administrative list. Reads need an administrative or submit host, changes an
+administrative host (``qmaster.host_rights``).
+
 The complex attribute list (kind "complex") is ``qmaster.complex_handlers``'s.
 """
 from __future__ import annotations
@@ -30,6 +38,10 @@ from qmaster.complex_handlers import (
 )
 from qmaster.context import Ctx, RequestError
 from qmaster.defaults import GLOBAL_HOST, exechost_defaults
+from qmaster.host_rights import (
+    ADMIN_HOSTS, HOST_KINDS, HOST_RIGHTS, find_host, host_name_problem, require_admin_host,
+    require_known_host, rights_of,
+)
 from qmaster.store import CONF_KINDS, LIST_KINDS
 from qmaster.userset_handlers import (check_lists_exist, check_unreferenced, check_userset,
                                       require_permission)
@@ -66,6 +78,9 @@ WORDS: dict[str, KindWords] = {
     "manager": KindWords("", "manager", "manager", "manager", "manager"),
     "operator": KindWords("", "operator", "operator", "operator", "operator"),
     "userset": KindWords("userset", "userset", "userset", "userset", "userset"),
+    "adminhost": KindWords("", "adminhost", "administrative host", "administrative host",
+                           "administrative host"),
+    "submithost": KindWords("", "submithost", "submit host", "submit host", "submit host"),
 }
 SCHED_CHANGED = "changed scheduler configuration"
 
@@ -80,6 +95,10 @@ def does_not_exist(kind: str, name: str) -> str:
 
 def handle_conf_get(ctx: Ctx) -> dict[str, Any]:
     kind = ctx.body["kind"]
+    # the cluster configuration is for execution hosts too (8.1.9's rule for reading it)
+    require_known_host(ctx.store, ctx.user, exec_hosts=kind == "conf")
+    if kind == HOST_RIGHTS:
+        return {"objects": rights_of(ctx.store, ctx.user.host)}
     if kind in LIST_KINDS:
         return {"objects": list(ctx.store.lists[kind])}
     if kind not in CONF_KINDS:
@@ -90,6 +109,7 @@ def handle_conf_get(ctx: Ctx) -> dict[str, Any]:
 
 
 def handle_cluster_query(ctx: Ctx) -> dict[str, Any]:
+    require_known_host(ctx.store, ctx.user)
     store = ctx.store
     instances = queue_instances(store.conf, store.hosts)
     view = store_pass_input(store).resources if ctx.body.get("resources") else None
@@ -123,6 +143,8 @@ def _confirmation(ctx: Ctx, kind: str, name: str, verb: str) -> str:
     if kind == "sconf":
         return SCHED_CHANGED
     words = WORDS[kind]
+    if kind in HOST_KINDS and verb == "added":  # 8.1.9's qconf -ah/-as words it so
+        return f"{name} added to {words.listed_in} list"
     if verb == "removed":
         return f'{_who(ctx)} removed "{name}" from {words.deleted_from} list'
     prep = "to" if verb == "added" else "in"
@@ -132,6 +154,7 @@ def _confirmation(ctx: Ctx, kind: str, name: str, verb: str) -> str:
 def handle_conf_put(ctx: Ctx) -> dict[str, Any]:
     kind, name, mode = ctx.body["kind"], ctx.body["name"], ctx.body["mode"]
     require_permission(ctx, kind)
+    require_admin_host(ctx.store, ctx.user)
     if kind in LIST_KINDS:
         return _put_list_entry(ctx, kind, name, mode)
     if kind == COMPLEX_KIND:
@@ -214,6 +237,13 @@ def _put_list_entry(ctx: Ctx, kind: str, name: str, mode: str) -> dict[str, Any]
     names = ctx.store.lists[kind]
     if mode != "add":
         raise RequestError("malformed", f"cannot {mode} {kind} list")
+    if kind in HOST_KINDS:
+        problem = host_name_problem(name)
+        if problem:
+            raise RequestError("invalid", problem)
+        present = find_host(name, names)  # vm is vm.example.org (host_rights.same_host)
+        if present is not None:
+            raise RequestError("exists", already_exists(kind, present))
     if name in names:
         raise RequestError("exists", already_exists(kind, name))
     ctx.store.set_list(ctx.batch, kind, names + [name])
@@ -223,6 +253,7 @@ def _put_list_entry(ctx: Ctx, kind: str, name: str, mode: str) -> dict[str, Any]
 def handle_conf_del(ctx: Ctx) -> dict[str, Any]:
     kind, name = ctx.body["kind"], ctx.body["name"]
     require_permission(ctx, kind)
+    require_admin_host(ctx.store, ctx.user)
     if kind in LIST_KINDS:
         return _delete_list_entry(ctx, kind, name)
     if kind == COMPLEX_KIND:
@@ -262,6 +293,11 @@ def _check_unreferenced(ctx: Ctx, kind: str, name: str) -> None:
 
 def _delete_list_entry(ctx: Ctx, kind: str, name: str) -> dict[str, Any]:
     names = ctx.store.lists[kind]
+    if kind in HOST_KINDS:
+        name = find_host(name, names) or name
+        if kind == ADMIN_HOSTS and find_host(ctx.services.qmaster_host, [name]):
+            raise RequestError("denied", f'denied: can\'t delete master host "{name}" from '
+                                         "admin host list")
     if name not in names:
         raise RequestError("missing", does_not_exist(kind, name))
     ctx.store.set_list(ctx.batch, kind, [n for n in names if n != name])

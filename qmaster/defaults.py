@@ -3,7 +3,8 @@
 Global configuration and scheduler configuration with Grid Engine's defaults, the parallel
 environments ``make``, ``smp`` and ``mpi``, the host group ``@allhosts`` and the queue
 ``all.q`` over it, the manager list and the access lists ``arusers``, ``deadlineusers`` and
-``defaultdepartment``.
+``defaultdepartment``; the qmaster's host as administrative and submit host
+(``ensure_host_lists``).
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from common.objects_conf_queue import QUEUE
 from common.objects_conf_userset import CELL_DEFAULTS, userset_pairs
 from common.resource.complexes import (COMPLEX_KIND, COMPLEX_OBJECT, default_complexes,
                                        rows_of)
+from qmaster.host_rights import ADMIN_HOSTS, SUBMIT_HOSTS, find_host
 from qmaster.store import Batch, Store
 
 Pairs = list[list[str]]
@@ -86,3 +88,21 @@ def ensure_usersets(store: Store, batch: Batch) -> None:
         return
     for name, type_ in CELL_DEFAULTS.items():
         store.put_conf(batch, "userset", name, userset_pairs(name, type_))
+
+
+def ensure_host_lists(store: Store, batch: Batch, qmaster_host: str) -> None:
+    """The qmaster's host is an administrative host, as at every start of Grid Engine's
+    qmaster; in a cell whose host lists were never stored (a new cell, or a spool from
+    before the lists existed) it also becomes a submit host, as Grid Engine's installer
+    makes the master host.
+
+    A stored administrative host list is never empty (its qmaster's host cannot be
+    deleted), so an empty one means "never stored". The submit list is left as it is
+    otherwise: a host an administrator removed with ``qconf -ds`` stays removed."""
+    if not qmaster_host:
+        return
+    never_stored = not store.lists[ADMIN_HOSTS]
+    if find_host(qmaster_host, store.lists[ADMIN_HOSTS]) is None:
+        store.set_list(batch, ADMIN_HOSTS, store.lists[ADMIN_HOSTS] + [qmaster_host])
+    if never_stored and not store.lists[SUBMIT_HOSTS]:
+        store.set_list(batch, SUBMIT_HOSTS, [qmaster_host])

@@ -1,10 +1,10 @@
 """The qmaster's in-memory object store and the batch that records every change.
 
 The store is the authority: jobs, tasks, exec host runtime state, configuration objects
-and the manager/operator lists. Handlers never write to it directly; they go through a
-``Batch``, which applies the change in memory, queues the spool write, the event to publish
-and any message for an execd. The server commits the batch's transaction and only then
-sends replies, events and outbox messages.
+and the name lists (managers, operators, administrative and submit hosts). Handlers never
+write to it directly; they go through a ``Batch``, which applies the change in memory,
+queues the spool write, the event to publish and any message for an execd. The server
+commits the batch's transaction and only then sends replies, events and outbox messages.
 
 A request applies completely or not at all: every change to the store records how to undo
 it in a journal, and the server takes a ``Savepoint`` before each request. When a handler
@@ -27,7 +27,8 @@ FINISHED_JOBS_KEPT = 1000  # finished jobs kept for qstat -s z and late `wait` r
 
 # configuration kinds kept as ordered [name, value] pair lists
 CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf", "complex", "userset")
-LIST_KINDS = ("manager", "operator")
+# name lists: users (qconf -am/-ao) and hosts (qconf -ah/-as, see qmaster.host_rights)
+LIST_KINDS = ("manager", "operator", "adminhost", "submithost")
 
 
 @dataclass

@@ -9,7 +9,9 @@ whole list by the client; here the qmaster adds or removes the entries itself in
 request, so concurrent calls cannot lose each other's entries. The answers are the
 client-side texts Grid Engine prints (``added "u" to access list "l"``, ``"u" is already
 in access list "l"``, ``deleted user "u" from access list "l"``, ``user "u" is not in
-access list "l"``, ``access list "l" doesn't exist``), one per user and list.
+access list "l"``, ``access list "l" doesn't exist``), one per user and list. Each
+change needs an administrative host (``qmaster.host_rights``), checked, as the rest,
+per list written.
 
 A list named in ``user_lists``/``xuser_lists`` of a queue (any host value), exec host,
 PE or configuration must exist (``Userset "x" does not exist``), and a list still named
@@ -26,6 +28,7 @@ from common.objects_conf_queue import check_object_name, parse_host_overrides
 from common.objects_conf_userset import (entries_of, userset_pairs, userset_problems,
                                          with_entries)
 from qmaster.context import Ctx, RequestError
+from qmaster.host_rights import require_admin_host, require_known_host
 
 KIND = "userset"
 ACCESS_ATTRS = (("user_lists", "user list"), ("xuser_lists", "xuser list"))
@@ -111,6 +114,8 @@ def check_unreferenced(ctx: Ctx, name: str) -> None:
 def handle_userset_entries(ctx: Ctx) -> dict[str, Any]:
     """``op`` "add" or "delete" every name of ``users`` to/from every list of ``lists``;
     ``results`` holds one {"ok", "message"} per answer, lists outermost."""
+    # 8.1.9's qconf reads each list first: a host that may not read is refused whole
+    require_known_host(ctx.store, ctx.user)
     op, users, lists = ctx.body["op"], ctx.body["users"], ctx.body["lists"]
     if op not in ("add", "delete") or not _strings(users) or not _strings(lists):
         raise RequestError("malformed", "userset_entries needs op add/delete and name lists")
@@ -173,6 +178,7 @@ def _store(ctx: Ctx, name: str, pairs: list[list[str]], mode: str) -> str:
     """Store one changed list; Grid Engine's first refusal line, or "" when stored."""
     try:
         require_operator(ctx)
+        require_admin_host(ctx.store, ctx.user)  # each write, as 8.1.9's qmaster checks it
         if mode == "add":
             check_object_name("name", name)
         check_userset(pairs, mode)

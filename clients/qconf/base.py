@@ -25,7 +25,9 @@ KEYS = {"queue": "qname", "hgrp": "group_name", "exechost": "hostname", "pe": "p
 EMPTY_LIST = {"queue": "no cqueue list defined", "hgrp": "no host group list defined",
               "exechost": "no execution host defined", "pe": "no parallel environment defined",
               "manager": "no manager defined", "operator": "no operator defined",
-              "userset": "no userset list defined"}
+              "userset": "no userset list defined",
+              # 8.1.9 never shows the first: its administrative list holds the qmaster's host
+              "adminhost": "no admin host defined", "submithost": "no submit host defined"}
 MISSING = {"queue": "No cluster queue or queue instance matches the phrase \"{}\"",
            "hgrp": "Host group \"{}\" does not exist",
            "exechost": "{} is not an execution host",

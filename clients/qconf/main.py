@@ -10,9 +10,7 @@ stderr with 1.
 """
 from __future__ import annotations
 
-import ipaddress
 import os
-import socket
 import sys
 from typing import Callable
 
@@ -28,6 +26,7 @@ from clients.qconf.base import (
 )
 from clients.qconf.complex import COMPLEX_OPTIONS
 from clients.qconf.help import HELP
+from clients.qconf.hosts import HOST_OPTIONS, on_admin_host
 from clients.qconf.userset import USERSET_OPTIONS
 from common.conffile import ConfError
 from common.objects_conf import render_configuration, render_object, template
@@ -109,28 +108,6 @@ def show_names(kind: str) -> Callable[[Session], int]:
         out("\n".join(names))
         return 0
     return run
-
-
-def show_hosts(s: Session) -> int:
-    """Admin and submit hosts: the hosts whose execd registered and the qmaster's host
-    (hosts that are only configured, as host group members are, are not among them)."""
-    names = {h["name"] for h in s.client.cluster()["hosts"]} | {qmaster_host_name(s.client.host)}
-    out("\n".join(sorted(names)))
-    return 0
-
-
-def qmaster_host_name(address: str) -> str:
-    """The qmaster's short host name from the address clients reach it at."""
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
-        return address.split(".")[0]
-    if ip.is_loopback:
-        return socket.gethostname().split(".")[0]
-    try:
-        return socket.gethostbyaddr(address)[0].split(".")[0]
-    except OSError:
-        return address
 
 
 def add_from_file(kind: str) -> Callable[[Session, str], int]:
@@ -311,7 +288,6 @@ OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     "-dm": (1, delete("manager")),
     "-so": (0, show_names("operator")), "-ao": (1, add_name("operator")),
     "-do": (1, delete("operator")),
-    "-sh": (0, show_hosts), "-ss": (0, show_hosts),
     "-sconf": (-1, show_conf), "-mconf": (-1, modify_conf_in_editor),
     "-Mconf": (1, modify_conf_from_files),
     "-ssconf": (0, show_sconf), "-msconf": (0, modify_sconf_in_editor),
@@ -321,6 +297,7 @@ OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     "-purge": (3, purge_attribute),
     **COMPLEX_OPTIONS,
     **USERSET_OPTIONS,
+    **HOST_OPTIONS,
 }
 
 
@@ -353,7 +330,8 @@ def run(argv: list[str], session: Session) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    session = Session(lambda: connect_or_exit("qconf"))
+    # 8.1.9's qconf works on an administrative host only, even to show things
+    session = Session(lambda: on_admin_host(connect_or_exit("qconf")))
     try:
         return run(argv, session)
     except QconfError as exc:

@@ -15,7 +15,7 @@ from qmaster.defaults import queue_defaults
 from common.placement.dispatch import dispatch_pass
 from common.placement.explain import pending_reasons
 from common.placement.pass_conf import Access, conf_fields
-from tests.unit.test_qmaster_core import ALICE, ROOT, Harness
+from tests.unit.test_qmaster_core import ALICE, QM_HOST, ROOT, Harness
 from tests.unit.test_resources_sched import cluster, make_input, task
 
 USERSETS = {"staff": [["name", "staff"], ["type", "ACL"], ["entries", "alice,@physics"]],
@@ -137,7 +137,7 @@ def test_global_configuration_decides_who_may_submit(qm: Harness) -> None:
     set_global(qm, xuser_lists="NONE", user_lists="outlaws")
     assert qm.submit(ALICE) > 0
     with pytest.raises(RuntimeError, match="is not allowed to submit jobs"):
-        qm.submit(UserInfo("bob", 2001, "users", 2001, "h"))
+        qm.submit(UserInfo("bob", 2001, "users", 2001, QM_HOST))
 
 
 def test_scheduling_info_and_verify_see_queue_lists(qm: Harness) -> None:

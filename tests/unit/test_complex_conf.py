@@ -113,7 +113,7 @@ def test_a_new_cell_has_the_default_list(qm: Harness) -> None:
 def test_adding_a_consumable_is_kept_and_spooled(qm: Harness, tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match='unknown resource "lic"'):
         qm.submit(hard_resources={"lic": "1"})
-    assert put(qm, rows(qm) + [LIC]) == 'root@h added "lic" to complex entry list'
+    assert put(qm, rows(qm) + [LIC]) == 'root@qm added "lic" to complex entry list'
     assert LIC in rows(qm)
     assert cell_complexes(qm.server.store.conf)[-1].name == "virtual_used"  # sorted
     assert qm.submit(hard_resources={"lic": "1"}) > 0
@@ -129,9 +129,9 @@ def test_one_line_per_change_removed_modified_added(qm: Harness) -> None:
     new = [r[:4] + ["NO"] + r[5:] if r[0] == "cpu" else r for r in new]
     new.append(["bar", "br", "DOUBLE", ">=", "YES", "NO", "0", "0"])
     assert put(qm, new).splitlines() == [
-        'root@h removed "foo" from complex list',
-        'root@h modified "cpu" in complex entry list',
-        'root@h added "bar" to complex entry list']
+        'root@qm removed "foo" from complex list',
+        'root@qm modified "cpu" in complex entry list',
+        'root@qm added "bar" to complex entry list']
 
 
 @pytest.mark.parametrize("change, message", [
@@ -173,7 +173,7 @@ def test_a_referenced_attribute_cannot_be_removed(qm: Harness) -> None:
     with pytest.raises(RuntimeError, match='referenced in queue "all.q"'):
         put(qm, defaults)
     put_conf(qm, "queue", "all.q", queue_defaults("all.q", hostlist="@allhosts"), "modify")
-    assert put(qm, defaults) == 'root@h removed "lic" from complex list'
+    assert put(qm, defaults) == 'root@qm removed "lic" from complex list'
 
 
 def test_references_name_every_user_of_an_attribute() -> None:
@@ -191,17 +191,17 @@ def test_references_name_every_user_of_an_attribute() -> None:
 
 
 def test_single_entries_are_added_changed_and_deleted_in_the_held_list(qm: Harness) -> None:
-    assert put_entry(qm, LIC, "add") == 'root@h added "lic" to complex entry list'
+    assert put_entry(qm, LIC, "add") == 'root@qm added "lic" to complex entry list'
     assert LIC in rows(qm)
     with pytest.raises(RuntimeError, match='complex entry "lic" already exists'):
         put_entry(qm, LIC, "add")
     changed = LIC[:6] + ["1", "0"]
-    assert put_entry(qm, changed, "modify") == 'root@h modified "lic" in complex entry list'
+    assert put_entry(qm, changed, "modify") == 'root@qm modified "lic" in complex entry list'
     assert changed in rows(qm)
     assert put_entry(qm, changed, "modify") == COMPLEX_NOT_CHANGED
     with pytest.raises(RuntimeError, match='complex entry "nosuch" does not exist'):
         put_entry(qm, ["nosuch", *LIC[1:]], "modify")
-    assert delete_entry(qm, "lic") == 'root@h removed "lic" from complex list'
+    assert delete_entry(qm, "lic") == 'root@qm removed "lic" from complex list'
     assert rows(qm) == rows_of(default_complexes())
 
 
@@ -250,7 +250,7 @@ def test_complex_values_name_attributes_of_the_list(qm: Harness, kind: str, name
 
 def test_an_attribute_named_global_is_still_one_entry(qm: Harness) -> None:
     row = ["global", "glob", "INT", "<=", "YES", "NO", "0", "0"]
-    assert put_entry(qm, row, "add") == 'root@h added "global" to complex entry list'
+    assert put_entry(qm, row, "add") == 'root@qm added "global" to complex entry list'
     changed = row[:7] + ["5"]
-    assert put_entry(qm, changed, "modify") == 'root@h modified "global" in complex entry list'
+    assert put_entry(qm, changed, "modify") == 'root@qm modified "global" in complex entry list'
     assert changed in rows(qm) and len(rows(qm)) == len(rows_of(default_complexes())) + 1

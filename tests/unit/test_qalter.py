@@ -100,7 +100,7 @@ def test_refusals(qm: Harness) -> None:
 def test_priority_by_operator_and_lowering_by_owner(qm: Harness) -> None:
     job = qm.submit(hold=True)
     assert alter(qm, job, {"priority": -5})["messages"] == [
-        f"alice@h sets scheduling priority of job {job} to -5"]
+        f"alice@qm sets scheduling priority of job {job} to -5"]
     assert alter(qm, job, {"priority": 100}, ROOT)["result"] == "modified"
     assert qm.server.store.jobs[job].priority == 100
 

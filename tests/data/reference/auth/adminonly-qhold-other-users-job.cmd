@@ -1,0 +1,1 @@
+$ (on host localhost) qhold 302

@@ -1,0 +1,1 @@
+$ (as root) qconf -ah 127.0.0.1

@@ -1,0 +1,1 @@
+$ (as root) qconf -ds runsc

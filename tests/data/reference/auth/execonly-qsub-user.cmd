@@ -1,0 +1,1 @@
+$ (on host localhost) qsub -h -b y /bin/true

@@ -1,0 +1,1 @@
+$ (on host localhost) qalter -N x 303

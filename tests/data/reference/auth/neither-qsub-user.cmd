@@ -1,0 +1,1 @@
+$ (on host localhost) qsub -b y /bin/true

@@ -1,0 +1,1 @@
+$ (on host localhost) qconf -ss

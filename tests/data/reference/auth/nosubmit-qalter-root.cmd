@@ -1,0 +1,1 @@
+$ (as root) qalter -N x 302

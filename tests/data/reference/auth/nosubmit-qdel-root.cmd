@@ -1,0 +1,1 @@
+$ (as root) qdel 302

@@ -1,0 +1,1 @@
+$ (as root) qrls -h u 302

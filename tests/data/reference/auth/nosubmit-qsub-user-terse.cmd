@@ -1,0 +1,1 @@
+$ qsub -terse -b y /bin/true

@@ -1,0 +1,1 @@
+$ qsub -b y /bin/true

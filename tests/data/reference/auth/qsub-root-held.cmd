@@ -1,0 +1,1 @@
+$ (as root) qsub -h -N rootjob -b y /bin/true

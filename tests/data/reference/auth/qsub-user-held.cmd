@@ -1,0 +1,1 @@
+$ qsub -h -N userjob -b y /bin/true

@@ -1,0 +1,1 @@
+$ (as root, on host localhost) qconf -au sgeuser arusers

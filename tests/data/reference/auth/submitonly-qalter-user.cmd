@@ -1,0 +1,1 @@
+$ (on host localhost) qalter -N userjob2 303

@@ -1,0 +1,1 @@
+$ (on host localhost) qsub -h -N fromlocal -b y /bin/true
