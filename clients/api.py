@@ -19,9 +19,10 @@ import socket
 import time
 from typing import Any
 
-from common import wire
+from common import munge, wire
 from common.cell import Cell, CellNotFound, cell_from_env, read_act_qmaster
 from common.jobspec import JobSpecError, check_submitted_job
+from common.keys import KeyFileError, qmaster_public_path, read_certificate
 from common.model import UserInfo
 from common.zmtp import Dealer
 
@@ -67,7 +68,8 @@ def job_request(command: str, args: list[str] | None = None, *, binary: bool = F
     base = {"job_name": os.path.basename(command) or "STDIN", "binary": binary,
             "script_path": command, "script_args": list(args or [])}
     base.update(opts)
-    return {"opts": base, "script": script, "sge_o": submit_environment()}
+    return {"opts": base, "script": script, "sge_o": submit_environment(),
+            "umask": current_umask()}
 
 
 def checked_jobs(jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -83,6 +85,13 @@ def checked_jobs(jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def current_umask() -> int:
+    """Our umask (reading it means setting it: put back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def submit_environment(environ: dict[str, str] | None = None) -> dict[str, str]:
     """The ``SGE_O_*`` values Grid Engine records at submission."""
     env = os.environ if environ is None else environ
@@ -93,9 +102,20 @@ def submit_environment(environ: dict[str, str] | None = None) -> dict[str, str]:
 
 
 class Client:
+    """One connection to the qmaster. On the qmaster's host it goes through the
+    qmaster's Unix socket, where the kernel proves who we are; from elsewhere (or when
+    that socket is not there) through the CURVE port, each request with a MUNGE
+    credential (``clients.remote``). Who we are is never what we write: the ``user``
+    field of a request is replaced by the qmaster (docs/security.md).
+
+    ``host``/``port`` name a qmaster without a cell directory (a remote client); it
+    then needs ``qmaster_key``, the qmaster's public key (Z85).
+    """
+
     def __init__(self, cell: Cell | None = None, *, host: str | None = None,
-                 port: int | None = None, user: UserInfo | None = None,
+                 port: int | None = None, qmaster_key: bytes | None = None,
                  timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.socket_path: str | None = None
         if host is None or port is None:
             cell = cell or cell_from_env()
             try:
@@ -103,21 +123,39 @@ class Client:
             except (OSError, IndexError, ValueError):
                 raise ClientError("no_qmaster", "unable to contact qmaster: cell "
                                   f"\"{cell.path}\" has no running qmaster") from None
+            self.socket_path = str(cell.qmaster_socket_path)
+        self._cell = cell
         self.host, self.port = host, port
-        self.user = user or current_user()
+        self.qmaster_key = qmaster_key
+        self.user = current_user()  # what requests state; the qmaster knows better
         self.timeout = timeout
-        self._conn: Dealer | None = None
+        self._conn: Any = None
         self._ids = itertools.count(1)
 
-    def _connection(self, timeout: float) -> Dealer:
+    def _connection(self, timeout: float) -> Any:
         if self._conn is None:
             try:
-                self._conn = Dealer(self.host, self.port, timeout)
+                self._conn = self._open(timeout)
             except TimeoutError:
                 raise self._unreachable("timeout", "no answer") from None
             except OSError as err:
                 raise self._unreachable("unreachable", err.strerror or str(err)) from None
         return self._conn
+
+    def _open(self, timeout: float) -> Any:
+        if self.socket_path is not None:
+            try:
+                return Dealer(self.host, self.port, timeout, unix_path=self.socket_path)
+            except (FileNotFoundError, ConnectionRefusedError):
+                pass  # not the qmaster's host (a shared cell directory): go remote
+        if self.qmaster_key is None and self._cell is not None:
+            self.qmaster_key = _qmaster_key(self._cell)
+        if self.qmaster_key is None:
+            raise ClientError("unreachable", "unable to contact qmaster: its public key "
+                              "is unknown (<cell>/common/keys/qmaster.key)")
+        from clients.remote import RemoteDealer
+        return RemoteDealer(self.host, self.port, self.qmaster_key, timeout,
+                            munge.socket_from_env())
 
     def _unreachable(self, code: str, why: str) -> ClientError:
         return ClientError(code, "unable to contact qmaster using port "
@@ -247,6 +285,13 @@ class Client:
         user and list, lists outermost: ``ok`` and Grid Engine's ``message``."""
         return self.request("userset_entries", {"user": self._user(), "op": op,
                                                 "users": users, "lists": lists})["results"]
+
+
+def _qmaster_key(cell: Cell) -> bytes | None:
+    try:
+        return read_certificate(qmaster_public_path(cell)).public
+    except KeyFileError:
+        return None
 
 
 def connect_or_exit(prog: str) -> Client:

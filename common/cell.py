@@ -5,6 +5,9 @@ like Grid Engine's ``$SGE_ROOT/$SGE_CELL``:
 
 - ``common/accounting``   accounting file in Grid Engine's format
 - ``common/act_qmaster``  "host request_port event_port" of the running qmaster
+- ``common/qmaster.sock`` the qmaster's Unix socket for clients on its host
+- ``common/keys/``        the qmaster's public CURVE key (``common.keys``)
+- ``keys/``               secret keys and the daemon keys the qmaster trusts (0700)
 - ``spool/qmaster/``      the qmaster's SQLite spool
 - ``spool/execd/<host>/`` one directory per execution host (job directories, results)
 - ``run/``                pid files and logs of the daemons started by ``pyge up``
@@ -52,6 +55,11 @@ class Cell:
     @property
     def act_qmaster_path(self) -> Path:
         return self.common_dir / "act_qmaster"
+
+    @property
+    def qmaster_socket_path(self) -> Path:
+        """The qmaster's Unix-domain socket for clients on its host (qmaster.gate)."""
+        return self.common_dir / "qmaster.sock"
 
     @property
     def qmaster_spool_dir(self) -> Path:

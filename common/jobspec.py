@@ -239,10 +239,13 @@ ALTER_CHANGES = Refined(Struct(optional={name: (OPTION_SCHEMAS[name][0], None)
                                          for name in ALTERABLE}, sparse=True),
                         _check_relations)
 
-# One job of a submit request: its options, the script (None for -b y) and SGE_O_* values.
+# One job of a submit request: its options, the script (None for -b y), SGE_O_* values
+# and the submitter's umask, which the job runs with (docs/compatibility.md).
+DEFAULT_UMASK = 0o022
 SUBMITTED_JOB = Struct(
     required={"opts": JOB_OPTIONS},
     optional={"script": (Optional(Bytes()), None),
+              "umask": (Int(0, 0o777), DEFAULT_UMASK),
               "sge_o": (MapOf(Str(max_len=64, nonempty=True), Str(max_len=1 << 16),
                               max_items=64), dict)})
 

@@ -43,6 +43,7 @@ class Job(_DictMixin):
     script: bytes | None = None        # stored script contents (None for binary jobs)
     task_ids: list[int] = field(default_factory=lambda: [1])
     version: int = 1
+    umask: int = 0o022                 # the submitter's; the job runs with it
 
     @property
     def name(self) -> str:

@@ -9,6 +9,8 @@ naming the field, so handlers can trust every value they receive. Events on the 
 """
 from __future__ import annotations
 
+import hashlib
+
 from typing import Any
 
 import msgpack
@@ -91,7 +93,8 @@ _START_SPEC = Struct(
               "slots": Int(1, MAX_PE_SLOTS), "nhosts": Int(1, 1 << 20),
               "array": Optional(Tuple((_TASK_ID, _TASK_ID, _TASK_ID))),
               "pe": Optional(Str(max_len=MAX_NAME)), "pe_hostfile": Optional(Str()),
-              "tmpdir_base": Str(max_len=4096, nonempty=True)})
+              "tmpdir_base": Str(max_len=4096, nonempty=True)},
+    optional={"umask": (Int(0, 0o777), 0o022)})
 _CONF_ROWS = ListOf(ListOf(Str(max_len=1 << 20), max_items=64), max_items=1 << 16)
 _NAMES = ListOf(Str(max_len=4096, nonempty=True), max_items=1 << 16)
 _ANY_MAP = AnyMap()  # replies: only the qmaster sends them; fields vary per request
@@ -167,6 +170,12 @@ class WireError(Exception):
         self.code = code
         self.message = message
         self.request_id = request_id  # known when only the body was refused
+
+
+def credential_payload(payload: bytes) -> bytes:
+    """What a remote client's MUNGE credential carries for request ``payload``: its
+    SHA-256 digest, so the credential proves this request and no other (qmaster.gate)."""
+    return hashlib.sha256(payload).digest()
 
 
 def encode(msg_type: str, body: dict[str, Any], request_id: int = 0) -> bytes:

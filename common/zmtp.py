@@ -5,6 +5,10 @@ client that sends one request and reads one reply needs only a sliver of ZeroMQ'
 protocol (ZMTP 3.0, RFC 23, NULL security): the 64-byte greeting, the READY handshake
 with ``Socket-Type: DEALER``, and single-frame messages. The qmaster's ROUTER cannot tell
 this peer from a pyzmq DEALER. Daemons keep using pyzmq.
+
+Clients on the qmaster's host connect to its Unix-domain socket (``unix_path``): the
+qmaster learns who they are from the kernel, so NULL security is all they need. A
+refusal during the handshake (ZMTP's ERROR command) is raised with its reason.
 """
 from __future__ import annotations
 
@@ -37,9 +41,19 @@ def _frame(body: bytes, flags: int = 0) -> bytes:
 class Dealer:
     """One connection to a ROUTER; ``request`` sends a message and returns the next reply."""
 
-    def __init__(self, host: str, port: int, timeout: float) -> None:
-        self.sock = socket.create_connection((host, port), timeout=timeout)
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    def __init__(self, host: str, port: int, timeout: float, *,
+                 unix_path: str | None = None) -> None:
+        if unix_path is None:
+            self.sock = socket.create_connection((host, port), timeout=timeout)
+            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        else:
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.settimeout(timeout)
+            try:
+                self.sock.connect(unix_path)
+            except OSError:
+                self.sock.close()
+                raise
         self._buf = b""
         self._deadline = time.monotonic() + timeout
         self.sock.sendall(GREETING + _ready_command())
@@ -47,6 +61,9 @@ class Dealer:
         if greeting[0] != 0xFF or greeting[9] & 0x01 != 0x01 or greeting[10] < 3:
             raise ZmtpError("peer is not a ZMTP 3 endpoint")
         flags, body = self._read_frame()
+        if flags & FLAG_COMMAND and body.startswith(b"\x05ERROR") and len(body) > 6:
+            reason = body[7:7 + body[6]].decode(errors="replace")
+            raise ZmtpError(f"connection refused by the qmaster: {reason}")
         if not flags & FLAG_COMMAND or not body.startswith(b"\x05READY"):
             raise ZmtpError("peer did not complete the handshake")
 

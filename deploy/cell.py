@@ -2,6 +2,11 @@
 
     pyge up [--root DIR] [--execds N] [--slots N] [--port P] [--sample]
     pyge down | status | env   [--root DIR]
+    pyge keys [--root DIR] [--execd HOST ...]
+
+``keys`` makes the cell's CURVE key pairs that are missing (qmaster, scheduler, and an
+execd's for each ``--execd HOST``) and trusts the daemons' public keys (common.keys);
+``up`` makes those it needs before it starts a daemon.
 
 ``up`` creates the cell if missing and starts whichever of its daemons is not running
 (qmaster, scheduler, N execds as distinct host names), waits until they are ready and
@@ -20,6 +25,7 @@ import sys
 import time
 from pathlib import Path
 
+from common import keys
 from common.cell import DEFAULT_CELL, DEFAULT_PORT, Cell, make_cell_dirs, read_act_qmaster
 from deploy.sample import run_sample
 
@@ -75,6 +81,7 @@ class LocalCell:
         started = []
         # Before any daemon: the qmaster's spool must be 0700 from its first byte on.
         make_cell_dirs(self.cell)
+        keys.ensure_cell_keys(self.cell, _host_names(execds))
         if not _pid_alive(self.run_dir / "qmaster.pid", "qmaster.main"):
             port, event_port = self._ports(port)
             self.cell.act_qmaster_path.unlink(missing_ok=True)
@@ -203,7 +210,7 @@ def env_lines(cell: Cell) -> str:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="pyge", description="manage a local pygridengine cell")
     sub = p.add_subparsers(dest="command", required=True)
-    for name in ("up", "down", "status", "env"):
+    for name in ("up", "down", "status", "env", "keys"):
         sp = sub.add_parser(name)
         sp.add_argument("--root", type=Path, default=default_root())
         sp.add_argument("--cell", default=os.environ.get("PYGE_CELL", DEFAULT_CELL))
@@ -214,6 +221,9 @@ def parser() -> argparse.ArgumentParser:
             sp.add_argument("--port", type=int, default=DEFAULT_PORT)
             sp.add_argument("--sample", action="store_true",
                             help="run a sample job and print its output")
+        if name == "keys":
+            sp.add_argument("--execd", action="append", default=[], metavar="HOST",
+                            help="make (if missing) and trust the key of HOST's execd")
     return p
 
 
@@ -226,6 +236,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "status":
         return _status(local, cell)
+    if args.command == "keys":
+        return _keys(cell, args.execd)
     if args.command == "down":
         stopped = local.down()
         print("stopped: " + (", ".join(stopped) if stopped else "nothing was running"))
@@ -237,6 +249,20 @@ def main(argv: list[str] | None = None) -> int:
     print(f"point clients at it with:  eval \"$(pyge env --root {cell.root})\"")
     if args.sample:
         return run_sample(cell)
+    return 0
+
+
+def _keys(cell: Cell, execd_hosts: list[str]) -> int:
+    make_cell_dirs(cell)
+    try:
+        made = keys.ensure_cell_keys(cell, execd_hosts)
+    except (keys.KeyFileError, OSError) as err:
+        print(f"pyge: {err}", file=sys.stderr)
+        return 1
+    for name in ["qmaster", keys.SCHEDULER, *(keys.execd_name(h) for h in execd_hosts)]:
+        state = "made" if name in made else "kept"
+        print(f"{name:<24} {state}: {keys.secret_path(cell, name)}")
+    print(f"qmaster public key: {keys.qmaster_public_path(cell)}")
     return 0
 
 

@@ -192,7 +192,7 @@ REQUIRED_KEYS = (
 OPTIONAL_KEYS = {  # keys the execd may add; defaults are Grid Engine's defaults
     "login_shells": list(DEFAULT_LOGIN_SHELLS), "cell": "default", "account": "sge",
     "nqueues": 1, "restarted": 0, "forbid_reschedule": False, "forbid_apperror": False,
-    "sge_root": None,
+    "sge_root": None, "umask": 0o022,
 }
 HomeOf = Callable[[str], str]  # user name -> home directory
 

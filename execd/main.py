@@ -31,6 +31,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--spool", type=Path, default=None, help="spool directory")
     p.add_argument("--load-interval", type=float, default=None,
                    help="seconds between load reports (default: load_report_time)")
+    p.add_argument("--key-file", type=Path, default=None,
+                   help="this execd's secret CURVE key (default <cell>/keys/"
+                        "execd-<hostname>.key_secret)")
+    p.add_argument("--qmaster-key", type=Path, default=None,
+                   help="the qmaster's public key (default <cell>/common/keys/qmaster.key)")
     return p
 
 
@@ -65,8 +70,18 @@ def main(argv: list[str] | None = None) -> None:
     spool = args.spool or (cell.execd_spool_dir(args.hostname) if cell else None)
     if spool is None:
         p.error("give --spool")
+    from common import keys
+    if cell is None and (args.key_file is None or args.qmaster_key is None):
+        p.error("give --key-file and --qmaster-key, or a cell")
+    try:
+        curve = keys.daemon_keys(
+            args.key_file or keys.secret_path(cell, keys.execd_name(args.hostname)),  # type: ignore[arg-type]
+            args.qmaster_key or keys.qmaster_public_path(cell))  # type: ignore[arg-type]
+    except keys.KeyFileError as err:
+        launcher.stop()
+        raise SystemExit(f"pyge-execd: {err}") from None
     log = configure("execd", args.log_file, args.log_level).bind(host=args.hostname)
-    service = ExecdService(spool, args.hostname, host, int(port),
+    service = ExecdService(spool, args.hostname, host, int(port), curve,
                            load_interval=args.load_interval, log=log, launcher=launcher)
     try:
         service.prepare()

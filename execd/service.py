@@ -26,7 +26,7 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
-from common import wire
+from common import keys, wire
 from common.conf_values import seconds_or
 from execd import jobdir, safefs
 from execd.launcher import Launcher, is_shepherd_alive
@@ -51,10 +51,11 @@ class Pending:
 
 
 class ExecdService:
-    def __init__(self, spool_dir: Path, host: str, qmaster: str, port: int, *,
-                 load_interval: float | None = None, log: Any = None,
-                 launcher: Launcher | None = None) -> None:
+    def __init__(self, spool_dir: Path, host: str, qmaster: str, port: int,
+                 curve: keys.ClientKeys, *, load_interval: float | None = None,
+                 log: Any = None, launcher: Launcher | None = None) -> None:
         self.spool_dir, self.host = spool_dir, host
+        self.curve = curve
         self.qmaster, self.port = qmaster, port
         self.jobs_dir = spool_dir / "jobs"
         self.notify_path = spool_dir / "notify" / "notify.sock"
@@ -86,7 +87,11 @@ class ExecdService:
     async def run(self) -> None:
         ctx = zmq.asyncio.Context()
         self.sock = ctx.socket(zmq.DEALER)
-        self.sock.setsockopt(zmq.IDENTITY, b"execd:" + self.host.encode())
+        # CURVE: the qmaster knows us by our key, and only the holder of the qmaster's
+        # secret key can complete the handshake, so start_job and signal_job can come
+        # from the qmaster only. No fixed routing id: the qmaster routes to the
+        # connection our proven messages arrive on.
+        keys.secure_client(self.sock, self.curve)
         self.sock.setsockopt(zmq.LINGER, 0)
         self.sock.setsockopt(zmq.RECONNECT_IVL, 100)
         self.sock.setsockopt(zmq.RECONNECT_IVL_MAX, 2000)
@@ -125,9 +130,14 @@ class ExecdService:
         item = self.pending[request_id]
         item.sent = time.monotonic()
         try:
-            self.sock.send(wire.encode(item.msg_type, item.body, request_id), flags=zmq.NOBLOCK)
+            sent = self.sock.send(wire.encode(item.msg_type, item.body, request_id),
+                                  flags=zmq.NOBLOCK)
         except zmq.Again:
-            pass  # the qmaster is away; resent later
+            return  # the qmaster is away; resent later
+        # an asyncio socket reports "no connection yet" (Again) on the returned future;
+        # taking it off the future keeps it from being logged as never retrieved
+        if sent is not None:
+            sent.add_done_callback(lambda fut: fut.cancelled() or fut.exception())
 
     def _register(self) -> None:
         self.registered = False

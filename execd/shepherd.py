@@ -177,7 +177,8 @@ def _popen(argv: list[str], program: str, env: dict[str, str],
     try:
         proc = subprocess.Popen(argv, executable=program, stdin=stdio[0], stdout=stdio[1],
                                 stderr=stdio[2], env=env, start_new_session=True,
-                                restore_signals=True, close_fds=True, umask=0o022, **ids)
+                                restore_signals=True, close_fds=True,
+                                umask=int(jobdir.option(spec, "umask")) & 0o777, **ids)
     except OSError as e:
         raise JobFailure(FAILED_BEFORE_JOB, f"can't start job: {e}") from e
     _spawned[proc.pid] = proc  # the shepherd, not Popen, reaps it (os.wait4)

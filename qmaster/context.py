@@ -7,7 +7,7 @@ reply carrying Grid Engine's message. A handler that answers later (``wait``) re
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from common.model import UserInfo
 from qmaster.store import Batch, Store
@@ -35,8 +35,10 @@ class Services:
     """Long-lived state of the server that handlers may use besides the store."""
 
     epoch: str
+    qmaster_host: str = ""  # the qmaster's own host name (local clients come from it)
     waiters: list[Waiter] = field(default_factory=list)
-    execd_identity: Callable[[str], bytes] = lambda host: b"execd:" + host.encode()
+    # host -> the routing id of the connection its execd last proved itself on
+    execd_routes: dict[str, bytes] = field(default_factory=dict)
     auto_add_hosts: bool = False
     default_slots: int = 0
     refused_orders: int = 0

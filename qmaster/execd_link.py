@@ -21,21 +21,24 @@ from qmaster.defaults import exechost_defaults
 FAILED_DELETED = 100  # accounting(5): "assumedly after job" — the job was killed by qdel
 
 
-def execd_identity(host: str) -> bytes:
-    return b"execd:" + host.encode()
+def execd_identity(ctx: Ctx, host: str) -> bytes:
+    """Where the execd of ``host`` is reached: the connection its last proven message
+    came by (b"" while it has not spoken to this qmaster: the message is not sent, and
+    the execd's registration brings it again)."""
+    return ctx.services.execd_routes.get(host, b"")
 
 
 # ---- messages to the execd ---------------------------------------------------------
 def send_start(ctx: Ctx, task: Task) -> None:
     job = ctx.store.jobs[task.job_id]
-    ctx.batch.send(execd_identity(task.host or ""), "start_job",
+    ctx.batch.send(execd_identity(ctx, task.host or ""), "start_job",
                    {"job_id": task.job_id, "task_id": task.task_id,
                     "spec": start_spec(ctx, job, task)})
 
 
 def kill_on_host(ctx: Ctx, task: Task) -> None:
     if task.host:
-        ctx.batch.send(execd_identity(task.host), "signal_job",
+        ctx.batch.send(execd_identity(ctx, task.host), "signal_job",
                        {"job_id": task.job_id, "task_id": task.task_id, "signal": "KILL"})
 
 
@@ -64,6 +67,7 @@ def start_spec(ctx: Ctx, job: Job, task: Task) -> dict[str, Any]:
         "pe": task.granted_pe or (opts.get("pe") or [None])[0],
         "pe_hostfile": pe_hostfile(task) if opts.get("pe") else None,
         "tmpdir_base": attr(queue_pairs, "tmpdir", "/tmp"),
+        "umask": job.umask,
     }
 
 
@@ -99,6 +103,12 @@ def pe_hostfile(task: Task) -> str:
 def handle_register(ctx: Ctx) -> dict[str, Any]:
     host = ctx.body["host"]
     if host not in ctx.store.conf["exechost"]:
+        # Grid Engine compares host names without case: "VM" is host "vm", and adding
+        # it again would give queues two values for one host
+        known = next((h for h in ctx.store.conf["exechost"] if h.lower() == host.lower()),
+                     None)
+        if known is not None:
+            raise RequestError("denied", f"denied: host \"{host}\" is known as \"{known}\"")
         if not ctx.services.auto_add_hosts:
             raise RequestError("denied", f"denied: host \"{host}\" is not an execution host")
         _auto_add_host(ctx, host, ctx.body["load"])
@@ -167,7 +177,7 @@ def _reconcile(ctx: Ctx, host: str, reported: set[str]) -> None:
     for key in reported - {t.key for t in ctx.store.tasks.values() if t.host == host
                            and t.state_enum in ACTIVE_STATES}:
         job_id, task_id = (int(x) for x in key.split("."))
-        ctx.batch.send(execd_identity(host), "signal_job",
+        ctx.batch.send(execd_identity(ctx, host), "signal_job",
                        {"job_id": job_id, "task_id": task_id, "signal": "KILL"})
 
 
@@ -201,7 +211,8 @@ def handle_job_finished(ctx: Ctx) -> dict[str, Any]:
 
 def handle_job_start_failed(ctx: Ctx) -> dict[str, Any]:
     task = ctx.store.tasks.get(task_key(ctx.body["job_id"], ctx.body["task_id"]))
-    if task is not None and task.state_enum is State.TRANSFERRING:
+    if task is not None and task.host == ctx.body["host"] and \
+            task.state_enum is State.TRANSFERRING:
         ctx.store.transition(ctx.batch, task, Event.FAIL, error_reason=ctx.body["reason"])
         ctx.services.job_log("start failed", job_id=task.job_id, task_id=task.task_id,
                              host=task.host, queue=task.queue, reason=ctx.body["reason"])

@@ -2,7 +2,9 @@
 
 Permission rules are Grid Engine's: anybody may submit (above ``min_uid``/``min_gid``);
 a user may delete, hold (user hold) or release only their own jobs unless manager or
-operator; operator and system holds need an operator or manager.
+operator; operator and system holds need an operator or manager. Before any of that, the
+requester's host must be a submit host to change jobs, and a submit or administrative
+host to read them (``qmaster.host_rights``).
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from common.jobstate import ACTIVE_STATES, Event, State, allows
 from common.model import Job, Task, UserInfo
 from qmaster.context import DEFERRED, Ctx, RequestError, Waiter
 from qmaster.execd_link import finish_task, kill_on_host
+from qmaster.host_rights import require_known_host, require_submit_host
 from qmaster.submit_checks import check_submission, check_submitter, scheduling_info
 
 HOLD_TYPES = {"u", "o", "s"}
@@ -20,6 +23,7 @@ HOLD_TYPES = {"u", "o", "s"}
 
 def handle_submit(ctx: Ctx) -> dict[str, Any]:
     user = ctx.user
+    require_submit_host(ctx.store, user)
     _check_min_ids(ctx, user)
     specs = ctx.body["jobs"]
     operator = ctx.store.is_operator(user.name)
@@ -62,7 +66,7 @@ def _add_job(ctx: Ctx, user: UserInfo, spec: dict[str, Any], task_ids: list[int]
     job_id = ctx.store.allocate_job_id(ctx.batch)
     job = Job(job_id=job_id, owner=user.name, uid=user.uid, group=user.group, gid=user.gid,
               submit_time=ctx.now, opts=opts, sge_o=spec["sge_o"], script=spec["script"],
-              task_ids=task_ids)
+              task_ids=task_ids, umask=spec["umask"])
     holds = ["u"] if opts.get("hold") else []
     if unfinished_predecessors(ctx, job):
         holds.append("h")
@@ -177,11 +181,14 @@ def may_change(ctx: Ctx, job: Job) -> bool:
 
 
 def handle_delete(ctx: Ctx) -> dict[str, Any]:
+    require_submit_host(ctx.store, ctx.user)
     if ctx.body.get("force") and not ctx.store.is_manager(ctx.user.name):
         return {"results": [{"result": "force_denied"}]}
     results = []
-    for target, tasks in select_targets(ctx):
-        results.extend(_delete_target(ctx, target, tasks))
+    for target in ctx.body["targets"]:
+        # selected when its turn comes: an earlier target of the request may have
+        # deleted the job already (qdel 5 5: the second finds no job 5)
+        results.extend(_delete_target(ctx, target, _select_tasks(ctx, target)))
     return {"results": results}
 
 
@@ -233,6 +240,7 @@ def handle_release(ctx: Ctx) -> dict[str, Any]:
 
 
 def _change_holds(ctx: Ctx, *, add: bool) -> dict[str, Any]:
+    require_submit_host(ctx.store, ctx.user)
     hold_type = ctx.body["hold_type"]
     if hold_type not in HOLD_TYPES:
         raise RequestError("malformed", f"invalid hold type {hold_type!r}")
@@ -287,6 +295,7 @@ def remove_hold(ctx: Ctx, task: Task, hold_type: str) -> None:
 
 # ---- wait / query ------------------------------------------------------------------
 def handle_wait(ctx: Ctx) -> dict[str, Any]:
+    require_known_host(ctx.store, ctx.user)
     ids = {int(j) for j in ctx.body["job_ids"]}
     unknown = sorted(j for j in ids if j not in ctx.store.jobs)
     if unknown:
@@ -309,6 +318,7 @@ def _task_result(task: Task) -> dict[str, Any]:
 
 
 def handle_job_query(ctx: Ctx) -> dict[str, Any]:
+    require_known_host(ctx.store, ctx.user)
     store = ctx.store
     wanted = ctx.body.get("job_ids")
     finished = bool(ctx.body.get("include_finished"))

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
+from common import munge
 from common.cell import DEFAULT_PORT
 from common.daemon import add_cell_options, cell_of, run_until_signalled, short_hostname
 from common.log import configure
@@ -23,6 +25,15 @@ def parser() -> argparse.ArgumentParser:
                    help="accept execds of unknown hosts and add them to @allhosts")
     p.add_argument("--slots", type=int, default=0,
                    help="slots of all.q on auto-added hosts (default: their num_proc)")
+    p.add_argument("--key-file", type=Path, default=None,
+                   help="the qmaster's secret CURVE key (default <cell>/keys/"
+                        "qmaster.key_secret, made if missing)")
+    p.add_argument("--trusted-keys", type=Path, default=None,
+                   help="directory of the scheduler's and execds' public keys the qmaster "
+                        "accepts (default <cell>/keys/trusted)")
+    p.add_argument("--munge-socket", default=None,
+                   help="munged's socket, for remote clients' credentials (default "
+                        "$PYGE_MUNGE_SOCKET or libmunge's)")
     return p
 
 
@@ -35,7 +46,10 @@ def main(argv: list[str] | None = None) -> None:
                            event_port=args.event_port,
                            managers=[m for m in args.managers.split(",") if m],
                            auto_add_hosts=args.auto_add_hosts, default_slots=args.slots,
-                           min_uid=args.min_uid, log=log)
+                           min_uid=args.min_uid, key_file=args.key_file,
+                           trusted_keys=args.trusted_keys,
+                           munge_socket=args.munge_socket or munge.socket_from_env(),
+                           log=log)
     run_until_signalled(server.run, server.stop)
 
 

@@ -8,25 +8,49 @@ sequence numbers, the execd messages sent and the accounting records appended.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 import uuid
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, Callable
 
 import zmq
 import zmq.asyncio
 
-from common import wire
+from common import keys, wire
 from common.conf_values import seconds_or
 from common.cell import Cell, write_act_qmaster
-from qmaster import (accounting_log, alter, config_handlers, execd_link, jobs, orders,
+from qmaster import (accounting_log, alter, config_handlers, execd_link, gate, jobs, orders,
                      userset_handlers)
 from qmaster.context import DEFERRED, Ctx, RequestError, Services
-from qmaster.defaults import bootstrap, ensure_complexes, ensure_global_host, ensure_usersets
+from qmaster.defaults import (bootstrap, ensure_complexes, ensure_global_host,
+                              ensure_host_lists, ensure_usersets)
 from qmaster.spool import SqliteSpool
 from qmaster.store import Batch, Store
 
 Handler = Callable[[Ctx], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """One received message: the peer's routing id, the ZAP User-Id libzmq attached to
+    its connection (qmaster.gate.Peer), a remote client's MUNGE credential, the request."""
+
+    identity: bytes
+    user_id: str | None
+    credential: bytes | None
+    payload: bytes
+
+    @classmethod
+    def from_frames(cls, frames: list[zmq.Frame]) -> "Incoming | None":
+        """None for a frame count no peer of ours sends ([id, payload] or, from a remote
+        client, [id, credential, payload])."""
+        if len(frames) not in (2, 3):
+            return None
+        return cls(frames[0].bytes, frames[-1].get("User-Id"),
+                   frames[1].bytes if len(frames) == 3 else None, frames[-1].bytes)
+
 
 HANDLERS: dict[str, Handler] = {
     "ping": lambda ctx: {"epoch": ctx.services.epoch},
@@ -52,6 +76,7 @@ HANDLERS: dict[str, Handler] = {
 }
 
 MAX_BATCH = 500
+MAX_SOCKET_PATH = 107  # sun_path holds 108 bytes with the terminating NUL
 HEARTBEAT_SECONDS = 1.0
 
 
@@ -59,14 +84,21 @@ class QmasterServer:
     def __init__(self, cell: Cell, *, host: str, bind: str = "127.0.0.1", port: int = 0,
                  event_port: int = 0, managers: list[str] | None = None,
                  auto_add_hosts: bool = False, default_slots: int = 0,
-                 min_uid: int | None = None, log: Any = None) -> None:
+                 min_uid: int | None = None, munge_socket: str | None = None,
+                 key_file: Path | None = None, trusted_keys: Path | None = None,
+                 log: Any = None) -> None:
         self.cell, self.host, self.bind = cell, host, bind
         self.port, self.event_port = port, event_port
         self.log = log
         self.spool = SqliteSpool(cell.qmaster_spool_dir)
         self.store = Store()
-        self.services = Services(epoch=uuid.uuid4().hex, auto_add_hosts=auto_add_hosts,
+        self.services = Services(epoch=uuid.uuid4().hex, qmaster_host=host,
+                                 auto_add_hosts=auto_add_hosts,
                                  default_slots=default_slots, log=log)
+        self.gate = gate.Gate(host, munge_socket)
+        self.key_file = key_file or keys.secret_path(cell, "qmaster")
+        self.trusted_keys = trusted_keys or keys.trusted_dir(cell)
+        self._zap: gate.ZapHandler | None = None
         self._managers = managers or []
         self._min_uid = min_uid
         self._acct_written: list[str] = []
@@ -83,6 +115,7 @@ class QmasterServer:
         ensure_complexes(self.store, batch)  # spools written before the list was stored
         ensure_usersets(self.store, batch)  # and before access lists were
         ensure_global_host(self.store, batch)  # and before the global host was
+        ensure_host_lists(self.store, batch, self.host)  # and before host lists were
         self.spool.commit(batch.txn)
         self.store.forget_journal()
         self._recover_accounting()
@@ -105,14 +138,32 @@ class QmasterServer:
         self.store.pending_accounting = {}
 
     def _bind(self, ctx: zmq.asyncio.Context) -> None:
+        """The request socket: the Unix socket for local clients (ids from the kernel),
+        then the CURVE port; the event port: CURVE, the scheduler only (qmaster.gate).
+        libzmq takes a socket's security options when an endpoint is bound, so the Unix
+        endpoint is bound before the CURVE options are set."""
+        pair = keys.ensure_pair(self.cell, "qmaster")[0] if self.key_file == \
+            keys.secret_path(self.cell, "qmaster") else keys.read_secret(self.key_file)
+        self._zap = gate.ZapHandler(zmq.Context.shadow(ctx.underlying), self.trusted_keys,
+                                    self._warn)
+        self._zap.start()
         self.router = ctx.socket(zmq.ROUTER)
-        self.router.setsockopt(zmq.ROUTER_HANDOVER, 1)
+        # Routing ids are the peers' to choose: none may take over another's (handover
+        # off), and execds are reached by the routes their proven messages came by.
+        self.router.setsockopt(zmq.ROUTER_HANDOVER, 0)
         self.router.setsockopt(zmq.ROUTER_MANDATORY, 1)
         self.router.setsockopt(zmq.MAXMSGSIZE, wire.MAX_MESSAGE_BYTES)
         self.router.setsockopt(zmq.LINGER, 0)
+        self.router.setsockopt(zmq.ZAP_DOMAIN, gate.REQUESTS_DOMAIN)
+        self.socket_path = _bind_local(self.router, self.cell.qmaster_socket_path)
         self.pub = ctx.socket(zmq.PUB)
         self.pub.setsockopt(zmq.LINGER, 0)
         self.pub.setsockopt(zmq.SNDHWM, 100000)
+        self.pub.setsockopt(zmq.ZAP_DOMAIN, gate.EVENTS_DOMAIN)
+        for sock in (self.router, self.pub):
+            sock.setsockopt(zmq.CURVE_SERVER, 1)
+            sock.setsockopt(zmq.CURVE_PUBLICKEY, pair.public)
+            sock.setsockopt(zmq.CURVE_SECRETKEY, pair.secret)
         self.port = _bind(self.router, self.bind, self.port)
         self.event_port = _bind(self.pub, self.bind, self.event_port)
         address = self.host if self.bind in ("*", "0.0.0.0") else self.bind
@@ -132,6 +183,8 @@ class QmasterServer:
             beat.cancel()
             self.router.close(0)
             self.pub.close(0)
+            if self._zap is not None:
+                self._zap.stop()
             zctx.term()
             self.spool.close()
 
@@ -142,38 +195,38 @@ class QmasterServer:
     async def _serve(self) -> None:
         stop_wait = asyncio.create_task(self._stop.wait())
         while not self._stop.is_set():
-            recv = asyncio.ensure_future(self.router.recv_multipart())
+            recv = asyncio.ensure_future(self.router.recv_multipart(copy=False))
             done, _ = await asyncio.wait({recv, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
             if recv not in done:
                 recv.cancel()
                 break
-            frames_list = [recv.result()] + self._drain()
-            self._process(frames_list)
+            received = [Incoming.from_frames(f) for f in [recv.result()] + self._drain()]
+            if None in received:
+                self._warn("dropped message with unexpected frame count")
+            self._process([r for r in received if r is not None])
 
     def _drain(self) -> list[list[bytes]]:
         out: list[list[bytes]] = []
         while len(out) < MAX_BATCH:
             try:
                 # an asyncio socket hands a NOBLOCK receive back as a finished future
-                out.append(self.router.recv_multipart(flags=zmq.NOBLOCK).result())  # type: ignore[attr-defined]
+                out.append(self.router.recv_multipart(flags=zmq.NOBLOCK,  # type: ignore[attr-defined]
+                                                      copy=False).result())
             except zmq.Again:
                 break
         return out
 
-    def _process(self, frames_list: list[list[bytes]]) -> None:
+    def _process(self, received: list[Incoming]) -> None:
         batch = Batch()
         for name in self._acct_written:
             batch.txn.delete("acct", name)
         self._acct_written = []
         replies: list[tuple[bytes, bytes]] = []
         now = time.time()
-        for frames in frames_list:
-            if len(frames) != 2:
-                self._warn("dropped message with unexpected frame count", frames=len(frames))
-                continue
-            identity, payload = frames
+        for incoming in received:
+            identity = incoming.identity
             try:
-                msg = wire.decode(payload)
+                msg = self._proven(incoming, wire.decode(incoming.payload))
             except wire.WireError as err:
                 self._warn("refused message", code=err.code, reason=err.message)
                 replies.append((identity, wire.encode("error", {"code": err.code,
@@ -190,6 +243,30 @@ class QmasterServer:
                 replies.append((identity, reply))
         self._after_handlers(batch, now)
         self._commit_and_send(batch, replies)
+
+    def _proven(self, incoming: Incoming, msg: tuple[str, int, dict[str, Any]]
+                ) -> tuple[str, int, dict[str, Any]]:
+        """The message with its sender proven (qmaster.gate): a user request's ``user``
+        is replaced by who really sent it; an execd's connection becomes its host's route.
+        A refusal is raised as a WireError with code ``denied``."""
+        msg_type, request_id, body = msg
+        if msg_type not in HANDLERS:
+            return msg  # no peer may send it: answered unknown_type, whoever it is
+        try:
+            peer = self.gate.peer(incoming.user_id)
+            why = gate.refusal(peer, msg_type, body)
+            if why is not None:
+                raise gate.Refused(why)
+            if peer.kind in (gate.LOCAL, gate.REMOTE):
+                user = self.gate.user(peer, incoming.credential, incoming.payload)
+                body = {**body, "user": user.to_dict()}
+            elif incoming.credential is not None:
+                raise gate.Refused("denied: a daemon's request carries no credential")
+        except gate.Refused as err:
+            raise wire.WireError("denied", str(err), request_id) from None
+        if peer.kind == gate.EXECD:
+            self.services.execd_routes[peer.host] = incoming.identity
+        return msg_type, request_id, body
 
     def _handle(self, batch: Batch, identity: bytes, msg: tuple[str, int, dict[str, Any]],
                 now: float) -> bytes | None:
@@ -248,6 +325,11 @@ class QmasterServer:
             self._send(identity, reply)
         self._publish(batch.events)
         for out in batch.outbox:
+            if not out.identity:  # an execd that has not spoken since we started
+                self._warn("execd not connected, message not sent", msg_type=out.msg_type,
+                           host=out.body.get("spec", {}).get("host", ""),
+                           job_id=out.body.get("job_id"))
+                continue
             self._send(out.identity, wire.encode(out.msg_type, out.body))
         self._answer_waiters(batch)
 
@@ -329,6 +411,19 @@ class QmasterServer:
     def _error(self, event: str, **kw: Any) -> None:
         if self.log:
             self.log.error(event, **kw)
+
+
+def _bind_local(sock: zmq.asyncio.Socket, path: Path) -> Path:
+    """Bind the Unix endpoint at ``path``, connectable by every local user (who they
+    are is the kernel's to say); a leftover socket file of an earlier run is replaced."""
+    if len(str(path).encode()) > MAX_SOCKET_PATH:
+        raise SystemExit(f"error: the qmaster's socket path {path} is longer than "
+                         f"{MAX_SOCKET_PATH} bytes; use a shorter cell directory")
+    if path.is_socket():
+        path.unlink()
+    sock.bind(f"ipc://{path}")
+    os.chmod(path, 0o666)
+    return path
 
 
 def _bind(sock: zmq.asyncio.Socket, addr: str, port: int) -> int:

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
+from common import keys
 from common.cell import read_act_qmaster
 from common.daemon import add_cell_options, cell_of, run_until_signalled
 from common.log import configure
@@ -15,8 +17,20 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--qmaster", default=None, help="host:port:event_port (default: from cell)")
     p.add_argument("--min-interval", type=float, default=0.0,
                    help="minimum seconds between dispatch passes")
+    p.add_argument("--key-file", type=Path, default=None,
+                   help="the scheduler's secret CURVE key (default <cell>/keys/"
+                        "scheduler.key_secret)")
+    p.add_argument("--qmaster-key", type=Path, default=None,
+                   help="the qmaster's public key (default <cell>/common/keys/qmaster.key)")
     args = p.parse_args(argv)
     resolve = None
+    if args.key_file is None or args.qmaster_key is None:
+        key_cell = cell_of(args, p)
+    try:
+        curve = keys.daemon_keys(args.key_file or keys.secret_path(key_cell, keys.SCHEDULER),
+                                 args.qmaster_key or keys.qmaster_public_path(key_cell))
+    except keys.KeyFileError as err:
+        raise SystemExit(f"pyge-scheduler: {err}") from None
     if args.qmaster:
         host, port, event_port = args.qmaster.rsplit(":", 2)
     else:
@@ -24,7 +38,7 @@ def main(argv: list[str] | None = None) -> None:
         host, port, event_port = "", 0, 0  # found (and followed) through act_qmaster
         resolve = lambda: read_act_qmaster(cell)  # noqa: E731 - follows qmaster restarts
     log = configure("scheduler", args.log_file, args.log_level)
-    service = SchedulerService(host, int(port), int(event_port),
+    service = SchedulerService(host, int(port), int(event_port), curve,
                                min_interval=args.min_interval, log=log, resolve=resolve)
     run_until_signalled(service.run, service.stop)
 

@@ -16,7 +16,7 @@ from typing import Any, Callable
 import zmq
 import zmq.asyncio
 
-from common import wire
+from common import keys, wire
 from common.placement.dispatch import PassStats, dispatch_pass
 from scheduler.mirror import Mirror
 
@@ -31,11 +31,13 @@ class Resync(Exception):
 
 
 class SchedulerService:
-    def __init__(self, host: str, port: int, event_port: int, *, min_interval: float = 0.0,
+    def __init__(self, host: str, port: int, event_port: int, curve: keys.ClientKeys, *,
+                 min_interval: float = 0.0,
                  log: Any = None,
                  resolve: Callable[[], tuple[str, int, int]] | None = None) -> None:
         self.unevaluable: dict[int, str] = {}  # job id -> why the pass skips it
         self.host, self.port, self.event_port = host, port, event_port
+        self.curve = curve  # both sockets are CURVE clients of the qmaster (qmaster.gate)
         self.resolve = resolve  # re-reads the qmaster's address (act_qmaster) on resync
         self.min_interval = min_interval
         self.log = log
@@ -93,6 +95,7 @@ class SchedulerService:
         req = ctx.socket(zmq.DEALER)
         for sock in (sub, req):
             sock.setsockopt(zmq.LINGER, 0)
+            keys.secure_client(sock, self.curve)
         sub.setsockopt(zmq.SUBSCRIBE, b"")
         sub.setsockopt(zmq.RCVHWM, 0)
         sub.connect(f"tcp://{self.host}:{self.event_port}")

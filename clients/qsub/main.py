@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from clients.api import Client, ClientError, checked_jobs, resolvable, submit_environment
+from clients.api import (Client, ClientError, checked_jobs, current_umask, resolvable,
+                         submit_environment)
 from clients.qsub.options import (IMMEDIATE_NOT_SCHEDULED, WAITING_FOR_IMMEDIATE, QsubError,
                                   SubmitOptions, immediate_scheduled, parse_qsub,
                                   submitted_message, sync_report, unable_to_run)
@@ -51,7 +52,7 @@ def job_description(opts: SubmitOptions) -> dict[str, Any]:
         job_opts["script_path"] = "STDIN"
     sge_o = submit_environment()
     sge_o["WORKDIR"] = opts.submit_cwd or os.getcwd()
-    return {"opts": job_opts, "script": script, "sge_o": sge_o}
+    return {"opts": job_opts, "script": script, "sge_o": sge_o, "umask": current_umask()}
 
 
 def _array_of(opts: SubmitOptions) -> tuple[int, int, int] | None:

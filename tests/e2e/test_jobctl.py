@@ -22,7 +22,7 @@ import pytest
 
 from clients.api import Client, job_request
 from common.cell import Cell
-from common.model import UserInfo
+from tests.identity import client_as, other_users
 from deploy.cell import LocalCell
 
 REPO = Path(__file__).resolve().parents[2]
@@ -161,11 +161,12 @@ def _wait_running(client: Client, job_id: int) -> None:
 
 def test_delete_running_and_all_of_a_user(env: dict[str, str], cell: Cell, client: Client
                                           ) -> None:
+    [alice_name] = other_users(1)
     [running] = client.submit([job_request("/bin/sleep", ["30"], binary=True)])
-    with Client(cell, user=UserInfo("pygealice", 4141, "pygealice", 4141, HOST)) as alice:
+    with client_as(cell, alice_name) as alice:
         first, second = held(alice), held(alice)
     _wait_running(client, running)
-    assert run(env, f"qdel {running}", "qdel -u pygealice") == [
+    assert run(env, f"qdel {running}", f"qdel -u {alice_name}") == [
         said(f"{USER} has registered the job {running} for deletion"),
         said(f"{USER} has deleted job {first - 1}", f"{USER} has deleted job {first}",
              f"{USER} has deleted job {second - 1}", f"{USER} has deleted job {second}")]
@@ -174,8 +175,9 @@ def test_delete_running_and_all_of_a_user(env: dict[str, str], cell: Cell, clien
 @pytest.fixture
 def plain_user(cell: Cell, env: dict[str, str]) -> Iterator[Client]:
     """The caller without its manager right; yields the stand-in manager's client."""
-    admin = Client(cell, user=UserInfo("pygeadmin", 4343, "pygeadmin", 4343, HOST))
-    Client(cell).conf_put("manager", "pygeadmin", None, "add")
+    admin_name = other_users(3)[2]
+    admin = client_as(cell, admin_name)
+    Client(cell).conf_put("manager", admin_name, None, "add")
     for name in {USER, "root"}:
         admin.conf_del("manager", name)
     try:
@@ -188,12 +190,13 @@ def plain_user(cell: Cell, env: dict[str, str]) -> Iterator[Client]:
 
 def test_refusals_for_a_plain_user(env: dict[str, str], cell: Cell, client: Client,
                                    plain_user: Client) -> None:
-    with Client(cell, user=UserInfo("pygeother", 4242, "pygeother", 4242, HOST)) as other:
+    other_name = other_users(2)[1]
+    with client_as(cell, other_name) as other:
         foreign = held(other)
     mine = held(client)
     def not_owner(job: int) -> str:
         return f'denied: "{USER}" must be at least owner of job {job} to change job attributes'
-    results = run(env, f"qhold {foreign}", f"qrls {foreign}", "qhold -u pygeother",
+    results = run(env, f"qhold {foreign}", f"qrls {foreign}", f"qhold -u {other_name}",
                   f"qdel {foreign}", f"qhold -h o {mine}", f"qhold -h s {mine}",
                   f"qrls -h o {mine}")
     assert results == [

@@ -9,7 +9,8 @@ import time
 from pathlib import Path
 
 from clients.api import Client, job_request
-from common.model import UserInfo
+from tests.identity import client_as, other_users
+from common.cell import cell_from_env
 from deploy.cell import LocalCell
 
 REPO = Path(__file__).resolve().parents[2]
@@ -58,9 +59,9 @@ def test_qalter_on_live_cell(live_cell: LocalCell) -> None:
         assert run("qalter", "-N", "x", "9999999") == (
             'denied: job "9999999" does not exist\n', "", 1)
         client.delete([{"job_id": running}, {"job_id": control}])
-    stranger = UserInfo("nosuchuser", 54321, "nosuchgroup", 54321, "h")
-    with Client(user=stranger) as other:
+    [stranger] = other_users(1)
+    with client_as(cell_from_env(), stranger) as other:
         [result] = other.alter([{"job_id": held}], {"job_name": "mine"})
     assert result["result"] == "denied"
-    assert result["messages"] == [f'denied: "nosuchuser" must be at least owner of job '
+    assert result["messages"] == [f'denied: "{stranger}" must be at least owner of job '
                                   f"{held} to change job attributes"]

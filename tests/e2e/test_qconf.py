@@ -16,10 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from clients.api import Client
 from common.cell import Cell
-from common.model import UserInfo
 from common.objects_conf import render_object, template
+from tests.identity import client_as, other_users
 
 REPO = Path(__file__).resolve().parents[2]
 USER = pwd.getpwuid(os.getuid()).pw_name
@@ -221,9 +220,9 @@ def test_help_and_bad_options(env: dict[str, str]) -> None:
 
 def test_changes_need_a_manager(env: dict[str, str], tmp_path: Path) -> None:
     """The caller stops being a manager; another manager (through the API) restores it."""
-    assert qconf(env, "-am", "pygeadmin")[2] == 0
-    admin = Client(Cell(Path(env["PYGE_ROOT"])),
-                   user=UserInfo("pygeadmin", 4343, "pygeadmin", 4343, HOST))
+    [admin_name] = other_users(1)
+    assert qconf(env, "-am", admin_name)[2] == 0
+    admin = client_as(Cell(Path(env["PYGE_ROOT"])), admin_name)
     for name in {USER, "root"}:
         admin.conf_del("manager", name)
     try:
@@ -235,4 +234,4 @@ def test_changes_need_a_manager(env: dict[str, str], tmp_path: Path) -> None:
         admin.close()
     denied = told(f'denied: "{USER}" must be manager for this operation', 1)
     assert results[:3] == [denied] * 3
-    assert results[3] == ("pygeadmin\n", "", 0)
+    assert results[3] == (f"{admin_name}\n", "", 0)

@@ -13,10 +13,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from clients.api import Client
 from common.cell import Cell
-from common.model import UserInfo
 from common.objects_conf import render_object, template
+from tests.identity import client_as, other_users
 from deploy.cell import LocalCell
 
 from tests.reference import REFERENCE
@@ -131,9 +130,9 @@ def single_entries(tmp_path: Path) -> None:
 
 def only_managers(tmp_path: Path) -> None:
     """-mc refuses a non-manager before opening the editor; -Mc is refused by the qmaster."""
-    assert run("qconf", "-am", "pygeadmin")[2] == 0
-    admin = Client(Cell(Path(os.environ["PYGE_ROOT"])),
-                   user=UserInfo("pygeadmin", 4343, "pygeadmin", 4343, "localhost"))
+    [admin_name] = other_users(1)
+    assert run("qconf", "-am", admin_name)[2] == 0
+    admin = client_as(Cell(Path(os.environ["PYGE_ROOT"])), admin_name)
     marker = tmp_path / "editor-opened"
     for name in {USER, "root"}:
         admin.conf_del("manager", name)

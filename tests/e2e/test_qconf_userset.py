@@ -8,18 +8,20 @@ cell serves the module; every test uses its own list names.
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import socket
-import subprocess
-import sys
 from pathlib import Path
 from typing import Callable
+from unittest import mock
 
 import pytest
 
 from clients.api import Client, ClientError
 from common.cell import Cell
-from common.model import UserInfo
-from tests.e2e.test_qconf import HOST, USER, WHO, Result, qconf, qconf_all, told
+from clients.qconf.main import main as qconf_main
+from tests.identity import client_as, other_user_name, other_users
+from tests.e2e.test_qconf import USER, WHO, Result, qconf, qconf_all, told
 
 
 @pytest.fixture(scope="module")
@@ -152,14 +154,17 @@ def test_default_department_rules(env: dict[str, str]) -> None:
         'all users are assigned to the "defaultdepartment" automatically', 1)
 
 
+def _admin_name() -> str:
+    return other_users(2)[1]
+
+
 def _as_admin(env: dict[str, str]) -> Client:
-    return Client(Cell(Path(env["PYGE_ROOT"])),
-                  user=UserInfo("pygeadmin2", 4344, "pygeadmin2", 4344, HOST))
+    return client_as(Cell(Path(env["PYGE_ROOT"])), _admin_name())
 
 
 def test_non_operator_refused_operator_allowed(env: dict[str, str], tmp_path: Path) -> None:
     """The caller stops being a manager: refused; as an operator it may change lists."""
-    assert qconf(env, "-am", "pygeadmin2")[2] == 0
+    assert qconf(env, "-am", _admin_name())[2] == 0
     assert qconf(env, "-au", "kim", "guarded")[2] == 0
     admin = _as_admin(env)
     for name in {USER, "root"}:
@@ -194,26 +199,23 @@ def _quietly(call: Callable[..., object], *args: str) -> None:
 
 
 # ---- replays of captured Grid Engine 8.1.9 sessions -------------------------------------
-OTHER = "sgeuser"  # the captures' plain user; made an operator in one of them
+OTHER = other_user_name()  # the captures' plain user was sgeuser; made an operator in one
 OTHER_WHO = f"{OTHER}@{socket.gethostname()}"
-# The qmaster knows a caller by the user its client names, as Grid Engine without CSP
-# does; a test cannot portably become another Unix user, so this runs qconf's main with
-# the client naming OTHER (uid and gid are not checked for these requests).
-_AS_OTHER = (
-    "import socket, sys\n"
-    "import clients.api\n"
-    "from common.model import UserInfo\n"
-    "clients.api.current_user = lambda: UserInfo(sys.argv[1], 4545, sys.argv[1], 4545,\n"
-    "                                            socket.gethostname())\n"
-    "from clients.qconf.main import main\n"
-    "sys.exit(main(sys.argv[2:]))\n")
 
 
 def qconf_as_other(env: dict[str, str], *args: str) -> Result:
-    """qconf run by OTHER, who is no manager."""
-    done = subprocess.run([sys.executable, "-c", _AS_OTHER, OTHER, *args], env=env,
-                          capture_output=True, text=True, timeout=30)
-    return done.stdout, done.stderr, done.returncode
+    """qconf run by OTHER, who is no manager: its main, in this process, with a
+    connection made as OTHER (tests.identity; skips unless root)."""
+    cell = Cell(Path(env["PYGE_ROOT"]), env.get("PYGE_CELL", "default"))
+    client = client_as(cell, OTHER)
+    out, errors = io.StringIO(), io.StringIO()
+    try:
+        with mock.patch("clients.qconf.main.connect_or_exit", lambda prog: client), \
+                contextlib.redirect_stdout(out), contextlib.redirect_stderr(errors):
+            rc = qconf_main(list(args))
+    finally:
+        client.close()
+    return out.getvalue(), errors.getvalue(), rc
 
 
 def captured_file(tmp_path: Path, name: str, text: str) -> str:

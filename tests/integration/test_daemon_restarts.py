@@ -19,6 +19,7 @@ from typing import Any
 import psutil
 import pytest
 
+from common import keys
 from common.cell import Cell, read_act_qmaster
 from deploy.cell import LocalCell
 from execd import jobdir
@@ -139,8 +140,10 @@ def test_scheduler_and_execd_follow_a_restarted_qmaster(tmp_path: Path) -> None:
 ])
 def test_a_daemon_started_while_the_qmaster_restarts_waits_for_it(tmp_path: Path,
                                                                   module: str) -> None:
-    """``pyge up`` removes act_qmaster while it restarts a crashed qmaster."""
+    """``pyge up`` removes act_qmaster while it restarts a crashed qmaster (the cell's
+    keys stay)."""
     Cell(tmp_path).path.mkdir()
+    keys.ensure_cell_keys(Cell(tmp_path), ["nohost"])
     extra = ["--hostname", "nohost"] if module == "execd.main" else []
     proc = subprocess.Popen([sys.executable, "-m", module, "--root", str(tmp_path), *extra],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

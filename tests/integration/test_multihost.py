@@ -31,7 +31,8 @@ from typing import Any, Callable, Iterator
 import pytest
 
 from clients.api import Client, ClientError, job_request
-from common.cell import Cell, read_act_qmaster
+from common import keys
+from common.cell import Cell, make_cell_dirs, read_act_qmaster
 
 REPO = Path(__file__).resolve().parents[2]
 HOSTS = ["h1", "h2", "h3"]
@@ -113,30 +114,41 @@ def _user_name() -> str:
 # ---------------------------------------------------------------- the cell
 
 def start_qmaster(daemons: Daemons, cell: Cell, bind_args: list[str]) -> tuple[str, int]:
-    """Start qmaster and scheduler of a new cell; (address, port) from act_qmaster."""
+    """Start qmaster and scheduler of a new cell, whose keys (``pyge keys``) trust the
+    execds of HOSTS; (address, port) from act_qmaster."""
+    make_cell_dirs(cell)
+    keys.ensure_cell_keys(cell, HOSTS)
     daemons.start("qmaster", "qmaster.main",
                   ["--root", str(cell.root), "--cell", cell.name, "--port", "0",
                    "--managers", _user_name(), "--min-uid", "0", "--auto-add-hosts",
                    "--slots", str(SLOTS), *bind_args])
     wait_for(cell.act_qmaster_path.exists, START_TIMEOUT, "act_qmaster", daemons)
     host, port, _ = read_act_qmaster(cell)
-    wait_for(lambda: _ping(host, port), START_TIMEOUT, "qmaster to answer", daemons)
+    wait_for(lambda: _ping(cell), START_TIMEOUT, "qmaster to answer", daemons)
     daemons.start("scheduler", "scheduler.main", ["--root", str(cell.root), "--cell", cell.name])
     return host, port
 
 
-def _ping(host: str, port: int) -> bool:
+def _ping(cell: Cell) -> bool:
     try:
-        with Client(host=host, port=port, timeout=1.0) as client:
+        with Client(cell, timeout=1.0) as client:
             client.request("ping", {})
         return True
     except ClientError:
         return False
 
 
-def execd_args(host: str, qmaster: str, spool: Path) -> list[str]:
+def execd_args(cell: Cell, host: str, qmaster: str, spool: Path) -> list[str]:
+    """An execd with no access to the cell: its key and the qmaster's public key are
+    copies beside its spool, as an administrator would install them on another host."""
+    key_dir = spool.parent / f"keys-{host}"
+    key_dir.mkdir(mode=0o700, exist_ok=True)
+    secret = key_dir / "execd.key_secret"
+    shutil.copy2(keys.secret_path(cell, keys.execd_name(host)), secret)
+    shutil.copy2(keys.qmaster_public_path(cell), key_dir / "qmaster.key")
     return ["--hostname", host, "--qmaster", qmaster, "--spool", str(spool),
-            "--load-interval", "1"]
+            "--load-interval", "1", "--key-file", str(secret),
+            "--qmaster-key", str(key_dir / "qmaster.key")]
 
 
 def wait_hosts_alive(client: Client, daemons: Daemons) -> None:
@@ -208,8 +220,8 @@ def test_jobs_spread_over_three_hosts(tmp_path: Path) -> None:
         assert host == "127.0.0.1"  # the default --bind is what act_qmaster records
         for name in HOSTS:
             daemons.start(f"execd-{name}", "execd.main",
-                          execd_args(name, f"{host}:{port}", tmp_path / f"spool-{name}"))
-        with Client(host=host, port=port, timeout=10.0) as client:
+                          execd_args(cell, name, f"{host}:{port}", tmp_path / f"spool-{name}"))
+        with Client(cell, timeout=10.0) as client:
             wait_hosts_alive(client, daemons)
             without_load_thresholds(client)
             per_host = run_and_check(client, tmp_path, 12, daemons)
@@ -308,12 +320,12 @@ def test_jobs_cross_network_namespaces(tmp_path: Path, net_hosts: list[NetHost])
         host, port = start_qmaster(daemons, cell, ["--bind", qmaster_addr])
         assert host == qmaster_addr  # act_qmaster records a specific bind address
         procs = [daemons.start(f"execd-{name}", "execd.main",
-                               execd_args(name, f"{qmaster_addr}:{port}",
+                               execd_args(cell, name, f"{qmaster_addr}:{port}",
                                           tmp_path / f"spool-{name}"),
                                prefix=["ip", "netns", "exec", net.ns])
                  for name, net in zip(HOSTS, net_hosts)]
         rx_before = [net.rx_packets() for net in net_hosts]
-        with Client(host=host, port=port, timeout=10.0) as client:
+        with Client(cell, timeout=10.0) as client:
             wait_hosts_alive(client, daemons)
             without_load_thresholds(client)
             per_host = run_and_check(client, tmp_path, 2 * len(HOSTS), daemons)

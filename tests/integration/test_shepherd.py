@@ -610,3 +610,16 @@ def test_host_entries_only_apply_on_their_host(mine: str, default: str) -> None:
     assert jobdir.select_path(path_list, "node1.example.com") == mine
     assert jobdir.select_path(path_list, "node2") == default
     assert jobdir.select_path(f":{mine}", "node2") == mine
+
+
+def test_the_job_runs_with_the_umask_of_its_submitter(launcher: Launcher,
+                                                        tmp_path: Path) -> None:
+    """The spec's umask (the submitter's, docs/compatibility.md); 022 without one."""
+    for umask, expected in ((0o077, "0077"), (None, "0022")):
+        work = tmp_path / f"u{expected}"
+        work.mkdir()
+        changes = {} if umask is None else {"umask": umask}
+        result = run_job(launcher, work, "#!/bin/sh\numask\ntouch made\n", **changes)
+        assert result["exit_status"] == 0, result
+        assert (work / "testjob.o4242").read_text().strip() == expected
+        assert stat.S_IMODE((work / "made").stat().st_mode) == 0o666 & ~int(expected, 8)

@@ -15,6 +15,7 @@ from clients.api import job_request
 from common import wire
 from qmaster import server as qmaster_server
 from qmaster.store import Store
+from tests.proven import process
 from tests.unit.test_qmaster_core import ALICE, ROOT, Harness
 
 
@@ -97,7 +98,7 @@ def test_one_failing_request_of_a_batch_leaves_the_others(qm: Harness) -> None:
     good = wire.encode("submit", {"user": ALICE.to_dict(), "jobs": jobs_of(2, 0)}, 1)
     bad = wire.encode("submit", {"user": ALICE.to_dict(),
                                  "jobs": jobs_of(2, 1, hard_resources={"nosuch": "1"})}, 2)
-    qm.server._process([[b"a", good], [b"b", bad]])
+    process(qm.server, [[b"a", good], [b"b", bad]])
     replies = {ident: wire.decode(payload) for ident, payload in qm.router.sent}
     assert replies[b"a"][0] == "reply" and replies[b"a"][2]["job_ids"] == [1, 2]
     assert replies[b"b"][0] == "error"

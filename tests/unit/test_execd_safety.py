@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from common import keys
+
 from common.cell import Cell, make_cell_dirs, write_act_qmaster
 from execd import jobdir, safefs
 from execd.service import ExecdService
@@ -200,7 +202,9 @@ class NoLauncher:
 
 def service(spool: Path) -> ExecdService:
     launcher: Any = NoLauncher()
-    return ExecdService(spool, "node1", "127.0.0.1", 1, launcher=launcher)
+    # keys it never uses: these tests stop before the execd connects
+    unused = keys.ClientKeys(keys.new_pair(), keys.new_pair().public)
+    return ExecdService(spool, "node1", "127.0.0.1", 1, unused, launcher=launcher)
 
 
 async def test_notify_socket_is_the_execd_users_only(tmp_path: Path) -> None:

@@ -12,10 +12,14 @@ from common.accounting import read_records
 from common.cell import Cell
 from common.model import UserInfo
 from qmaster.server import QmasterServer
+from tests.proven import process
 
-ROOT = UserInfo("root", 0, "root", 0, "h")
-ALICE = UserInfo("alice", 1001, "users", 100, "h")
-BOB = UserInfo("bob", 1002, "users", 100, "h")
+# requests come from the qmaster's own host, an administrative and submit host of a new
+# cell (qmaster.host_rights), as a local client's do
+QM_HOST = "qm"
+ROOT = UserInfo("root", 0, "root", 0, QM_HOST)
+ALICE = UserInfo("alice", 1001, "users", 100, QM_HOST)
+BOB = UserInfo("bob", 1002, "users", 100, QM_HOST)
 
 
 class FakeSocket:
@@ -29,7 +33,7 @@ class FakeSocket:
 class Harness:
     def __init__(self, root: Path, **kw: Any) -> None:
         self.cell = Cell(root)
-        self.server = QmasterServer(self.cell, host="qm", managers=["root"], min_uid=0, **kw)
+        self.server = QmasterServer(self.cell, host=QM_HOST, managers=["root"], min_uid=0, **kw)
         self.server.load()
         self.router, self.pub = FakeSocket(), FakeSocket()
         self.server.router, self.server.pub = self.router, self.pub  # type: ignore[assignment]
@@ -37,7 +41,7 @@ class Harness:
 
     def send(self, msg_type: str, body: dict[str, Any], identity: bytes = b"c") -> int:
         self.rid += 1
-        self.server._process([[identity, wire.encode(msg_type, body, self.rid)]])
+        process(self.server, [[identity, wire.encode(msg_type, body, self.rid)]])
         return self.rid
 
     def call(self, msg_type: str, body: dict[str, Any], identity: bytes = b"c") -> dict[str, Any]:
@@ -183,13 +187,13 @@ def test_configuration_needs_a_manager(qm: Harness) -> None:
     with pytest.raises(RuntimeError, match="must be manager"):
         qm.call("conf_put", {"user": ALICE.to_dict(), **body})
     reply = qm.call("conf_put", {"user": ROOT.to_dict(), **body})
-    assert reply["message"] == 'root@h added "@web" to host group list'
+    assert reply["message"] == 'root@qm added "@web" to host group list'
     with pytest.raises(RuntimeError, match="already exists"):
         qm.call("conf_put", {"user": ROOT.to_dict(), **body})
 
 
 def test_malformed_frames_get_error_replies(qm: Harness) -> None:
-    qm.server._process([[b"x", b"\xc1garbage"], [b"x", wire.encode("submit", {"user": {}})],
+    process(qm.server, [[b"x", b"\xc1garbage"], [b"x", wire.encode("submit", {"user": {}})],
                         [b"a", b"b", b"c"]])
     errors = [wire.decode(f[1]) for f in qm.router.sent if f[0] == b"x"]
     assert [e[0] for e in errors] == ["error", "error"]

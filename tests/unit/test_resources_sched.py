@@ -348,14 +348,15 @@ def test_qmaster_refuses_orders_whose_consumables_no_longer_fit(tmp_path: Any) -
     from common import wire
     from common.cell import Cell
     from qmaster.server import QmasterServer
+    from tests.proven import process
     server = QmasterServer(Cell(tmp_path), host="qm", managers=["root"], min_uid=0,
                            auto_add_hosts=True, default_slots=4)
     server.load()
     server.router, server.pub = _Socket(), _Socket()  # type: ignore[assignment]
-    user = {"name": "alice", "uid": 1001, "group": "users", "gid": 100, "host": "h"}
+    user = {"name": "alice", "uid": 1001, "group": "users", "gid": 100, "host": "qm"}
 
     def call(msg_type: str, body: dict[str, Any], identity: bytes = b"c") -> dict[str, Any]:
-        server._process([[identity, wire.encode(msg_type, body, 1)]])
+        process(server, [[identity, wire.encode(msg_type, body, 1)]])
         replies = [f for f in server.router.sent if f[0] == identity]  # type: ignore[attr-defined]
         return wire.decode(replies[-1][1])[2]
 
