@@ -10,6 +10,7 @@ paid only here, by remote clients.
 """
 from __future__ import annotations
 
+import secrets
 import time
 
 import zmq
@@ -33,6 +34,8 @@ class RemoteDealer:
         self._sock.setsockopt(zmq.CURVE_PUBLICKEY, public)
         self._sock.setsockopt(zmq.CURVE_SECRETKEY, secret)
         self._sock.setsockopt(zmq.CURVE_SERVERKEY, qmaster_key)
+        # answers come by routing id: one nobody can guess (libzmq's own are a counter)
+        self._sock.setsockopt(zmq.ROUTING_ID, b"c" + secrets.token_bytes(16))
         self._sock.setsockopt(zmq.LINGER, 0)
         self._sock.setsockopt(zmq.MAXMSGSIZE, wire.MAX_MESSAGE_BYTES)
         self._sock.connect(f"tcp://{host}:{port}")

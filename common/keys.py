@@ -24,6 +24,7 @@ from __future__ import annotations
 import datetime
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -216,6 +217,8 @@ def trusted_daemons(directory: Path) -> dict[bytes, TrustedDaemon]:
     out: dict[bytes, TrustedDaemon] = {}
     try:
         names = sorted(os.listdir(directory))
+        if not _safe_from_others(os.stat(directory)):
+            return out  # whoever can write there could make any key trusted
     except OSError:
         return out
     for name in names:
@@ -229,10 +232,19 @@ def trusted_daemons(directory: Path) -> dict[bytes, TrustedDaemon]:
         else:
             continue
         try:
+            if not _safe_from_others(os.lstat(directory / name)):
+                continue
             out[read_certificate(directory / name).public] = who
-        except KeyFileError:
+        except (KeyFileError, OSError):
             continue
     return out
+
+
+def _safe_from_others(st: os.stat_result) -> bool:
+    """A trusted key (or its directory) counts only if it is ours or root's, not a link,
+    and nobody else may write to it."""
+    return not stat.S_ISLNK(st.st_mode) and st.st_uid in (0, os.geteuid()) and \
+        not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
 # ---- a daemon's side ----------------------------------------------------------------------
@@ -258,9 +270,16 @@ def daemon_keys(own_secret: Path, qmaster_public: Path) -> ClientKeys:
 
 
 def secure_client(sock: "object", keys_: ClientKeys) -> None:
-    """Make zmq socket ``sock`` a CURVE client of the qmaster (before it connects)."""
+    """Make zmq socket ``sock`` a CURVE client of the qmaster (before it connects), with
+    a routing id of 16 random bytes: the qmaster answers and routes by routing id, and
+    this one nobody can guess or claim first (it travels inside CURVE). Ids that libzmq
+    makes up for peers that bring none are a counter (docs/security.md)."""
+    import secrets
+
     import zmq
     setopt = getattr(sock, "setsockopt")
     setopt(zmq.CURVE_SECRETKEY, keys_.own.secret)
     setopt(zmq.CURVE_PUBLICKEY, keys_.own.public)
     setopt(zmq.CURVE_SERVERKEY, keys_.qmaster_public)
+    if getattr(sock, "type", None) == zmq.DEALER:
+        setopt(zmq.ROUTING_ID, b"r" + secrets.token_bytes(16))

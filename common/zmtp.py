@@ -12,6 +12,7 @@ refusal during the handshake (ZMTP's ERROR command) is raised with its reason.
 """
 from __future__ import annotations
 
+import secrets
 import socket
 import struct
 import time
@@ -27,8 +28,13 @@ class ZmtpError(ConnectionError):
 
 
 def _ready_command() -> bytes:
-    name, value = b"Socket-Type", b"DEALER"
-    body = b"\x05READY" + bytes([len(name)]) + name + struct.pack(">I", len(value)) + value
+    """READY with our socket type and a routing id of 16 random bytes: the qmaster
+    answers by routing id, and one that libzmq made up for us would be a counter that
+    another peer could claim first (docs/security.md)."""
+    body = b"\x05READY"
+    for name, value in ((b"Socket-Type", b"DEALER"),
+                        (b"Identity", b"c" + secrets.token_bytes(16))):
+        body += bytes([len(name)]) + name + struct.pack(">I", len(value)) + value
     return _frame(body, FLAG_COMMAND)
 
 

@@ -253,18 +253,48 @@ class Gate:
         return UserInfo(info.name, uid, info.group, gid, host)
 
     def host_name(self, address: str) -> str:
-        """The short name of a peer address, as the qmaster's resolver gives it (the
-        address itself when it has none)."""
+        """The host a peer address is, for the host lists (cached; see ``peer_host``)."""
         now = self._clock()
         cached = self._hosts.get(address)
         if cached is None or now - cached[0] > HOST_CACHE_SECONDS:
-            try:
-                name = socket.gethostbyaddr(address)[0].split(".")[0]
-            except (OSError, UnicodeError):
-                name = address
-            cached = (now, name)
+            cached = (now, peer_host(address, _resolve_address(address),
+                                     _qmaster_domain()))
             self._hosts[address] = cached
         return cached[1]
+
+
+def peer_host(address: str, names: tuple[str, list[str]] | None, domain: str) -> str:
+    """The name a remote peer's host goes by in the host lists (pure).
+
+    ``names`` is (name, addresses that name resolves to) from the qmaster's resolver, or
+    None. The reverse name of an address is its owner's to choose, so it counts only when
+    it resolves back to the address (forward-confirmed) and lies in the qmaster's own
+    domain (or has none); it is then shortened to its first label, as local names are.
+    Any other peer is known by its address, which matches only a list entry that is
+    that address: a PTR record "vm.evil.example" cannot make a peer the host "vm".
+    """
+    if names is None:
+        return address
+    name, addresses = names
+    if address not in addresses:
+        return address
+    head, _, rest = name.rstrip(".").partition(".")
+    if rest and rest.lower() != domain.lower():
+        return address
+    return head or address
+
+
+def _resolve_address(address: str) -> tuple[str, list[str]] | None:
+    try:
+        name = socket.gethostbyaddr(address)[0]
+        found = socket.getaddrinfo(name, None)
+    except (OSError, UnicodeError):
+        return None
+    return name, [str(info[4][0]) for info in found]
+
+
+def _qmaster_domain() -> str:
+    return socket.getfqdn().partition(".")[2]
 
 
 def lookup_user(uid: int, gid: int) -> UserInfo | None:

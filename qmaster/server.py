@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
+import tempfile
 import time
 import uuid
 from dataclasses import dataclass, replace
@@ -171,6 +173,7 @@ class QmasterServer:
 
     async def run(self, ready: Callable[[], None] | None = None) -> None:
         self.load()
+        seed_routing_ids()
         zctx = zmq.asyncio.Context()
         self._bind(zctx)
         self._info("qmaster started", port=self.port, event_port=self.event_port)
@@ -413,16 +416,36 @@ class QmasterServer:
             self.log.error(event, **kw)
 
 
+def seed_routing_ids() -> None:
+    """Seed the C library's ``rand()`` from the system's randomness before libzmq makes
+    a socket. libzmq draws the first routing id a ROUTER gives to peers that bring none
+    from ``rand()``, and counts up from it; unseeded, that start is the same in every
+    process, so a peer could claim the ids that later connections will get (a collision
+    makes libzmq abort the qmaster) or a route it should not have (docs/security.md)."""
+    import ctypes
+    import secrets
+    libc = ctypes.CDLL(None)
+    libc.srand(ctypes.c_uint(secrets.randbits(32)))
+
+
 def _bind_local(sock: zmq.asyncio.Socket, path: Path) -> Path:
     """Bind the Unix endpoint at ``path``, connectable by every local user (who they
     are is the kernel's to say); a leftover socket file of an earlier run is replaced."""
-    if len(str(path).encode()) > MAX_SOCKET_PATH:
+    # bound first as <dir>/.sXXXXXXXX/s: no longer than <dir>/qmaster.sock
+    longest = path.parent / ".sxxxxxxxx" / "s"
+    if len(str(longest).encode()) > MAX_SOCKET_PATH or len(str(path).encode()) > \
+            MAX_SOCKET_PATH:
         raise SystemExit(f"error: the qmaster's socket path {path} is longer than "
                          f"{MAX_SOCKET_PATH} bytes; use a shorter cell directory")
-    if path.is_socket():
-        path.unlink()
-    sock.bind(f"ipc://{path}")
-    os.chmod(path, 0o666)
+    # Bound and opened to every user inside a fresh directory of our own, then renamed
+    # into place: the chmod never meets a name someone else could have replaced.
+    private = Path(tempfile.mkdtemp(prefix=".s", dir=path.parent))
+    try:
+        sock.bind(f"ipc://{private / 's'}")
+        os.chmod(private / "s", 0o666)
+        os.replace(private / "s", path)
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
     return path
 
 

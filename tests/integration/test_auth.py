@@ -365,3 +365,34 @@ def test_min_uid_applies_to_the_proven_uid(cell: LocalCell) -> None:
         finally:
             client.conf_put("conf", "global", rows, "modify")
         client.delete([{"job_id": held_job(client)}])
+
+
+def test_routing_ids_claimed_in_advance_neither_crash_nor_capture(cell: LocalCell) -> None:
+    """libzmq numbers the peers that bring no routing id from a counter; unseeded, its
+    start is the same in every process (0x00e43c9869 for the qmaster's socket order),
+    and a connection given an id that another peer claimed first made libzmq abort the
+    qmaster. The qmaster seeds it, and our own clients and daemons bring random ids."""
+    base = 0xE43C9869
+    ctx = zmq.Context.instance()
+    holders = []
+    try:
+        for k in range(64):  # the ids the next 64 connections would have had
+            sock = ctx.socket(zmq.DEALER)
+            sock.setsockopt(zmq.LINGER, 0)
+            sock.setsockopt(zmq.ROUTING_ID, b"\x00" + (base + k).to_bytes(4, "big"))
+            sock.connect(f"ipc://{cell.cell.qmaster_socket_path}")
+            holders.append(sock)
+        time.sleep(0.5)
+        for request_id in range(1, 11):  # newcomers without an id of their own
+            sock = ctx.socket(zmq.DEALER)
+            sock.setsockopt(zmq.LINGER, 0)
+            sock.connect(f"ipc://{cell.cell.qmaster_socket_path}")
+            holders.append(sock)
+            assert answer(sock, [wire.encode("ping", {}, request_id)], request_id)[0] == "reply"
+    finally:
+        for sock in holders:
+            sock.close(0)
+    pid = int((cell.run_dir / "qmaster.pid").read_text())
+    assert dict(cell.status())["qmaster"] == pid
+    with Client(cell.cell) as client:
+        assert client.request("ping", {})

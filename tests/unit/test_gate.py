@@ -236,3 +236,53 @@ def test_pyge_keys_makes_what_is_missing_and_keeps_the_rest(
         ["execd-node2", "made:"]]
     trusted = keys.trusted_daemons(keys.trusted_dir(Cell(tmp_path)))
     assert sorted(d.host for d in trusted.values()) == ["", "node1", "node2"]
+
+
+# ---- the host a remote peer is ------------------------------------------------------------
+
+@pytest.mark.parametrize("names,domain,expected", [
+    (("node1.example.org", ["198.18.0.5"]), "example.org", "node1"),
+    (("node1", ["198.18.0.5"]), "", "node1"),
+    (("node1.example.org.", ["198.18.0.5"]), "EXAMPLE.org", "node1"),
+    # a PTR record the peer's owner wrote, in a domain of theirs: the address, not "vm"
+    (("vm.evil.example", ["198.18.0.5"]), "example.org", "198.18.0.5"),
+    (("vm.evil.example", ["198.18.0.5"]), "", "198.18.0.5"),
+    # a name in our domain that does not resolve back to the peer: the address
+    (("vm.example.org", ["198.18.0.1"]), "example.org", "198.18.0.5"),
+    (None, "example.org", "198.18.0.5"),
+])
+def test_a_remote_peer_is_named_only_by_a_forward_confirmed_name_of_our_domain(
+        names: tuple[str, list[str]] | None, domain: str, expected: str) -> None:
+    assert gate.peer_host("198.18.0.5", names, domain) == expected
+
+
+def test_keys_others_may_write_are_not_trusted(tmp_path: Path) -> None:
+    pair = keys.new_pair()
+    trusted = tmp_path / "trusted"
+    trusted.mkdir(mode=0o700)
+    keys.write_certificate(trusted / "scheduler.key", keys.KeyPair(pair.public))
+    assert len(keys.trusted_daemons(trusted)) == 1
+    os.chmod(trusted / "scheduler.key", 0o666)
+    assert keys.trusted_daemons(trusted) == {}
+    os.chmod(trusted / "scheduler.key", 0o644)
+    os.chmod(trusted, 0o777)
+    assert keys.trusted_daemons(trusted) == {}
+    os.chmod(trusted, 0o700)
+    (trusted / "execd-h1.key").symlink_to(trusted / "scheduler.key")
+    assert sorted(d.role for d in keys.trusted_daemons(trusted).values()) == ["scheduler"]
+
+
+def test_daemons_connect_with_routing_ids_nobody_can_guess() -> None:
+    """The qmaster routes to an execd by the routing id its proven messages came with:
+    16 random bytes each time (libzmq's own would be a counter others can claim)."""
+    ctx = zmq.Context.instance()
+    curve = keys.ClientKeys(keys.new_pair(), keys.new_pair().public)
+    ids = []
+    for _ in range(2):
+        sock = ctx.socket(zmq.DEALER)
+        try:
+            keys.secure_client(sock, curve)
+            ids.append(sock.getsockopt(zmq.ROUTING_ID))
+        finally:
+            sock.close(0)
+    assert all(len(i) == 17 and i[:1] == b"r" for i in ids) and ids[0] != ids[1]
