@@ -10,12 +10,11 @@ paid only here, by remote clients.
 """
 from __future__ import annotations
 
-import secrets
 import time
 
 import zmq
 
-from common import munge, wire
+from common import keys, munge, wire
 
 
 class RemoteError(ConnectionError):
@@ -30,12 +29,8 @@ class RemoteDealer:
         self._munge_socket = munge_socket
         self._ctx = zmq.Context.instance()
         self._sock = self._ctx.socket(zmq.DEALER)
-        public, secret = zmq.curve_keypair()  # this connection's only
-        self._sock.setsockopt(zmq.CURVE_PUBLICKEY, public)
-        self._sock.setsockopt(zmq.CURVE_SECRETKEY, secret)
-        self._sock.setsockopt(zmq.CURVE_SERVERKEY, qmaster_key)
-        # answers come by routing id: one nobody can guess (libzmq's own are a counter)
-        self._sock.setsockopt(zmq.ROUTING_ID, b"c" + secrets.token_bytes(16))
+        # a key pair of this connection's only; a random routing id (keys.secure_client)
+        keys.secure_client(self._sock, keys.ClientKeys(keys.new_pair(), qmaster_key))
         self._sock.setsockopt(zmq.LINGER, 0)
         self._sock.setsockopt(zmq.MAXMSGSIZE, wire.MAX_MESSAGE_BYTES)
         self._sock.connect(f"tcp://{host}:{port}")

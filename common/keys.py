@@ -27,8 +27,12 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from common.cell import Cell, make_cell_dirs
+
+if TYPE_CHECKING:
+    import zmq  # only daemons and remote clients, which have it imported already
 
 KEYS_DIR_MODE = 0o700
 PUBLIC_DIR_MODE = 0o755
@@ -269,7 +273,7 @@ def daemon_keys(own_secret: Path, qmaster_public: Path) -> ClientKeys:
     return ClientKeys(own, server.public)
 
 
-def secure_client(sock: "object", keys_: ClientKeys) -> None:
+def secure_client(sock: "zmq.Socket[Any]", keys_: ClientKeys) -> None:
     """Make zmq socket ``sock`` a CURVE client of the qmaster (before it connects), with
     a routing id of 16 random bytes: the qmaster answers and routes by routing id, and
     this one nobody can guess or claim first (it travels inside CURVE). Ids that libzmq
@@ -277,9 +281,8 @@ def secure_client(sock: "object", keys_: ClientKeys) -> None:
     import secrets
 
     import zmq
-    setopt = getattr(sock, "setsockopt")
-    setopt(zmq.CURVE_SECRETKEY, keys_.own.secret)
-    setopt(zmq.CURVE_PUBLICKEY, keys_.own.public)
-    setopt(zmq.CURVE_SERVERKEY, keys_.qmaster_public)
-    if getattr(sock, "type", None) == zmq.DEALER:
-        setopt(zmq.ROUTING_ID, b"r" + secrets.token_bytes(16))
+    sock.setsockopt(zmq.CURVE_SECRETKEY, keys_.own.secret)
+    sock.setsockopt(zmq.CURVE_PUBLICKEY, keys_.own.public)
+    sock.setsockopt(zmq.CURVE_SERVERKEY, keys_.qmaster_public)
+    if sock.type == zmq.DEALER:
+        sock.setsockopt(zmq.ROUTING_ID, b"r" + secrets.token_bytes(16))

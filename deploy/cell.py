@@ -253,7 +253,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _keys(cell: Cell, execd_hosts: list[str]) -> int:
-    make_cell_dirs(cell)
     try:
         made = keys.ensure_cell_keys(cell, execd_hosts)
     except (keys.KeyFileError, OSError) as err:

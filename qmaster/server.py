@@ -431,10 +431,8 @@ def seed_routing_ids() -> None:
 def _bind_local(sock: zmq.asyncio.Socket, path: Path) -> Path:
     """Bind the Unix endpoint at ``path``, connectable by every local user (who they
     are is the kernel's to say); a leftover socket file of an earlier run is replaced."""
-    # bound first as <dir>/.sXXXXXXXX/s: no longer than <dir>/qmaster.sock
-    longest = path.parent / ".sxxxxxxxx" / "s"
-    if len(str(longest).encode()) > MAX_SOCKET_PATH or len(str(path).encode()) > \
-            MAX_SOCKET_PATH:
+    # (it is bound first as <dir>/.sXXXXXXXX/s, a name of the same length)
+    if len(str(path).encode()) > MAX_SOCKET_PATH:
         raise SystemExit(f"error: the qmaster's socket path {path} is longer than "
                          f"{MAX_SOCKET_PATH} bytes; use a shorter cell directory")
     # Bound and opened to every user inside a fresh directory of our own, then renamed

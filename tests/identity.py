@@ -88,9 +88,6 @@ class UserClient(Client):
         with effective_ids(*self._user_ids):
             return super()._open(timeout)
 
-    def close(self) -> None:
-        super().close()
-
     def __del__(self) -> None:
         try:
             os.close(self._dir_fd)
