@@ -86,6 +86,8 @@ class Task(_DictMixin):
     failed_reason: str = ""
     usage: dict[str, Any] = field(default_factory=dict)
     deleted_by: str | None = None
+    reschedule: bool = False    # back to pending when the execd reports its end (qmod -rj)
+    restarts: int = 0           # times the task was started again (RESTARTED, qacct)
     version: int = 1
 
     @property

@@ -24,6 +24,7 @@ MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 TOPIC_EVENTS = b"ev"
 TOPIC_HEARTBEAT = b"hb"
 MAX_UID = (1 << 32) - 1
+JOB_ACTIONS = frozenset({"kill", "terminate", "suspend", "resume"})
 
 # ---- field shapes shared by several messages -----------------------------------------
 _ID = Int(0, MAX_INT)
@@ -148,8 +149,11 @@ MESSAGE_SCHEMAS: dict[str, Schema] = {
     # qmaster -> execd
     "start_job": Struct(required={"job_id": _JOB_ID, "task_id": _TASK_ID,
                                   "spec": _START_SPEC}),
+    # what the execd does to a running task: "terminate" (qdel: -notify warning, then
+    # terminate_method), "suspend"/"resume" (-notify warning, suspend_method,
+    # resume_method), "kill" (SIGKILL at once: a task the qmaster does not know)
     "signal_job": Struct(required={"job_id": _JOB_ID, "task_id": _TASK_ID,
-                                   "signal": Str(max_len=16)}),
+                                   "action": Str(choices=JOB_ACTIONS)}),
     "finished_ack": Struct(required={"job_id": _JOB_ID, "task_id": _TASK_ID}),
     # scheduler -> qmaster
     "snapshot": Struct(),

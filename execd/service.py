@@ -252,8 +252,9 @@ class ExecdService:
 
     def _signal_job(self, body: dict[str, Any], tries: int = SIGNAL_TRIES) -> None:
         path = self._job_dir(int(body["job_id"]), int(body["task_id"]))
-        signum = getattr(signal, f"SIG{body['signal']}", None)
-        if signum is None or path.name in self.removing \
+        signum = {"kill": signal.SIGKILL, "terminate": signal.SIGKILL,
+                  "suspend": signal.SIGSTOP, "resume": signal.SIGCONT}[body["action"]]
+        if path.name in self.removing \
                 or not (path / jobdir.SPEC_FILE).exists() \
                 or jobdir.read_result(path) is not None:
             return  # unknown signal, or a task that has already ended

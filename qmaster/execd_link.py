@@ -36,10 +36,16 @@ def send_start(ctx: Ctx, task: Task) -> None:
                     "spec": start_spec(ctx, job, task)})
 
 
-def kill_on_host(ctx: Ctx, task: Task) -> None:
+def signal_on_host(ctx: Ctx, task: Task, action: str) -> None:
+    """Ask the task's execd to ``action`` it (wire.JOB_ACTIONS)."""
     if task.host:
         ctx.batch.send(execd_identity(ctx, task.host), "signal_job",
-                       {"job_id": task.job_id, "task_id": task.task_id, "signal": "KILL"})
+                       {"job_id": task.job_id, "task_id": task.task_id, "action": action})
+
+
+def kill_on_host(ctx: Ctx, task: Task) -> None:
+    """End the task as qdel does: through its -notify warning and terminate_method."""
+    signal_on_host(ctx, task, "terminate")
 
 
 def start_spec(ctx: Ctx, job: Job, task: Task) -> dict[str, Any]:
@@ -178,7 +184,7 @@ def _reconcile(ctx: Ctx, host: str, reported: set[str]) -> None:
                            and t.state_enum in ACTIVE_STATES}:
         job_id, task_id = (int(x) for x in key.split("."))
         ctx.batch.send(execd_identity(ctx, host), "signal_job",
-                       {"job_id": job_id, "task_id": task_id, "signal": "KILL"})
+                       {"job_id": job_id, "task_id": task_id, "action": "kill"})
 
 
 def handle_load_report(ctx: Ctx) -> dict[str, Any]:
