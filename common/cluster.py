@@ -3,16 +3,29 @@
 A cluster queue (``queue_conf(5)``) has a ``hostlist`` of hosts and ``@hostgroups``; it
 has one queue instance ``queue@host`` on each of those hosts that is a known execution host.
 Per-host values such as ``slots 1,[vm=4]`` are resolved here for each instance.
+
+An instance also carries the states ``qmod`` gives it (``d`` disabled, ``E`` error, ``s``
+suspended; the qmaster stores them, see ``qmaster.queue_control``): an instance that is
+down or in any of them gets no new jobs (``QueueInstance.accepts_jobs``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from common.objects_conf_host import expand_hostgroup
 from common.objects_conf_queue import resolve
 
 Pairs = list[list[str]]
+# the letters of the states qmod sets, in the order Grid Engine's qstat prints a queue
+# instance's states (its full order is a A C D d u E S s)
+QI_STATES = "dEs"
+
+
+def state_string(states: str, alive: bool = True) -> str:
+    """qstat's states column: the stored letters with ``u`` (no execd) in its place."""
+    letters = set(states) | (set() if alive else {"u"})
+    return "".join(c for c in "duEs" if c in letters)
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,10 +36,16 @@ class QueueInstance:
     seq_no: int
     qtype: str
     alive: bool
+    states: str = ""  # letters of QI_STATES: disabled, error, suspended
 
     @property
     def name(self) -> str:
         return f"{self.queue}@{self.host}"
+
+    @property
+    def accepts_jobs(self) -> bool:
+        """A new job may be dispatched here: the execd is up and no qmod state says no."""
+        return self.alive and not self.states
 
 
 def attr(pairs: Pairs, name: str, default: str = "") -> str:
@@ -62,11 +81,13 @@ def host_value(queue_pairs: Pairs, name: str, host: str, groups: dict[str, list[
     return resolve(attr(queue_pairs, name, default), host, groups)
 
 
-def queue_instances(conf: Mapping[str, Mapping[str, Pairs]], hosts: Mapping[str, Any]
+def queue_instances(conf: Mapping[str, Mapping[str, Pairs]], hosts: Mapping[str, Any],
+                    states: Mapping[str, Mapping[str, Any]] | None = None
                     ) -> list[QueueInstance]:
     """All queue instances on known exec hosts, in queue then host order.
 
-    ``hosts`` maps host names to objects with an ``alive`` attribute or dicts with "alive".
+    ``hosts`` maps host names to objects with an ``alive`` attribute or dicts with "alive";
+    ``states`` maps ``queue@host`` to the stored qmod state (``{"states": "dE", ...}``).
     """
     groups = hostgroups(conf)
     out: list[QueueInstance] = []
@@ -75,7 +96,9 @@ def queue_instances(conf: Mapping[str, Mapping[str, Pairs]], hosts: Mapping[str,
         for host in sorted(queue_hosts(pairs, groups)):
             if host not in hosts:
                 continue
-            out.append(_instance(qname, pairs, host, groups, _alive(hosts[host])))
+            qi = _instance(qname, pairs, host, groups, _alive(hosts[host]))
+            letters = str((states or {}).get(qi.name, {}).get("states") or "")
+            out.append(replace(qi, states=letters) if letters else qi)
     return out
 
 

@@ -9,6 +9,15 @@ A task moves only through the pairs listed in ``TRANSITIONS``; anything else rai
   release hold               fail  delete         suspend unsuspend
        |  v                    v     \\               v  |
       HOLD                   ERROR    `--> DELETED  SUSPENDED
+                               |                      ^  |
+                          clear_error            suspend (a second reason:
+                               v                      `--'  job and queue)
+                            PENDING
+
+A task is suspended for one or more reasons (``Task.suspend_reasons``: "job" for
+``qmod -sj``, "queue" for a suspended queue instance); it leaves SUSPENDED only when the
+last reason goes. Rescheduling (``qmod -rj``) ends the run on the host; the task comes back
+as PENDING with ``restarts`` one higher (RESCHEDULE, or EXITED handled by the qmaster).
 """
 from __future__ import annotations
 
@@ -57,6 +66,7 @@ TRANSITIONS: dict[tuple[State, Event], State] = {
     (S.RUNNING, E.DELETE): S.DELETED,
     (S.RUNNING, E.RESCHEDULE): S.PENDING,
     (S.RUNNING, E.FAIL): S.ERROR,
+    (S.SUSPENDED, E.SUSPEND): S.SUSPENDED,  # another reason (job and queue)
     (S.SUSPENDED, E.UNSUSPEND): S.RUNNING,
     (S.SUSPENDED, E.EXITED): S.FINISHED,
     (S.SUSPENDED, E.DELETE): S.DELETED,
@@ -99,19 +109,32 @@ def allows(state: State, event: Event) -> bool:
 
 
 def state_letters(state: State, holds: frozenset[str] | set[str] = frozenset(),
-                  queue_suspended: bool = False) -> str:
-    """Grid Engine's qstat state column for a task (``qw``, ``hqw``, ``r``, ``Eqw``, ``dr`` ...)."""
+                  queue_suspended: bool = False, *,
+                  suspend_reasons: frozenset[str] | set[str] | list[str] = (),
+                  restarted: bool = False) -> str:
+    """Grid Engine's qstat state column for a task (``qw``, ``hqw``, ``r``, ``Eqw``, ``dr``,
+    ``s``, ``S``, ``Ss``, ``Rq``, ``Rr`` ...).
+
+    The letters come in Grid Engine's order (d E S T h R q r s t w): ``S`` the task's queue
+    instance is suspended, ``s`` the task itself (qmod -sj), ``R`` it was started again
+    (rescheduled; Grid Engine shows ``R`` instead of ``w`` while it waits, ``Rq``), ``r``
+    only while nothing suspends it.
+    """
+    reasons = set(suspend_reasons) | ({"queue"} if queue_suspended else set())
+    if state is S.SUSPENDED and not reasons:  # a record from before reasons were kept
+        reasons = {"job"}
     hold = "h" if holds else ""
+    again = "R" if restarted else ""
     if state is S.PENDING or state is S.HOLD:
-        return f"{hold}qw"
+        return f"{hold}{again}q" if again else f"{hold}qw"
     if state is S.ERROR:
-        return f"E{hold}qw"
-    if state is S.TRANSFERRING:
-        return f"{hold}t"
-    if state is S.RUNNING:
-        return f"{hold}r"
-    if state is S.SUSPENDED:
-        return f"{hold}s"
+        return f"E{hold}{again}q" if again else f"E{hold}qw"
     if state is S.DELETED:
         return "dr"
-    return "z"
+    if state not in (S.TRANSFERRING, S.RUNNING, S.SUSPENDED):
+        return "z"
+    big_s = "S" if "queue" in reasons else ""
+    small_s = "s" if "job" in reasons else ""
+    running = "" if reasons or state is S.TRANSFERRING else "r"
+    moving = "t" if state is S.TRANSFERRING else ""
+    return f"{big_s}{hold}{again}{running}{small_s}{moving}"

@@ -24,6 +24,9 @@ MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 TOPIC_EVENTS = b"ev"
 TOPIC_HEARTBEAT = b"hb"
 MAX_UID = (1 << 32) - 1
+LIMIT_NAMES = frozenset({"s_rt", "h_rt", "s_cpu", "h_cpu", "s_fsize", "h_fsize", "s_data",
+                         "h_data", "s_stack", "h_stack", "s_core", "h_core", "s_rss",
+                         "h_rss", "s_vmem", "h_vmem"})
 JOB_ACTIONS = frozenset({"kill", "terminate", "suspend", "resume"})
 
 # ---- field shapes shared by several messages -----------------------------------------
@@ -68,6 +71,10 @@ _RESULT = Struct(
     required={"exit_status": Int(0, 1 << 16)},
     optional={"signal": (Int(0, 1024), 0), "failed": (Int(0, 1024), 0),
               "failed_reason": (Str(max_len=4096), ""), "error_message": (Str(max_len=1 << 16), ""),
+              # what the qmaster does with the task (execd.jobdir: exit or prolog 99, 100)
+              "action": (Str(choices=frozenset({"", "reschedule", "job_error",
+                                                "queue_error"})), ""),
+              "ended_by": (Str(max_len=64), ""),  # the limit or request that ended it
               "start_time": (Optional(_SECONDS), None), "end_time": (Optional(_SECONDS), None),
               "ru_wallclock": (Float(0.0, 1e12), 0.0), "ru_utime": (Float(0.0, 1e12), 0.0),
               "ru_stime": (Float(0.0, 1e12), 0.0), "maxvmem": (Float(0.0, 1e20), 0.0),
@@ -79,7 +86,7 @@ _RESULT = Struct(
               **{name: (Float(0.0, 1e20), 0.0) for name in ("cpu", "mem", "io", "iow")}})
 # [name, value] pairs, or the complex list's rows: each kind's validator checks the arity
 _PATH = Optional(Str(max_len=4096))
-# what the shepherd is told to run (qmaster.execd_link.start_spec); the execd adds its own
+# what the shepherd is told to run (qmaster.start_spec.start_spec); the execd adds its own
 # fields (switch_user, notify_socket, ...) to the file it writes, not to the message
 _START_SPEC = Struct(
     required={"job_id": _JOB_ID, "task_id": Optional(_TASK_ID), "job_name": _NAME,
@@ -95,7 +102,18 @@ _START_SPEC = Struct(
               "array": Optional(Tuple((_TASK_ID, _TASK_ID, _TASK_ID))),
               "pe": Optional(Str(max_len=MAX_NAME)), "pe_hostfile": Optional(Str()),
               "tmpdir_base": Str(max_len=4096, nonempty=True)},
-    optional={"umask": (Int(0, 0o777), 0o022)})
+    optional={"umask": (Int(0, 0o777), 0o022),
+              # the queue instance's execution attributes, resolved for the host
+              # (qmaster.start_spec)
+              "limits": (MapOf(Str(choices=LIMIT_NAMES), Float(0.0, 1e30), max_items=32), dict),
+              "notify_job": (Bool(), False), "notify": (Float(0.0, 1e9), 60.0),
+              "dispatched": (_SECONDS, 0.0),
+              "restarted": (Int(0, 1), 0), "priority": (Int(-20, 20), 0),
+              "processors": (_PATH, None), "prolog": (_PATH, None), "epilog": (_PATH, None),
+              "starter_method": (_PATH, None), "suspend_method": (_PATH, None),
+              "resume_method": (_PATH, None), "terminate_method": (_PATH, None),
+              "login_shells": (ListOf(Str(max_len=256), max_items=256),
+                               ["bash", "sh", "ksh", "csh", "tcsh"])})
 _CONF_ROWS = ListOf(ListOf(Str(max_len=1 << 20), max_items=64), max_items=1 << 16)
 _NAMES = ListOf(Str(max_len=4096, nonempty=True), max_items=1 << 16)
 _ANY_MAP = AnyMap()  # replies: only the qmaster sends them; fields vary per request
@@ -131,6 +149,14 @@ MESSAGE_SCHEMAS: dict[str, Schema] = {
                                  "mode": Str(choices=frozenset({"add", "modify"}))}),
     "conf_del": Struct(required={"user": _USER, "kind": Str(max_len=64),
                                  "name": Str(max_len=4096)}),
+    # qmod: items in the order qmaster.queue_control applies them (clients.qmod.options)
+    "qmod": Struct(required={"user": _USER, "items": ListOf(Struct(
+        required={"action": Str(choices=frozenset({"clear", "disable", "enable", "reschedule",
+                                                   "suspend", "unsuspend"})),
+                  "scope": Str(choices=frozenset({"any", "job", "queue"})),
+                  "ref": Str(max_len=4096, nonempty=True)},
+        optional={"tasks": (Optional(ListOf(_RANGE, max_items=4096)), None)}),
+        min_items=1, max_items=1 << 16)}, optional={"force": (Bool(), False)}),
     "userset_entries": Struct(required={"user": _USER,
                                         "op": Str(choices=frozenset({"add", "delete"})),
                                         "users": _NAMES, "lists": _NAMES}),
@@ -140,10 +166,14 @@ MESSAGE_SCHEMAS: dict[str, Schema] = {
                                                                  "task_id": _TASK_ID},
                                                        open=True), max_items=1 << 16)}),
     "load_report": Struct(required={"host": _HOST, "load": _LOAD}),
+    # "dispatched": the dispatch time of the run the message is about (start spec), so
+    # that a late message of an earlier run of a rescheduled task is not taken for this one
     "job_started": Struct(required={"host": _HOST, "job_id": _JOB_ID, "task_id": _TASK_ID,
-                                    "start_time": _SECONDS}),
+                                    "start_time": _SECONDS},
+                          optional={"dispatched": (_SECONDS, 0.0)}),
     "job_finished": Struct(required={"host": _HOST, "job_id": _JOB_ID, "task_id": _TASK_ID,
-                                     "result": _RESULT}),
+                                     "result": _RESULT},
+                           optional={"dispatched": (_SECONDS, 0.0)}),
     "job_start_failed": Struct(required={"host": _HOST, "job_id": _JOB_ID,
                                          "task_id": _TASK_ID, "reason": Str(max_len=1 << 16)}),
     # qmaster -> execd

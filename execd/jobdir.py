@@ -27,6 +27,7 @@ only when both still match.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -156,6 +157,33 @@ def read_pid_file(path: Path) -> tuple[int, int] | None:
         return None
 
 
+CONTROL_PREFIX = "control."
+
+
+def write_control(job_dir: Path, action: str) -> None:
+    """Leave a request (suspend, resume, terminate, kill) for the job's shepherd, which
+    takes it when signalled (SIGUSR1) or at its next look."""
+    write_atomic(Path(job_dir) / f"{CONTROL_PREFIX}{time.time_ns()}.{action}", b"",
+                 durable=False)
+
+
+def take_controls(job_dir: Path) -> list[str]:
+    """The pending requests, oldest first, each removed as it is taken."""
+    try:
+        names = sorted((n for n in os.listdir(job_dir) if n.startswith(CONTROL_PREFIX)),
+                       key=lambda n: int(n.split(".")[1]) if n.split(".")[1].isdigit() else 0)
+    except OSError:
+        return []
+    actions = []
+    for name in names:
+        try:
+            os.unlink(Path(job_dir) / name)
+        except OSError:
+            continue
+        actions.append(name.rsplit(".", 1)[-1])
+    return actions
+
+
 def live_pid(path: Path) -> int | None:
     """The pid recorded in ``path`` if that very process still runs (not a zombie)."""
     found = same_process(path)
@@ -175,9 +203,18 @@ FAILED_REASONS: dict[int, str] = {
     26: "opening input/output file",
     27: "searching requested shell",
     28: "changing into working directory",
-    30: "rescheduling on application error",
+    30: "application error returned",
+    37: "qmaster enforced h_rt, h_cpu, or h_vmem limit",
+    100: "assumedly after job",
 }
+FAILED_REASONS.update({7: "before prolog", 8: "in prolog", 14: "before epilog",
+                       15: "in epilog"})
 FAILED_EARLY, FAILED_BEFORE_JOB, FAILED_AGAIN = 1, 11, 25
+FAILED_BEFORE_PROLOG, FAILED_PROLOG, FAILED_BEFORE_EPILOG, FAILED_EPILOG = 7, 8, 14, 15
+# what the qmaster is to do with a task whose job or procedure ended so (result "action")
+RESCHEDULE, JOB_ERROR, QUEUE_ERROR = "reschedule", "job_error", "queue_error"
+FAILED_LIMIT, FAILED_SIGNALLED = 37, 100
+LIMIT_KILLS = frozenset({"h_rt", "s_rt", "h_cpu", "h_vmem"})  # killed by the shepherd
 FAILED_OUTPUT, FAILED_SHELL, FAILED_CWD, FAILED_APPERROR = 26, 27, 28, 30
 RESCHEDULE_EXIT_STATUS, APPERROR_EXIT_STATUS = 99, 100
 
@@ -192,7 +229,10 @@ REQUIRED_KEYS = (
 OPTIONAL_KEYS = {  # keys the execd may add; defaults are Grid Engine's defaults
     "login_shells": list(DEFAULT_LOGIN_SHELLS), "cell": "default", "account": "sge",
     "nqueues": 1, "restarted": 0, "forbid_reschedule": False, "forbid_apperror": False,
-    "sge_root": None, "umask": 0o022,
+    "sge_root": None, "umask": 0o022, "limits": {}, "priority": 0, "processors": None,
+    "notify": 60.0, "notify_job": False, "prolog": None, "epilog": None,
+    "starter_method": None, "suspend_method": None, "resume_method": None,
+    "terminate_method": None,
 }
 HomeOf = Callable[[str], str]  # user name -> home directory
 
@@ -344,6 +384,47 @@ def job_argv(spec: Mapping[str, Any], script: str) -> tuple[str, list[str]]:
     return spec["shell"], [_shell_argv0(spec), script, *args]
 
 
+def starter_argv(spec: Mapping[str, Any], starter: str, argv: list[str]
+                 ) -> tuple[str, list[str]]:
+    """(program, argv) with a ``starter_method``: it runs instead of the shell and gets
+    the job's script (or command) and arguments; the shell is named in
+    ``SGE_STARTER_SHELL_PATH``."""
+    words = starter.split()
+    if spec["binary"]:
+        job_words = [spec["command"], *(str(a) for a in spec["args"])]
+    elif spec["shell_start_mode"] == "unix_behavior":
+        job_words = argv
+    elif spec["shell_start_mode"] == "script_from_stdin":
+        job_words = argv[2:]
+    else:
+        job_words = argv[1:]
+    return words[0], [*words, *job_words]
+
+
+def starter_environment(spec: Mapping[str, Any]) -> dict[str, str]:
+    """The ``SGE_STARTER_*`` variables queue_conf(5) gives a starter method."""
+    login = os.path.basename(spec["shell"]) in option(spec, "login_shells")
+    return {"SGE_STARTER_SHELL_PATH": spec["shell"],
+            "SGE_STARTER_SHELL_START_MODE": spec["shell_start_mode"],
+            "SGE_STARTER_USE_LOGIN_SHELL": "true" if login else "false"}
+
+
+def processor_set(text: str | None, cpu_count: int) -> set[int]:
+    """The CPUs of a ``processors`` value (``0-3,8``) that this host has; empty for
+    UNDEFINED, NONE or a set naming no CPU of the host (the job then runs anywhere)."""
+    if not text or text.strip().upper() in ("UNDEFINED", "NONE"):
+        return set()
+    cpus: set[int] = set()
+    for part in text.replace(" ", ",").split(","):
+        low, _, high = part.partition("-")
+        try:
+            first, last = int(low), int(high or low)
+        except ValueError:
+            return set()
+        cpus.update(range(first, last + 1))
+    return {c for c in cpus if 0 <= c < cpu_count}
+
+
 def uses_shell(spec: Mapping[str, Any]) -> bool:
     """Whether the job is started through ``spec["shell"]`` (unix_behavior scripts are not)."""
     return bool(spec["binary"]) or spec["shell_start_mode"] != "unix_behavior"
@@ -357,15 +438,75 @@ def exit_fields(status: int) -> tuple[int, int]:
     return os.waitstatus_to_exitcode(status) & 0xFF, 0
 
 
-def exit_failure(spec: Mapping[str, Any], exit_status: int, sig: int) -> int:
-    """Failure code for a job that ran: exit 99 reschedules, exit 100 is an app error."""
+def exit_failure(spec: Mapping[str, Any], exit_status: int, sig: int, ended_by: str = "") -> int:
+    """Failure code for a job that ran: exit 99 reschedules, exit 100 is an app error;
+    a job killed by a signal ended "assumedly after job" (100), by the shepherd for its
+    h_rt, s_rt, h_cpu or h_vmem limit 37, as 8.1.9 accounts them."""
     if sig:
-        return 0
+        return FAILED_LIMIT if ended_by in LIMIT_KILLS else FAILED_SIGNALLED
     if exit_status == RESCHEDULE_EXIT_STATUS and not option(spec, "forbid_reschedule"):
         return FAILED_AGAIN
     if exit_status == APPERROR_EXIT_STATUS and not option(spec, "forbid_apperror"):
         return FAILED_APPERROR
     return 0
+
+
+def exit_action(failed: int) -> str:
+    """The job's own exit 99 reschedules it, exit 100 puts it in error state."""
+    return {FAILED_AGAIN: RESCHEDULE, FAILED_APPERROR: JOB_ERROR}.get(failed, "")
+
+
+def procedure_outcome(which: str, exit_status: int) -> tuple[int, str] | None:
+    """(failed code, action) for a prolog or epilog that exited with ``exit_status``,
+    None when it succeeded: 99 reschedules the job, 100 puts it in error state,
+    anything else the queue instance (queue_conf(5) prolog, epilog)."""
+    if exit_status == 0:
+        return None
+    if exit_status == RESCHEDULE_EXIT_STATUS:  # 8.1.9 accounts these as the job's own
+        return FAILED_AGAIN, RESCHEDULE
+    if exit_status == APPERROR_EXIT_STATUS:
+        return FAILED_APPERROR, JOB_ERROR
+    return (FAILED_PROLOG if which == "prolog" else FAILED_EPILOG), QUEUE_ERROR
+
+
+def split_procedure(text: str) -> tuple[str | None, list[str]]:
+    """``[user@]path args`` of a prolog or epilog as (user or None, argv)."""
+    words = text.split()
+    user, sep, path = words[0].partition("@")
+    if sep and not user.startswith("/"):
+        return user, [path, *words[1:]]
+    return None, words
+
+
+PROCEDURE_VARIABLES = ("host", "job_owner", "job_id", "job_name", "processors", "queue",
+                       "stdin_path", "stdout_path", "stderr_path", "job_pid", "ja_task_id",
+                       "pe_hostfile", "pe", "pe_slots", "sge_root", "sge_cell")
+
+
+def procedure_variables(spec: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, str]:
+    """Values of the ``$`` words sge_conf(5) allows in prolog, epilog and method command
+    lines (``$job_pid`` is added once the job runs)."""
+    return {"host": spec["host"], "job_owner": spec["owner"], "job_id": str(spec["job_id"]),
+            "job_name": spec["job_name"], "queue": spec["queue"],
+            "processors": option(spec, "processors") or "UNDEFINED",
+            "stdin_path": env.get("SGE_STDIN_PATH", "/dev/null"),
+            "stdout_path": env.get("SGE_STDOUT_PATH", ""),
+            "stderr_path": env.get("SGE_STDERR_PATH", ""),
+            "ja_task_id": str(spec["task_id"] or 0),
+            "pe_hostfile": env.get("PE_HOSTFILE", ""), "pe": spec["pe"] or "",
+            "pe_slots": str(spec["slots"]), "sge_root": option(spec, "sge_root") or "",
+            "sge_cell": option(spec, "cell")}
+
+
+def expand_words(argv: list[str], variables: Mapping[str, str]) -> list[str]:
+    """``$name`` replaced in each word by its value (longest names first)."""
+    names = sorted(variables, key=len, reverse=True)
+    out = []
+    for word in argv:
+        for name in names:
+            word = word.replace(f"${name}", variables[name])
+        out.append(word)
+    return out
 
 
 def stdin_is_devnull(spec: Mapping[str, Any]) -> bool:
@@ -383,15 +524,30 @@ def _usage_fields(usage: Any) -> dict[str, float | int]:
 
 
 def make_result(spec: Mapping[str, Any], *, pid: int, start: float, end: float, status: int,
-                usage: Any, maxvmem: int, failure: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The ``result.msgpack`` map."""
-    if failure:
-        exit_status, sig, failed = 1, 0, int(failure["failed"])
-        message = str(failure["message"])
+                usage: Any, maxvmem: int, failure: Mapping[str, Any] | None,
+                measured: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The ``result.msgpack`` map. ``failure``: failed, message and action of a job that
+    could not run or whose prolog/epilog failed; ``measured``: what the shepherd saw of
+    the process tree (cpu, mem, io, maxvmem, ended_by)."""
+    extra = dict(measured or {})
+    if failure and failure.get("ran"):  # an epilog failed after the job ran
+        exit_status, sig = exit_fields(status)
+    elif failure:  # 8.1.9: 0 after a prolog, 1 when the shepherd could not start the job
+        exit_status, sig = int(failure.get("exit_status", 1)), 0
     else:
         exit_status, sig = exit_fields(status)
-        failed, message = exit_failure(spec, exit_status, sig), ""
+    if failure:
+        failed, message = int(failure["failed"]), str(failure["message"])
+        action = str(failure.get("action") or "")
+    else:
+        failed = exit_failure(spec, exit_status, sig, str(extra.get("ended_by", "")))
+        message, action = "", exit_action(failed)
+    fields = _usage_fields(usage)
+    cpu = max(float(extra.pop("cpu", 0.0)), fields["ru_utime"] + fields["ru_stime"])
     return {"exit_status": exit_status, "signal": sig, "failed": failed,
             "failed_reason": FAILED_REASONS.get(failed, ""), "error_message": message,
-            "start_time": start, "end_time": end, "ru_wallclock": end - start,
-            **_usage_fields(usage), "maxvmem": maxvmem, "pid": pid}
+            "action": action, "start_time": start, "end_time": end,
+            "ru_wallclock": end - start, **fields, "cpu": cpu,
+            "mem": float(extra.get("mem", 0.0)), "io": float(extra.get("io", 0.0)),
+            "maxvmem": max(maxvmem, int(extra.get("maxvmem", 0))),
+            "ended_by": str(extra.get("ended_by", "")), "pid": pid}

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
-import signal
 import socket
 import time
 from dataclasses import dataclass
@@ -31,11 +30,10 @@ from common.conf_values import seconds_or
 from execd import jobdir, safefs
 from execd.launcher import Launcher, is_shepherd_alive
 from execd.load import sample_load
-from execd.shepherd import signal_job
+from execd.shepherd import request_action
 
 RESEND_SECONDS = 2.0
 RESCAN_SECONDS = 5.0
-SIGNAL_TRIES, SIGNAL_RETRY_SECONDS = 50, 0.1  # a signal may arrive before the job's exec
 PING_SECONDS = 2.0  # a restarted qmaster (new epoch) is noticed within this time
 SPOOL_MODE = 0o755  # job owners traverse the spool to their job directories
 NOTIFY_DIR_MODE, NOTIFY_SOCKET_MODE = 0o700, 0o600
@@ -193,7 +191,10 @@ class ExecdService:
             return
         if item.msg_type in ("register", "load_report", "ping"):
             self._on_host_reply(item.msg_type, body)
-        elif item.msg_type == "job_finished":
+        elif item.msg_type == "job_finished" and item.body.get("dispatched", 0.0) == \
+                _dispatched(self._job_dir(item.body["job_id"], item.body["task_id"])):
+            # (a late answer about an earlier run must not remove the directory of the
+            # run that replaced it)
             self._forget_job(item.body["job_id"], item.body["task_id"])
 
     def _retry_register_later(self) -> None:
@@ -221,10 +222,15 @@ class ExecdService:
     def _start_job(self, body: dict[str, Any]) -> None:
         job_id, task_id = int(body["job_id"]), int(body["task_id"])
         path = self._job_dir(job_id, task_id)
-        if (path / jobdir.SPEC_FILE).exists():
-            self._restarted_start(path, job_id, task_id)
-            return
         spec = dict(body["spec"])
+        if (path / jobdir.SPEC_FILE).exists():
+            if _dispatched(path) == float(spec.get("dispatched") or 0.0):
+                self._restarted_start(path, job_id, task_id)
+                return
+            # an earlier run of a rescheduled task: the qmaster has its result (it would
+            # not dispatch the task again otherwise)
+            self._remove_tree(path)
+            self.reported.discard(path.name)
         script = spec.pop("script", None)
         spec["switch_user"] = os.geteuid() == 0
         spec["notify_socket"] = str(self.notify_path)
@@ -240,7 +246,8 @@ class ExecdService:
                                                "task_id": task_id, "reason": str(exc)})
             return
         self._request("job_started", {"host": self.host, "job_id": job_id,
-                                      "task_id": task_id, "start_time": spec["start_time"]})
+                                      "task_id": task_id, "start_time": spec["start_time"],
+                                      "dispatched": _dispatched(path)})
 
     def _restarted_start(self, path: Path, job_id: int, task_id: int) -> None:
         """A repeated start order: confirm, or report the result we already have."""
@@ -248,25 +255,19 @@ class ExecdService:
             self._report_result(path)
         else:
             self._request("job_started", {"host": self.host, "job_id": job_id,
-                                          "task_id": task_id, "start_time": _start_time(path)})
+                                          "task_id": task_id, "start_time": _start_time(path),
+                                          "dispatched": _dispatched(path)})
 
-    def _signal_job(self, body: dict[str, Any], tries: int = SIGNAL_TRIES) -> None:
+    def _signal_job(self, body: dict[str, Any]) -> None:
         path = self._job_dir(int(body["job_id"]), int(body["task_id"]))
-        signum = {"kill": signal.SIGKILL, "terminate": signal.SIGKILL,
-                  "suspend": signal.SIGSTOP, "resume": signal.SIGCONT}[body["action"]]
-        if path.name in self.removing \
-                or not (path / jobdir.SPEC_FILE).exists() \
+        if path.name in self.removing or not (path / jobdir.SPEC_FILE).exists() \
                 or jobdir.read_result(path) is not None:
-            return  # unknown signal, or a task that has already ended
+            return  # a task that has already ended
         try:
-            delivered = signal_job(path, signum)
-        except (ProcessLookupError, FileNotFoundError, PermissionError) as exc:
-            self._log("warning", "signal failed", job_id=body["job_id"], error=repr(exc))
-            return
-        if not delivered and tries > 1:
-            # The shepherd has not started the job yet: try again in a moment.
-            asyncio.get_running_loop().call_later(SIGNAL_RETRY_SECONDS, self._signal_job,
-                                                  body, tries - 1)
+            request_action(path, body["action"])
+        except OSError as exc:
+            self._log("warning", "signal failed", job_id=body["job_id"],
+                      action=body["action"], error=repr(exc))
 
     def _on_notify(self, sock: socket.socket) -> None:
         while True:
@@ -284,7 +285,8 @@ class ExecdService:
         self.reported.add(path.name)
         job_id, task_id = _ids_of(path)
         self._request("job_finished", {"host": self.host, "job_id": job_id,
-                                       "task_id": task_id, "result": result})
+                                       "task_id": task_id, "result": result,
+                                       "dispatched": _dispatched(path)})
 
     def _scan_results(self) -> None:
         """Fallback for lost notifications and for shepherds that died without a result."""
@@ -361,6 +363,14 @@ def _start_time(path: Path) -> float:
         return float(jobdir.read_spec(path)["start_time"])
     except (OSError, ValueError, KeyError, TypeError):
         return time.time()
+
+
+def _dispatched(path: Path) -> float:
+    """The dispatch time of the run a job directory holds (0.0: unknown)."""
+    try:
+        return float(jobdir.read_spec(path).get("dispatched") or 0.0)
+    except (OSError, ValueError, TypeError, AttributeError):
+        return 0.0
 
 
 def _older_than(path: Path, seconds: float) -> bool:

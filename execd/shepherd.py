@@ -27,16 +27,17 @@ import socket
 import subprocess
 import time
 import traceback
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from execd import jobdir, safefs
+from execd import jobdir, proctree, rlimits, safefs
+from execd.control import Controller, Step
 from execd.jobdir import (
     FAILED_BEFORE_JOB, FAILED_CWD, FAILED_EARLY, FAILED_OUTPUT, FAILED_SHELL, job_argv,
-    job_environment, make_result, output_path, stdin_is_devnull, tmpdir_path, uses_shell,
-    working_dir,
+    job_environment, make_result, output_path, processor_set, starter_argv,
+    starter_environment, stdin_is_devnull, tmpdir_path, uses_shell, working_dir,
 )
 from execd.load import host_arch
 
@@ -159,7 +160,12 @@ def _spawn_job(spec: Mapping[str, Any], env: dict[str, str], user: str, home: st
             fds += [out_fd, err_fd]
             program, argv = job_argv(spec, script)
             _check_program(spec, program)
-        # Switching ids only when they differ lets subprocess use vfork for our own jobs.
+            starter = jobdir.option(spec, "starter_method")
+            if starter:
+                program, argv = starter_argv(spec, starter, argv)
+                env.update(starter_environment(spec))
+                _check_program({**spec, "binary": False, "shell_start_mode": "unix_behavior"},
+                               program)
         return _popen(argv, program, env, (fds[0], out_fd, err_fd), spec, groups,
                       _switches(spec))
     finally:
@@ -171,18 +177,50 @@ def _spawn_job(spec: Mapping[str, Any], env: dict[str, str], user: str, home: st
 def _popen(argv: list[str], program: str, env: dict[str, str],
            stdio: tuple[int, int, int], spec: Mapping[str, Any], groups: list[int],
            switch: bool) -> int:
-    """subprocess.Popen in the shepherd's working directory, the job's by now."""
+    """subprocess.Popen in the shepherd's working directory, the job's by now.
+
+    A job with limits, a nice value or a processor set gets them in the child before its
+    ids change (a raised hard limit or a negative nice value needs root), so that child
+    runs Python and switches ids itself; other jobs keep the fast path without Python in
+    the child (switching ids only when they differ lets subprocess use vfork).
+    """
+    setup = _child_setup(spec, groups, switch)
     ids: dict[str, Any] = ({"user": spec["uid"], "group": spec["gid"], "extra_groups": groups}
-                           if switch else {})
+                           if switch and setup is None else {})
     try:
         proc = subprocess.Popen(argv, executable=program, stdin=stdio[0], stdout=stdio[1],
                                 stderr=stdio[2], env=env, start_new_session=True,
                                 restore_signals=True, close_fds=True,
-                                umask=int(jobdir.option(spec, "umask")) & 0o777, **ids)
-    except OSError as e:
+                                umask=int(jobdir.option(spec, "umask")) & 0o777,
+                                preexec_fn=setup, **ids)
+    except (OSError, subprocess.SubprocessError) as e:
         raise JobFailure(FAILED_BEFORE_JOB, f"can't start job: {e}") from e
     _spawned[proc.pid] = proc  # the shepherd, not Popen, reaps it (os.wait4)
     return proc.pid
+
+
+def _child_setup(spec: Mapping[str, Any], groups: list[int], switch: bool
+                 ) -> Callable[[], None] | None:
+    """What the job's child does before exec: limits, nice, CPU set, then its ids."""
+    limits = rlimits.plan(jobdir.option(spec, "limits"), rlimits.current_limits(),
+                          os.geteuid() == 0)
+    priority = int(jobdir.option(spec, "priority"))
+    cpus = processor_set(jobdir.option(spec, "processors"), os.cpu_count() or 1)
+    if not limits and not priority and not cpus:
+        return None
+    uid, gid = int(spec["uid"]), int(spec["gid"])
+
+    def setup() -> None:
+        if priority:
+            os.setpriority(os.PRIO_PROCESS, 0, priority)
+        if cpus:
+            os.sched_setaffinity(0, cpus)
+        rlimits.apply(limits)
+        if switch:
+            os.setgroups(groups)
+            os.setresgid(gid, gid, gid)
+            os.setresuid(uid, uid, uid)
+    return setup
 
 
 _spawned: dict[int, subprocess.Popen[bytes]] = {}
@@ -223,6 +261,12 @@ def _install_signal_handlers() -> None:
                 signal.SIGTSTP):
         signal.signal(sig, _ignore)
     signal.signal(signal.SIGTERM, _forward_signal)
+    # SIGUSR1 from the execd: a request waits in the job directory (jobdir.write_control).
+    # The handler does nothing; the wake-up pipe ends the shepherd's select at once.
+    read, write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    _wakeup["read"] = read
+    signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+    signal.signal(signal.SIGUSR1, _ignore)
 
 
 def _owner(spec: Mapping[str, Any]) -> tuple[str, str]:
@@ -287,17 +331,6 @@ def _start_job(spec: Mapping[str, Any], env: dict[str, str], user: str, home: st
         return 0, {"failed": f.failed, "message": str(f)}
 
 
-def session_vmem(sid: int) -> int:
-    """Sum of the virtual sizes (bytes) of all processes of session ``sid``."""
-    total = 0
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            fields = jobdir.proc_stat_fields(int(name))
-            if fields and len(fields) > 20 and int(fields[3]) == sid:
-                total += int(fields[20])
-    return total
-
-
 def _pidfd(pid: int) -> int | None:
     try:
         return os.pidfd_open(pid)
@@ -305,26 +338,259 @@ def _pidfd(pid: int) -> int | None:
         return None
 
 
-def _wait_job(pid: int) -> tuple[int, Any, int]:
-    """Wait for the job: (wait status, rusage, maxvmem), sampling vmem meanwhile."""
-    pidfd, maxvmem = _pidfd(pid), 0
-    next_sample = time.monotonic() + SAMPLE_INTERVAL
-    try:
-        while True:
-            wpid, status, usage = os.wait4(pid, os.WNOHANG)
-            if wpid == pid:
-                return status, usage, maxvmem
-            delay = max(0.0, next_sample - time.monotonic())
+class _Measure:
+    """What the shepherd has seen of the job's process tree."""
+
+    def __init__(self) -> None:
+        self.cpu = 0.0     # highest summed cpu seconds of the tree
+        self.mem = 0.0     # integral of vmem (GB) over cpu seconds, as Grid Engine's "mem"
+        self.io = 0        # highest summed bytes read and written
+        self.vmem = 0
+        self.maxvmem = 0
+
+    def add(self, use: proctree.Usage) -> None:
+        if use.cpu > self.cpu:
+            self.mem += (use.cpu - self.cpu) * use.vmem / 1e9
+            self.cpu = use.cpu
+        self.io = max(self.io, use.io)
+        self.vmem = use.vmem
+        self.maxvmem = max(self.maxvmem, use.vmem)
+
+    def fields(self, ended_by: str) -> dict[str, Any]:
+        return {"cpu": self.cpu, "mem": self.mem, "io": self.io / 1e9,
+                "maxvmem": self.maxvmem, "ended_by": ended_by}
+
+
+class _JobWatch:
+    """Waits for the job while enforcing its limits and carrying out the execd's requests
+    (execd.control decides, this class measures, signals and runs methods)."""
+
+    def __init__(self, job_dir: Path, spec: Mapping[str, Any], pid: int,
+                 env: Mapping[str, str], groups: list[int]) -> None:
+        self.job_dir, self.spec, self.pid, self.env, self.groups = \
+            job_dir, spec, pid, env, groups
+        variables = {**jobdir.procedure_variables(spec, env), "job_pid": str(pid)}
+        self.control = Controller.from_spec(spec, variables)
+        self.measure = _Measure()
+        self.helpers: dict[int, Step] = {}  # method commands running, by pid
+        self.start = time.monotonic()
+
+    def run(self) -> tuple[int, Any]:
+        """(wait status, rusage) of the job, once its first process has ended."""
+        pidfd = _pidfd(self.pid)
+        next_sample = time.monotonic()
+        try:
+            while True:
+                wpid, status, usage = os.wait4(self.pid, os.WNOHANG)
+                if wpid == self.pid:
+                    return status, usage
+                now = time.monotonic() - self.start
+                steps: list[Step] = []
+                for action in jobdir.take_controls(self.job_dir):
+                    steps += self.control.request(action, now)
+                if time.monotonic() >= next_sample:
+                    next_sample = time.monotonic() + SAMPLE_INTERVAL
+                    self.measure.add(self._usage())
+                steps += self.control.tick(now, self.measure.cpu, self.measure.vmem)
+                for step in steps:
+                    self._carry_out(step)
+                self._reap_helpers()
+                due = self.control.next_due()
+                wake = next_sample - time.monotonic()
+                if due is not None:
+                    wake = min(wake, due - (time.monotonic() - self.start))
+                _sleep_until_event(pidfd, max(0.0, wake))
+        finally:
             if pidfd is not None:
-                select.select([pidfd], [], [], delay)  # wakes at once when the job exits
-            else:
-                time.sleep(min(delay, 0.02))
-            if time.monotonic() >= next_sample:
-                maxvmem = max(maxvmem, session_vmem(pid))
-                next_sample = time.monotonic() + SAMPLE_INTERVAL
+                os.close(pidfd)
+
+    def _tree(self) -> tuple[dict[int, proctree.Proc], set[int]]:
+        table = proctree.process_table()
+        return table, proctree.tree(table, self.pid, os.getpid(), self.helpers)
+
+    def _usage(self) -> proctree.Usage:
+        table, pids = self._tree()
+        return proctree.usage(table, pids)
+
+    def _carry_out(self, step: Step) -> None:
+        if step.command:
+            self._start_method(step)
+        else:
+            self.signal_tree(step.signum)
+
+    def signal_tree(self, signum: int) -> None:
+        """``signum`` to the job's process group and to every process of its tree."""
+        try:
+            os.killpg(self.pid, signum)
+        except OSError:
+            pass
+        table, pids = self._tree()
+        for pid in pids:  # those that left the group; a signal twice may be seen twice
+            if table[pid].pgid != self.pid:
+                try:
+                    os.kill(pid, signum)
+                except OSError:
+                    pass
+
+    def _start_method(self, step: Step) -> None:
+        """A suspend/resume/terminate method command, as the job owner, with the job's
+        environment; its output is discarded (Grid Engine's methods write nowhere)."""
+        switch = _switches(self.spec)
+        ids: dict[str, Any] = ({"user": self.spec["uid"], "group": self.spec["gid"],
+                                "extra_groups": self.groups} if switch else {})
+        try:
+            proc = subprocess.Popen(list(step.command), env=dict(self.env), cwd="/",
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL, start_new_session=True,
+                                    close_fds=True, **ids)
+        except (OSError, subprocess.SubprocessError):
+            self._method_failed(step)
+            return
+        self.helpers[proc.pid] = step
+        _spawned[proc.pid] = proc
+
+    def _reap_helpers(self) -> None:
+        for pid, step in list(self.helpers.items()):
+            try:
+                wpid, status = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                wpid, status = pid, 0
+            if wpid == pid:
+                del self.helpers[pid]
+                _spawned.pop(pid, None)
+                if os.waitstatus_to_exitcode(status) != 0:
+                    self._method_failed(step)
+
+    def _method_failed(self, step: Step) -> None:
+        """A terminate method that cannot do its work leaves the kill to us."""
+        if step.reason == "terminate":
+            self.signal_tree(signal.SIGKILL)
+
+    def end_leftovers(self) -> None:
+        """After the job's first process ended: kill what is left of its tree (daemons
+        it left behind, in its session or re-parented to us) and reap our orphans."""
+        for _ in range(3):
+            table, pids = self._tree()
+            pids.discard(self.pid)
+            if not pids:
+                break
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            self.measure.add(proctree.usage(table, pids))
+            time.sleep(0.05)
+        _reap_orphans(set(self.helpers))
+
+
+def _reap_orphans(keep: set[int]) -> None:
+    """Reap the children of the shepherd that are not ``keep`` (re-parented orphans)."""
+    for proc in proctree.process_table().values():
+        if proc.ppid == os.getpid() and proc.pid not in keep:
+            try:
+                os.waitpid(proc.pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+
+
+_wakeup: dict[str, int] = {}
+
+
+def _sleep_until_event(pidfd: int | None, seconds: float) -> None:
+    """Sleep until the job exits, a signal arrives (an execd request) or ``seconds``."""
+    fds = [fd for fd in (pidfd, _wakeup.get("read")) if fd is not None]
+    if pidfd is None:
+        seconds = min(seconds, 0.02)
+    try:
+        ready, _, _ = select.select(fds, [], [], seconds)
+    except InterruptedError:
+        return
+    if _wakeup.get("read") in ready:
+        try:
+            os.read(_wakeup["read"], 512)
+        except OSError:
+            pass
+
+
+def _procedure_user(spec: Mapping[str, Any], name: str | None
+                    ) -> tuple[int, int, list[int]] | None:
+    """(uid, gid, groups) of a ``user@`` prolog/epilog when we can switch to it; None:
+    run as the job would (the owner, or ourselves)."""
+    if name is None or os.geteuid() != 0:
+        return None
+    try:
+        pw = pwd.getpwnam(name)
+    except KeyError as e:
+        raise JobFailure(FAILED_BEFORE_JOB, f"can't get password entry for user \"{name}\"") from e
+    return pw.pw_uid, pw.pw_gid, os.getgrouplist(name, pw.pw_gid)
+
+
+def _run_procedure(which: str, spec: Mapping[str, Any], env: dict[str, str], user: str,
+                   home: str, groups: list[int], job_dir: Path) -> dict[str, Any] | None:
+    """Run the prolog or epilog to its end; None if it succeeded (or there is none), else
+    the failure (failed code, message, action) for the result.
+
+    It runs with the job's environment and working directory, its output appended to the
+    job's output files, as the job owner or the ``user@`` it names.
+    """
+    text = jobdir.option(spec, which)
+    if not text:
+        return None
+    before = jobdir.FAILED_BEFORE_PROLOG if which == "prolog" else jobdir.FAILED_BEFORE_EPILOG
+    fds: list[int] = []
+    try:
+        procedure_user, argv = jobdir.split_procedure(text)
+        argv = jobdir.expand_words(argv, jobdir.procedure_variables(spec, env))
+        ids = _procedure_user(spec, procedure_user)
+        with _as_job_user(spec, groups):
+            cwd = working_dir(spec, home)
+            _enter_cwd(cwd)
+            out_fd, err_fd = _open_stdio(spec, env, cwd, _home_lookup(user, home))
+            fds += [out_fd, err_fd]
+        if ids is None and _switches(spec):
+            ids = (int(spec["uid"]), int(spec["gid"]), groups)
+        switch: dict[str, Any] = ({"user": ids[0], "group": ids[1], "extra_groups": ids[2]}
+                                  if ids is not None else {})
+        try:
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out_fd,
+                                    stderr=err_fd, env=env, start_new_session=True,
+                                    close_fds=True, **switch)
+        except (OSError, subprocess.SubprocessError) as e:
+            return {"failed": before, "action": jobdir.QUEUE_ERROR,
+                    "message": f"can't start {which} \"{argv[0]}\": {e}"}
+    except JobFailure as f:
+        return {"failed": before, "action": jobdir.QUEUE_ERROR, "message": str(f)}
     finally:
-        if pidfd is not None:
-            os.close(pidfd)
+        os.chdir("/")
+        for fd in set(fds):
+            os.close(fd)
+    code = _wait_procedure(proc, job_dir)
+    outcome = jobdir.procedure_outcome(which, code)
+    if outcome is None:
+        return None
+    failed, action = outcome
+    return {"failed": failed, "action": action, "exit_status": 0,
+            "message": f"exit_status of {which} = {code}"}
+
+
+def _wait_procedure(proc: subprocess.Popen[bytes], job_dir: Path) -> int:
+    """Wait for a prolog/epilog; a terminate or kill request ends it (the job is being
+    deleted). Its exit status, 128+signal if killed."""
+    while True:
+        try:
+            return _exit_code(proc.wait(timeout=0.2))
+        except subprocess.TimeoutExpired:
+            pass
+        if any(a in ("terminate", "kill") for a in jobdir.take_controls(job_dir)):
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def _exit_code(returncode: int) -> int:
+    return 128 - returncode if returncode < 0 else returncode
 
 
 def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
@@ -340,22 +606,30 @@ def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
         early: dict[str, Any] = {"failed": f.failed, "message": str(f)}
         return make_result(spec, pid=0, start=start, end=time.time(), status=0, usage=None,
                            maxvmem=0, failure=early)
+    pid, status, usage, measured = 0, NEVER_STARTED_STATUS, None, None
     try:
         _prepare_files(job_dir, spec)
         env = job_environment(spec, user, home, tmpdir, str(job_dir), host_arch(),
                               os.environ.get("TZ"))
-        pid, failure = _start_job(spec, env, user, home, job_dir, groups)
-        status, usage, maxvmem = NEVER_STARTED_STATUS, None, 0
+        failure = _run_procedure("prolog", spec, env, user, home, groups, job_dir)
+        if failure is None:
+            pid, failure = _start_job(spec, env, user, home, job_dir, groups)
         if failure is None:
             _current_job["pid"] = pid
             jobdir.write_pid_file(job_dir / jobdir.JOB_PID_FILE, pid)
-            status, usage, maxvmem = _wait_job(pid)
+            watch = _JobWatch(job_dir, spec, pid, env, groups)
+            status, usage = watch.run()
             _spawned.pop(pid).returncode = os.waitstatus_to_exitcode(status)
-        _current_job.pop("pid", None)
+            _current_job.pop("pid", None)
+            watch.end_leftovers()
+            measured = watch.measure.fields(watch.control.ended_by)
+            epilog = _run_procedure("epilog", spec, env, user, home, groups, job_dir)
+            if epilog is not None:
+                failure = {**epilog, "ran": True}
     finally:
         _remove_tmpdir(spec, tmpdir, groups)
     return make_result(spec, pid=pid, start=start, end=time.time(), status=status,
-                       usage=usage, maxvmem=maxvmem, failure=failure)
+                       usage=usage, maxvmem=0, failure=failure, measured=measured)
 
 
 def notify(socket_path: str | None, name: str) -> None:
@@ -374,15 +648,17 @@ def run_shepherd(job_dir: Path) -> None:
     job_dir = Path(job_dir)
     jobdir.write_pid_file(job_dir / jobdir.SHEPHERD_PID_FILE, os.getpid())
     _install_signal_handlers()
+    proctree.become_subreaper()
     spec: Mapping[str, Any] = {}
     try:
         spec = jobdir.read_spec(job_dir)
         result = _run_task(job_dir, spec)
-    except Exception:  # noqa: BLE001 - whatever happens, the execd must get a result
+    except Exception as exc:  # noqa: BLE001 - whatever happens, the execd must get a result
         jobdir.write_atomic(job_dir / jobdir.ERROR_FILE, traceback.format_exc().encode())
         now = time.time()
         result = make_result(spec, pid=0, start=now, end=now, status=0, usage=None, maxvmem=0,
-                             failure={"failed": FAILED_EARLY, "message": "shepherd error"})
+                             failure={"failed": FAILED_EARLY,
+                                      "message": f"shepherd error: {exc!r}"[:4096]})
     jobdir.write_result(job_dir, result)
     notify(spec.get("notify_socket"), job_dir.name)
 
@@ -396,4 +672,25 @@ def signal_job(job_dir: Path, signum: int) -> bool:
         os.killpg(found[0], signum)
     except OSError:
         return False
+    return True
+
+
+FALLBACK_SIGNALS = {"kill": signal.SIGKILL, "terminate": signal.SIGKILL,
+                    "suspend": signal.SIGSTOP, "resume": signal.SIGCONT}
+
+
+def request_action(job_dir: Path, action: str) -> bool:
+    """Ask the task's shepherd to ``action`` (suspend, resume, terminate, kill) its job,
+    by a request file and SIGUSR1; the shepherd applies the queue's methods and the
+    -notify warnings. Without a live shepherd, the default signal goes to the job's
+    process group directly. False when there is nothing left to act on."""
+    job_dir = Path(job_dir)
+    shepherd = jobdir.live_pid(job_dir / jobdir.SHEPHERD_PID_FILE)
+    if shepherd is None:
+        return signal_job(job_dir, FALLBACK_SIGNALS[action])
+    jobdir.write_control(job_dir, action)
+    try:
+        os.kill(shepherd, signal.SIGUSR1)
+    except OSError:
+        return signal_job(job_dir, FALLBACK_SIGNALS[action])
     return True

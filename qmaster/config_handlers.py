@@ -111,7 +111,7 @@ def handle_conf_get(ctx: Ctx) -> dict[str, Any]:
 def handle_cluster_query(ctx: Ctx) -> dict[str, Any]:
     require_known_host(ctx.store, ctx.user)
     store = ctx.store
-    instances = queue_instances(store.conf, store.hosts)
+    instances = queue_instances(store.conf, store.hosts, store.qi_states)
     view = store_pass_input(store).resources if ctx.body.get("resources") else None
     offers = {(qi.queue, qi.host): instance_offers(view, qi, store.used_slots)
               for qi in instances} if view is not None else {}
@@ -120,7 +120,7 @@ def handle_cluster_query(ctx: Ctx) -> dict[str, Any]:
         "exechosts": sorted(store.conf["exechost"]),
         "instances": [{"queue": qi.queue, "host": qi.host, "slots": qi.slots,
                        "used": store.used_slots.get((qi.queue, qi.host), 0),
-                       "qtype": qi.qtype, "alive": qi.alive,
+                       "qtype": qi.qtype, "alive": qi.alive, "states": qi.states,
                        "pe_list": attr(store.conf["queue"][qi.queue], "pe_list", "NONE"),
                        "resources": offers.get((qi.queue, qi.host), [])}
                       for qi in instances],

@@ -12,11 +12,12 @@ from typing import Any
 
 from common.cluster import attr
 from common.jobstate import ACTIVE_STATES, Event, State
-from common.model import ExecHost, Job, Task, task_key
+from common.model import ExecHost, Task, task_key
 from common.objects_conf_queue import format_host_overrides, parse_host_overrides
 from qmaster.accounting_log import accounting_record
 from qmaster.context import Ctx, RequestError
 from qmaster.defaults import exechost_defaults
+from qmaster.start_spec import start_spec
 
 FAILED_DELETED = 100  # accounting(5): "assumedly after job" — the job was killed by qdel
 
@@ -33,7 +34,7 @@ def send_start(ctx: Ctx, task: Task) -> None:
     job = ctx.store.jobs[task.job_id]
     ctx.batch.send(execd_identity(ctx, task.host or ""), "start_job",
                    {"job_id": task.job_id, "task_id": task.task_id,
-                    "spec": start_spec(ctx, job, task)})
+                    "spec": start_spec(ctx.store.conf, job, task)})
 
 
 def signal_on_host(ctx: Ctx, task: Task, action: str) -> None:
@@ -46,63 +47,6 @@ def signal_on_host(ctx: Ctx, task: Task, action: str) -> None:
 def kill_on_host(ctx: Ctx, task: Task) -> None:
     """End the task as qdel does: through its -notify warning and terminate_method."""
     signal_on_host(ctx, task, "terminate")
-
-
-def start_spec(ctx: Ctx, job: Job, task: Task) -> dict[str, Any]:
-    """Everything the shepherd needs to run the task (see execd.shepherd)."""
-    opts, store = job.opts, ctx.store
-    queue_pairs = store.conf["queue"].get(task.queue or "", [])
-    hosts = sorted({g[1] for g in task.granted})
-    return {
-        "job_id": job.job_id, "task_id": task.task_id if job.is_array else None,
-        "job_name": job.name, "owner": job.owner, "uid": job.uid, "gid": job.gid,
-        "group": job.group, "binary": bool(opts.get("binary")),
-        "command": str(opts.get("script_path") or ""),
-        "args": [str(a) for a in opts.get("script_args") or []],
-        "script": job.script,
-        "shell": path_for_host(opts.get("shell"), task.host or "")
-        or attr(queue_pairs, "shell", "/bin/sh"),
-        "shell_start_mode": _shell_start_mode(ctx, queue_pairs),
-        "cwd": opts.get("cwd"),
-        "stdout_path": path_for_host(opts.get("stdout_paths"), task.host or ""),
-        "stderr_path": path_for_host(opts.get("stderr_paths"), task.host or ""),
-        "merge": bool(opts.get("merge_output")),
-        "env": dict(opts.get("env") or {}), "sge_o": dict(job.sge_o),
-        "queue": task.queue, "host": task.host, "slots": task.slots,
-        "nhosts": len(hosts), "array": list(opts["array"]) if job.is_array else None,
-        "pe": task.granted_pe or (opts.get("pe") or [None])[0],
-        "pe_hostfile": pe_hostfile(task) if opts.get("pe") else None,
-        "tmpdir_base": attr(queue_pairs, "tmpdir", "/tmp"),
-        "umask": job.umask,
-    }
-
-
-def _shell_start_mode(ctx: Ctx, queue_pairs: list[list[str]]) -> str:
-    mode = attr(queue_pairs, "shell_start_mode", "posix_compliant")
-    if mode.lower() in ("none", ""):
-        return ctx.store.conf_value("conf", "global", "shell_start_mode", "posix_compliant")
-    return mode
-
-
-def path_for_host(paths: Any, host: str) -> str | None:
-    """Pick the path for ``host`` from a Grid Engine ``[host:]path,...`` list."""
-    if not paths:
-        return None
-    default = None
-    for entry in paths:
-        entry = str(entry)
-        head, sep, tail = entry.partition(":")
-        if sep and "/" not in head and head:
-            if head == host:
-                return tail
-        elif default is None:
-            default = entry
-    return default
-
-
-def pe_hostfile(task: Task) -> str:
-    return "".join(f"{host} {slots} {queue}@{host} UNDEFINED\n"
-                   for queue, host, slots in task.granted)
 
 
 # ---- handlers ----------------------------------------------------------------------
@@ -195,13 +139,22 @@ def handle_load_report(ctx: Ctx) -> dict[str, Any]:
     return _host_reply(ctx)
 
 
+def _this_run(task: Task | None, body: dict[str, Any]) -> bool:
+    """Whether an execd's message is about the task's current run on that host."""
+    dispatched = float(body.get("dispatched") or 0.0)
+    return task is not None and task.host == body["host"] and \
+        (not dispatched or dispatched == task.dispatch_time)
+
+
 def handle_job_started(ctx: Ctx) -> dict[str, Any]:
     task = ctx.store.tasks.get(task_key(ctx.body["job_id"], ctx.body["task_id"]))
-    if task is None or task.host != ctx.body["host"]:
+    if task is None or not _this_run(task, ctx.body):
         return {"known": False}
     if task.state_enum is State.TRANSFERRING:
         ctx.store.transition(ctx.batch, task, Event.STARTED,
                              start_time=float(ctx.body["start_time"]))
+        if task.suspend_reasons:  # qmod -sj while it was on its way: the execd has it
+            ctx.store.transition(ctx.batch, task, Event.SUSPEND)
     elif task.state_enum is State.DELETED:
         kill_on_host(ctx, task)
     return {"known": True}
@@ -209,8 +162,7 @@ def handle_job_started(ctx: Ctx) -> dict[str, Any]:
 
 def handle_job_finished(ctx: Ctx) -> dict[str, Any]:
     task = ctx.store.tasks.get(task_key(ctx.body["job_id"], ctx.body["task_id"]))
-    if task is not None and task.host == ctx.body["host"] and \
-            task.state_enum in ACTIVE_STATES:
+    if task is not None and _this_run(task, ctx.body) and task.state_enum in ACTIVE_STATES:
         finish_task(ctx, task, ctx.body["result"])
     return {"job_id": ctx.body["job_id"], "task_id": ctx.body["task_id"]}
 
@@ -226,8 +178,14 @@ def handle_job_start_failed(ctx: Ctx) -> dict[str, Any]:
 
 
 def finish_task(ctx: Ctx, task: Task, result: dict[str, Any]) -> None:
-    """End an active task with ``result`` (as a shepherd reports it) and account for it."""
-    deleted = task.deleted_by is not None
+    """End an active task with ``result`` (as a shepherd reports it) and account for it.
+
+    The result's ``action`` (execd.jobdir) decides what follows: ``reschedule`` (exit or
+    prolog/epilog status 99, or qmod -rj) puts the task back to pending, ``job_error``
+    (status 100) into error state Eqw, ``queue_error`` (a failed prolog/epilog) puts the
+    queue instance into error state E and reschedules the task. A deleted task ends.
+    """
+    deleted = task.deleted_by is not None or task.state_enum is State.DELETED
     failed = int(result.get("failed") or 0)
     if deleted and failed == 0 and result.get("signal"):
         failed = FAILED_DELETED
@@ -239,16 +197,48 @@ def finish_task(ctx: Ctx, task: Task, result: dict[str, Any]) -> None:
                    usage={k: v for k, v in result.items() if k.startswith("ru_")
                           or k in ("maxvmem", "cpu", "mem", "io", "iow")})
     job = ctx.store.jobs[task.job_id]
-    if failed and failed != FAILED_DELETED and not deleted and task.start_time is None:
+    message = str(result.get("error_message") or "") or changes["failed_reason"]
+    action = "" if deleted else ("reschedule" if task.reschedule
+                                 else str(result.get("action") or ""))
+    error_reason = ""
+    if action == "queue_error":
+        _queue_error(ctx, task)
+        action, error_reason = "reschedule", message
+    record = accounting_record(job, replace(task, **changes), ctx.store)
+    if action == "reschedule":
+        # a task whose job ran shows "Rq" (restarted); one stopped by its prolog "qw"
+        _requeue(ctx, task, ran=int(result.get("pid") or 0) > 0, error_reason=error_reason)
+    elif action == "job_error":
+        ctx.store.transition(ctx.batch, task, Event.FAIL, error_reason=message or (
+            f"job {task.job_id}.{task.task_id} exited with exit status "
+            f"{changes['exit_status']}"), **changes)
+    elif failed and failed != FAILED_DELETED and not deleted and task.start_time is None:
         # the shepherd's own words say more than the failure code's text (a planted TMPDIR)
-        reason = str(result.get("error_message") or "") or changes["failed_reason"]
-        ctx.store.transition(ctx.batch, task, Event.FAIL, error_reason=reason,
+        ctx.store.transition(ctx.batch, task, Event.FAIL, error_reason=message,
                              **{k: v for k, v in changes.items() if k != "failed_reason"})
     else:
         ctx.store.transition(ctx.batch, task, Event.EXITED, **changes)
     ctx.services.job_log("finished", job_id=task.job_id, task_id=task.task_id,
-                         host=task.host, queue=task.queue, exit_status=task.exit_status,
-                         failed=task.failed)
-    record = accounting_record(job, task, ctx.store)
+                         host=record.get("hostname"), queue=record.get("qname"),
+                         exit_status=changes["exit_status"], failed=failed,
+                         action=action or "end")
     ctx.batch.accounting.append(record)
     ctx.batch.txn.put("acct", task.key, record)
+
+
+def _requeue(ctx: Ctx, task: Task, *, ran: bool, error_reason: str = "") -> None:
+    """Back to pending for another run elsewhere: the task forgets where it ran."""
+    ctx.store.transition(ctx.batch, task, Event.RESCHEDULE, queue=None, host=None,
+                         granted=[], granted_pe=None, slots=1, dispatch_time=None,
+                         start_time=None, end_time=None, exit_status=None, signal=0,
+                         failed=0, failed_reason="", usage={}, suspend_reasons=[],
+                         reschedule=False, restarts=task.restarts + (1 if ran else 0),
+                         error_reason=error_reason)
+
+
+def _queue_error(ctx: Ctx, task: Task) -> None:
+    """Put the task's queue instance into error state E, in 8.1.9's words."""
+    from qmaster.queue_control import set_queue_error  # it signals execds through us
+    queue, host = task.queue or "", task.host or ""
+    set_queue_error(ctx, queue, host, f"queue {queue} marked QERROR as result of job "
+                                      f"{task.job_id}'s failure at host {host}")

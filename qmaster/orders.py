@@ -2,7 +2,8 @@
 
 The scheduler has no authority. Each dispatch order carries the version of the task it was
 computed from; the qmaster accepts it only if the task is still pending at that version,
-every granted queue instance still exists on a live host with enough free slots, the
+every granted queue instance still exists on a live host with enough free slots and is
+neither disabled, suspended nor in error (``qmod``, ``qmaster.queue_control``), the
 queue, host and PE user lists admit the job's owner, the parallel environment named for a ``-pe`` job is one the job asked for, every granted
 queue offers it, the grant follows its allocation rule, the slot count is in the job's
 range and within the PE's total ``slots``, and the job's consumables (complex(5)) still
@@ -20,6 +21,7 @@ from common.jobstate import Event, State
 from common.model import Task, task_key
 from qmaster.context import Ctx
 from qmaster.execd_link import send_start
+from qmaster.queue_control import state_refusal
 from qmaster.store import Store
 from qmaster.placement_view import as_placement_job, store_pass_input
 from common.placement.dispatch import queue_matches
@@ -173,6 +175,9 @@ def _slots_refusal(ctx: Ctx, granted: list[tuple[str, str, int]],
         qi = instances.get(key)
         if qi is None or not qi.alive:
             return f"queue instance {key[0]}@{key[1]} is not available"
+        refusal = state_refusal(ctx.store, qi.name)
+        if refusal:
+            return refusal
         if ctx.store.used_slots.get(key, 0) + slots > qi.slots:
             return f"queue instance {key[0]}@{key[1]} has not enough free slots"
     return ""

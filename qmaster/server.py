@@ -24,7 +24,7 @@ from common import keys, wire
 from common.conf_values import seconds_or
 from common.cell import Cell, write_act_qmaster
 from qmaster import (accounting_log, alter, config_handlers, execd_link, gate, jobs, orders,
-                     userset_handlers)
+                     queue_control, userset_handlers)
 from qmaster.context import DEFERRED, Ctx, RequestError, Services
 from qmaster.defaults import (bootstrap, ensure_complexes, ensure_global_host,
                               ensure_host_lists, ensure_usersets)
@@ -61,6 +61,7 @@ HANDLERS: dict[str, Handler] = {
     "hold": jobs.handle_hold,
     "release": jobs.handle_release,
     "alter": alter.handle_alter,
+    "qmod": queue_control.handle_qmod,
     "wait": jobs.handle_wait,
     "job_query": jobs.handle_job_query,
     "cluster_query": config_handlers.handle_cluster_query,

@@ -1,6 +1,7 @@
 """The qmaster's in-memory object store and the batch that records every change.
 
-The store is the authority: jobs, tasks, exec host runtime state, configuration objects
+The store is the authority: jobs, tasks, exec host runtime state, the states ``qmod``
+gives queue instances (disabled, suspended, error: ``qi_states``), configuration objects
 and the name lists (managers, operators, administrative and submit hosts). Handlers never
 write to it directly; they go through a ``Batch``, which applies the change in memory,
 queues the spool write, the event to publish and any message for an execd. The server
@@ -112,6 +113,13 @@ def _conf_pairs(data: Any) -> Any:
     return data
 
 
+def _qi_state(data: Any) -> Any:
+    state = _map(data)
+    if not all(isinstance(state.get(k, ""), str) for k in ("states", "reason")):
+        raise ValueError("queue instance state fields of the wrong type")
+    return state
+
+
 def _acct(data: Any) -> Any:
     return _map(data)
 
@@ -145,6 +153,9 @@ class Store:
         self._journal: list[Callable[[], None]] = []  # how to undo each change, in order
         self.set_aside: dict[tuple[str, str], str] = {}  # spooled objects not loaded: why
         self.aside_jobs: dict[int, str] = {}  # jobs set aside, now or at an earlier start
+        # "queue@host" -> {"states": letters of common.cluster.QI_STATES, "reason": why E}
+        # (spool kind and event kind "qstate"; an instance without states has no entry)
+        self.qi_states: dict[str, dict[str, str]] = {}
 
     # ---- all or nothing --------------------------------------------------------------
     def savepoint(self, batch: Batch) -> Savepoint:
@@ -216,6 +227,8 @@ class Store:
                                if self._loaded(kind, key, pairs, _conf_pairs) is not None}
         for kind in LIST_KINDS:
             self.lists[kind] = sorted(k for k in objects.get(kind, {}) if isinstance(k, str))
+        self.qi_states = {k: v for k, v in objects.get("qstate", {}).items()
+                          if self._loaded("qstate", k, v, _qi_state) is not None}
         self.pending_accounting = {k: v for k, v in objects.get("acct", {}).items()
                                    if self._loaded("acct", k, v, _acct) is not None}
         next_id = meta.get("next_job_id", 1)
@@ -391,6 +404,18 @@ class Store:
         batch.txn.delete(kind, name)
         batch.event(kind, "del", name)
 
+    def put_qi_state(self, batch: Batch, name: str, states: str, reason: str = "") -> None:
+        """Store the qmod states of queue instance ``name`` ("" removes the entry)."""
+        if not states:
+            if self._pop_item(self.qi_states, name) is not None:
+                batch.txn.delete("qstate", name)
+                batch.event("qstate", "del", name)
+            return
+        state = {"states": states, "reason": reason if "E" in states else ""}
+        self._set_item(self.qi_states, name, state)
+        batch.txn.put("qstate", name, state)
+        batch.event("qstate", "put", name, state)
+
     def set_list(self, batch: Batch, kind: str, names: list[str]) -> None:
         old = set(self.lists[kind])
         self._set_item(self.lists, kind, sorted(set(names)))
@@ -416,4 +441,5 @@ class Store:
             "hosts": [h.to_dict() for h in self.hosts.values()],
             "conf": {kind: dict(objs) for kind, objs in self.conf.items()},
             "lists": dict(self.lists),
+            "qstates": {name: dict(state) for name, state in self.qi_states.items()},
         }

@@ -22,7 +22,7 @@ from common.placement.resources import LevelKey, complex_list, fixed_levels
 CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf", "complex", "userset")
 # events that can make a pass find something new to do
 TRIGGER_KINDS = frozenset({"job", "task", "host", "queue", "hgrp", "pe", "exechost", "userset",
-                           "complex", "order_refused"})
+                           "complex", "order_refused", "qstate"})
 
 
 @dataclass
@@ -36,6 +36,8 @@ class Mirror:
     conf: dict[str, dict[str, Any]] = field(default_factory=lambda: {k: {} for k in CONF_KINDS})
     pending: set[str] = field(default_factory=set)
     used: dict[tuple[str, str], int] = field(default_factory=dict)
+    # "queue@host" -> its qmod states (disabled, error, suspended: no new jobs there)
+    qstates: dict[str, dict[str, Any]] = field(default_factory=dict)
     _instances: list[Any] | None = None  # queue instances, rebuilt after conf/host changes
     _fixed: dict[LevelKey, dict[str, str]] | None = None  # resource levels, same lifetime
     _conf_fields: dict[str, Any] | None = None  # PassInput's share of conf, until it changes
@@ -49,6 +51,7 @@ class Mirror:
         mirror.hosts = {h["name"]: h for h in snap["hosts"]}
         for kind in CONF_KINDS:
             mirror.conf[kind] = dict(snap["conf"].get(kind, {}))
+        mirror.qstates = dict(snap.get("qstates") or {})
         return mirror
 
     def apply(self, event: dict[str, Any]) -> bool:
@@ -61,6 +64,12 @@ class Mirror:
             self._apply_task(op, key, obj)
         elif kind == "host":
             self._apply_host(key, obj)
+        elif kind == "qstate":
+            self._instances = None  # the resource levels do not depend on states
+            if op == "del":
+                self.qstates.pop(key, None)
+            else:
+                self.qstates[key] = obj
         elif kind in self.conf:
             self._instances = self._fixed = self._conf_fields = None
             if op == "del":
@@ -109,14 +118,15 @@ class Mirror:
 
     def instances(self) -> list[Any]:
         if self._instances is None:
-            self._instances = queue_instances(self.conf, self.hosts)
+            self._instances = queue_instances(self.conf, self.hosts, self.qstates)
         return self._instances
 
     def free_slots(self, extra_used: dict[tuple[str, str], int]) -> int:
-        """Free batch slots on live hosts, counting ``extra_used`` (orders in flight)."""
+        """Free batch slots on live hosts in instances that take jobs, counting
+        ``extra_used`` (orders in flight)."""
         return sum(max(0, qi.slots - self.used.get((qi.queue, qi.host), 0)
                        - extra_used.get((qi.queue, qi.host), 0))
-                   for qi in self.instances() if qi.alive and "BATCH" in qi.qtype.upper())
+                   for qi in self.instances() if qi.accepts_jobs and "BATCH" in qi.qtype.upper())
 
     def active_tasks(self) -> list[dict[str, Any]]:
         return [t for t in self.tasks.values()

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from common.cluster import qtype_letters
+from common.cluster import state_string
 from common.jobstate import ACTIVE_STATES, WAITING_STATES, State, state_letters
 from common.resource.complexes import ComplexAttr, default_complexes, resolve_name
 
@@ -84,7 +85,11 @@ def _state(task: Reply) -> State:
 
 
 def task_letters(task: Reply) -> str:
-    return state_letters(_state(task), set(task.get("holds") or []))
+    """The state column: holds, qmod's suspensions ("s" the job's, "S" its queue
+    instance's) and restarts (qmod -rj: "Rq", "Rr")."""
+    return state_letters(_state(task), set(task.get("holds") or []),
+                         suspend_reasons=set(task.get("suspend_reasons") or []),
+                         restarted=int(task.get("restarts") or 0) > 0)
 
 
 def _prio(task: Reply) -> float:
@@ -356,7 +361,8 @@ def queue_rows(cluster: Reply, reply: Reply, flt: JobFilter, *,
         out.append({"name": name, "qtype": queue_type(inst), "resv": 0,
                     "used": int(inst.get("used") or 0), "total": int(inst.get("slots") or 0),
                     "load_avg": _load_float(load, "load_avg") if alive else None,
-                    "arch": load.get("arch"), "states": "" if alive else "u",
+                    "arch": load.get("arch"),
+                    "states": state_string(str(inst.get("states") or ""), alive),
                     "jobs": instance_jobs(name, reply, flt), "explain": [],
                     "resources": _offers(inst, load, resource_names) if show_resources else []})
     return out
@@ -386,11 +392,11 @@ def _add_instance(cq: dict[str, Any], inst: Reply, host: Reply) -> None:
     if load is not None:
         cq["_load"] += load * slots
         cq["_load_slots"] += slots
-    if alive:
+    if alive and not inst.get("states"):
         cq["available"] += slots - used
-    else:
-        cq["manual_intervention"] += slots  # 'u' counts as needing manual intervention
-        cq["unknown"] += slots
+    else:  # 'u', and qmod's d, E and s, count as needing manual intervention
+        cq["manual_intervention"] += slots
+        cq["unknown"] += 0 if alive else slots
 
 
 def _finish_summary(cq: dict[str, Any]) -> dict[str, Any]:

@@ -88,7 +88,7 @@ def pending_order(jobs: Mapping[int, PlacementJob], pending: Iterable[dict[str, 
 def _free_slots(inp: PassInput) -> dict[SlotKey, int]:
     return {(qi.queue, qi.host): qi.slots - inp.used.get((qi.queue, qi.host), 0)
             for qi in inp.instances
-            if qi.alive and "BATCH" in qi.qtype.upper()}
+            if qi.accepts_jobs and "BATCH" in qi.qtype.upper()}
 
 
 def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[str, Any]]:

@@ -43,8 +43,12 @@ def pending_reasons(job: PlacementJob, inp: PassInput, *, verify: bool = False
 def _reason(job: PlacementJob, qi: QueueInstance, inp: PassInput, view: ResourceView,
             requests: list[Any], slots: int, verify: bool) -> str:
     name = f"{qi.queue}@{qi.host}"
-    if not qi.alive:
+    if not qi.alive or "E" in qi.states:
         return f'queue instance "{name}" dropped because it is temporarily not available'
+    if "d" in qi.states:
+        return f'queue instance "{name}" dropped because it is disabled'
+    if "s" in qi.states:
+        return f'queue instance "{name}" dropped because it is suspended'
     queues = job.hard_queues
     if queues and not any(queue_matches(ref, qi, inp.host_groups) for ref in queues):
         return (f'cannot run in queue instance "{name}" because it is not contained in its '

@@ -167,7 +167,7 @@ INTRUDER_HOST = "127.0.0.1"  # what the qmaster calls a remote peer on loopback
 LOCAL, REMOTE, EXECD, SCHEDULER = "local", "remote", "execd", "scheduler"
 USER_TYPES = frozenset({"ping", "submit", "job_query", "cluster_query", "delete", "hold",
                         "release", "alter", "wait", "conf_get", "conf_put", "conf_del",
-                        "userset_entries"})
+                        "userset_entries", "qmod"})
 EXECD_TYPES = frozenset({"ping", "register", "load_report", "job_started", "job_finished",
                          "job_start_failed"})
 SCHEDULER_TYPES = frozenset({"ping", "snapshot", "orders"})
@@ -736,7 +736,8 @@ class Siege:
             self.drain_execd()  # (a start_job that reached the attack's execd: says so)
             raise AssertionError(f"a fresh job did not finish: {err.message}; {state}") \
                 from None
-        assert (task["exit_status"], task["failed"], task["started"]) == (0, 0, True), task
+        assert (task["exit_status"], task["failed"], task["started"]) == (0, 0, True), \
+            (task, self.client.jobs([job_id]))
         lic = Licence(submitted=[job_id], jobs={job_id}, hosts={self.host},
                       owners={job_id: self.user_of("manager")})
         self.settle(lic)

@@ -21,7 +21,7 @@ from clients.qconf import hosts as qconf_hosts
 from common import wire
 from common.model import UserInfo
 from common.schema import Struct
-from qmaster import alter, config_handlers, jobs, userset_handlers
+from qmaster import alter, config_handlers, jobs, queue_control, userset_handlers
 from qmaster.context import Ctx, RequestError, Services
 from qmaster.defaults import bootstrap, ensure_host_lists
 from qmaster.host_rights import (
@@ -146,9 +146,12 @@ REQUESTS: dict[str, tuple[Handler, dict[str, Any]]] = {
     "conf_del": (config_handlers.handle_conf_del, {"kind": "operator", "name": "u1"}),
     "userset_entries": (userset_handlers.handle_userset_entries,
                         {"op": "add", "users": ["u1"], "lists": ["arusers"]}),
+    "qmod": (queue_control.handle_qmod,
+             {"items": [{"action": "disable", "scope": "queue", "ref": "all.q"}]}),
 }
 JOB_CHANGES = ("submit", "delete", "hold", "release", "alter")
-READS = ("wait", "job_query", "cluster_query", "conf_get")
+# qmod changes states, but from an administrative or a submit host (qmaster.queue_control)
+READS = ("wait", "job_query", "cluster_query", "conf_get", "qmod")
 CONF_CHANGES = ("conf_put", "conf_del", "userset_entries")
 
 

@@ -1,0 +1,174 @@
+"""What the shepherd does to a running job, and when: the pure core of job control.
+
+Inputs are the job's limits and methods (from its spec), the requests of the execd
+(``suspend``, ``resume``, ``terminate``, ``kill``) and, at each tick, the time since the
+start and the usage of the job's whole process tree. Output: ``Step`` lists, each a signal
+for the whole tree or a method command to run. No clock, no processes here.
+
+Grid Engine's rules (queue_conf(5) "RESOURCE LIMITS", qsub(1) ``-notify``):
+
+- ``h_rt``, ``h_cpu``, ``h_vmem`` exceeded: SIGKILL.
+- ``s_rt`` exceeded: SIGUSR1, then the kill after the queue's ``notify`` time.
+- ``s_cpu``, ``s_vmem`` exceeded: SIGXCPU (once; the job may go on).
+- suspend: SIGUSR1 first for a ``-notify`` job, the ``suspend_method`` (default SIGSTOP)
+  ``notify`` seconds later; resume: ``resume_method`` (default SIGCONT) at once.
+- terminate (qdel): SIGUSR2 first for a ``-notify`` job, then ``terminate_method``
+  (default SIGKILL) after ``notify`` seconds.
+- a method is a signal name (``SIGTERM``), a number, or an absolute path with arguments,
+  run with ``$host $job_owner $job_id $job_name $queue $job_pid`` expanded.
+"""
+from __future__ import annotations
+
+import signal
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+DEFAULT_METHOD = {"suspend": signal.SIGSTOP, "resume": signal.SIGCONT,
+                  "terminate": signal.SIGKILL}
+NOTIFY_SIGNAL = {"suspend": signal.SIGUSR1, "terminate": signal.SIGUSR2}
+METHOD_VARIABLES = ("host", "job_owner", "job_id", "job_name", "queue", "job_pid")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One thing to do now: send ``signum`` to the job's processes, or run ``command``."""
+
+    signum: int = 0
+    command: tuple[str, ...] = ()
+    reason: str = ""  # why: "h_rt", "s_cpu", "terminate", ...
+
+
+def parse_method(text: str | None, action: str) -> int | tuple[str, ...]:
+    """A method as a signal number, or the command's argv (variables not yet expanded).
+
+    Refusals are not possible here (the queue configuration was checked); a method that
+    is neither a known signal nor an absolute path means the default signal.
+    """
+    if not text:
+        return DEFAULT_METHOD[action]
+    text = text.strip()
+    if text.startswith("/"):
+        return tuple(text.split())
+    return signal_number(text) or DEFAULT_METHOD[action]
+
+
+def signal_number(text: str) -> int:
+    """``SIGTERM``, ``TERM`` or ``15`` -> 15; 0 when it names no signal."""
+    text = text.strip().upper()
+    if text.isdigit():
+        number = int(text)
+        return number if 0 < number < signal.NSIG else 0
+    name = text if text.startswith("SIG") else f"SIG{text}"
+    found = getattr(signal.Signals, name, None) if name.isidentifier() else None
+    return int(found) if found is not None else 0
+
+
+def expand_method(argv: tuple[str, ...], variables: Mapping[str, str]) -> tuple[str, ...]:
+    """``$host`` ... ``$job_pid`` replaced in each word; other ``$`` words stay."""
+    out = []
+    for word in argv:
+        for name in sorted(METHOD_VARIABLES, key=len, reverse=True):
+            word = word.replace(f"${name}", variables.get(name, ""))
+        out.append(word)
+    return tuple(out)
+
+
+@dataclass
+class Controller:
+    """The job's limits, methods and pending timed steps, advanced by ``tick``."""
+
+    limits: Mapping[str, float]
+    notify_seconds: float
+    notify_job: bool
+    methods: Mapping[str, str | None]
+    variables: Mapping[str, str] = field(default_factory=dict)
+    warned: set[str] = field(default_factory=set)
+    ended_by: str = ""                       # the limit or request that ended the job
+    suspended: bool = False
+    _timers: list[tuple[float, str]] = field(default_factory=list)  # (due, action)
+
+    @classmethod
+    def from_spec(cls, spec: Mapping[str, Any], variables: Mapping[str, str]) -> "Controller":
+        return cls(limits=dict(spec.get("limits") or {}),
+                   notify_seconds=float(spec.get("notify", 60.0)),
+                   notify_job=bool(spec.get("notify_job")),
+                   methods={a: spec.get(f"{a}_method") for a in DEFAULT_METHOD},
+                   variables=variables)
+
+    # ---- requests of the execd -----------------------------------------------------
+    def request(self, action: str, now: float) -> list[Step]:
+        """Steps for an execd request at ``now`` (seconds since the job started)."""
+        if action == "kill":
+            self.ended_by = self.ended_by or "kill"
+            return [Step(signal.SIGKILL, reason="kill")]
+        if action == "resume":
+            self._timers = [t for t in self._timers if t[1] != "suspend"]
+            if not self.suspended:
+                return []
+            self.suspended = False
+            return [self._method("resume")]
+        if action not in ("suspend", "terminate"):
+            return []
+        if action == "suspend" and (self.suspended or any(a == "suspend" for _, a in self._timers)):
+            return []
+        if action == "terminate" and any(a == "terminate" for _, a in self._timers):
+            return []
+        if self.notify_job and self.notify_seconds > 0:
+            self._timers.append((now + self.notify_seconds, action))
+            return [Step(NOTIFY_SIGNAL[action], reason=f"notify {action}")]
+        return self._due_action(action)
+
+    def _due_action(self, action: str) -> list[Step]:
+        if action == "suspend":
+            self.suspended = True
+            return [self._method("suspend")]
+        self.ended_by = self.ended_by or "terminate"
+        steps = [self._method("terminate")]
+        if self.suspended:  # a stopped job must run to see its signal (SIGKILL needs not)
+            steps.append(Step(signal.SIGCONT, reason="terminate"))
+        return steps
+
+    def _method(self, action: str) -> Step:
+        method = parse_method(self.methods.get(action), action)
+        if isinstance(method, int):
+            return Step(method, reason=action)
+        return Step(command=expand_method(method, self.variables), reason=action)
+
+    # ---- the clock and the usage ---------------------------------------------------
+    def tick(self, now: float, cpu: float, vmem: float) -> list[Step]:
+        """Steps due at ``now``: timers that came due and limits just exceeded."""
+        steps: list[Step] = []
+        due = [t for t in self._timers if t[0] <= now]
+        self._timers = [t for t in self._timers if t[0] > now]
+        for _, action in sorted(due):
+            if action == "s_rt":
+                steps += self._kill("s_rt")
+            else:
+                steps += self._due_action(action)
+        measured = {"rt": now, "cpu": cpu, "vmem": vmem}
+        for kind, value in measured.items():
+            hard = self.limits.get(f"h_{kind}")
+            if hard is not None and value > hard:
+                steps += self._kill(f"h_{kind}")
+            soft = self.limits.get(f"s_{kind}")
+            if soft is not None and value > soft and f"s_{kind}" not in self.warned:
+                self.warned.add(f"s_{kind}")
+                steps += self._soft(kind, now)
+        return steps
+
+    def _soft(self, kind: str, now: float) -> list[Step]:
+        if kind == "rt":  # warned with SIGUSR1, killed after the queue's notify time
+            self._timers.append((now + self.notify_seconds, "s_rt"))
+            return [Step(signal.SIGUSR1, reason="s_rt")]
+        return [Step(signal.SIGXCPU, reason=f"s_{kind}")]
+
+    def _kill(self, reason: str) -> list[Step]:
+        if self.ended_by and self.ended_by != "terminate":
+            return []  # killed already; the tree is on its way out
+        self.ended_by = reason
+        return [Step(signal.SIGKILL, reason=reason)]
+
+    def next_due(self) -> float | None:
+        """When the next timer is due (seconds since start), None without timers."""
+        return min((t[0] for t in self._timers), default=None)

@@ -1,0 +1,63 @@
+"""The setrlimit(2) limits of a job's processes, from the limits in its spec.
+
+queue_conf(5): the ``s_``/``h_`` pairs of ``cpu``, ``fsize``, ``data``, ``stack``,
+``core``, ``rss`` and ``vmem`` are the soft and hard limits of each process (``vmem`` is
+RLIMIT_AS on Linux). A hard limit without a soft one gives the soft limit the same value,
+as sge_shepherd does; a soft limit is never above the hard one. Limits the shepherd may
+not raise (an unprivileged execd) are kept at what it has. ``plan`` is pure.
+"""
+from __future__ import annotations
+
+import math
+import resource
+from collections.abc import Mapping
+
+RESOURCES = {"cpu": resource.RLIMIT_CPU, "fsize": resource.RLIMIT_FSIZE,
+             "data": resource.RLIMIT_DATA, "stack": resource.RLIMIT_STACK,
+             "core": resource.RLIMIT_CORE, "rss": resource.RLIMIT_RSS,
+             "vmem": resource.RLIMIT_AS}
+INFINITY = resource.RLIM_INFINITY
+
+
+def _rlim(value: float | None) -> int:
+    if value is None or not math.isfinite(value):
+        return INFINITY
+    return max(0, int(math.ceil(value)))
+
+
+def _lower(a: int, b: int) -> int:
+    if a == INFINITY:
+        return b
+    if b == INFINITY:
+        return a
+    return min(a, b)
+
+
+def plan(limits: Mapping[str, float], current: Mapping[int, tuple[int, int]],
+         privileged: bool) -> dict[int, tuple[int, int]]:
+    """resource -> (soft, hard) to set for the job; only resources the spec limits.
+
+    ``current`` holds the shepherd's own (soft, hard) per resource; ``privileged`` says
+    whether it may raise a hard limit.
+    """
+    out = {}
+    for name, res in RESOURCES.items():
+        soft_v, hard_v = limits.get(f"s_{name}"), limits.get(f"h_{name}")
+        if soft_v is None and hard_v is None:
+            continue
+        hard = _rlim(hard_v)
+        if not privileged:
+            hard = _lower(hard, current[res][1])
+        soft = _lower(_rlim(soft_v if soft_v is not None else hard_v), hard)
+        out[res] = (soft, hard)
+    return out
+
+
+def current_limits() -> dict[int, tuple[int, int]]:
+    return {res: resource.getrlimit(res) for res in RESOURCES.values()}
+
+
+def apply(settings: Mapping[int, tuple[int, int]]) -> None:
+    """Set the planned limits on this process (called in the job's child before exec)."""
+    for res, (soft, hard) in settings.items():
+        resource.setrlimit(res, (soft, hard))

@@ -1,0 +1,1 @@
+$ qsub -terse -N epilog-exit1 -o out/epilog-exit1.o -e out/epilog-exit1.e simple.sh

@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "run at $(date +%s.%N) JOB_ID=$JOB_ID RESTARTED=$RESTARTED"
+exit 100

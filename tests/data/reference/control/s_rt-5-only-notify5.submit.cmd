@@ -1,0 +1,1 @@
+$ qsub -terse -N s_rt-5-only-notify5 -o out/s_rt-5-only-notify5.o -e out/s_rt-5-only-notify5.e -l s_rt=0:0:5 srt-120.sh

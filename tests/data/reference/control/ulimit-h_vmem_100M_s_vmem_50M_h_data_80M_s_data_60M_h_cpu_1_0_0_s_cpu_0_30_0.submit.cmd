@@ -1,0 +1,1 @@
+$ qsub -terse -N ulimit-h_vmem_100M_s_vmem_50M_h_data_80M_s_data_60M_h_cpu_1_0_0_s_cpu_0_30_0 -o out/ulimit-h_vmem_100M_s_vmem_50M_h_data_80M_s_data_60M_h_cpu_1_0_0_s_cpu_0_30_0.o -e out/ulimit-h_vmem_100M_s_vmem_50M_h_data_80M_s_data_60M_h_cpu_1_0_0_s_cpu_0_30_0.e -S /bin/bash -l h_vmem=100M,s_vmem=50M,h_data=80M,s_data=60M,h_cpu=1:0:0,s_cpu=0:30:0 ulimits.sh

@@ -1,0 +1,1 @@
+$ (as root) qmod -c 999999

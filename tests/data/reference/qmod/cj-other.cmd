@@ -1,0 +1,1 @@
+$ (as cloudsdk) qmod -cj 308

@@ -1,0 +1,1 @@
+$ (as root) qmod -e all.q@vm

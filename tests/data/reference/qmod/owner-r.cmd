@@ -1,0 +1,1 @@
+$ qmod -r all.q@vm

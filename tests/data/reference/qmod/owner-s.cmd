@@ -1,0 +1,1 @@
+$ qmod -s all.q@vm

@@ -1,0 +1,1 @@
+$ qmod -us all.q@vm

@@ -1,0 +1,1 @@
+$ (as root) qstat -f

@@ -1,0 +1,1 @@
+$ (as root) qmod -rj 309.1

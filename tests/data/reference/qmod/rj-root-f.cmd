@@ -1,0 +1,1 @@
+$ (as root) qmod -f -rj 306

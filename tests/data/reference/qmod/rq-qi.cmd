@@ -1,0 +1,1 @@
+$ (as root) qmod -rq all.q@vm

@@ -1,0 +1,1 @@
+$ (as root) qmod -s all.q@vm 306

@@ -1,0 +1,1 @@
+$ (as cloudsdk) qmod -sj 306

@@ -1,0 +1,1 @@
+$ (as root) qmod -t 1

@@ -1,0 +1,1 @@
+$ (as root) qmod -us all.q@vm

@@ -1,0 +1,1 @@
+$ qmod -c all.q@vm

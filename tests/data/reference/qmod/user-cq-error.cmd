@@ -1,0 +1,1 @@
+$ qmod -cq all.q@vm

@@ -1,0 +1,1 @@
+$ qmod -d all.q@vm

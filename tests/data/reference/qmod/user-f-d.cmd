@@ -1,0 +1,1 @@
+$ qmod -f -d all.q@vm

@@ -1,0 +1,1 @@
+$ qmod -rq all.q@vm

@@ -1,0 +1,1 @@
+$ qmod -sq all.q@vm

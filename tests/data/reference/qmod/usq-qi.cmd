@@ -1,0 +1,1 @@
+$ (as root) qmod -usq all.q@vm
