@@ -1,0 +1,1 @@
+$ qsub -terse -N h_rt-4-ticker-run2 -o out/h_rt-4-ticker-run2.o -e out/h_rt-4-ticker-run2.e -S /bin/bash -l h_rt=0:0:4 ticker.sh

@@ -1,0 +1,1 @@
+$ qsub -terse -N h_rt-4-ticker-run3 -o out/h_rt-4-ticker-run3.o -e out/h_rt-4-ticker-run3.e -S /bin/bash -l h_rt=0:0:4 ticker.sh

@@ -1,0 +1,4 @@
+#!/bin/bash
+echo "start $(date +%s.%N)"
+sleep 60
+echo "end $(date +%s.%N)"

@@ -1,0 +1,3 @@
+#!/bin/bash
+echo "start $(date +%s.%N)"
+kill -TERM $$
