@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from execd.jobdir import expand_words
+
 DEFAULT_METHOD = {"suspend": signal.SIGSTOP, "resume": signal.SIGCONT,
                   "terminate": signal.SIGKILL}
 NOTIFY_SIGNAL = {"suspend": signal.SIGUSR1, "terminate": signal.SIGUSR2}
@@ -66,12 +68,8 @@ def signal_number(text: str) -> int:
 
 def expand_method(argv: tuple[str, ...], variables: Mapping[str, str]) -> tuple[str, ...]:
     """``$host`` ... ``$job_pid`` replaced in each word; other ``$`` words stay."""
-    out = []
-    for word in argv:
-        for name in sorted(METHOD_VARIABLES, key=len, reverse=True):
-            word = word.replace(f"${name}", variables.get(name, ""))
-        out.append(word)
-    return tuple(out)
+    known = {name: variables[name] for name in METHOD_VARIABLES if name in variables}
+    return tuple(expand_words(list(argv), known))
 
 
 @dataclass

@@ -478,11 +478,6 @@ def split_procedure(text: str) -> tuple[str | None, list[str]]:
     return None, words
 
 
-PROCEDURE_VARIABLES = ("host", "job_owner", "job_id", "job_name", "processors", "queue",
-                       "stdin_path", "stdout_path", "stderr_path", "job_pid", "ja_task_id",
-                       "pe_hostfile", "pe", "pe_slots", "sge_root", "sge_cell")
-
-
 def procedure_variables(spec: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, str]:
     """Values of the ``$`` words sge_conf(5) allows in prolog, epilog and method command
     lines (``$job_pid`` is added once the job runs)."""

@@ -14,10 +14,11 @@ from __future__ import annotations
 import ctypes
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 PR_SET_CHILD_SUBREAPER = 36
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,11 +54,9 @@ def _stat(pid: int) -> Proc | None:
     if len(fields) < 22:
         return None
     ticks = sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
-    page = os.sysconf("SC_PAGE_SIZE")
     return Proc(pid=pid, ppid=int(fields[1]), pgid=int(fields[2]), sid=int(fields[3]),
                 state=fields[0],
-                cpu=ticks / CLOCK_TICKS, vmem=int(fields[20]), rss=int(fields[21]) * page,
-                io=_io_bytes(pid))
+                cpu=ticks / CLOCK_TICKS, vmem=int(fields[20]), rss=int(fields[21]) * PAGE_SIZE)
 
 
 def _io_bytes(pid: int) -> int:
@@ -69,8 +68,18 @@ def _io_bytes(pid: int) -> int:
         return 0
 
 
+def with_io(table: Mapping[int, Proc], pids: Iterable[int]) -> dict[int, Proc]:
+    """``table`` with the I/O counters of ``pids`` read (only those: every process's
+    ``/proc/<pid>/io`` twice a second per job would cost more than the rest)."""
+    out = dict(table)
+    for pid in pids:
+        if pid in out:
+            out[pid] = replace(out[pid], io=_io_bytes(pid))
+    return out
+
+
 def process_table() -> dict[int, Proc]:
-    """Every process of the host now."""
+    """Every process of the host now (without I/O counters, see ``with_io``)."""
     table = {}
     for name in os.listdir("/proc"):
         if name.isdigit():

@@ -410,7 +410,7 @@ class _JobWatch:
 
     def _usage(self) -> proctree.Usage:
         table, pids = self._tree()
-        return proctree.usage(table, pids)
+        return proctree.usage(proctree.with_io(table, pids), pids)
 
     def _carry_out(self, step: Step) -> None:
         if step.command:

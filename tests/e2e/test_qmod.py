@@ -10,7 +10,6 @@ import os
 import pwd
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Iterator
@@ -20,6 +19,7 @@ import pytest
 from clients.api import Client, job_request
 from common.cell import Cell
 from deploy.cell import LocalCell
+from tests.e2e.test_qconf import command
 from tests.identity import client_as, other_users
 from tests.reference import REFERENCE
 
@@ -52,11 +52,6 @@ def env(cell: Cell) -> dict[str, str]:
 def client(cell: Cell) -> Iterator[Client]:
     with Client(cell) as c:
         yield c
-
-
-def command(name: str) -> list[str]:
-    script = Path(sys.executable).parent / name
-    return [str(script)] if script.exists() else [sys.executable, "-m", f"clients.{name}"]
 
 
 def run(env: dict[str, str], *args: str) -> Result:
