@@ -34,6 +34,7 @@ from execd.shepherd import request_action
 
 RESEND_SECONDS = 2.0
 RESCAN_SECONDS = 5.0
+REMOVAL_WAIT_SECONDS = 0.05
 PING_SECONDS = 2.0  # a restarted qmaster (new epoch) is noticed within this time
 SPOOL_MODE = 0o755  # job owners traverse the spool to their job directories
 NOTIFY_DIR_MODE, NOTIFY_SOCKET_MODE = 0o700, 0o600
@@ -222,6 +223,11 @@ class ExecdService:
     def _start_job(self, body: dict[str, Any]) -> None:
         job_id, task_id = int(body["job_id"]), int(body["task_id"])
         path = self._job_dir(job_id, task_id)
+        if path.name in self.removing:
+            # a rescheduled task sent back to this host while its earlier run's directory
+            # is still being removed: start it once that is done
+            asyncio.get_running_loop().call_later(REMOVAL_WAIT_SECONDS, self._start_job, body)
+            return
         spec = dict(body["spec"])
         if (path / jobdir.SPEC_FILE).exists():
             if _dispatched(path) == float(spec.get("dispatched") or 0.0):
