@@ -164,7 +164,9 @@ MESSAGE_SCHEMAS: dict[str, Schema] = {
     "register": Struct(required={"host": _HOST, "load": _LOAD,
                                  "jobs": ListOf(Struct(required={"job_id": _JOB_ID,
                                                                  "task_id": _TASK_ID},
-                                                       open=True), max_items=1 << 16)}),
+                                                       optional={"dispatched": (_SECONDS,
+                                                                                0.0)}),
+                                                max_items=1 << 16)}),
     "load_report": Struct(required={"host": _HOST, "load": _LOAD}),
     # "dispatched": the dispatch time of the run the message is about (start spec), so
     # that a late message of an earlier run of a rescheduled task is not taken for this one
@@ -182,8 +184,11 @@ MESSAGE_SCHEMAS: dict[str, Schema] = {
     # what the execd does to a running task: "terminate" (qdel: -notify warning, then
     # terminate_method), "suspend"/"resume" (-notify warning, suspend_method,
     # resume_method), "kill" (SIGKILL at once: a task the qmaster does not know)
+    # "dispatched" (not 0): only that run of the task (an earlier run of a task that was
+    # rescheduled while its host was lost, and may have been sent back to the same host)
     "signal_job": Struct(required={"job_id": _JOB_ID, "task_id": _TASK_ID,
-                                   "action": Str(choices=JOB_ACTIONS)}),
+                                   "action": Str(choices=JOB_ACTIONS)},
+                         optional={"dispatched": (_SECONDS, 0.0)}),
     "finished_ack": Struct(required={"job_id": _JOB_ID, "task_id": _TASK_ID}),
     # scheduler -> qmaster
     "snapshot": Struct(),

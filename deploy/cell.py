@@ -77,7 +77,8 @@ class LocalCell:
         self._procs[label] = proc
         return proc.pid
 
-    def up(self, execds: int, slots: int, port: int) -> list[str]:
+    def up(self, execds: int, slots: int, port: int, load_interval: float = 10.0) -> list[str]:
+        """Start what is not running; execds report load every ``load_interval`` s."""
         started = []
         # Before any daemon: the qmaster's spool must be 0700 from its first byte on.
         make_cell_dirs(self.cell)
@@ -98,7 +99,8 @@ class LocalCell:
         for host in _host_names(execds):
             label = f"execd-{host}"
             if not _pid_alive(self.run_dir / f"{label}.pid", "execd.main"):
-                self._start(label, "execd.main", ["--hostname", host, "--load-interval", "10"])
+                self._start(label, "execd.main", ["--hostname", host, "--load-interval",
+                                                  str(load_interval)])
                 started.append(label)
         self._wait_hosts(_host_names(execds))
         return started

@@ -233,6 +233,7 @@ OPTIONAL_KEYS = {  # keys the execd may add; defaults are Grid Engine's defaults
     "notify": 60.0, "notify_job": False, "prolog": None, "epilog": None,
     "starter_method": None, "suspend_method": None, "resume_method": None,
     "terminate_method": None,
+    "cgroup": None,  # {"subtree": path, "controllers": [...]}: execd.cgroups
 }
 HomeOf = Callable[[str], str]  # user name -> home directory
 

@@ -31,6 +31,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--spool", type=Path, default=None, help="spool directory")
     p.add_argument("--load-interval", type=float, default=None,
                    help="seconds between load reports (default: load_report_time)")
+    p.add_argument("--cgroups", choices=("auto", "off"), default="auto",
+                   help="contain each job in a cgroup v2 of its own where the machine "
+                        "delegates a cgroup tree (auto), or follow jobs by their "
+                        "process tree only (off)")
     p.add_argument("--key-file", type=Path, default=None,
                    help="this execd's secret CURVE key (default <cell>/keys/"
                         "execd-<hostname>.key_secret)")
@@ -82,7 +86,8 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"pyge-execd: {err}") from None
     log = configure("execd", args.log_file, args.log_level).bind(host=args.hostname)
     service = ExecdService(spool, args.hostname, host, int(port), curve,
-                           load_interval=args.load_interval, log=log, launcher=launcher)
+                           load_interval=args.load_interval, log=log, launcher=launcher,
+                           cgroups=args.cgroups == "auto")
     try:
         service.prepare()
     except (safefs.UnsafePath, OSError) as exc:  # a spool we must not use: say why, plainly

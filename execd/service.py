@@ -27,6 +27,7 @@ import zmq.asyncio
 
 from common import keys, wire
 from common.conf_values import seconds_or
+from execd import cgroups as cgroups_mod
 from execd import jobdir, safefs
 from execd.launcher import Launcher, is_shepherd_alive
 from execd.load import sample_load
@@ -35,6 +36,7 @@ from execd.shepherd import request_action
 RESEND_SECONDS = 2.0
 RESCAN_SECONDS = 5.0
 REMOVAL_WAIT_SECONDS = 0.05
+EARLIER_RUN_WAIT_SECONDS = 0.5  # a new run waits for the kill of a run given up
 PING_SECONDS = 2.0  # a restarted qmaster (new epoch) is noticed within this time
 SPOOL_MODE = 0o755  # job owners traverse the spool to their job directories
 NOTIFY_DIR_MODE, NOTIFY_SOCKET_MODE = 0o700, 0o600
@@ -52,8 +54,11 @@ class Pending:
 class ExecdService:
     def __init__(self, spool_dir: Path, host: str, qmaster: str, port: int,
                  curve: keys.ClientKeys, *, load_interval: float | None = None,
-                 log: Any = None, launcher: Launcher | None = None) -> None:
+                 log: Any = None, launcher: Launcher | None = None,
+                 cgroups: bool = True) -> None:
         self.spool_dir, self.host = spool_dir, host
+        self.use_cgroups = cgroups
+        self.cgroups: cgroups_mod.Subtree | None = None
         self.curve = curve
         self.qmaster, self.port = qmaster, port
         self.jobs_dir = spool_dir / "jobs"
@@ -82,6 +87,14 @@ class ExecdService:
         safefs.make_dir(self.notify_path.parent, NOTIFY_DIR_MODE)
         if self.launcher.zygote_pid is None:
             self.launcher.start()
+        if self.use_cgroups:
+            try:
+                self.cgroups = cgroups_mod.prepare_subtree(self.host, self.spool_dir)
+                self._log("info", "jobs contained in cgroups", subtree=str(self.cgroups.path),
+                          controllers=sorted(self.cgroups.controllers))
+            except cgroups_mod.CgroupError as exc:
+                self._log("info", "jobs followed by their process tree (no cgroups)",
+                          reason=str(exc))
 
     async def run(self) -> None:
         ctx = zmq.asyncio.Context()
@@ -105,6 +118,8 @@ class ExecdService:
             self.sock.close(0)
             ctx.term()
             self.launcher.stop()
+            if self.cgroups is not None:  # kept while jobs of ours still run in it
+                cgroups_mod.release_subtree(self.cgroups)
 
     def _open_notify_socket(self) -> socket.socket:
         try:
@@ -143,7 +158,9 @@ class ExecdService:
         for rid in [r for r, p in self.pending.items() if p.msg_type in ("register",
                                                                         "load_report")]:
             del self.pending[rid]
-        running = [{"job_id": j, "task_id": t} for j, t in self._running_jobs()]
+        running = [{"job_id": j, "task_id": t,
+                    "dispatched": _dispatched(self._job_dir(j, t))}
+                   for j, t in self._running_jobs()]
         self._request("register", {"host": self.host, "load": sample_load(), "jobs": running})
 
     def _running_jobs(self) -> list[tuple[int, int]]:
@@ -233,12 +250,23 @@ class ExecdService:
             if _dispatched(path) == float(spec.get("dispatched") or 0.0):
                 self._restarted_start(path, job_id, task_id)
                 return
-            # an earlier run of a rescheduled task: the qmaster has its result (it would
-            # not dispatch the task again otherwise)
+            if jobdir.read_result(path) is None:
+                # an earlier run the qmaster gave up while this host was lost, still
+                # going: it is killed (its own order may not have come yet) and the new
+                # run starts once its end is reported and its directory removed
+                self._kill_earlier_run(path)
+                asyncio.get_running_loop().call_later(EARLIER_RUN_WAIT_SECONDS,
+                                                      self._start_job, body)
+                return
+            # an earlier run of a rescheduled task that has ended: the qmaster has its
+            # result (it would not dispatch the task again otherwise)
             self._remove_tree(path)
             self.reported.discard(path.name)
         script = spec.pop("script", None)
         spec["switch_user"] = os.geteuid() == 0
+        if self.cgroups is not None:
+            spec["cgroup"] = {"subtree": str(self.cgroups.path),
+                              "controllers": sorted(self.cgroups.controllers)}
         spec["notify_socket"] = str(self.notify_path)
         spec["start_time"] = time.time()
         try:
@@ -269,11 +297,20 @@ class ExecdService:
         if path.name in self.removing or not (path / jobdir.SPEC_FILE).exists() \
                 or jobdir.read_result(path) is not None:
             return  # a task that has already ended
+        if body.get("dispatched") and body["dispatched"] != _dispatched(path):
+            return  # about another run than the one here
         try:
             request_action(path, body["action"])
         except OSError as exc:
             self._log("warning", "signal failed", job_id=body["job_id"],
                       action=body["action"], error=repr(exc))
+
+    def _kill_earlier_run(self, path: Path) -> None:
+        try:
+            request_action(path, "kill")
+        except OSError as exc:
+            self._log("warning", "signal failed", job=path.name, action="kill",
+                      error=repr(exc))
 
     def _on_notify(self, sock: socket.socket) -> None:
         while True:

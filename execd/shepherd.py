@@ -29,10 +29,12 @@ import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from execd import jobdir, proctree, rlimits, safefs
+from execd.cgroups import CgroupError, JobCgroup
 from execd.control import Controller, Step
 from execd.jobdir import (
     FAILED_BEFORE_JOB, FAILED_CWD, FAILED_EARLY, FAILED_OUTPUT, FAILED_SHELL, job_argv,
@@ -141,7 +143,7 @@ def _check_program(spec: Mapping[str, Any], program: str) -> None:
 
 
 def _spawn_job(spec: Mapping[str, Any], env: dict[str, str], user: str, home: str,
-               job_dir: Path, groups: list[int]) -> int:
+               job_dir: Path, groups: list[int], cgroup: JobCgroup | None = None) -> int:
     """Start the job in a new session with its owner's ids; its pid.
 
     subprocess forks in C (vfork where it can), so no Python code runs in the child:
@@ -150,12 +152,16 @@ def _spawn_job(spec: Mapping[str, Any], env: dict[str, str], user: str, home: st
     """
     script = str(job_dir / jobdir.SCRIPT_FILE)
     fds: list[int] = []
+    join_fd = _join_fd(cgroup)
+    if join_fd is not None:
+        fds.append(join_fd)
     try:
         cwd = working_dir(spec, home)
         with _as_job_user(spec, groups):
             _enter_cwd(cwd)
-            fds.append(os.open("/dev/null" if stdin_is_devnull(spec) else script,
-                               os.O_RDONLY | os.O_CLOEXEC))
+            stdin_fd = os.open("/dev/null" if stdin_is_devnull(spec) else script,
+                               os.O_RDONLY | os.O_CLOEXEC)
+            fds.append(stdin_fd)
             out_fd, err_fd = _open_stdio(spec, env, cwd, _home_lookup(user, home))
             fds += [out_fd, err_fd]
             program, argv = job_argv(spec, script)
@@ -166,8 +172,8 @@ def _spawn_job(spec: Mapping[str, Any], env: dict[str, str], user: str, home: st
                 env.update(starter_environment(spec))
                 _check_program({**spec, "binary": False, "shell_start_mode": "unix_behavior"},
                                program)
-        return _popen(argv, program, env, (fds[0], out_fd, err_fd), spec, groups,
-                      _switches(spec))
+        return _popen(argv, program, env, (stdin_fd, out_fd, err_fd), spec, groups,
+                      _switches(spec), join_fd)
     finally:
         os.chdir("/")  # the job keeps its working directory; we hold none busy
         for fd in set(fds):
@@ -176,15 +182,16 @@ def _spawn_job(spec: Mapping[str, Any], env: dict[str, str], user: str, home: st
 
 def _popen(argv: list[str], program: str, env: dict[str, str],
            stdio: tuple[int, int, int], spec: Mapping[str, Any], groups: list[int],
-           switch: bool) -> int:
+           switch: bool, join_fd: int | None = None) -> int:
     """subprocess.Popen in the shepherd's working directory, the job's by now.
 
     A job with limits, a nice value or a processor set gets them in the child before its
     ids change (a raised hard limit or a negative nice value needs root), so that child
     runs Python and switches ids itself; other jobs keep the fast path without Python in
-    the child (switching ids only when they differ lets subprocess use vfork).
+    the child (switching ids only when they differ lets subprocess use vfork). With
+    ``join_fd`` (the job's ``cgroup.procs``) the child joins the job's cgroup first.
     """
-    setup = _child_setup(spec, groups, switch)
+    setup = _child_setup(spec, groups, switch, join_fd)
     ids: dict[str, Any] = ({"user": spec["uid"], "group": spec["gid"], "extra_groups": groups}
                            if switch and setup is None else {})
     try:
@@ -199,18 +206,21 @@ def _popen(argv: list[str], program: str, env: dict[str, str],
     return proc.pid
 
 
-def _child_setup(spec: Mapping[str, Any], groups: list[int], switch: bool
-                 ) -> Callable[[], None] | None:
-    """What the job's child does before exec: limits, nice, CPU set, then its ids."""
+def _child_setup(spec: Mapping[str, Any], groups: list[int], switch: bool,
+                 join_fd: int | None = None) -> Callable[[], None] | None:
+    """What the job's child does before exec: join its cgroup, limits, nice, CPU set,
+    then its ids."""
     limits = rlimits.plan(jobdir.option(spec, "limits"), rlimits.current_limits(),
                           os.geteuid() == 0)
     priority = int(jobdir.option(spec, "priority"))
     cpus = processor_set(jobdir.option(spec, "processors"), os.cpu_count() or 1)
-    if not limits and not priority and not cpus:
+    if not limits and not priority and not cpus and join_fd is None:
         return None
     uid, gid = int(spec["uid"]), int(spec["gid"])
 
     def setup() -> None:
+        if join_fd is not None:
+            os.write(join_fd, b"0")
         if priority:
             os.setpriority(os.PRIO_PROCESS, 0, priority)
         if cpus:
@@ -323,12 +333,35 @@ def _prepare_files(job_dir: Path, spec: Mapping[str, Any]) -> None:
 
 
 def _start_job(spec: Mapping[str, Any], env: dict[str, str], user: str, home: str,
-               job_dir: Path, groups: list[int]) -> tuple[int, dict[str, Any] | None]:
+               job_dir: Path, groups: list[int], cgroup: JobCgroup | None = None
+               ) -> tuple[int, dict[str, Any] | None]:
     """(pid, None) once the job runs, (0, failure) if it could not start."""
     try:
-        return _spawn_job(spec, env, user, home, job_dir, groups), None
+        return _spawn_job(spec, env, user, home, job_dir, groups, cgroup), None
     except JobFailure as f:
         return 0, {"failed": f.failed, "message": str(f)}
+
+
+def _job_cgroup(spec: Mapping[str, Any], job_dir: Path) -> JobCgroup | None:
+    """The job's own cgroup where the execd has a cgroup v2 subtree (execd.cgroups);
+    None leaves the job to the process-tree method."""
+    where = jobdir.option(spec, "cgroup")
+    if not where:
+        return None
+    try:
+        return JobCgroup.create(Path(where["subtree"]), job_dir.name, where["controllers"],
+                                jobdir.option(spec, "limits"))
+    except (CgroupError, KeyError, TypeError):
+        return None
+
+
+def _join_fd(cgroup: JobCgroup | None) -> int | None:
+    if cgroup is None:
+        return None
+    try:
+        return cgroup.join_fd()
+    except CgroupError:
+        return None
 
 
 def _pidfd(pid: int) -> int | None:
@@ -366,9 +399,11 @@ class _JobWatch:
     (execd.control decides, this class measures, signals and runs methods)."""
 
     def __init__(self, job_dir: Path, spec: Mapping[str, Any], pid: int,
-                 env: Mapping[str, str], groups: list[int]) -> None:
+                 env: Mapping[str, str], groups: list[int],
+                 cgroup: JobCgroup | None = None) -> None:
         self.job_dir, self.spec, self.pid, self.env, self.groups = \
             job_dir, spec, pid, env, groups
+        self.cgroup = cgroup
         variables = {**jobdir.procedure_variables(spec, env), "job_pid": str(pid)}
         self.control = Controller.from_spec(spec, variables)
         self.measure = _Measure()
@@ -405,12 +440,22 @@ class _JobWatch:
                 os.close(pidfd)
 
     def _tree(self) -> tuple[dict[int, proctree.Proc], set[int]]:
+        """The process table and the job's processes: its cgroup's, and its tree's (the
+        only ones without a cgroup)."""
         table = proctree.process_table()
-        return table, proctree.tree(table, self.pid, os.getpid(), self.helpers)
+        pids = proctree.tree(table, self.pid, os.getpid(), self.helpers)
+        if self.cgroup is not None:
+            pids |= {p for p in self.cgroup.pids() if p in table}
+        return table, pids
 
     def _usage(self) -> proctree.Usage:
         table, pids = self._tree()
-        return proctree.usage(proctree.with_io(table, pids), pids)
+        use = proctree.usage(proctree.with_io(table, pids), pids)
+        if self.cgroup is None:
+            return use
+        # the cgroup counts what every process used, those already gone included
+        cpu, io = self.cgroup.cpu_seconds(), self.cgroup.io_bytes()
+        return replace(use, cpu=max(use.cpu, cpu or 0.0), io=max(use.io, io or 0))
 
     def _carry_out(self, step: Step) -> None:
         if step.command:
@@ -468,7 +513,13 @@ class _JobWatch:
 
     def end_leftovers(self) -> None:
         """After the job's first process ended: kill what is left of its tree (daemons
-        it left behind, in its session or re-parented to us) and reap our orphans."""
+        it left behind, in its session or re-parented to us) and reap our orphans. With
+        a cgroup, every process in it ends, wherever it went."""
+        if self.cgroup is not None:
+            self.measure.add(self._usage())
+            self.cgroup.kill_all()
+            if self.cgroup.oom_killed() and not self.control.ended_by:
+                self.control.ended_by = "h_vmem"  # memory.max: the kernel's kill
         for _ in range(3):
             table, pids = self._tree()
             pids.discard(self.pid)
@@ -607,17 +658,19 @@ def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
         return make_result(spec, pid=0, start=start, end=time.time(), status=0, usage=None,
                            maxvmem=0, failure=early)
     pid, status, usage, measured = 0, NEVER_STARTED_STATUS, None, None
+    cgroup = None
     try:
         _prepare_files(job_dir, spec)
         env = job_environment(spec, user, home, tmpdir, str(job_dir), host_arch(),
                               os.environ.get("TZ"))
         failure = _run_procedure("prolog", spec, env, user, home, groups, job_dir)
         if failure is None:
-            pid, failure = _start_job(spec, env, user, home, job_dir, groups)
+            cgroup = _job_cgroup(spec, job_dir)
+            pid, failure = _start_job(spec, env, user, home, job_dir, groups, cgroup)
         if failure is None:
             _current_job["pid"] = pid
             jobdir.write_pid_file(job_dir / jobdir.JOB_PID_FILE, pid)
-            watch = _JobWatch(job_dir, spec, pid, env, groups)
+            watch = _JobWatch(job_dir, spec, pid, env, groups, cgroup)
             status, usage = watch.run()
             _spawned.pop(pid).returncode = os.waitstatus_to_exitcode(status)
             _current_job.pop("pid", None)
@@ -628,8 +681,19 @@ def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
                 failure = {**epilog, "ran": True}
     finally:
         _remove_tmpdir(spec, tmpdir, groups)
+        _remove_cgroup(cgroup)
     return make_result(spec, pid=pid, start=start, end=time.time(), status=status,
                        usage=usage, maxvmem=0, failure=failure, measured=measured)
+
+
+def _remove_cgroup(cgroup: JobCgroup | None) -> None:
+    if cgroup is None:
+        return
+    try:
+        cgroup.kill_all()
+        cgroup.remove()
+    except CgroupError:
+        pass  # the execd's next start of this task empties and replaces it
 
 
 def notify(socket_path: str | None, name: str) -> None:

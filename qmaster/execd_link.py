@@ -17,9 +17,12 @@ from common.objects_conf_queue import format_host_overrides, parse_host_override
 from qmaster.accounting_log import accounting_record
 from qmaster.context import Ctx, RequestError
 from qmaster.defaults import exechost_defaults
+from qmaster.lost_hosts import RESCHEDULE
 from qmaster.start_spec import start_spec
 
 FAILED_DELETED = 100  # accounting(5): "assumedly after job" — the job was killed by qdel
+FAILED_LOST = 25      # the run was given up with its host (sge_conf(5) reschedule_unknown)
+LOST_REASON = "rescheduling"
 
 
 def execd_identity(ctx: Ctx, host: str) -> bytes:
@@ -63,8 +66,8 @@ def handle_register(ctx: Ctx) -> dict[str, Any]:
             raise RequestError("denied", f"denied: host \"{host}\" is not an execution host")
         _auto_add_host(ctx, host, ctx.body["load"])
     _update_host(ctx, host, ctx.body["load"], alive=True)
-    reported = {task_key(int(j["job_id"]), int(j["task_id"])) for j in ctx.body["jobs"]
-                if isinstance(j, dict) and "job_id" in j and "task_id" in j}
+    reported = {task_key(j["job_id"], j["task_id"]): float(j["dispatched"])
+                for j in ctx.body["jobs"]}
     _reconcile(ctx, host, reported)
     return _host_reply(ctx)
 
@@ -108,12 +111,24 @@ def _update_host(ctx: Ctx, name: str, load: dict[str, Any], *, alive: bool) -> N
     ctx.store.put_host(ctx.batch, host, spool=old.alive != alive)
 
 
-def _reconcile(ctx: Ctx, host: str, reported: set[str]) -> None:
-    """Bring the qmaster's view of the host's tasks in line with what the execd has."""
+def _reconcile(ctx: Ctx, host: str, reported: dict[str, float]) -> None:
+    """Bring the qmaster's view of the host's tasks in line with what the execd has
+    (``reported``: task key -> the dispatch time of the run the execd has, 0 unknown).
+
+    A run the execd still has is re-attached; a run the qmaster gave up (rescheduled
+    while the host was lost, or never known) is killed, even when the task has been sent
+    back to this same host since."""
+    on_host = set()
     for task in list(ctx.store.tasks.values()):
         if task.host != host or task.state_enum not in ACTIVE_STATES:
             continue
-        if task.key in reported:
+        on_host.add(task.key)
+        run = reported.get(task.key)
+        current = run is not None and (not run or not task.dispatch_time
+                                       or run == task.dispatch_time)
+        if run is not None and not current:
+            _kill_run(ctx, host, task.job_id, task.task_id, run)
+        if current:
             if task.state_enum is State.DELETED:
                 kill_on_host(ctx, task)
         elif task.state_enum is State.TRANSFERRING:
@@ -124,11 +139,17 @@ def _reconcile(ctx: Ctx, host: str, reported: set[str]) -> None:
         else:
             ctx.store.transition(ctx.batch, task, Event.FAIL, error_reason=(
                 f"job lost: execd on host \"{host}\" has no record of it"))
-    for key in reported - {t.key for t in ctx.store.tasks.values() if t.host == host
-                           and t.state_enum in ACTIVE_STATES}:
-        job_id, task_id = (int(x) for x in key.split("."))
-        ctx.batch.send(execd_identity(ctx, host), "signal_job",
-                       {"job_id": job_id, "task_id": task_id, "action": "kill"})
+    for key, run in reported.items():
+        if key not in on_host:
+            job_id, task_id = (int(x) for x in key.split("."))
+            _kill_run(ctx, host, job_id, task_id, run)
+
+
+def _kill_run(ctx: Ctx, host: str, job_id: int, task_id: int, dispatched: float) -> None:
+    ctx.batch.send(execd_identity(ctx, host), "signal_job",
+                   {"job_id": job_id, "task_id": task_id, "action": "kill",
+                    "dispatched": dispatched})
+    ctx.services.job_log("killing a run given up", job_id=job_id, task_id=task_id, host=host)
 
 
 def handle_load_report(ctx: Ctx) -> dict[str, Any]:
@@ -177,13 +198,15 @@ def handle_job_start_failed(ctx: Ctx) -> dict[str, Any]:
     return {}
 
 
-def finish_task(ctx: Ctx, task: Task, result: dict[str, Any]) -> None:
+def finish_task(ctx: Ctx, task: Task, result: dict[str, Any], *,
+                ran: bool | None = None) -> None:
     """End an active task with ``result`` (as a shepherd reports it) and account for it.
 
     The result's ``action`` (execd.jobdir) decides what follows: ``reschedule`` (exit or
     prolog/epilog status 99, or qmod -rj) puts the task back to pending, ``job_error``
     (status 100) into error state Eqw, ``queue_error`` (a failed prolog/epilog) puts the
     queue instance into error state E and reschedules the task. A deleted task ends.
+    ``ran``: whether the job itself ran (default: the result has its pid).
     """
     deleted = task.deleted_by is not None or task.state_enum is State.DELETED
     failed = int(result.get("failed") or 0)
@@ -207,7 +230,8 @@ def finish_task(ctx: Ctx, task: Task, result: dict[str, Any]) -> None:
     record = accounting_record(job, replace(task, **changes), ctx.store)
     if action == "reschedule":
         # a task whose job ran shows "Rq" (restarted); one stopped by its prolog "qw"
-        _requeue(ctx, task, ran=int(result.get("pid") or 0) > 0, error_reason=error_reason)
+        _requeue(ctx, task, ran=int(result.get("pid") or 0) > 0 if ran is None else ran,
+                 error_reason=error_reason)
     elif action == "job_error":
         ctx.store.transition(ctx.batch, task, Event.FAIL, error_reason=message or (
             f"job {task.job_id}.{task.task_id} exited with exit status "
@@ -242,3 +266,20 @@ def _queue_error(ctx: Ctx, task: Task) -> None:
     queue, host = task.queue or "", task.host or ""
     set_queue_error(ctx, queue, host, f"queue {queue} marked QERROR as result of job "
                                       f"{task.job_id}'s failure at host {host}")
+
+
+def end_lost_task(ctx: Ctx, task: Task, action: str) -> None:
+    """A task on a host lost for reschedule_unknown (qmaster.lost_hosts): rescheduled, or
+    ended when it cannot run again. The qmaster accounts for the run on its own; should
+    the execd come back with the run still going, the registration's reconcile ends it."""
+    host = task.host or ""
+    ended = action != RESCHEDULE
+    result = {"exit_status": 137 if ended else 0, "signal": 9 if ended else 0,
+              "failed": FAILED_LOST, "end_time": ctx.now,
+              "failed_reason": LOST_REASON, "action": "" if ended else "reschedule",
+              "error_message": f"job {task.job_id}.{task.task_id} "
+                               f"{'ended' if ended else 'rescheduled'} because host "
+                               f"\"{host}\" is unknown"}
+    ctx.services.job_log("host lost", job_id=task.job_id, task_id=task.task_id, host=host,
+                         queue=task.queue, action=action)
+    finish_task(ctx, task, result, ran=task.start_time is not None)

@@ -38,6 +38,7 @@ from common.objects_conf_host import expand_hostgroup
 from qmaster.context import Ctx
 from qmaster.execd_link import signal_on_host
 from qmaster.host_rights import require_known_host, same_host
+from qmaster.lost_hosts import queue_rerun
 from qmaster.store import Store
 
 ACTIONS = ("clear", "disable", "enable", "reschedule", "suspend", "unsuspend")
@@ -345,9 +346,8 @@ class _Run:
         elif action == "clear":
             answer, effect = plan_clear(task, job.job_id, job.is_array, self.who)
         else:
-            queue_rerun = attr(self.store.conf["queue"].get(task.queue or "", []), "rerun",
-                               "FALSE").upper() in ("TRUE", "YES", "Y", "1")
-            answer, effect = plan_reschedule(task, noun, job.opts.get("rerun"), queue_rerun,
+            rerun = queue_rerun(self.store.conf, task.queue or "", task.host or "")
+            answer, effect = plan_reschedule(task, noun, job.opts.get("rerun"), rerun,
                                              self.force)
         if answer is not None:
             self.answers.append(answer)

@@ -21,10 +21,12 @@ import zmq
 import zmq.asyncio
 
 from common import keys, wire
-from common.conf_values import seconds_or
+from common.model import Task
 from common.cell import Cell, write_act_qmaster
 from qmaster import (accounting_log, alter, config_handlers, execd_link, gate, jobs, orders,
                      queue_control, userset_handlers)
+from qmaster.lost_hosts import (lost_host_policy, lost_hosts, lost_task_actions, queue_rerun,
+                                unheard_hosts)
 from qmaster.context import DEFERRED, Ctx, RequestError, Services
 from qmaster.defaults import (bootstrap, ensure_complexes, ensure_global_host,
                               ensure_host_lists, ensure_usersets)
@@ -106,6 +108,7 @@ class QmasterServer:
         self._min_uid = min_uid
         self._acct_written: list[str] = []
         self._stop = asyncio.Event()
+        self.started = time.time()  # hosts get max_unheard from here to report
 
     # ---- start-up ------------------------------------------------------------------
     def load(self) -> None:
@@ -386,18 +389,29 @@ class QmasterServer:
             self._check_hosts()
 
     def _check_hosts(self) -> None:
-        """Hosts not heard of for max_unheard become unknown (queue state ``u``)."""
-        unheard = self.store.conf_value("conf", "global", "max_unheard", "00:05:00")
-        limit = seconds_or(unheard, 300.0)
+        """Hosts not heard of for max_unheard become unknown (queue state ``u``); the
+        jobs of hosts unknown for reschedule_unknown more are rescheduled or ended
+        (qmaster.lost_hosts)."""
+        policy = lost_host_policy(self.store.conf)
         now = time.time()
-        stale = [h for h in self.store.hosts.values() if h.alive and now - h.load_time > limit]
-        if not stale:
+        hosts = list(self.store.hosts.values())
+        stale = unheard_hosts(hosts, now, self.started, policy)
+        lost = lost_hosts(hosts, now, self.started, policy)
+        actions = lost_task_actions(self.store.active_tasks(), self.store.jobs, lost, policy,
+                                    self._queue_rerun) if lost else []
+        if not stale and not actions:
             return
         batch = Batch()
-        for host in stale:
-            self.store.put_host(batch, replace(host, alive=False))
-            self._warn("host unheard, marked unknown", host=host.name)
+        for name in stale:
+            self.store.put_host(batch, replace(self.store.hosts[name], alive=False))
+            self._warn("host unheard, marked unknown", host=name)
+        ctx = Ctx(self.store, batch, self.services, b"", 0, now, {})
+        for task, action in actions:
+            execd_link.end_lost_task(ctx, task, action)
         self._commit_and_send(batch, [])
+
+    def _queue_rerun(self, task: Task) -> bool:
+        return queue_rerun(self.store.conf, task.queue or "", task.host or "")
 
     def _bad_record(self, record: dict[str, Any], why: str) -> None:
         self._error("accounting record replaced by a safe one", job_id=record.get("job_number"),

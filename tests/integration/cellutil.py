@@ -33,13 +33,14 @@ def hostname() -> str:
 
 
 @contextmanager
-def running_cell(root: Path, slots: int = SLOTS) -> Iterator[LocalCell]:
+def running_cell(root: Path, slots: int = SLOTS,
+                 load_interval: float = 10.0) -> Iterator[LocalCell]:
     """A cell with qmaster, scheduler and one execd under ``root``, all at work (one job
     has run); always stopped after."""
     os.chmod(root, 0o755)
     local = LocalCell(Cell(root))
     try:
-        local.up(execds=1, slots=slots, port=0)
+        local.up(execds=1, slots=slots, port=0, load_interval=load_interval)
         _run_one_job(local)
         yield local
     finally:

@@ -1,0 +1,274 @@
+"""Job containment in a cgroup v2 tree, where the machine delegates one to the execd.
+
+The execd looks for the unified (cgroup2) hierarchy and its own cgroup in it
+(``/proc/self/mountinfo``, ``/proc/self/cgroup``) and makes its subtree there,
+``pygridengine/<host>-<cell>``; when it may not (no cgroup2, or the directory belongs to
+someone else: an ordinary user's execd without a delegated tree), jobs are followed by
+their process tree alone (execd.proctree). Each job task gets a cgroup of its own in that
+subtree, which its first process joins before it executes anything. The shepherd then:
+
+- sets ``memory.max`` to the job's ``h_vmem``/``h_rss`` where the memory controller is
+  available (the kernel's OOM killer ends a job over it; ``memory.events`` tells);
+- lists the job's processes from ``cgroup.procs``, so that a process that left the
+  job's session and tree is still watched, signalled and ended;
+- reads the usage from ``cpu.stat`` (always there), ``memory.peak`` and ``io.stat``
+  (with their controllers);
+- kills every process left with ``cgroup.kill`` and removes the cgroup.
+
+What is pure here (the parsers and ``memory_limit``) takes text in; the rest touches only
+the cgroup file system. Every failure of it is reported as ``CgroupError`` and the caller
+falls back to the process tree.
+"""
+from __future__ import annotations
+
+import errno
+import hashlib
+import math
+import os
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+SUBTREE = "pygridengine"
+# controllers the execd enables for its jobs when the hierarchy offers them
+WANTED_CONTROLLERS = ("memory", "io", "pids")
+EMPTY_WAIT_SECONDS = 5.0
+
+
+class CgroupError(Exception):
+    """The cgroup file system refused something; containment falls back."""
+
+
+# ---- pure: parsers ---------------------------------------------------------------------
+def cgroup2_mount(mountinfo: str) -> str | None:
+    """The mount point of the cgroup2 hierarchy in a ``/proc/self/mountinfo`` text."""
+    for line in mountinfo.splitlines():
+        left, sep, right = line.partition(" - ")
+        fields = left.split()
+        if sep and right.split()[:1] == ["cgroup2"] and len(fields) >= 5:
+            return fields[4].replace("\\040", " ")
+    return None
+
+
+def own_cgroup(proc_cgroup: str) -> str | None:
+    """This process's path in the unified hierarchy (the ``0::`` line of
+    ``/proc/self/cgroup``)."""
+    for line in proc_cgroup.splitlines():
+        if line.startswith("0::"):
+            path = line[3:].strip()
+            return path if path.startswith("/") else None
+    return None
+
+
+def flat_keys(text: str) -> dict[str, int]:
+    """A flat-keyed cgroup file (``cpu.stat``, ``memory.events``): key -> number."""
+    out = {}
+    for line in text.splitlines():
+        key, _, value = line.partition(" ")
+        try:
+            out[key] = int(value)
+        except ValueError:
+            continue
+    return out
+
+
+def io_bytes(io_stat: str) -> int:
+    """Bytes read and written by every device in an ``io.stat`` text."""
+    total = 0
+    for line in io_stat.splitlines():
+        for item in line.split()[1:]:
+            key, _, value = item.partition("=")
+            if key in ("rbytes", "wbytes") and value.isdigit():
+                total += int(value)
+    return total
+
+
+def memory_limit(limits: Mapping[str, float]) -> int | None:
+    """``memory.max`` for a job's limits (bytes, as the spec carries them): the
+    smallest of ``h_vmem`` and ``h_rss``; None when neither bounds it."""
+    values = [int(v) for name in ("h_vmem", "h_rss")
+              if isinstance(v := limits.get(name), (int, float)) and math.isfinite(v) and v > 0]
+    return min(values) if values else None
+
+
+# ---- the execd's subtree -----------------------------------------------------------------
+@dataclass(frozen=True)
+class Subtree:
+    """The execd's cgroup subtree and the controllers its job cgroups have."""
+
+    path: Path
+    controllers: frozenset[str]
+
+
+def subtree_name(host: str, spool_dir: Path) -> str:
+    """One name per execd of a cell, the same across its restarts (several execds of
+    several cells may share a machine)."""
+    digest = hashlib.sha256(str(spool_dir).encode()).hexdigest()[:10]
+    return f"{host}-{digest}"
+
+
+def prepare_subtree(host: str, spool_dir: Path, *, proc: Path = Path("/proc")
+                    ) -> Subtree:
+    """Make (or find) the execd's subtree; raises CgroupError where there is none to
+    have."""
+    try:
+        mount = cgroup2_mount((proc / "self/mountinfo").read_text())
+        own = own_cgroup((proc / "self/cgroup").read_text())
+    except OSError as exc:
+        raise CgroupError(f"cannot read the process's cgroups: {exc}") from exc
+    if mount is None or own is None:
+        raise CgroupError("no cgroup v2 hierarchy")
+    base = Path(mount) / own.lstrip("/")
+    if not os.access(base, os.W_OK):
+        raise CgroupError(f"cgroup {base} is not delegated to this user")
+    levels = [base / SUBTREE, base / SUBTREE / subtree_name(host, spool_dir)]
+    for level in levels:
+        try:
+            level.mkdir(mode=0o755, exist_ok=True)
+        except OSError as exc:
+            raise CgroupError(f"cannot make cgroup {level}: {exc}") from exc
+    controllers = _enable_controllers([base] + levels)
+    return Subtree(levels[-1], controllers)
+
+
+def release_subtree(subtree: Subtree) -> None:
+    """Remove the execd's subtree (and the shared parent) if no job cgroup is left in
+    them; a running job keeps them."""
+    for level in (subtree.path, subtree.path.parent):
+        try:
+            os.rmdir(level)
+        except OSError:
+            return
+
+
+def _enable_controllers(levels: list[Path]) -> frozenset[str]:
+    """Enable what we want down the path; a level that refuses (a cgroup with processes
+    of its own may not hand domain controllers down) ends the list there."""
+    try:
+        have = set((levels[0] / "cgroup.controllers").read_text().split())
+    except OSError:
+        return frozenset()
+    enabled = have & set(WANTED_CONTROLLERS)
+    for level in levels[:-1]:
+        for name in sorted(enabled):
+            try:
+                _write(level / "cgroup.subtree_control", f"+{name}")
+            except CgroupError:
+                enabled.discard(name)
+    return frozenset(enabled)
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW)
+    except OSError as exc:
+        raise CgroupError(f"cannot open {path}: {exc}") from exc
+    try:
+        os.write(fd, text.encode())
+    except OSError as exc:
+        raise CgroupError(f"cannot write {text!r} to {path}: {exc}") from exc
+    finally:
+        os.close(fd)
+
+
+# ---- one job's cgroup --------------------------------------------------------------------
+class JobCgroup:
+    """The cgroup of one job task, made by its (root or delegated) shepherd."""
+
+    def __init__(self, path: Path, controllers: Iterable[str]) -> None:
+        self.path = path
+        self.controllers = frozenset(controllers)
+
+    @classmethod
+    def create(cls, subtree: Path, name: str, controllers: Iterable[str],
+               limits: Mapping[str, float]) -> "JobCgroup":
+        path = subtree / name
+        try:
+            path.mkdir(mode=0o755)
+        except FileExistsError:  # a cgroup left by a shepherd that died: empty it first
+            left = cls(path, controllers)
+            left.kill_all()
+            left.remove()
+            try:
+                path.mkdir(mode=0o755)
+            except OSError as exc:
+                raise CgroupError(f"cannot make cgroup {path}: {exc}") from exc
+        except OSError as exc:
+            raise CgroupError(f"cannot make cgroup {path}: {exc}") from exc
+        group = cls(path, controllers)
+        memory = memory_limit(limits)
+        if memory is not None and "memory" in group.controllers:
+            _write(path / "memory.max", str(memory))
+            try:
+                _write(path / "memory.swap.max", "0")  # a limit swap could not dodge
+            except CgroupError:
+                pass  # no swap accounting on this machine
+        return group
+
+    def join_fd(self) -> int:
+        """An open ``cgroup.procs`` for the job's first process to write "0" to before
+        it executes anything (it joins, and every process it makes is born inside)."""
+        try:
+            return os.open(self.path / "cgroup.procs", os.O_WRONLY | os.O_NOFOLLOW)
+        except OSError as exc:
+            raise CgroupError(f"cannot open {self.path}/cgroup.procs: {exc}") from exc
+
+    def pids(self) -> set[int]:
+        try:
+            text = (self.path / "cgroup.procs").read_text()
+        except OSError:
+            return set()
+        return {int(p) for p in text.split() if p.isdigit()}
+
+    def cpu_seconds(self) -> float | None:
+        stat = self._flat("cpu.stat")
+        return stat["usage_usec"] / 1e6 if "usage_usec" in stat else None
+
+    def peak_memory(self) -> int | None:
+        try:
+            return int((self.path / "memory.peak").read_text())
+        except (OSError, ValueError):
+            return None
+
+    def io_bytes(self) -> int | None:
+        try:
+            return io_bytes((self.path / "io.stat").read_text())
+        except OSError:
+            return None
+
+    def oom_killed(self) -> bool:
+        """Whether the kernel killed a process of the job over ``memory.max``."""
+        return self._flat("memory.events").get("oom_kill", 0) > 0
+
+    def kill_all(self) -> None:
+        """SIGKILL to every process of the cgroup (``cgroup.kill``, or one by one on
+        kernels before 5.14); waits a bounded time for it to be empty."""
+        try:
+            _write(self.path / "cgroup.kill", "1")
+        except CgroupError:
+            for pid in self.pids():
+                try:
+                    os.kill(pid, 9)
+                except OSError:
+                    pass
+        deadline = time.monotonic() + EMPTY_WAIT_SECONDS
+        while self._populated() and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+    def remove(self) -> None:
+        try:
+            os.rmdir(self.path)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOENT,):
+                raise CgroupError(f"cannot remove cgroup {self.path}: {exc}") from exc
+
+    def _populated(self) -> bool:
+        events = self._flat("cgroup.events")
+        return bool(events.get("populated", 0)) if events else bool(self.pids())
+
+    def _flat(self, name: str) -> dict[str, int]:
+        try:
+            return flat_keys((self.path / name).read_text())
+        except OSError:
+            return {}

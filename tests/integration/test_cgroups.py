@@ -1,0 +1,130 @@
+"""Jobs in cgroups of their own (execd.cgroups), on real processes, where this machine
+delegates a cgroup v2 tree to the user running the tests (root here; an ordinary user
+without a delegated tree skips them: the process-tree method then does the work, as
+tests/integration/test_job_control.py shows).
+"""
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from execd import jobdir
+from execd.cgroups import CgroupError, Subtree, prepare_subtree, release_subtree
+from execd.launcher import Launcher
+from execd.shepherd import request_action
+from tests.integration.test_job_control import job_pid, output, start, wait_for_text
+from tests.integration.test_shepherd import wait_result
+
+
+@pytest.fixture(scope="module")
+def subtree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Subtree]:
+    try:
+        made = prepare_subtree("cgtest", tmp_path_factory.mktemp("spool"))
+    except CgroupError as exc:
+        pytest.skip(f"no delegated cgroup v2 tree: {exc}")
+    yield made
+    release_subtree(made)
+    assert not made.path.exists()
+
+
+@pytest.fixture(scope="module")
+def launcher() -> Iterator[Launcher]:
+    zygote = Launcher()
+    zygote.start()
+    yield zygote
+    zygote.stop()
+
+
+def cgroup_spec(subtree: Subtree) -> dict[str, Any]:
+    return {"cgroup": {"subtree": str(subtree.path),
+                       "controllers": sorted(subtree.controllers)}}
+
+
+def gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state in ("Z", "X")
+
+
+def test_the_job_runs_in_its_own_cgroup_which_is_removed_after(
+        launcher: Launcher, subtree: Subtree, tmp_path: Path) -> None:
+    job_dir = start(launcher, tmp_path, "grep '^0::' /proc/self/cgroup\n",
+                    **cgroup_spec(subtree))
+    result = wait_result(job_dir)
+    assert result["exit_status"] == 0
+    cgroup = output(tmp_path).strip().split("::", 1)[1]
+    assert cgroup.endswith(f"/{subtree.path.name}/{job_dir.name}"), cgroup
+    assert not (subtree.path / job_dir.name).exists()
+
+
+def test_a_process_outside_the_jobs_tree_is_still_the_jobs(launcher: Launcher,
+                                                             subtree: Subtree,
+                                                             tmp_path: Path) -> None:
+    """A process that is not the job's descendant at all (here: the test's own child,
+    moved into the job's cgroup) is suspended, counted and ended with the job: the
+    process-tree method could not know it."""
+    job_dir = start(launcher, tmp_path, "echo ready\nfor i in $(seq 100); do sleep 0.05; done\n",
+                    **cgroup_spec(subtree))
+    wait_for_text(tmp_path / "testjob.o1", "ready")
+    outsider = subprocess.Popen(["sleep", "30"])
+    try:
+        (subtree.path / job_dir.name / "cgroup.procs").write_text(str(outsider.pid))
+        request_action(job_dir, "suspend")
+        deadline = time.monotonic() + 5
+        while Path(f"/proc/{outsider.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] \
+                != "T":
+            assert time.monotonic() < deadline, "the outsider was not stopped with the job"
+            time.sleep(0.05)
+        request_action(job_dir, "resume")
+        result = wait_result(job_dir, timeout=20)
+        assert result["exit_status"] == 0
+        deadline = time.monotonic() + 5
+        while outsider.poll() is None:
+            assert time.monotonic() < deadline, "the outsider outlived the job"
+            time.sleep(0.05)
+        assert outsider.returncode == -9
+    finally:
+        if outsider.poll() is None:
+            outsider.kill()
+            outsider.wait()
+
+
+def test_cpu_of_an_orphaned_grandchild_is_counted(launcher: Launcher, subtree: Subtree,
+                                                  tmp_path: Path) -> None:
+    """A grandchild that burns a second of CPU after its parent left (nobody of the job
+    waits for it, so the rusage of the job's first process never includes it) counts in
+    the job's ``cpu``: read from the cgroup's ``cpu.stat``, exact to the end."""
+    burn = "python3 -c 'import time\nt=time.process_time()\nwhile time.process_time()-t<1: pass'"
+    script = (f"setsid sh -c \"({burn}; touch {tmp_path}/done) &\"\n"
+              f"while [ ! -e {tmp_path}/done ]; do sleep 0.05; done\n")
+    job_dir = start(launcher, tmp_path, script, **cgroup_spec(subtree))
+    result = wait_result(job_dir, timeout=20)
+    assert result["exit_status"] == 0
+    assert result["cpu"] >= 0.95, result
+
+
+def test_kill_ends_every_process_of_the_cgroup(launcher: Launcher, subtree: Subtree,
+                                               tmp_path: Path) -> None:
+    script = (f"setsid sh -c 'sleep 30 & echo $! > {tmp_path}/daemon; wait' &\n"
+              "for i in $(seq 100); do sleep 0.05; done\n")
+    job_dir = start(launcher, tmp_path, script, **cgroup_spec(subtree))
+    job_pid(job_dir)
+    deadline = time.monotonic() + 5
+    while not (tmp_path / "daemon").exists():
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    daemon = int((tmp_path / "daemon").read_text())
+    request_action(job_dir, "kill")
+    assert wait_result(job_dir)["signal"] == 9
+    deadline = time.monotonic() + 5
+    while not gone(daemon):
+        assert time.monotonic() < deadline, "a process of the job survived its kill"
+        time.sleep(0.02)
+    assert jobdir.read_result(job_dir) is not None
