@@ -35,3 +35,26 @@ def test_qstat_F_shows_load_fixed_and_consumable_values(live_cell: Any) -> None:
     assert f"all.q@{HOST}" in out
     assert "\thl:arch=" in out and "\tqf:qname=all.q\n" in out
     assert "\tqc:slots=4\n" in out  # the live cell's 4 slots, none in use
+
+
+def qmod(*args: str) -> subprocess.CompletedProcess[str]:
+    script = Path(sys.executable).parent / "qmod"
+    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "clients.qmod"]
+    done = subprocess.run(cmd + list(args), capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_scheduling_info_names_a_disabled_queue_instance(live_cell: Any) -> None:
+    qmod("-d", f"all.q@{HOST}")
+    try:
+        with Client() as client:
+            [job_id] = client.submit([job_request("/bin/true", binary=True)])
+            try:
+                out = qstat("-j", str(job_id)).stdout
+                assert (f'scheduling info:            queue instance "all.q@{HOST}" dropped '
+                        "because it is disabled") in out, out
+            finally:
+                client.delete([{"job_id": job_id}])
+    finally:
+        qmod("-e", f"all.q@{HOST}")
