@@ -67,6 +67,10 @@ _ORDER = Struct(required={"type": Str(choices=frozenset({"dispatch"})), "job_id"
 _COUNT = Int(0, MAX_INT)
 _SECONDS = Float(0.0, 1e12)
 # what a shepherd reports of a finished job (execd.jobdir.make_result)
+_USAGE_FIGURE = Float(0.0, 1e18)
+_TASK_USAGE = Struct(required={"job_id": _JOB_ID, "task_id": _TASK_ID, "dispatched": _SECONDS,
+                               "cpu": _USAGE_FIGURE, "mem": _USAGE_FIGURE, "io": _USAGE_FIGURE,
+                               "vmem": _USAGE_FIGURE, "maxvmem": _USAGE_FIGURE})
 _RESULT = Struct(
     required={"exit_status": Int(0, 1 << 16)},
     optional={"signal": (Int(0, 1024), 0), "failed": (Int(0, 1024), 0),
@@ -167,7 +171,9 @@ MESSAGE_SCHEMAS: dict[str, Schema] = {
                                                        optional={"dispatched": (_SECONDS,
                                                                                 0.0)}),
                                                 max_items=1 << 16)}),
-    "load_report": Struct(required={"host": _HOST, "load": _LOAD}),
+    # "usage": each running task's usage so far (qstat -j's usage line)
+    "load_report": Struct(required={"host": _HOST, "load": _LOAD},
+                          optional={"usage": (ListOf(_TASK_USAGE, max_items=1 << 16), [])}),
     # "dispatched": the dispatch time of the run the message is about (start spec), so
     # that a late message of an earlier run of a rescheduled task is not taken for this one
     "job_started": Struct(required={"host": _HOST, "job_id": _JOB_ID, "task_id": _TASK_ID,

@@ -39,6 +39,8 @@ from execd import safefs
 SPEC_FILE = "spec.msgpack"
 SCRIPT_FILE = "script"
 RESULT_FILE = "result.msgpack"
+USAGE_FILE = "usage.msgpack"  # the running job's usage, rewritten by its shepherd
+USAGE_KEYS = ("cpu", "mem", "io", "vmem", "maxvmem")
 SHEPHERD_PID_FILE = "shepherd.pid"
 JOB_PID_FILE = "job.pid"
 PE_HOSTFILE = "pe_hostfile"
@@ -110,6 +112,21 @@ def read_result(job_dir: Path) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     return msgpack.unpackb(data, raw=False)
+
+
+def write_usage(job_dir: Path, usage: Mapping[str, float]) -> None:
+    """The running job's usage so far (USAGE_KEYS), for the execd's load reports."""
+    write_atomic(job_dir / USAGE_FILE,
+                 msgpack.packb({k: float(usage[k]) for k in USAGE_KEYS}, use_bin_type=True))
+
+
+def read_usage(job_dir: Path) -> dict[str, float] | None:
+    """The usage the shepherd last wrote, or None (none yet, or not readable)."""
+    try:
+        data = msgpack.unpackb((job_dir / USAGE_FILE).read_bytes(), raw=False)
+        return {k: float(data[k]) for k in USAGE_KEYS}
+    except (OSError, ValueError, TypeError, KeyError, msgpack.UnpackException):
+        return None
 
 
 def proc_stat_fields(pid: int) -> list[str] | None:

@@ -36,6 +36,7 @@ from execd.shepherd import request_action
 RESEND_SECONDS = 2.0
 RESCAN_SECONDS = 5.0
 REMOVAL_WAIT_SECONDS = 0.05
+MAX_USAGE_REPORTS = 1 << 16  # the wire's bound on one load report's list
 EARLIER_RUN_WAIT_SECONDS = 0.5  # a new run waits for the kill of a run given up
 PING_SECONDS = 2.0  # a restarted qmaster (new epoch) is noticed within this time
 SPOOL_MODE = 0o755  # job owners traverse the spool to their job directories
@@ -162,6 +163,19 @@ class ExecdService:
                     "dispatched": _dispatched(self._job_dir(j, t))}
                    for j, t in self._running_jobs()]
         self._request("register", {"host": self.host, "load": sample_load(), "jobs": running})
+
+    def _running_usage(self) -> list[dict[str, Any]]:
+        """The usage so far of each running task (its shepherd's last figures)."""
+        out = []
+        for path in self._job_dirs():
+            usage = jobdir.read_usage(path)
+            if usage is None or not (path / jobdir.SPEC_FILE).exists() \
+                    or (path / jobdir.RESULT_FILE).exists():
+                continue
+            job_id, task_id = _ids_of(path)
+            out.append({"job_id": job_id, "task_id": task_id,
+                        "dispatched": _dispatched(path), **usage})
+        return out[:MAX_USAGE_REPORTS]
 
     def _running_jobs(self) -> list[tuple[int, int]]:
         """Every task this host still has, running or ended but not yet acknowledged:
@@ -363,7 +377,8 @@ class ExecdService:
                     self._transmit(rid)
             if self.registered and now >= self._next_load:
                 self._next_load = now + self._interval
-                self._replace_request("load_report", {"host": self.host, "load": sample_load()})
+                self._replace_request("load_report", {"host": self.host, "load": sample_load(),
+                                                      "usage": self._running_usage()})
             if self.registered and now >= next_ping:
                 next_ping = now + PING_SECONDS
                 self._replace_request("ping", {})

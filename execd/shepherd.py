@@ -44,6 +44,9 @@ from execd.jobdir import (
 from execd.load import host_arch
 
 SAMPLE_INTERVAL = 0.5
+# the running job's usage for qstat -j: first after a second, then this often (the
+# execd sends the latest with each load report)
+USAGE_FILE_INTERVAL = 5.0
 # Grid Engine makes TMPDIR 0755; nobody but the owner needs it, and what a job keeps
 # there (umask 022) would be readable by every user of the host.
 TMPDIR_MODE = 0o700
@@ -389,6 +392,10 @@ class _Measure:
         self.vmem = use.vmem
         self.maxvmem = max(self.maxvmem, use.vmem)
 
+    def so_far(self) -> dict[str, float]:
+        return {"cpu": self.cpu, "mem": self.mem, "io": self.io / 1e9,
+                "vmem": float(self.vmem), "maxvmem": float(self.maxvmem)}
+
     def fields(self, ended_by: str) -> dict[str, Any]:
         return {"cpu": self.cpu, "mem": self.mem, "io": self.io / 1e9,
                 "maxvmem": self.maxvmem, "ended_by": ended_by}
@@ -414,6 +421,7 @@ class _JobWatch:
         """(wait status, rusage) of the job, once its first process has ended."""
         pidfd = _pidfd(self.pid)
         next_sample = time.monotonic()
+        next_usage = next_sample + 1.0
         try:
             while True:
                 wpid, status, usage = os.wait4(self.pid, os.WNOHANG)
@@ -426,6 +434,9 @@ class _JobWatch:
                 if time.monotonic() >= next_sample:
                     next_sample = time.monotonic() + SAMPLE_INTERVAL
                     self.measure.add(self._usage())
+                    if next_sample >= next_usage:
+                        next_usage = next_sample + USAGE_FILE_INTERVAL
+                        self._write_usage()
                 steps += self.control.tick(now, self.measure.cpu, self.measure.vmem)
                 for step in steps:
                     self._carry_out(step)
@@ -438,6 +449,12 @@ class _JobWatch:
         finally:
             if pidfd is not None:
                 os.close(pidfd)
+
+    def _write_usage(self) -> None:
+        try:
+            jobdir.write_usage(self.job_dir, self.measure.so_far())
+        except OSError:
+            pass  # a full disk costs qstat -j its figures, not the job
 
     def _tree(self) -> tuple[dict[int, proctree.Proc], set[int]]:
         """The process table and the job's processes: its cgroup's, and its tree's (the

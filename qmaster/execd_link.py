@@ -157,7 +157,23 @@ def handle_load_report(ctx: Ctx) -> dict[str, Any]:
     if host not in ctx.store.hosts or not ctx.store.hosts[host].alive:
         return {"epoch": ctx.services.epoch, "reregister": True}
     _update_host(ctx, host, ctx.body["load"], alive=True)
+    for item in ctx.body["usage"]:
+        _note_usage(ctx, host, item)
     return _host_reply(ctx)
+
+
+USAGE_KEYS = ("cpu", "mem", "io", "vmem", "maxvmem")
+
+
+def _note_usage(ctx: Ctx, host: str, item: dict[str, Any]) -> None:
+    """A running task's usage so far, as its execd reports it (qstat -j's usage line)."""
+    task = ctx.store.tasks.get(task_key(item["job_id"], item["task_id"]))
+    if task is None or not _this_run(task, {"host": host, "dispatched": item["dispatched"]}) \
+            or task.state_enum not in (State.RUNNING, State.SUSPENDED):
+        return
+    usage = {k: float(item[k]) for k in USAGE_KEYS}
+    if usage != {k: task.usage.get(k) for k in USAGE_KEYS}:
+        ctx.store.put_task(ctx.batch, task, usage=usage)
 
 
 def _this_run(task: Task | None, body: dict[str, Any]) -> bool:
