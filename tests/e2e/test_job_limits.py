@@ -103,3 +103,32 @@ def test_a_failing_prolog_puts_the_queue_instance_in_error(env: dict[str, str],
         subprocess.run(command("qmod") + ["-c", "all.q"], env=env, capture_output=True,
                        timeout=30)
         subprocess.run(command("qdel") + ["-u", "*"], env=env, capture_output=True, timeout=30)
+
+
+def test_host_overrides_of_shell_and_tmpdir_reach_the_job(env: dict[str, str],
+                                                          tmp_path: Path) -> None:
+    """``shell`` and ``tmpdir`` with ``[host=value]``: the job on that host gets the
+    host's value (posix_compliant: the script runs under the queue's shell)."""
+    base = tmp_path / "scratch"
+    base.mkdir()
+    tmp_path.chmod(0o755)
+    base.chmod(0o1777)
+    changes = {"shell": f"/bin/false,[{HOST}=/bin/bash]",
+               "tmpdir": f"/nonexistent,[{HOST}={base}]",
+               "shell_start_mode": "posix_compliant"}
+    before = {name: run(env, "qconf", "-sq", "all.q").split(f"\n{name} ")[1].split("\n")[0]
+              .strip() for name in changes}
+    for name, value in changes.items():
+        assert qconf(env, "-mattr", "queue", name, value, "all.q")[2] == 0
+    try:
+        script = tmp_path / "where.sh"
+        script.write_text('echo "shell=${BASH_VERSION:+bash}"\necho "tmpdir=$TMPDIR"\n')
+        job_id = submit(env, tmp_path, str(script))
+        [record] = accounting(env, job_id)
+        assert record["failed"].split()[0] == "0", record
+        out = (tmp_path / f"where.sh.o{job_id}").read_text().splitlines()
+        assert out[0] == "shell=bash", out
+        assert out[1].startswith(f"tmpdir={base}/{job_id}.1."), out
+    finally:
+        for name, value in before.items():
+            qconf(env, "-mattr", "queue", name, value, "all.q")
