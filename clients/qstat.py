@@ -2,8 +2,9 @@
 
 Supported: -u user_list (default: the caller's jobs only, "*" for everyone, "$user"),
 -s {p|r|s|z|hu|ho|hs|hd|hj|ha|h|a} combinations, -f, -F [names], -ne, -r, -ext, -ncb,
--j [job_list], -xml, -q wc_queue_list, -pe pe_list, -g c, -g d, -help. The other options
-of qstat(1) (-explain, -l, -qs, -t, -U, -urg, -pri, -g t) are refused with an error.
+-j [job_list], -xml, -q wc_queue_list, -qs states, -explain a|c|A|E, -pe pe_list, -g c,
+-g d, -help. The other options of qstat(1) (-l, -t, -U, -urg, -pri, -g t) are refused
+with an error.
 
 Option parsing follows Grid Engine's two stages: words after an option up to the next
 "-..." are its arguments; an unknown word prints the usage and 'invalid option argument'
@@ -19,9 +20,10 @@ from typing import Any, TextIO
 
 from clients.render import qstat as rq
 from clients.api import Client, ClientError, connect_or_exit
-from clients.views.qstat import (DEFAULT_STATES, JobFilter, cluster_queue_summary, instance_name,
-                           parse_state_filter, pending_rows, queue_rows, running_rows,
-                           zombie_rows)
+from clients.views.qstat import (DEFAULT_STATES, JobFilter, cluster_queue_summary,
+                                 hosts_by_name, instance_name, instance_states,
+                                 parse_state_filter, pending_rows, queue_rows, running_rows,
+                                 zombie_rows)
 from clients.views.detail import job_detail, select_jobs
 from common.cluster import hostgroups
 from common.objects_conf_host import expand_hostgroup
@@ -30,7 +32,9 @@ PRODUCT = "SGE 8.1.9"
 _FLAGS = ("-help", "-ncb", "-f", "-ext", "-urg", "-pri", "-xml", "-ne", "-r", "-t")
 _OPTIONAL_ARG = ("-F", "-j")
 _REQUIRED_ARG = ("-g", "-l", "-s", "-qs", "-explain", "-q", "-u", "-U", "-pe")
-NOT_IMPLEMENTED = ("-explain", "-l", "-qs", "-t", "-U", "-urg", "-pri")
+NOT_IMPLEMENTED = ("-l", "-t", "-U", "-urg", "-pri")
+EXPLAIN_LETTERS = "acAE"
+QUEUE_STATE_LETTERS = "acdosuACDES"
 _S_LINES = ("show pending, running, suspended, zombie jobs,",
             "jobs with a user/operator/system/array-dependency hold, ",
             "jobs with a start time in future or any combination only.",
@@ -102,6 +106,8 @@ class QstatArgs:
     queues: list[str] = field(default_factory=list)
     pes: list[str] = field(default_factory=list)
     group: str = ""                   # letters of -g
+    explain: str = ""                 # letters of -explain
+    queue_states: str = ""            # letters of -qs
 
 
 def _split(words: list[str]) -> list[str]:
@@ -150,6 +156,19 @@ def _apply(args: QstatArgs, switch: str, values: list[str]) -> None:
         getattr(args, {"-u": "users", "-q": "queues", "-pe": "pes"}[switch]).extend(_split(values))
     elif switch == "-g":
         _apply_group(args, "".join(values))
+    elif switch == "-explain":  # the reasons of these states; implies -f; the last wins
+        args.explain = _state_letters(values[0], EXPLAIN_LETTERS)
+        args.full = True
+    elif switch == "-qs":  # only queue instances in one of these states; the last wins
+        args.queue_states = _state_letters(values[0], QUEUE_STATE_LETTERS)
+
+
+def _state_letters(text: str, valid: str) -> str:
+    bad = next((c for c in text if c not in valid), None)
+    if bad is not None:
+        message = f"unknown queue state: {bad} found in string: {text}"
+        raise QstatExit(f"error: {message}\n{message}")
+    return text
 
 
 def _apply_group(args: QstatArgs, letters: str) -> None:
@@ -217,6 +236,12 @@ def _instances(args: QstatArgs, client: Client, cluster: dict[str, Any]) -> froz
         selected = found if selected is None else selected & found
         if not selected:
             raise QstatExit(f"error: no queues remaining after {option} queue selection")
+    if args.queue_states:
+        hosts = hosts_by_name(cluster)
+        found = frozenset(instance_name(i["queue"], i["host"])
+                          for i in cluster.get("instances") or []
+                          if set(instance_states(i, hosts)) & set(args.queue_states))
+        selected = found if selected is None else selected & found
     return selected
 
 
@@ -255,7 +280,7 @@ def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
     pending += zombie_rows(reply, flt)
     if args.full:
         queues = queue_rows(cluster, reply, flt, resource_names=args.resource_names,
-                            show_resources=args.show_queue_resources)
+                            show_resources=args.show_queue_resources, explain=args.explain)
         queues = [q for q in queues if q["jobs"]] if args.no_empty else queues
         rows = pending + [r for q in queues for r in q["jobs"]]
     else:

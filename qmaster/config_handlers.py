@@ -121,6 +121,7 @@ def handle_cluster_query(ctx: Ctx) -> dict[str, Any]:
         "instances": [{"queue": qi.queue, "host": qi.host, "slots": qi.slots,
                        "used": store.used_slots.get((qi.queue, qi.host), 0),
                        "qtype": qi.qtype, "alive": qi.alive, "states": qi.states,
+                       "reason": store.qi_states.get(qi.name, {}).get("reason", ""),
                        "pe_list": attr(store.conf["queue"][qi.queue], "pe_list", "NONE"),
                        "resources": offers.get((qi.queue, qi.host), [])}
                       for qi in instances],

@@ -346,10 +346,23 @@ def instance_jobs(name: str, reply: Reply, flt: JobFilter) -> list[JobRow]:
     return rows
 
 
+def instance_states(inst: Reply, hosts: dict[str, Reply]) -> str:
+    """The states column of a queue instance of the cluster reply."""
+    alive = bool(inst.get("alive")) and bool((hosts.get(inst["host"]) or {}).get("alive"))
+    return state_string(str(inst.get("states") or ""), alive)
+
+
+def explanations(inst: Reply, states: str, letters: str) -> list[str]:
+    """qstat -explain: why the instance is in the states asked for. Only ``E`` has a
+    reason to give (the alarm states ``a``/``A`` and ``c`` do not occur yet)."""
+    reason = str(inst.get("reason") or "")
+    return [reason] if "E" in letters and "E" in states and reason else []
+
+
 def queue_rows(cluster: Reply, reply: Reply, flt: JobFilter, *,
-               resource_names: list[str] | None = None, show_resources: bool = False
-               ) -> list[dict[str, Any]]:
-    """qstat -f queue instances (those -q selected) with their jobs."""
+               resource_names: list[str] | None = None, show_resources: bool = False,
+               explain: str = "") -> list[dict[str, Any]]:
+    """qstat -f queue instances (those -q/-qs selected) with their jobs."""
     hosts, out = hosts_by_name(cluster), []
     for inst in cluster.get("instances") or []:
         name = instance_name(inst["queue"], inst["host"])
@@ -358,12 +371,13 @@ def queue_rows(cluster: Reply, reply: Reply, flt: JobFilter, *,
         host = hosts.get(inst["host"]) or {}
         load = host.get("load") or {}
         alive = bool(inst.get("alive")) and bool(host.get("alive"))
+        states = instance_states(inst, hosts)
         out.append({"name": name, "qtype": queue_type(inst), "resv": 0,
                     "used": int(inst.get("used") or 0), "total": int(inst.get("slots") or 0),
                     "load_avg": _load_float(load, "load_avg") if alive else None,
-                    "arch": load.get("arch"),
-                    "states": state_string(str(inst.get("states") or ""), alive),
-                    "jobs": instance_jobs(name, reply, flt), "explain": [],
+                    "arch": load.get("arch"), "states": states,
+                    "jobs": instance_jobs(name, reply, flt),
+                    "explain": explanations(inst, states, explain),
                     "resources": _offers(inst, load, resource_names) if show_resources else []})
     return out
 

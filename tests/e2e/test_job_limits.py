@@ -98,6 +98,9 @@ def test_a_failing_prolog_puts_the_queue_instance_in_error(env: dict[str, str],
         pending = [line.split() for line in run(env, "qstat").splitlines()
                    if line.split()[:1] == [str(job_id)]]
         assert pending and pending[0][4] == "qw"
+        explained = run(env, "qstat", "-f", "-explain", "E").split(f"all.q@{HOST}")[1]
+        assert explained.split("\n")[1] == (f"\tqueue all.q marked QERROR as result of job "
+                                             f"{job_id}'s failure at host {HOST}")
     finally:
         qconf(env, "-mattr", "queue", "prolog", "NONE", "all.q")
         subprocess.run(command("qmod") + ["-c", "all.q"], env=env, capture_output=True,

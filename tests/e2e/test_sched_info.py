@@ -54,6 +54,12 @@ def test_scheduling_info_names_a_disabled_queue_instance(live_cell: Any) -> None
                 out = qstat("-j", str(job_id)).stdout
                 assert (f'scheduling info:            queue instance "all.q@{HOST}" dropped '
                         "because it is disabled") in out, out
+                # -qs selects queue instances by state; pending jobs show regardless
+                disabled = qstat("-f", "-qs", "d").stdout
+                assert f"all.q@{HOST}" in disabled and \
+                    [str(job_id)] in [line.split()[:1] for line in disabled.splitlines()]
+                in_error = qstat("-f", "-qs", "E").stdout
+                assert in_error.startswith("\n###") and "queuename" not in in_error, in_error
             finally:
                 client.delete([{"job_id": job_id}])
     finally:
