@@ -1,0 +1,1 @@
+(as sgeuser) qacct -j 318

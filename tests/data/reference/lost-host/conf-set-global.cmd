@@ -1,0 +1,1 @@
+qconf -Mconf /tmp/lh/c/global
