@@ -67,7 +67,7 @@ _ORDER = Struct(required={"type": Str(choices=frozenset({"dispatch"})), "job_id"
 _COUNT = Int(0, MAX_INT)
 _SECONDS = Float(0.0, 1e12)
 # what a shepherd reports of a finished job (execd.jobdir.make_result)
-_USAGE_FIGURE = Float(0.0, 1e18)
+_USAGE_FIGURE = Float(0.0, 1e20)  # execd.jobdir caps figures at 1e18
 _TASK_USAGE = Struct(required={"job_id": _JOB_ID, "task_id": _TASK_ID, "dispatched": _SECONDS,
                                "cpu": _USAGE_FIGURE, "mem": _USAGE_FIGURE, "io": _USAGE_FIGURE,
                                "vmem": _USAGE_FIGURE, "maxvmem": _USAGE_FIGURE})

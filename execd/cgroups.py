@@ -12,7 +12,7 @@ subtree, which its first process joins before it executes anything. The shepherd
 - lists the job's processes from ``cgroup.procs``, so that a process that left the
   job's session and tree is still watched, signalled and ended;
 - reads the usage from ``cpu.stat`` (always there), ``memory.peak`` and ``io.stat``
-  (with their controllers);
+  (with their controllers; the peak raises ``maxvmem`` where sampling missed a peak);
 - kills every process left with ``cgroup.kill`` and removes the cgroup.
 
 What is pure here (the parsers and ``memory_limit``) takes text in; the rest touches only
@@ -108,10 +108,17 @@ def subtree_name(host: str, spool_dir: Path) -> str:
     return f"{host}-{digest}"
 
 
-def prepare_subtree(host: str, spool_dir: Path, *, proc: Path = Path("/proc")
-                    ) -> Subtree:
+def prepare_subtree(host: str, spool_dir: Path, *, proc: Path = Path("/proc"),
+                    wanted: tuple[str, ...] = WANTED_CONTROLLERS) -> Subtree:
     """Make (or find) the execd's subtree; raises CgroupError where there is none to
-    have."""
+    have.
+
+    A cgroup other than the root may hand controllers down only while it holds no
+    process itself (cgroup v2's "no internal processes" rule). An execd in a cgroup
+    delegated to it (systemd's ``Delegate=yes``) shares it with its zygote and shepherds
+    only; they move to a leaf of their own, ``pygridengine/<name>.daemon``, so that the
+    job cgroups can have the memory and io controllers. A cgroup that also holds other
+    processes (a login session) is left as it is: jobs get cgroups without controllers."""
     try:
         mount = cgroup2_mount((proc / "self/mountinfo").read_text())
         own = own_cgroup((proc / "self/cgroup").read_text())
@@ -122,19 +129,61 @@ def prepare_subtree(host: str, spool_dir: Path, *, proc: Path = Path("/proc")
     base = Path(mount) / own.lstrip("/")
     if not os.access(base, os.W_OK):
         raise CgroupError(f"cgroup {base} is not delegated to this user")
-    levels = [base / SUBTREE, base / SUBTREE / subtree_name(host, spool_dir)]
+    name = subtree_name(host, spool_dir)
+    levels = [base / SUBTREE, base / SUBTREE / name]
     for level in levels:
         try:
             level.mkdir(mode=0o755, exist_ok=True)
         except OSError as exc:
             raise CgroupError(f"cannot make cgroup {level}: {exc}") from exc
-    controllers = _enable_controllers([base] + levels)
+    if own != "/":
+        _move_ours_out(base, base / SUBTREE / f"{name}.daemon")
+    controllers = _enable_controllers([base] + levels, wanted)
     return Subtree(levels[-1], controllers)
+
+
+def _move_ours_out(base: Path, leaf: Path) -> None:
+    """Move this process and its descendants from ``base`` into ``leaf`` when they are
+    all ``base`` holds."""
+    members = JobCgroup(base, ()).pids()
+    ours = _descendants(os.getpid()) | {os.getpid()}
+    if not members or not members <= ours:
+        return
+    try:
+        leaf.mkdir(mode=0o755, exist_ok=True)
+    except OSError:
+        return
+    for pid in sorted(members):
+        try:
+            _write(leaf / "cgroup.procs", str(pid))
+        except CgroupError:
+            pass  # gone meanwhile
+
+
+def _descendants(root: int) -> set[int]:
+    """Every process below ``root`` (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = set(), [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
 
 
 def release_subtree(subtree: Subtree) -> None:
     """Remove the execd's subtree (and the shared parent) if no job cgroup is left in
-    them; a running job keeps them."""
+    them; a running job keeps them (as does a daemon leaf with processes in it)."""
     for level in (subtree.path, subtree.path.parent):
         try:
             os.rmdir(level)
@@ -142,14 +191,14 @@ def release_subtree(subtree: Subtree) -> None:
             return
 
 
-def _enable_controllers(levels: list[Path]) -> frozenset[str]:
-    """Enable what we want down the path; a level that refuses (a cgroup with processes
-    of its own may not hand domain controllers down) ends the list there."""
+def _enable_controllers(levels: list[Path], wanted: tuple[str, ...]) -> frozenset[str]:
+    """Enable what we want down the path; a controller a level refuses (a cgroup with
+    processes of its own may not hand domain controllers down) is dropped."""
     try:
         have = set((levels[0] / "cgroup.controllers").read_text().split())
     except OSError:
         return frozenset()
-    enabled = have & set(WANTED_CONTROLLERS)
+    enabled = have & set(wanted)
     for level in levels[:-1]:
         for name in sorted(enabled):
             try:
@@ -183,6 +232,8 @@ class JobCgroup:
     @classmethod
     def create(cls, subtree: Path, name: str, controllers: Iterable[str],
                limits: Mapping[str, float]) -> "JobCgroup":
+        """Make the cgroup ``name`` in ``subtree`` with the job's memory limit (raises
+        CgroupError, leaving nothing behind)."""
         path = subtree / name
         try:
             path.mkdir(mode=0o755)
@@ -199,7 +250,11 @@ class JobCgroup:
         group = cls(path, controllers)
         memory = memory_limit(limits)
         if memory is not None and "memory" in group.controllers:
-            _write(path / "memory.max", str(memory))
+            try:
+                _write(path / "memory.max", str(memory))
+            except CgroupError:
+                group.remove()  # no half-made cgroup: the caller falls back
+                raise
             try:
                 _write(path / "memory.swap.max", "0")  # a limit swap could not dodge
             except CgroupError:
@@ -210,11 +265,13 @@ class JobCgroup:
         """An open ``cgroup.procs`` for the job's first process to write "0" to before
         it executes anything (it joins, and every process it makes is born inside)."""
         try:
-            return os.open(self.path / "cgroup.procs", os.O_WRONLY | os.O_NOFOLLOW)
+            return os.open(self.path / "cgroup.procs",
+                           os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError as exc:
             raise CgroupError(f"cannot open {self.path}/cgroup.procs: {exc}") from exc
 
     def pids(self) -> set[int]:
+        """Every process in the cgroup now."""
         try:
             text = (self.path / "cgroup.procs").read_text()
         except OSError:
@@ -222,16 +279,19 @@ class JobCgroup:
         return {int(p) for p in text.split() if p.isdigit()}
 
     def cpu_seconds(self) -> float | None:
+        """CPU time of every process the cgroup ever held (None: not readable)."""
         stat = self._flat("cpu.stat")
         return stat["usage_usec"] / 1e6 if "usage_usec" in stat else None
 
     def peak_memory(self) -> int | None:
+        """The cgroup's highest memory use (memory controller, Linux 5.19+), or None."""
         try:
             return int((self.path / "memory.peak").read_text())
         except (OSError, ValueError):
             return None
 
     def io_bytes(self) -> int | None:
+        """Bytes read and written by the cgroup (io controller), or None."""
         try:
             return io_bytes((self.path / "io.stat").read_text())
         except OSError:
@@ -257,6 +317,7 @@ class JobCgroup:
             time.sleep(0.02)
 
     def remove(self) -> None:
+        """Remove the (empty) cgroup; an absent one is fine."""
         try:
             os.rmdir(self.path)
         except OSError as exc:

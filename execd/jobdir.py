@@ -41,6 +41,15 @@ SCRIPT_FILE = "script"
 RESULT_FILE = "result.msgpack"
 USAGE_FILE = "usage.msgpack"  # the running job's usage, rewritten by its shepherd
 USAGE_KEYS = ("cpu", "mem", "io", "vmem", "maxvmem")
+# A job owner controls its processes' summed virtual size (a huge PROT_NONE map, forked
+# many times): figures are capped below the wire's bounds, so that no job can make its
+# host's reports or its own result unacceptable to the qmaster.
+USAGE_MAX = 1e18
+
+
+def capped(value: float) -> float:
+    """A usage figure within [0, USAGE_MAX]."""
+    return min(max(float(value), 0.0), USAGE_MAX)
 SHEPHERD_PID_FILE = "shepherd.pid"
 JOB_PID_FILE = "job.pid"
 PE_HOSTFILE = "pe_hostfile"
@@ -117,15 +126,17 @@ def read_result(job_dir: Path) -> dict[str, Any] | None:
 def write_usage(job_dir: Path, usage: Mapping[str, float]) -> None:
     """The running job's usage so far (USAGE_KEYS), for the execd's load reports."""
     write_atomic(job_dir / USAGE_FILE,
-                 msgpack.packb({k: float(usage[k]) for k in USAGE_KEYS}, use_bin_type=True))
+                 msgpack.packb({k: capped(usage[k]) for k in USAGE_KEYS}, use_bin_type=True),
+                 durable=False)  # rewritten every few seconds; a lost one costs nothing
 
 
 def read_usage(job_dir: Path) -> dict[str, float] | None:
     """The usage the shepherd last wrote, or None (none yet, or not readable)."""
     try:
         data = msgpack.unpackb((job_dir / USAGE_FILE).read_bytes(), raw=False)
-        return {k: float(data[k]) for k in USAGE_KEYS}
-    except (OSError, ValueError, TypeError, KeyError, msgpack.UnpackException):
+        return {k: capped(data[k]) for k in USAGE_KEYS}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError,
+            msgpack.UnpackException):
         return None
 
 
@@ -231,7 +242,8 @@ FAILED_BEFORE_PROLOG, FAILED_PROLOG, FAILED_BEFORE_EPILOG, FAILED_EPILOG = 7, 8,
 # what the qmaster is to do with a task whose job or procedure ended so (result "action")
 RESCHEDULE, JOB_ERROR, QUEUE_ERROR = "reschedule", "job_error", "queue_error"
 FAILED_LIMIT, FAILED_SIGNALLED = 37, 100
-LIMIT_KILLS = frozenset({"h_rt", "s_rt", "h_cpu", "h_vmem"})  # killed by the shepherd
+# killed by the shepherd, or by the kernel over a cgroup's memory.max (h_vmem or h_rss)
+LIMIT_KILLS = frozenset({"h_rt", "s_rt", "h_cpu", "h_vmem", "h_rss"})
 FAILED_OUTPUT, FAILED_SHELL, FAILED_CWD, FAILED_APPERROR = 26, 27, 28, 30
 RESCHEDULE_EXIT_STATUS, APPERROR_EXIT_STATUS = 99, 100
 
@@ -560,7 +572,7 @@ def make_result(spec: Mapping[str, Any], *, pid: int, start: float, end: float, 
     return {"exit_status": exit_status, "signal": sig, "failed": failed,
             "failed_reason": FAILED_REASONS.get(failed, ""), "error_message": message,
             "action": action, "start_time": start, "end_time": end,
-            "ru_wallclock": end - start, **fields, "cpu": cpu,
-            "mem": float(extra.get("mem", 0.0)), "io": float(extra.get("io", 0.0)),
-            "maxvmem": max(maxvmem, int(extra.get("maxvmem", 0))),
+            "ru_wallclock": end - start, **fields, "cpu": capped(cpu),
+            "mem": capped(extra.get("mem", 0.0)), "io": capped(extra.get("io", 0.0)),
+            "maxvmem": capped(max(maxvmem, int(extra.get("maxvmem", 0)))),
             "ended_by": str(extra.get("ended_by", "")), "pid": pid}

@@ -38,6 +38,7 @@ RESCAN_SECONDS = 5.0
 REMOVAL_WAIT_SECONDS = 0.05
 MAX_USAGE_REPORTS = 1 << 16  # the wire's bound on one load report's list
 EARLIER_RUN_WAIT_SECONDS = 0.5  # a new run waits for the kill of a run given up
+EARLIER_RUN_LIMIT_SECONDS = 60.0
 PING_SECONDS = 2.0  # a restarted qmaster (new epoch) is noticed within this time
 SPOOL_MODE = 0o755  # job owners traverse the spool to their job directories
 NOTIFY_DIR_MODE, NOTIFY_SOCKET_MODE = 0o700, 0o600
@@ -70,6 +71,10 @@ class ExecdService:
         self.pending: dict[int, Pending] = {}
         self.reported: set[str] = set()
         self.removing: set[str] = set()  # job directories being deleted
+        # starts waiting for an earlier run's end: name -> (their dispatch time, since),
+        # and the actions the qmaster asked for them meanwhile
+        self.waiting: dict[str, tuple[float, float]] = {}
+        self.waiting_actions: dict[str, list[str]] = {}
         self.epoch = ""
         self.registered = False
         self._ids = itertools.count(1)
@@ -218,16 +223,26 @@ class ExecdService:
         if msg_type == "error":
             self._log("warning", "qmaster refused request", request=item.msg_type,
                       reason=body.get("message"))
-            if item.msg_type == "register":
+            if item.msg_type in ("register", "load_report"):
+                # a refused load report must not leave the host unheard: register anew
+                # (which carries no usage figures) after a pause
                 self._retry_register_later()
             return
         if item.msg_type in ("register", "load_report", "ping"):
             self._on_host_reply(item.msg_type, body)
+        elif item.msg_type == "job_started" and body.get("known") is False:
+            self._end_unknown_run(item.body)
         elif item.msg_type == "job_finished" and item.body.get("dispatched", 0.0) == \
                 _dispatched(self._job_dir(item.body["job_id"], item.body["task_id"])):
             # (a late answer about an earlier run must not remove the directory of the
             # run that replaced it)
             self._forget_job(item.body["job_id"], item.body["task_id"])
+
+    def _end_unknown_run(self, started: dict[str, Any]) -> None:
+        """The qmaster does not count on the run we started (given up meanwhile): kill
+        it, if it is still the run in its directory."""
+        self._signal_job({"job_id": started["job_id"], "task_id": started["task_id"],
+                          "action": "kill", "dispatched": started.get("dispatched", 0.0)})
 
     def _retry_register_later(self) -> None:
         asyncio.get_running_loop().call_later(RESEND_SECONDS, self._register)
@@ -268,9 +283,7 @@ class ExecdService:
                 # an earlier run the qmaster gave up while this host was lost, still
                 # going: it is killed (its own order may not have come yet) and the new
                 # run starts once its end is reported and its directory removed
-                self._kill_earlier_run(path)
-                asyncio.get_running_loop().call_later(EARLIER_RUN_WAIT_SECONDS,
-                                                      self._start_job, body)
+                self._wait_for_earlier_run(path, body)
                 return
             # an earlier run of a rescheduled task that has ended: the qmaster has its
             # result (it would not dispatch the task again otherwise)
@@ -283,6 +296,8 @@ class ExecdService:
                               "controllers": sorted(self.cgroups.controllers)}
         spec["notify_socket"] = str(self.notify_path)
         spec["start_time"] = time.time()
+        waited_actions = self.waiting_actions.pop(path.name, [])
+        self.waiting.pop(path.name, None)
         try:
             jobdir.write_spec(path, spec, script if isinstance(script, bytes) else None)
             self.launcher.launch(path)
@@ -296,6 +311,8 @@ class ExecdService:
         self._request("job_started", {"host": self.host, "job_id": job_id,
                                       "task_id": task_id, "start_time": spec["start_time"],
                                       "dispatched": _dispatched(path)})
+        for action in waited_actions:  # asked for while it waited (qmod -sj, qdel)
+            self._signal_job({"job_id": job_id, "task_id": task_id, "action": action})
 
     def _restarted_start(self, path: Path, job_id: int, task_id: int) -> None:
         """A repeated start order: confirm, or report the result we already have."""
@@ -312,6 +329,10 @@ class ExecdService:
                 or jobdir.read_result(path) is not None:
             return  # a task that has already ended
         if body.get("dispatched") and body["dispatched"] != _dispatched(path):
+            waiting = self.waiting.get(path.name)
+            if waiting is not None and waiting[0] == body["dispatched"]:
+                # for the run that waits for this one's end: applied once it starts
+                self.waiting_actions.setdefault(path.name, []).append(body["action"])
             return  # about another run than the one here
         try:
             request_action(path, body["action"])
@@ -319,12 +340,29 @@ class ExecdService:
             self._log("warning", "signal failed", job_id=body["job_id"],
                       action=body["action"], error=repr(exc))
 
-    def _kill_earlier_run(self, path: Path) -> None:
+    def _wait_for_earlier_run(self, path: Path, body: dict[str, Any]) -> None:
+        """Kill the earlier run and try the start again shortly; a run that will not end
+        within EARLIER_RUN_LIMIT_SECONDS fails the start (the qmaster's error state
+        says why) rather than keeping the task on its way for ever."""
+        first = self.waiting.setdefault(path.name, (float(body["spec"].get("dispatched")
+                                                          or 0.0), time.monotonic()))[1]
+        if time.monotonic() - first > EARLIER_RUN_LIMIT_SECONDS:
+            self.waiting.pop(path.name, None)
+            self.waiting_actions.pop(path.name, None)
+            job_id, task_id = _ids_of(path)
+            self._log("error", "an earlier run would not end", job_id=job_id,
+                      task_id=task_id)
+            self._request("job_start_failed", {
+                "host": self.host, "job_id": job_id, "task_id": task_id,
+                "reason": f"an earlier run of job {job_id}.{task_id} on host {self.host} "
+                          "would not end"})
+            return
         try:
             request_action(path, "kill")
         except OSError as exc:
             self._log("warning", "signal failed", job=path.name, action="kill",
                       error=repr(exc))
+        asyncio.get_running_loop().call_later(EARLIER_RUN_WAIT_SECONDS, self._start_job, body)
 
     def _on_notify(self, sock: socket.socket) -> None:
         while True:

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from execd import jobdir, proctree, rlimits, safefs
-from execd.cgroups import CgroupError, JobCgroup
+from execd.cgroups import CgroupError, JobCgroup, memory_limit
 from execd.control import Controller, Step
 from execd.jobdir import (
     FAILED_BEFORE_JOB, FAILED_CWD, FAILED_EARLY, FAILED_OUTPUT, FAILED_SHELL, job_argv,
@@ -223,7 +223,10 @@ def _child_setup(spec: Mapping[str, Any], groups: list[int], switch: bool,
 
     def setup() -> None:
         if join_fd is not None:
-            os.write(join_fd, b"0")
+            try:
+                os.write(join_fd, b"0")
+            except OSError:
+                pass  # outside its cgroup the job is still followed by its process tree
         if priority:
             os.setpriority(os.PRIO_PROCESS, 0, priority)
         if cpus:
@@ -359,6 +362,7 @@ def _job_cgroup(spec: Mapping[str, Any], job_dir: Path) -> JobCgroup | None:
 
 
 def _join_fd(cgroup: JobCgroup | None) -> int | None:
+    """The job cgroup's ``cgroup.procs`` for the child to join by, if there is one."""
     if cgroup is None:
         return None
     try:
@@ -393,6 +397,7 @@ class _Measure:
         self.maxvmem = max(self.maxvmem, use.vmem)
 
     def so_far(self) -> dict[str, float]:
+        """The figures of a running job (jobdir.USAGE_KEYS)."""
         return {"cpu": self.cpu, "mem": self.mem, "io": self.io / 1e9,
                 "vmem": float(self.vmem), "maxvmem": float(self.maxvmem)}
 
@@ -451,6 +456,7 @@ class _JobWatch:
                 os.close(pidfd)
 
     def _write_usage(self) -> None:
+        """The usage so far, for the execd's next load report (qstat -j)."""
         try:
             jobdir.write_usage(self.job_dir, self.measure.so_far())
         except OSError:
@@ -535,8 +541,14 @@ class _JobWatch:
         if self.cgroup is not None:
             self.measure.add(self._usage())
             self.cgroup.kill_all()
+            peak = self.cgroup.peak_memory()
+            if peak is not None:
+                self.measure.maxvmem = max(self.measure.maxvmem, peak)
             if self.cgroup.oom_killed() and not self.control.ended_by:
-                self.control.ended_by = "h_vmem"  # memory.max: the kernel's kill
+                # memory.max (the smaller of h_vmem and h_rss): the kernel's kill
+                limits = jobdir.option(self.spec, "limits")
+                self.control.ended_by = "h_vmem" if memory_limit(limits) == \
+                    memory_limit({"h_vmem": limits.get("h_vmem")}) else "h_rss"
         for _ in range(3):
             table, pids = self._tree()
             pids.discard(self.pid)
@@ -704,6 +716,7 @@ def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _remove_cgroup(cgroup: JobCgroup | None) -> None:
+    """End whatever is left in the job's cgroup and remove it."""
     if cgroup is None:
         return
     try:

@@ -41,10 +41,11 @@ def send_start(ctx: Ctx, task: Task) -> None:
 
 
 def signal_on_host(ctx: Ctx, task: Task, action: str) -> None:
-    """Ask the task's execd to ``action`` it (wire.JOB_ACTIONS)."""
+    """Ask the task's execd to ``action`` its current run (wire.JOB_ACTIONS)."""
     if task.host:
         ctx.batch.send(execd_identity(ctx, task.host), "signal_job",
-                       {"job_id": task.job_id, "task_id": task.task_id, "action": action})
+                       {"job_id": task.job_id, "task_id": task.task_id, "action": action,
+                        "dispatched": task.dispatch_time or 0.0})
 
 
 def kill_on_host(ctx: Ctx, task: Task) -> None:
@@ -146,6 +147,7 @@ def _reconcile(ctx: Ctx, host: str, reported: dict[str, float]) -> None:
 
 
 def _kill_run(ctx: Ctx, host: str, job_id: int, task_id: int, dispatched: float) -> None:
+    """SIGKILL to one run (by its dispatch time) of a task on ``host``."""
     ctx.batch.send(execd_identity(ctx, host), "signal_job",
                    {"job_id": job_id, "task_id": task_id, "action": "kill",
                     "dispatched": dispatched})
@@ -171,9 +173,7 @@ def _note_usage(ctx: Ctx, host: str, item: dict[str, Any]) -> None:
     if task is None or not _this_run(task, {"host": host, "dispatched": item["dispatched"]}) \
             or task.state_enum not in (State.RUNNING, State.SUSPENDED):
         return
-    usage = {k: float(item[k]) for k in USAGE_KEYS}
-    if usage != {k: task.usage.get(k) for k in USAGE_KEYS}:
-        ctx.store.put_task(ctx.batch, task, usage=usage)
+    ctx.store.note_running_usage(task, {k: float(item[k]) for k in USAGE_KEYS})
 
 
 def _this_run(task: Task | None, body: dict[str, Any]) -> bool:
@@ -215,14 +215,15 @@ def handle_job_start_failed(ctx: Ctx) -> dict[str, Any]:
 
 
 def finish_task(ctx: Ctx, task: Task, result: dict[str, Any], *,
-                ran: bool | None = None) -> None:
+                ran: bool | None = None, end: bool = False) -> None:
     """End an active task with ``result`` (as a shepherd reports it) and account for it.
 
     The result's ``action`` (execd.jobdir) decides what follows: ``reschedule`` (exit or
     prolog/epilog status 99, or qmod -rj) puts the task back to pending, ``job_error``
     (status 100) into error state Eqw, ``queue_error`` (a failed prolog/epilog) puts the
     queue instance into error state E and reschedules the task. A deleted task ends.
-    ``ran``: whether the job itself ran (default: the result has its pid).
+    ``ran``: whether the job itself ran (default: the result has its pid); ``end``: the
+    task finishes whatever the result says (never the error state of a failed start).
     """
     deleted = task.deleted_by is not None or task.state_enum is State.DELETED
     failed = int(result.get("failed") or 0)
@@ -252,7 +253,8 @@ def finish_task(ctx: Ctx, task: Task, result: dict[str, Any], *,
         ctx.store.transition(ctx.batch, task, Event.FAIL, error_reason=message or (
             f"job {task.job_id}.{task.task_id} exited with exit status "
             f"{changes['exit_status']}"), **changes)
-    elif failed and failed != FAILED_DELETED and not deleted and task.start_time is None:
+    elif failed and failed != FAILED_DELETED and not deleted and task.start_time is None \
+            and not end:
         # the shepherd's own words say more than the failure code's text (a planted TMPDIR)
         ctx.store.transition(ctx.batch, task, Event.FAIL, error_reason=message,
                              **{k: v for k, v in changes.items() if k != "failed_reason"})
@@ -298,4 +300,7 @@ def end_lost_task(ctx: Ctx, task: Task, action: str) -> None:
                                f"\"{host}\" is unknown"}
     ctx.services.job_log("host lost", job_id=task.job_id, task_id=task.task_id, host=host,
                          queue=task.queue, action=action)
-    finish_task(ctx, task, result, ran=task.start_time is not None)
+    # The master host may be up (a lost slave host, ENABLE_RESCHEDULE_SLAVE) or only
+    # unreachable for now: told at once, or by its registration's reconcile.
+    _kill_run(ctx, host, task.job_id, task.task_id, task.dispatch_time or 0.0)
+    finish_task(ctx, task, result, ran=task.start_time is not None, end=ended)

@@ -42,6 +42,7 @@ class LostHostPolicy:
     reschedule_slave: bool = False
 
     def reschedule_delay(self, host: str) -> float:
+        """reschedule_unknown of ``host`` in seconds (0: never)."""
         return self.reschedule_after.get(host, self.default_reschedule_after)
 
 

@@ -386,12 +386,15 @@ class QmasterServer:
             await asyncio.sleep(HEARTBEAT_SECONDS)
             self.pub.send_multipart(wire.encode_heartbeat(self.services.epoch,
                                                           self.services.seq))
-            self._check_hosts()
+            try:
+                self._check_hosts()
+            except Exception as exc:  # noqa: BLE001 - the heartbeat must go on
+                self._error("checking hosts failed", error=repr(exc), exc_info=True)
 
     def _check_hosts(self) -> None:
         """Hosts not heard of for max_unheard become unknown (queue state ``u``); the
         jobs of hosts unknown for reschedule_unknown more are rescheduled or ended
-        (qmaster.lost_hosts)."""
+        (qmaster.lost_hosts). Each change applies whole or not at all, as a request's."""
         policy = lost_host_policy(self.store.conf)
         now = time.time()
         hosts = list(self.store.hosts.values())
@@ -405,12 +408,21 @@ class QmasterServer:
         for name in stale:
             self.store.put_host(batch, replace(self.store.hosts[name], alive=False))
             self._warn("host unheard, marked unknown", host=name)
-        ctx = Ctx(self.store, batch, self.services, b"", 0, now, {})
         for task, action in actions:
-            execd_link.end_lost_task(ctx, task, action)
+            point = self.store.savepoint(batch)
+            try:
+                execd_link.end_lost_task(Ctx(self.store, batch, self.services, b"", 0, now, {}),
+                                         task, action)
+            except Exception as exc:  # noqa: BLE001 - one task must not stop the others
+                self.store.rollback(batch, point)
+                self._error("giving up a lost run failed", job_id=task.job_id,
+                            task_id=task.task_id, host=task.host, error=repr(exc),
+                            exc_info=True)
+        self._after_handlers(batch, now)  # dependents of jobs that ended here
         self._commit_and_send(batch, [])
 
     def _queue_rerun(self, task: Task) -> bool:
+        """The ``rerun`` of the task's queue on its host."""
         return queue_rerun(self.store.conf, task.queue or "", task.host or "")
 
     def _bad_record(self, record: dict[str, Any], why: str) -> None:

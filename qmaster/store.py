@@ -332,6 +332,13 @@ class Store:
         task.version += 1
         self._write_task(batch, task)
 
+    def note_running_usage(self, task: Task, usage: dict[str, float]) -> None:
+        """A running task's usage so far: kept for queries only, neither spooled nor
+        published (it changes with every load report; the final figures are spooled
+        with the task's end)."""
+        self._remember_task(task)
+        task.usage = usage
+
     def _remember_task(self, task: Task) -> None:
         image = _task_image(task)
 

@@ -5,7 +5,10 @@ tests/integration/test_job_control.py shows).
 """
 from __future__ import annotations
 
+import json
+import os
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -128,3 +131,57 @@ def test_kill_ends_every_process_of_the_cgroup(launcher: Launcher, subtree: Subt
         assert time.monotonic() < deadline, "a process of the job survived its kill"
         time.sleep(0.02)
     assert jobdir.read_result(job_dir) is not None
+
+
+MOVE_ASIDE = """
+import json, os, subprocess, sys
+from pathlib import Path
+from execd.cgroups import prepare_subtree
+base, spool = Path(sys.argv[1]), Path(sys.argv[2])
+(base / "cgroup.procs").write_text(str(os.getpid()))
+zygote = subprocess.Popen(["sleep", "30"])  # stands for the execd's zygote
+try:
+    made = prepare_subtree("h", spool, wanted=("hugetlb",))
+    cgroup = lambda pid: Path(f"/proc/{pid}/cgroup").read_text().split("0::", 1)[1].strip()
+    print(json.dumps({"controllers": sorted(made.controllers), "subtree": str(made.path),
+                      "self": cgroup(os.getpid()), "zygote": cgroup(zygote.pid)}))
+finally:
+    zygote.kill()
+    zygote.wait()
+"""
+
+
+def test_an_execd_alone_in_its_cgroup_moves_aside_so_jobs_get_controllers(
+        tmp_path: Path) -> None:
+    """cgroup v2 lets a non-root cgroup hand controllers down only while it holds no
+    process: an execd alone in its (delegated) cgroup moves itself and its children to
+    a leaf first. Shown with the hugetlb controller, the one domain controller this
+    hybrid machine's unified hierarchy offers."""
+    from execd.cgroups import cgroup2_mount
+    mount = cgroup2_mount(Path("/proc/self/mountinfo").read_text())
+    if mount is None or not os.access(mount, os.W_OK):
+        pytest.skip("no writable cgroup v2 root")
+    root = Path(mount)
+    if "hugetlb" not in (root / "cgroup.controllers").read_text().split():
+        pytest.skip("no hugetlb controller in the unified hierarchy")
+    had = "hugetlb" in (root / "cgroup.subtree_control").read_text().split()
+    base = root / f"pyge-test-{os.getpid()}"
+    try:
+        (root / "cgroup.subtree_control").write_text("+hugetlb")
+        base.mkdir()
+        done = subprocess.run([sys.executable, "-c", MOVE_ASIDE, str(base), str(tmp_path)],
+                              capture_output=True, text=True, timeout=30,
+                              cwd=Path(__file__).parents[2])
+        assert done.returncode == 0, done.stderr
+        seen = json.loads(done.stdout)
+        assert seen["controllers"] == ["hugetlb"], seen
+        leaf = f"/{base.name}/pygridengine/{Path(seen['subtree']).name}.daemon"
+        assert seen["self"].endswith(leaf) and seen["zygote"].endswith(leaf), seen
+    finally:
+        for path in sorted(base.glob("**/"), key=lambda p: -len(p.parts)):
+            try:
+                path.rmdir()
+            except OSError:
+                pass
+        if not had:
+            (root / "cgroup.subtree_control").write_text("-hugetlb")

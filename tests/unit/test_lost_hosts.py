@@ -1,16 +1,22 @@
-"""The pure rules of lost hosts (qmaster.lost_hosts): when a host becomes unknown, when
-its jobs are due, and which of them are rescheduled, ended or left alone (sge_conf(5)
-max_unheard, reschedule_unknown, ENABLE_RESCHEDULE_KILL, ENABLE_RESCHEDULE_SLAVE)."""
+"""Lost hosts: the pure rules (qmaster.lost_hosts: when a host becomes unknown, when
+its jobs are due, which of them are rescheduled, ended or left alone; sge_conf(5)
+max_unheard, reschedule_unknown, ENABLE_RESCHEDULE_KILL, ENABLE_RESCHEDULE_SLAVE), and
+the qmaster acting on them without sockets."""
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
+from common import wire
 from common.jobstate import State
 from common.model import ExecHost, Job, Task
 from qmaster.lost_hosts import (END, RESCHEDULE, LostHostPolicy, lost_host_policy,
                                 lost_hosts, lost_task_actions, qmaster_param, queue_rerun,
                                 unheard_hosts)
+from tests.unit.test_qmaster_core import ALICE, ROOT, Harness
 
 
 def job(job_id: int, rerun: bool | None = None) -> Job:
@@ -73,10 +79,10 @@ def test_a_host_is_unknown_after_max_unheard_counted_from_the_qmaster_start() ->
     assert unheard_hosts([ExecHost("c", load_time=0, alive=False)], 1000, 0, POLICY) == []
 
 
-@given(heard=st.floats(0, 1e6), start=st.floats(0, 1e6), later=st.floats(0, 1e5),
-       delay=st.floats(0, 1e4))
+@given(heard=st.integers(0, 10**6), start=st.integers(0, 10**6), later=st.integers(0, 10**5),
+       delay=st.integers(0, 10**4))
 def test_jobs_are_due_only_reschedule_unknown_after_the_host_became_unknown(
-        heard: float, start: float, later: float, delay: float) -> None:
+        heard: int, start: int, later: int, delay: int) -> None:
     policy = LostHostPolicy(max_unheard=10, default_reschedule_after=delay)
     host = ExecHost("a", load_time=heard, alive=False)
     now = max(heard, start) + later
@@ -136,3 +142,77 @@ def test_deleted_tasks_end_and_finished_or_pending_ones_are_left_alone() -> None
              running(2, state=State.FINISHED), Task(job_id=3, task_id=1)]
     actions = lost_task_actions(tasks, jobs, {"a"}, POLICY, yes_rerun)
     assert [(t.job_id, a) for t, a in actions] == [(1, END)]
+
+
+# ---- the qmaster's side, driven without sockets (tests/unit/test_qmaster_core.py) -----
+
+
+def lost_cell(tmp_path: Path, **values: str) -> Harness:
+    qm = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
+    conf = qm.call("conf_get", {"user": ROOT.to_dict(), "kind": "conf"})["objects"]["global"]
+    pairs = [[k, values.pop(k, v)] for k, v in conf] + [[k, v] for k, v in values.items()]
+    qm.call("conf_put", {"user": ROOT.to_dict(), "kind": "conf", "name": "global",
+                         "data": pairs, "mode": "modify"})
+    qm.register("h1")
+    return qm
+
+
+def lose_h1(qm: Harness, seconds: float) -> None:
+    """Make h1 silent for ``seconds`` and let the qmaster check its hosts."""
+    store = qm.server.store
+    qm.server.started -= seconds
+    store.hosts["h1"].load_time -= seconds
+    qm.server._check_hosts()  # twice: unknown first, then due
+    qm.server._check_hosts()
+
+
+def sent_to_h1(qm: Harness) -> list[tuple[str, dict[str, Any]]]:
+    return [(m[0], m[2]) for m in (wire.decode(f[1]) for f in qm.router.sent
+                                   if f[0] == b"execd:h1")]
+
+
+def test_enable_reschedule_kill_finishes_a_task_still_on_its_way(tmp_path: Path) -> None:
+    qm = lost_cell(tmp_path, max_unheard="0:0:10", reschedule_unknown="0:0:5",
+                   qmaster_params="ENABLE_RESCHEDULE_KILL=true")
+    job = qm.submit(rerun=False)
+    after = qm.submit(hold_jid=[str(job)])
+    qm.dispatch(job)  # transferring: the execd never confirmed the start
+    dispatched = qm.server.store.tasks[f"{job}.1"].dispatch_time
+    lose_h1(qm, 100)
+    [task] = qm.tasks(job)
+    assert task["state"] == "finished" and task["failed"] == 25, task
+    kills = [b for t, b in sent_to_h1(qm) if t == "signal_job" and b["job_id"] == job]
+    assert kills == [{"job_id": job, "task_id": 1, "action": "kill",
+                      "dispatched": dispatched}]
+    # the job's end released its dependent at once, as any other end does
+    assert qm.tasks(after)[0]["holds"] == []
+
+
+def test_a_returning_execd_gets_its_given_up_run_killed_and_the_new_one_started(
+        tmp_path: Path) -> None:
+    qm = lost_cell(tmp_path, max_unheard="0:0:10", reschedule_unknown="0:0:5")
+    job = qm.submit(rerun=True)
+    qm.dispatch(job)
+    qm.call("job_started", {"host": "h1", "job_id": job, "task_id": 1, "start_time": 1.0},
+            identity=b"execd:h1")
+    old = qm.server.store.tasks[f"{job}.1"].dispatch_time
+    lose_h1(qm, 100)
+    assert [(t["state"], t["restarts"]) for t in qm.tasks(job)] == [("pending", 1)]
+    qm.router.sent.clear()
+    qm.call("register", {"host": "h1", "load": {"num_proc": "2"},
+                         "jobs": [{"job_id": job, "task_id": 1, "dispatched": old}]},
+            identity=b"execd:h1")
+    qm.dispatch(job)  # sent back to the same host
+    new = qm.server.store.tasks[f"{job}.1"].dispatch_time
+    assert new != old
+    messages = sent_to_h1(qm)
+    assert ("signal_job", {"job_id": job, "task_id": 1, "action": "kill",
+                           "dispatched": old}) in messages
+    assert [b["spec"]["dispatched"] for t, b in messages if t == "start_job"] == [new]
+    # the old run's end is not this run's: no second record, the task stays on its way
+    old_end = {"host": "h1", "job_id": job, "task_id": 1, "dispatched": old,
+               "result": {"exit_status": 137, "signal": 9}}
+    qm.call("job_finished", old_end, identity=b"execd:h1")
+    assert qm.tasks(job)[0]["state"] == "transferring"
+    assert qm.call("job_query", {"user": ALICE.to_dict(), "job_ids": [job]})["tasks"][0][
+        "restarts"] == 1
