@@ -59,3 +59,36 @@ def module_cell_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[s
                "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     finally:
         local.down()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def cgroups_left_behind() -> Iterator[None]:
+    """Execd subtrees the tests' cells made in this machine's cgroup v2 tree (as root) and
+    left when a test killed an execd with SIGKILL: removed at the end if empty."""
+    from execd.cgroups import SUBTREE, cgroup2_mount, own_cgroup
+
+    def subtrees() -> tuple[Path | None, set[Path]]:
+        try:
+            mount = cgroup2_mount(Path("/proc/self/mountinfo").read_text())
+            own = own_cgroup(Path("/proc/self/cgroup").read_text())
+        except OSError:
+            return None, set()
+        if mount is None or own is None:
+            return None, set()
+        parent = Path(mount) / own.lstrip("/") / SUBTREE
+        return parent, {p for p in parent.glob("*/") if p.is_dir()}
+
+    _, before = subtrees()
+    yield
+    parent, after = subtrees()
+    for path in sorted(after - before, key=lambda p: p.name.endswith(".daemon")):
+        for level in sorted(path.glob("**/"), key=lambda p: -len(p.parts)):
+            try:
+                level.rmdir()  # fails for anything with a process in it: left alone
+            except OSError:
+                pass
+    if parent is not None and not before:
+        try:
+            parent.rmdir()
+        except OSError:
+            pass

@@ -204,7 +204,8 @@ def service(spool: Path) -> ExecdService:
     launcher: Any = NoLauncher()
     # keys it never uses: these tests stop before the execd connects
     unused = keys.ClientKeys(keys.new_pair(), keys.new_pair().public)
-    return ExecdService(spool, "node1", "127.0.0.1", 1, unused, launcher=launcher)
+    return ExecdService(spool, "node1", "127.0.0.1", 1, unused, launcher=launcher,
+                        cgroups=False)
 
 
 async def test_notify_socket_is_the_execd_users_only(tmp_path: Path) -> None:
