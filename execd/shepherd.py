@@ -44,6 +44,7 @@ from execd.jobdir import (
 from execd.load import host_arch
 
 SAMPLE_INTERVAL = 0.5
+GIGABYTE = 1024.0 ** 3  # Grid Engine's GB in mem (GB cpu seconds) and io (GB)
 # the running job's usage for qstat -j: first after a second, then this often (the
 # execd sends the latest with each load report)
 USAGE_FILE_INTERVAL = 5.0
@@ -390,7 +391,7 @@ class _Measure:
 
     def add(self, use: proctree.Usage) -> None:
         if use.cpu > self.cpu:
-            self.mem += (use.cpu - self.cpu) * use.vmem / 1e9
+            self.mem += (use.cpu - self.cpu) * use.vmem / GIGABYTE
             self.cpu = use.cpu
         self.io = max(self.io, use.io)
         self.vmem = use.vmem
@@ -398,11 +399,11 @@ class _Measure:
 
     def so_far(self) -> dict[str, float]:
         """The figures of a running job (jobdir.USAGE_KEYS)."""
-        return {"cpu": self.cpu, "mem": self.mem, "io": self.io / 1e9,
+        return {"cpu": self.cpu, "mem": self.mem, "io": self.io / GIGABYTE,
                 "vmem": float(self.vmem), "maxvmem": float(self.maxvmem)}
 
     def fields(self, ended_by: str) -> dict[str, Any]:
-        return {"cpu": self.cpu, "mem": self.mem, "io": self.io / 1e9,
+        return {"cpu": self.cpu, "mem": self.mem, "io": self.io / GIGABYTE,
                 "maxvmem": self.maxvmem, "ended_by": ended_by}
 
 

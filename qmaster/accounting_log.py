@@ -45,8 +45,13 @@ def accounting_record(job: Job, task: Task, store: Store) -> dict[str, Any]:
         "department": "defaultdepartment",
         "granted_pe": str(pe) if pe else "NONE", "slots": task.slots,
         "task_number": task.task_id if job.is_array else 0,
-        "cpu": utime + stime, "mem": 0.0, "io": 0.0, "category": _category(job),
-        "iow": 0.0, "pe_taskid": "NONE", "maxvmem": float(usage.get("maxvmem") or 0),
+        # what the shepherd measured over the job's processes (execd.shepherd), which
+        # includes those rusage never sees (not waited for, killed with the job)
+        "cpu": max(float(usage.get("cpu") or 0.0), utime + stime),
+        "mem": float(usage.get("mem") or 0.0), "io": float(usage.get("io") or 0.0),
+        "category": _category(job),
+        "iow": float(usage.get("iow") or 0.0), "pe_taskid": "NONE",
+        "maxvmem": float(usage.get("maxvmem") or 0),
         "arid": 0, "ar_submission_time": 0,
     }
 

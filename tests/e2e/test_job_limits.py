@@ -135,3 +135,24 @@ def test_host_overrides_of_shell_and_tmpdir_reach_the_job(env: dict[str, str],
     finally:
         for name, value in before.items():
             qconf(env, "-mattr", "queue", name, value, "all.q")
+
+
+def test_accounting_has_the_measured_cpu_and_memory_of_every_process(
+        env: dict[str, str], tmp_path: Path) -> None:
+    """A busy grandchild killed by qdel: its CPU time and memory integral are in the
+    record (measured over the job's processes; rusage of the job's shell never sees
+    them), as 8.1.9 accounts ``cpu``, ``mem`` and ``io`` of the whole job."""
+    script = tmp_path / "busy.sh"
+    script.write_text("python3 -c 'import time\nt = time.process_time()\n"
+                      "while time.process_time() - t < 1.5: pass\ntime.sleep(30)'\n")
+    job_id = submit(env, tmp_path, str(script))
+    deadline = time.monotonic() + 20
+    while "cpu=00:00:01" not in run(env, "qstat", "-j", str(job_id)) and \
+            time.monotonic() < deadline:
+        time.sleep(0.5)  # the running usage comes with the execd's load reports
+    time.sleep(0.5)
+    run(env, "qdel", str(job_id))
+    [record] = accounting(env, job_id)
+    assert float(record["cpu"].rstrip("s")) >= 1.4, record
+    assert record["mem"] != "0.000Bs", record
+    assert float(record["ru_utime"].rstrip("s")) < 1.0, record  # the shell's own rusage
