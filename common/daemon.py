@@ -1,4 +1,5 @@
-"""What the three daemons share at start-up: cell options, logging, signal handling."""
+"""What the three daemons share at start-up: cell options, logging, signal handling,
+whether a port is free."""
 from __future__ import annotations
 
 import argparse
@@ -38,3 +39,16 @@ def run_until_signalled(main: Callable[[], Any], stop: Callable[[], None]) -> No
             loop.add_signal_handler(sig, stop)
         await main()
     asyncio.run(runner())
+
+
+def port_is_free(address: str, port: int) -> bool:
+    """Whether a TCP listener could bind ``address:port`` now (as libzmq binds it, with
+    SO_REUSEADDR: a port in TIME_WAIT is free)."""
+    host = "0.0.0.0" if address in ("*", "") else address
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+    return True

@@ -1,6 +1,6 @@
 """``pyge``: create, start, stop and inspect a local cell.
 
-    pyge up [--root DIR] [--execds N] [--slots N] [--port P] [--sample]
+    pyge up [--root DIR] [--execds N] [--slots N] [--port P] [--load-interval S] [--sample]
     pyge down | status | env   [--root DIR]
     pyge keys [--root DIR] [--execd HOST ...]
 
@@ -10,7 +10,10 @@ execd's for each ``--execd HOST``) and trusts the daemons' public keys (common.k
 
 ``up`` creates the cell if missing and starts whichever of its daemons is not running
 (qmaster, scheduler, N execds as distinct host names), waits until they are ready and
-says how to point clients at it. A cell made this way belongs to its creator, who is its
+says how to point clients at it. The cell remembers what ``up`` was told (its shape,
+deploy.shape: ports, execd host names, slots, load interval), so ``pyge up --root DIR``
+alone brings back that same cell after any crash; an option given changes the shape and
+``up`` says what changed. A new cell whose default port is taken gets a free one. A cell made this way belongs to its creator, who is its
 manager and may submit even as root (``min_uid`` 0). Daemons are stopped by the pids
 recorded in ``<cell>/run/``, never by name.
 """
@@ -23,13 +26,18 @@ import socket
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from common import keys
 from common.cell import DEFAULT_CELL, DEFAULT_PORT, Cell, make_cell_dirs, read_act_qmaster
+from common.daemon import port_is_free
 from deploy.sample import run_sample
+from deploy.shape import (DEFAULT_LOAD_INTERVAL, SHAPE_FILE, Shape, ShapeError, host_names,
+                          read_shape, resolve, write_shape)
 
 READY_TIMEOUT = 30.0
+QMASTER_BIND = "127.0.0.1"  # where a local cell's qmaster listens (pyge-qmaster --bind)
 
 
 def default_root() -> Path:
@@ -46,10 +54,16 @@ def _pid_alive(pid_file: Path, marker: str) -> int | None:
     return pid if marker.encode() in cmdline and not _zombie(pid) else None
 
 
-def _host_names(count: int) -> list[str]:
-    """Execd host names: the machine's for one execd, ``<host>-1`` ... for several."""
-    base = socket.gethostname().split(".")[0]
-    return [base] if count == 1 else [f"{base}-{i}" for i in range(1, count + 1)]
+def machine_name() -> str:
+    """The machine's short host name: the name of a one-execd cell's execd."""
+    return socket.gethostname().split(".")[0]
+
+
+def _free_port() -> int:
+    """A TCP port nobody listens on now (the kernel's choice)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((QMASTER_BIND, 0))
+        return int(probe.getsockname()[1])
 
 
 class LocalCell:
@@ -57,6 +71,8 @@ class LocalCell:
         self.cell = cell
         self.run_dir = cell.run_dir
         self._procs: dict[str, subprocess.Popen[bytes]] = {}
+        self.changes: list[str] = []   # what the options of the last up() changed
+        self.notes: list[str] = []     # what else the last up() has to say
 
     def daemons(self) -> list[tuple[str, str, Path]]:
         """(label, module, pid file) of every daemon recorded for this cell."""
@@ -77,43 +93,72 @@ class LocalCell:
         self._procs[label] = proc
         return proc.pid
 
-    def up(self, execds: int, slots: int, port: int, load_interval: float = 10.0) -> list[str]:
-        """Start what is not running; execds report load every ``load_interval`` s."""
+    def up(self, execds: int | None = None, slots: int | None = None,
+           port: int | None = None, load_interval: float | None = None) -> list[str]:
+        """Start whatever of the cell's shape is not running; the daemons started.
+
+        Options left None take the cell's remembered shape (deploy.shape); given ones
+        change it, and ``self.changes`` says how (``self.notes``: what else to know). A
+        start that fails leaves the cell as it was: act_qmaster, the spool and the shape
+        change only once the new qmaster has bound its ports."""
+        stored = self._stored_shape()
+        shape, self.changes = resolve(stored, machine_name(), execds=execds, slots=slots,
+                                      port=port, load_interval=load_interval,
+                                      default_port=DEFAULT_PORT)
+        self.notes = []
         started = []
         # Before any daemon: the qmaster's spool must be 0700 from its first byte on.
         make_cell_dirs(self.cell)
-        keys.ensure_cell_keys(self.cell, _host_names(execds))
+        keys.ensure_cell_keys(self.cell, list(shape.execds))
         if not _pid_alive(self.run_dir / "qmaster.pid", "qmaster.main"):
-            port, event_port = self._ports(port)
-            self.cell.act_qmaster_path.unlink(missing_ok=True)
+            if stored is None and port is None and not port_is_free(QMASTER_BIND, shape.port):
+                free = _free_port()
+                self.notes.append(f"port {shape.port} is in use by another program; this new "
+                                  f"cell uses port {free} (pyge up --port P chooses another)")
+                shape = replace(shape, port=free)
             user = _user_name()
             self._start("qmaster", "qmaster.main",
-                        ["--port", str(port), "--event-port", str(event_port),
+                        ["--port", str(shape.port), "--event-port", str(shape.event_port),
                          "--managers", user, "--min-uid", "0",
-                         "--auto-add-hosts", "--slots", str(slots)])
+                         "--auto-add-hosts", "--slots", str(shape.slots)])
             started.append("qmaster")
             self._wait_qmaster()
+            _, bound, event_bound = read_act_qmaster(self.cell)
+            shape = replace(shape, port=bound, event_port=event_bound)
+        elif port and stored is not None and port != stored.port:
+            self.notes.append("the qmaster is running on its old port; the new one applies "
+                              "when it starts again (pyge down, then pyge up)")
+        write_shape(self.cell.path, shape)
         if not _pid_alive(self.run_dir / "scheduler.pid", "scheduler.main"):
             self._start("scheduler", "scheduler.main", [])
             started.append("scheduler")
-        for host in _host_names(execds):
+        for host in shape.execds:
             label = f"execd-{host}"
             if not _pid_alive(self.run_dir / f"{label}.pid", "execd.main"):
                 self._start(label, "execd.main", ["--hostname", host, "--load-interval",
-                                                  str(load_interval)])
+                                                  f"{shape.load_interval:g}"])
                 started.append(label)
-        self._wait_hosts(_host_names(execds))
+        self._wait_hosts(list(shape.execds))
         return started
 
-    def _ports(self, port: int) -> tuple[int, int]:
-        """A restarted qmaster keeps the ports its scheduler and execds know."""
+    def _stored_shape(self) -> Shape | None:
+        """The remembered shape; for a cell made before shapes were remembered, the one
+        its act_qmaster and pid files show."""
         try:
-            _, old_port, old_event_port = read_act_qmaster(self.cell)
+            stored = read_shape(self.cell.path)
+        except ShapeError as err:
+            raise SystemExit(f"pyge: {self.cell.path / SHAPE_FILE}: {err}; fix or remove "
+                             "it (pyge up then makes it anew from its options)") from None
+        if stored is not None:
+            return stored
+        try:
+            _, port, event_port = read_act_qmaster(self.cell)
         except (OSError, IndexError, ValueError):
-            return port, 0
-        if port in (0, old_port):
-            return old_port, old_event_port
-        return port, 0
+            return None
+        hosts = tuple(sorted(p.stem[len("execd-"):] for p in self.run_dir.glob("execd-*.pid")))
+        return Shape(port=port, event_port=event_port,
+                     execds=hosts or host_names(1, machine_name()), slots=0,
+                     load_interval=DEFAULT_LOAD_INTERVAL)
 
     def _wait_qmaster(self) -> None:
         from clients.api import Client, ClientError
@@ -121,7 +166,9 @@ class LocalCell:
         while time.monotonic() < deadline:
             proc = self._procs.get("qmaster")
             if proc is not None and proc.poll() is not None:
-                raise SystemExit("pyge: the qmaster exited: " + self._last_error("qmaster"))
+                raise SystemExit("pyge: the qmaster exited: " + self._last_error("qmaster")
+                                 + f"\npyge: the cell is as it was; see {self.run_dir}/"
+                                 "qmaster.log")
             try:
                 with Client(self.cell, timeout=1.0) as client:
                     client.request("ping", {})
@@ -216,11 +263,16 @@ def parser() -> argparse.ArgumentParser:
         sp = sub.add_parser(name)
         sp.add_argument("--root", type=Path, default=default_root())
         sp.add_argument("--cell", default=os.environ.get("PYGE_CELL", DEFAULT_CELL))
-        if name == "up":
-            sp.add_argument("--execds", type=int, default=1)
-            sp.add_argument("--slots", type=int, default=0,
+        if name == "up":  # None: the cell's remembered shape (a new cell: the defaults)
+            sp.add_argument("--execds", type=int, default=None,
+                            help="number of execds (default 1)")
+            sp.add_argument("--slots", type=int, default=None,
                             help="slots per host in all.q (default: number of CPUs)")
-            sp.add_argument("--port", type=int, default=DEFAULT_PORT)
+            sp.add_argument("--port", type=int, default=None,
+                            help=f"the qmaster's port (default {DEFAULT_PORT}, or a free one "
+                                 "when that is taken)")
+            sp.add_argument("--load-interval", type=float, default=None,
+                            help="seconds between an execd's load reports (default 10)")
             sp.add_argument("--sample", action="store_true",
                             help="run a sample job and print its output")
         if name == "keys":
@@ -244,7 +296,11 @@ def main(argv: list[str] | None = None) -> int:
         stopped = local.down()
         print("stopped: " + (", ".join(stopped) if stopped else "nothing was running"))
         return 0
-    started = local.up(args.execds, args.slots, args.port)
+    started = local.up(args.execds, args.slots, args.port, args.load_interval)
+    for change in local.changes:
+        print(f"changed {change}")
+    for note in local.notes:
+        print(f"note: {note}")
     host, port, _ = read_act_qmaster(cell)
     print(f"cell {cell.path}: qmaster {host}:{port}; started: "
           f"{', '.join(started) if started else 'nothing (all running)'}")

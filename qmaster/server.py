@@ -8,6 +8,7 @@ sequence numbers, the execd messages sent and the accounting records appended.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import os
 import shutil
 import tempfile
@@ -23,6 +24,7 @@ import zmq.asyncio
 from common import keys, wire
 from common.model import Task
 from common.cell import Cell, write_act_qmaster
+from common.daemon import port_is_free
 from qmaster import (accounting_log, alter, config_handlers, execd_link, gate, jobs, orders,
                      queue_control, userset_handlers)
 from qmaster.lost_hosts import (lost_host_policy, lost_hosts, lost_task_actions, queue_rerun,
@@ -83,6 +85,7 @@ HANDLERS: dict[str, Handler] = {
 MAX_BATCH = 500
 MAX_SOCKET_PATH = 107  # sun_path holds 108 bytes with the terminating NUL
 HEARTBEAT_SECONDS = 1.0
+LOCK_FILE = "qmaster.lock"  # in the spool directory, held by the running qmaster
 
 
 class QmasterServer:
@@ -109,6 +112,7 @@ class QmasterServer:
         self._acct_written: list[str] = []
         self._stop = asyncio.Event()
         self.started = time.time()  # hosts get max_unheard from here to report
+        self._lock_fd: int | None = None  # the spool's lock, held while running
 
     # ---- start-up ------------------------------------------------------------------
     def load(self) -> None:
@@ -172,14 +176,29 @@ class QmasterServer:
             sock.setsockopt(zmq.CURVE_SECRETKEY, pair.secret)
         self.port = _bind(self.router, self.bind, self.port)
         self.event_port = _bind(self.pub, self.bind, self.event_port)
-        address = self.host if self.bind in ("*", "0.0.0.0") else self.bind
-        write_act_qmaster(self.cell, address, self.port, self.event_port)
 
     async def run(self, ready: Callable[[], None] | None = None) -> None:
-        self.load()
+        """Serve until stopped. A start that cannot have the cell (another qmaster holds
+        its spool) or its ports ends before it changes anything: the spool is loaded and
+        act_qmaster rewritten only once every port is bound."""
+        self._lock_spool()
         seed_routing_ids()
         zctx = zmq.asyncio.Context()
-        self._bind(zctx)
+        for port in (self.port, self.event_port):
+            if port and not port_is_free(self.bind, port):
+                zctx.term()
+                raise SystemExit(f"pyge-qmaster: port {port} on {self.bind} is in use by "
+                                 "another program; choose another with --port "
+                                 "(pyge up --port)")
+        try:
+            self._bind(zctx)
+        except zmq.ZMQError as err:
+            zctx.destroy(linger=0)
+            raise SystemExit(f"pyge-qmaster: cannot listen on {self.bind}: {err}; choose "
+                             "another port with --port (pyge up --port)") from None
+        self.load()
+        address = self.host if self.bind in ("*", "0.0.0.0") else self.bind
+        write_act_qmaster(self.cell, address, self.port, self.event_port)
         self._info("qmaster started", port=self.port, event_port=self.event_port)
         if ready:
             ready()
@@ -197,6 +216,18 @@ class QmasterServer:
 
     def stop(self) -> None:
         self._stop.set()
+
+    def _lock_spool(self) -> None:
+        """Hold the spool's lock for the qmaster's life: one qmaster per cell."""
+        path = self.cell.qmaster_spool_dir / LOCK_FILE
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise SystemExit(f"pyge-qmaster: another qmaster is running on the spool of "
+                             f"cell {self.cell.path}") from None
+        self._lock_fd = fd
 
     # ---- the loop ------------------------------------------------------------------
     async def _serve(self) -> None:

@@ -92,3 +92,21 @@ def cgroups_left_behind() -> Iterator[None]:
             parent.rmdir()
         except OSError:
             pass
+
+
+@pytest.fixture(scope="session", autouse=True)
+def bare_commands_fail(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Stand-ins for every command name first on PATH, which fail loudly: a test must run
+    the commands of the installation under test (tests.commands), never whatever a
+    machine has on PATH (Grid Engine's own qstat, on a site trying both)."""
+    from tests.commands import ENTRY_MODULES
+    stand_ins = tmp_path_factory.mktemp("bare-commands")
+    for name in ENTRY_MODULES:
+        path = stand_ins / name
+        path.write_text("#!/bin/sh\necho \"a test ran '$0' by its bare name; use "
+                        "tests.commands.command()\" >&2\nexit 99\n")
+        path.chmod(0o755)
+    old = os.environ.get("PATH", "")
+    os.environ["PATH"] = f"{stand_ins}:{old}"
+    yield
+    os.environ["PATH"] = old

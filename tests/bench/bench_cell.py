@@ -39,6 +39,7 @@ from common import keys, munge, wire
 from common.cell import Cell, read_act_qmaster
 from deploy.cell import LocalCell
 from tests.bench import peers
+from tests.commands import command
 
 QUIET = {"stdout_paths": ["/dev/null"], "stderr_paths": ["/dev/null"]}
 
@@ -72,17 +73,16 @@ def compile_packages() -> None:
 def qsub_command_time(cell: Cell, count: int = 50) -> float:
     compile_packages()
     env = dict(os.environ, PYGE_ROOT=str(cell.root), PYGE_CELL=cell.name)
-    # The interpreter's own script, not a version manager's shim in front of it.
-    qsub = Path(sys.executable).parent / "qsub"
-    cmd = [str(qsub) if qsub.exists() else "qsub", "-h", "-terse", "-b", "y", "-o", "/dev/null",
-           "-e", "/dev/null", "/bin/true"]
+    # The environment's own script, not a version manager's shim or Grid Engine's qsub.
+    cmd = command("qsub") + ["-h", "-terse", "-b", "y", "-o", "/dev/null", "-e", "/dev/null",
+                             "/bin/true"]
     ids = []
     start = time.perf_counter()
     for _ in range(count):
         ids.append(subprocess.run(cmd, env=env, capture_output=True, text=True,
                                   check=True).stdout.strip())
     elapsed = (time.perf_counter() - start) / count
-    subprocess.run(["qdel", *ids], env=env, capture_output=True, check=False)
+    subprocess.run(command("qdel") + ids, env=env, capture_output=True, check=False)
     return elapsed
 
 

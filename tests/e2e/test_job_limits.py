@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_qconf import HOST, command, qconf
+from tests.commands import command
+from tests.e2e.test_qconf import HOST, qconf
 
 
 @pytest.fixture(scope="module")

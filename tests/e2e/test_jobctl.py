@@ -13,7 +13,6 @@ import os
 import pwd
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any, Iterator
@@ -24,6 +23,7 @@ from clients.api import Client, job_request
 from common.cell import Cell
 from tests.identity import client_as, other_users
 from deploy.cell import LocalCell
+from tests.commands import command
 
 REPO = Path(__file__).resolve().parents[2]
 USER = pwd.getpwuid(os.getuid()).pw_name
@@ -58,14 +58,6 @@ job_tasks               [job_id['.'task_id_range]|job_name|pattern][' -t 'task_i
 task_id_range           task_id['-'task_id[':'step]]
 user_list               user[,user,...]
 """
-
-
-def command(name: str) -> list[str]:
-    """Our console script (the Grid Engine one may be on PATH too)."""
-    script = Path(sys.executable).parent / name
-    if script.exists():
-        return [str(script)]
-    return [sys.executable, "-m", f"clients.{name}"]
 
 
 @pytest.fixture(scope="module")

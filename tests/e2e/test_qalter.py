@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -12,13 +11,13 @@ from clients.api import Client, job_request
 from tests.identity import client_as, other_users
 from common.cell import cell_from_env
 from deploy.cell import LocalCell
+from tests.commands import command
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def run(*argv: str) -> tuple[str, str, int]:
-    script = Path(sys.executable).parent / argv[0]
-    cmd = [str(script)] if script.exists() else [sys.executable, "-m", f"clients.{argv[0]}"]
+    cmd = command(argv[0])
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.run(cmd + list(argv[1:]), env=env, text=True, capture_output=True,
                           timeout=30)

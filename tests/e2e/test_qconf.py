@@ -11,7 +11,6 @@ import os
 import pwd
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ import pytest
 from common.cell import Cell
 from common.objects_conf import render_object, template
 from tests.identity import client_as, other_users
+from tests.commands import command
 
 REPO = Path(__file__).resolve().parents[2]
 USER = pwd.getpwuid(os.getuid()).pw_name
@@ -26,14 +26,6 @@ WHO = f"{USER}@{socket.gethostname()}"
 HOST = socket.gethostname().split(".")[0]
 NO_HOST = "nosuchhost.invalid"  # RFC 6761: never resolves
 Result = tuple[str, str, int]
-
-
-def command(name: str) -> list[str]:
-    """Our console script (the Grid Engine one may be on PATH too)."""
-    script = Path(sys.executable).parent / name
-    if script.exists():
-        return [str(script)]
-    return [sys.executable, "-m", f"clients.{name}"]
 
 
 @pytest.fixture(scope="module")

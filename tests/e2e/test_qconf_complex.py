@@ -10,7 +10,6 @@ import pwd
 import socket
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 from common.cell import Cell
@@ -19,6 +18,7 @@ from tests.identity import client_as, other_users
 from deploy.cell import LocalCell
 
 from tests.reference import REFERENCE
+from tests.commands import command
 DEFAULT_SC = (REFERENCE / "qconf-sc.default.txt").read_text()
 WITH_LIC = (REFERENCE / "qconf-sc-with-consumable.txt").read_text()
 USER = pwd.getpwuid(os.getuid()).pw_name
@@ -28,8 +28,7 @@ Result = tuple[str, str, int]
 
 def run(name: str, *args: str, editor: str | None = None) -> Result:
     """One of our console scripts (Grid Engine's own may be on PATH too)."""
-    script = Path(sys.executable).parent / name
-    argv = [str(script)] if script.exists() else [sys.executable, "-m", f"clients.{name}"]
+    argv = command(name)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     if editor is not None:
         env["EDITOR"] = editor

@@ -13,7 +13,6 @@ import pwd
 import re
 import socket
 import subprocess
-import sys
 from pathlib import Path
 from typing import Iterator
 
@@ -23,6 +22,7 @@ from clients.api import Client
 from clients.qconf.hosts import canonical_name
 from common.cell import Cell
 from tests.reference import REFERENCE
+from tests.commands import command
 
 AUTH = REFERENCE / "auth"
 USER = pwd.getpwuid(os.getuid()).pw_name
@@ -30,12 +30,6 @@ QMASTER_HOST = socket.gethostname().split(".")[0]  # the qmaster's --host defaul
 LOCALHOST = canonical_name("localhost") or "localhost"
 NO_HOST = "nosuchhost.invalid"  # RFC 6761: never resolves
 Result = tuple[str, str, int]
-
-
-def command(name: str) -> list[str]:
-    """Our console script (the Grid Engine one may be on PATH too)."""
-    script = Path(sys.executable).parent / name
-    return [str(script)] if script.exists() else [sys.executable, "-m", f"clients.{name}"]
 
 
 @pytest.fixture(scope="module")

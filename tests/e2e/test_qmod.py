@@ -19,7 +19,7 @@ import pytest
 from clients.api import Client, job_request
 from common.cell import Cell
 from deploy.cell import LocalCell
-from tests.e2e.test_qconf import command
+from tests.commands import command
 from tests.identity import client_as, other_users
 from tests.reference import REFERENCE
 

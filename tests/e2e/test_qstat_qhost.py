@@ -15,14 +15,15 @@ from typing import Any, Iterator
 import pytest
 
 from clients.api import Client, job_request
+from tests.commands import command
 
 HOST = socket.gethostname().split(".")[0]
 
 
 def run_all(*commands: str) -> list[subprocess.CompletedProcess[str]]:
     """Several read-only commands at once (each costs an interpreter start)."""
-    procs = [subprocess.Popen(c.split(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True) for c in commands]
+    procs = [subprocess.Popen(command(c.split()[0]) + c.split()[1:], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for c in commands]
     outputs = [p.communicate(timeout=30) for p in procs]
     return [subprocess.CompletedProcess(p.args, p.returncode, out, err)
             for p, (out, err) in zip(procs, outputs)]

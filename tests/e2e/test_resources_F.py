@@ -5,23 +5,21 @@ lic=1."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from clients.api import Client, job_request
-from deploy.cell import _host_names
+from deploy.cell import machine_name
+from tests.commands import command
 
-HOST = _host_names(1)[0]
+HOST = machine_name()
 RULE = "-" * 94
 QHOST_HEAD = ("HOSTNAME                ARCH         NCPU NSOC NCOR NTHR  LOAD  MEMTOT  MEMUSE  "
               "SWAPTO  SWAPUS")
 
 
 def run(name: str, *args: str) -> str:
-    script = Path(sys.executable).parent / name
-    cmd = [str(script)] if script.exists() else [sys.executable, "-m", f"clients.{name}"]
+    cmd = command(name)
     done = subprocess.run(cmd + list(args), capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -72,8 +70,7 @@ def test_qhost_and_qstat_F_show_global_and_host_values(live_cell: Any) -> None:
 
 
 def qsub(*args: str) -> tuple[str, str, int]:
-    script = Path(sys.executable).parent / "qsub"
-    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "clients.qsub.main"]
+    cmd = command("qsub")
     done = subprocess.run(cmd + list(args), capture_output=True, text=True, timeout=30)
     return done.stdout, done.stderr, done.returncode
 

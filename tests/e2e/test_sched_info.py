@@ -3,18 +3,16 @@ from __future__ import annotations
 
 import socket
 import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 from clients.api import Client, job_request
+from tests.commands import command
 
 HOST = socket.gethostname().split(".")[0]
 
 
 def qstat(*args: str) -> subprocess.CompletedProcess[str]:
-    script = Path(sys.executable).parent / "qstat"
-    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "clients.qstat"]
+    cmd = command("qstat")
     return subprocess.run(cmd + list(args), capture_output=True, text=True, timeout=30)
 
 
@@ -38,8 +36,7 @@ def test_qstat_F_shows_load_fixed_and_consumable_values(live_cell: Any) -> None:
 
 
 def qmod(*args: str) -> subprocess.CompletedProcess[str]:
-    script = Path(sys.executable).parent / "qmod"
-    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "clients.qmod"]
+    cmd = command("qmod")
     done = subprocess.run(cmd + list(args), capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stderr
     return done

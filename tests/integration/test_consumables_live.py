@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from clients.api import Client, job_request
-from deploy.cell import LocalCell, _host_names
+from deploy.cell import LocalCell, machine_name
 
 TIMEOUT = 20.0
 
@@ -37,7 +37,7 @@ def _set_complex_values(client: Client, host: str, value: str) -> None:
 
 
 def test_requests_and_host_consumable_on_a_live_cell(live_cell: LocalCell) -> None:
-    host = _host_names(1)[0]
+    host = machine_name()
     with Client(live_cell.cell) as client:
         _set_complex_values(client, host, "slots=2")
         nosuch = client.submit([job_request("/bin/sleep", ["30"], binary=True,

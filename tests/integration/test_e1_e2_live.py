@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from clients.api import Client
-from deploy.cell import LocalCell, _host_names
+from deploy.cell import LocalCell, machine_name
 from qmaster.defaults import exechost_defaults, pe_defaults, queue_defaults
+from tests.commands import command
 
 TIMEOUT = 20.0
 COMPLEXES = (["t01", "t01", "INT", "<=", "YES", "NO", "0", "0"],
@@ -32,8 +32,7 @@ COMPLEXES = (["t01", "t01", "INT", "<=", "YES", "NO", "0", "0"],
 
 def qstat_f(queue: str) -> dict[str, str]:
     """``qstat -F t01,t02,lic,slots -q queue``: {"qc:t02": "40", ...} of the one instance."""
-    script = Path(sys.executable).parent / "qstat"
-    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "clients.qstat"]
+    cmd = command("qstat")
     out = subprocess.run(cmd + ["-F", "t01,t02,lic,slots", "-q", queue], capture_output=True,
                          text=True, timeout=30, check=True).stdout
     values = {}
@@ -45,8 +44,7 @@ def qstat_f(queue: str) -> dict[str, str]:
 
 
 def qsub(*args: str) -> int:
-    script = Path(sys.executable).parent / "qsub"
-    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "clients.qsub.main"]
+    cmd = command("qsub")
     done = subprocess.run(cmd + ["-terse", *args], capture_output=True, text=True,
                           timeout=30)
     assert done.returncode == 0, done.stderr
@@ -89,7 +87,7 @@ def wait_for(predicate: Any) -> None:
 
 
 def test_e1_and_e2_on_a_live_cell(live_cell: LocalCell, tmp_path: Path) -> None:
-    host = _host_names(1)[0]
+    host = machine_name()
     os.chmod(tmp_path, 0o777)
     with Client(live_cell.cell) as client:
         configure(client, host)
