@@ -102,9 +102,12 @@ class LocalCell:
         start that fails leaves the cell as it was: act_qmaster, the spool and the shape
         change only once the new qmaster has bound its ports."""
         stored = self._stored_shape()
-        shape, self.changes = resolve(stored, machine_name(), execds=execds, slots=slots,
-                                      port=port, load_interval=load_interval,
-                                      default_port=DEFAULT_PORT)
+        try:
+            shape, self.changes = resolve(stored, machine_name(), execds=execds, slots=slots,
+                                          port=port, load_interval=load_interval,
+                                          default_port=DEFAULT_PORT)
+        except ShapeError as err:
+            raise SystemExit(f"pyge: {err}") from None
         self.notes = []
         started = []
         # Before any daemon: the qmaster's spool must be 0700 from its first byte on.
@@ -138,6 +141,11 @@ class LocalCell:
                 self._start(label, "execd.main", ["--hostname", host, "--load-interval",
                                                   f"{shape.load_interval:g}"])
                 started.append(label)
+        for pid_file in sorted(self.run_dir.glob("execd-*.pid")):
+            if pid_file.stem[len("execd-"):] not in shape.execds and \
+                    _pid_alive(pid_file, "execd.main"):
+                self.notes.append(f"{pid_file.stem} still runs but is no longer part of the "
+                                  "cell's shape; pyge down stops it")
         self._wait_hosts(list(shape.execds))
         return started
 

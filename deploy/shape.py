@@ -8,7 +8,9 @@ changes the shape, and ``resolve`` says what changed. The shape lives in
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 import tempfile
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -16,6 +18,7 @@ from typing import Any
 
 SHAPE_FILE = "pyge-shape.json"
 DEFAULT_LOAD_INTERVAL = 10.0
+HOST_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
 
 
 @dataclass(frozen=True)
@@ -43,7 +46,15 @@ def resolve(stored: Shape | None, machine: str, *, execds: int | None = None,
             load_interval: float | None = None, default_port: int) -> tuple[Shape, list[str]]:
     """The shape to start: the stored one with the options given explicitly (None: not
     given), and what each given option changed. A port of 0 asks for any free port; on a
-    cell that already has one it changes nothing."""
+    cell that already has one it changes nothing. Raises ShapeError for values no cell
+    can have."""
+    if slots is not None and slots < 0:
+        raise ShapeError(f"--slots must not be negative, not {slots}")
+    if port is not None and not 0 <= port < 65536:
+        raise ShapeError(f"--port must be a TCP port number, not {port}")
+    if load_interval is not None and not 0 < load_interval < math.inf:
+        raise ShapeError(f"--load-interval must be a positive number of seconds, "
+                         f"not {load_interval:g}")
     if stored is None:
         shape = Shape(port=default_port if port is None else port, event_port=0,
                       execds=host_names(1 if execds is None else execds, machine),
@@ -75,11 +86,11 @@ def shape_from_json(data: Any) -> Shape:
         shape = Shape(port=int(data["port"]), event_port=int(data["event_port"]),
                       execds=tuple(str(h) for h in data["execds"]), slots=int(data["slots"]),
                       load_interval=float(data["load_interval"]))
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise ShapeError(f"malformed cell shape: {exc!r}") from None
     if not (0 <= shape.port < 65536 and 0 <= shape.event_port < 65536) or not shape.execds \
-            or shape.slots < 0 or not shape.load_interval > 0 \
-            or any(not h or "/" in h or h.startswith(".") for h in shape.execds):
+            or shape.slots < 0 or not 0 < shape.load_interval < math.inf \
+            or not all(HOST_NAME.fullmatch(h) for h in shape.execds):
         raise ShapeError("malformed cell shape: a value is out of range")
     return shape
 

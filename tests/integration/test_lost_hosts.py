@@ -72,8 +72,12 @@ def task_of(cl: Client, job_id: int) -> dict[str, Any]:
     return tasks_by_job(cl, [job_id])[job_id][0]
 
 
-def wait_running(cl: Client, job_id: int) -> None:
+def wait_running(cl: Client, job_id: int, pids: Path | None = None) -> None:
+    """Until the task is running (and, with ``pids``, its script has written its pid)."""
     wait_for(lambda: task_of(cl, job_id)["state"] == "running", 15, f"job {job_id} to run")
+    if pids is not None:
+        wait_for(lambda: pids.exists() and pids.read_text().strip(), 15,
+                 f"job {job_id}'s pid")
 
 
 def host_alive(cl: Client) -> bool:
@@ -107,8 +111,8 @@ def test_rerunnable_jobs_of_a_lost_host_run_again_and_the_old_run_is_killed(
             client(local) as cl:
         again, stays = cl.submit([job_writing_pid(tmp_path / "o", "again", 120, rerun=True),
                                   job_writing_pid(tmp_path / "o", "stays", 6, rerun=False)])
-        wait_running(cl, again)
-        wait_running(cl, stays)
+        wait_running(cl, again, tmp_path / "o" / "again.pids")
+        wait_running(cl, stays, tmp_path / "o" / "stays.pids")
         [old_run] = run_pids(tmp_path / "o", "again")
         with execd_stopped(local):
             wait_for(lambda: task_of(cl, again)["state"] == "pending", 15,
@@ -134,7 +138,7 @@ def test_enable_reschedule_kill_ends_jobs_that_cannot_run_again(tmp_path: Path) 
                    qmaster_params="ENABLE_RESCHEDULE_KILL=true") as local, \
             client(local) as cl:
         [job_id] = cl.submit([job_writing_pid(tmp_path / "o", "ended", 120, rerun=False)])
-        wait_running(cl, job_id)
+        wait_running(cl, job_id, tmp_path / "o" / "ended.pids")
         [run] = run_pids(tmp_path / "o", "ended")
         with execd_stopped(local):
             cl.wait([job_id], timeout=20)
