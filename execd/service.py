@@ -39,6 +39,7 @@ REMOVAL_WAIT_SECONDS = 0.05
 MAX_USAGE_REPORTS = 1 << 16  # the wire's bound on one load report's list
 EARLIER_RUN_WAIT_SECONDS = 0.5  # a new run waits for the kill of a run given up
 EARLIER_RUN_LIMIT_SECONDS = 60.0
+MAX_SOCKET_PATH = 107  # sun_path holds 108 bytes with the terminating NUL
 PING_SECONDS = 2.0  # a restarted qmaster (new epoch) is noticed within this time
 SPOOL_MODE = 0o755  # job owners traverse the spool to their job directories
 NOTIFY_DIR_MODE, NOTIFY_SOCKET_MODE = 0o700, 0o600
@@ -88,6 +89,9 @@ class ExecdService:
     def prepare(self) -> None:
         """Call before any thread exists: the launcher forks its zygote here (unless the
         caller started it already, which keeps the zygote small; see execd.main)."""
+        if len(str(self.notify_path).encode()) > MAX_SOCKET_PATH:
+            raise OSError(f"its notify socket {self.notify_path} would be longer than "
+                          f"{MAX_SOCKET_PATH} bytes; use a shorter cell directory")
         safefs.ensure_dir(self.spool_dir, SPOOL_MODE)
         safefs.make_dir(self.jobs_dir, SPOOL_MODE)
         safefs.make_dir(self.notify_path.parent, NOTIFY_DIR_MODE)

@@ -5,10 +5,12 @@ Everything goes through the ``pyge`` console script, as a user runs it."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,13 +31,17 @@ def pyge(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @contextmanager
-def cell_dir(root: Path) -> Iterator[Path]:
-    """A cell directory whose daemons are always stopped after the test."""
+def cell_dir(_tmp: Path) -> Iterator[Path]:
+    """A cell directory whose daemons are always stopped after the test: a short one, as
+    a user's would be (the execds' Unix socket paths must stay under 108 bytes, and
+    pytest's directory names for these tests are long)."""
+    root = Path(tempfile.mkdtemp(prefix="pyge-up-", dir="/tmp"))
     os.chmod(root, 0o755)
     try:
         yield root
     finally:
         LocalCell(Cell(root)).down()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def free_port() -> int:

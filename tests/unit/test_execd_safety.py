@@ -263,3 +263,10 @@ def test_cell_spool_of_an_older_cell_is_closed(tmp_path: Path) -> None:
     cell.qmaster_spool_dir.chmod(0o755)
     make_cell_dirs(cell)
     assert mode(cell.qmaster_spool_dir) == 0o700
+
+
+def test_a_spool_too_deep_for_a_unix_socket_is_refused_plainly(tmp_path: Path) -> None:
+    deep = tmp_path / ("d" * 120)
+    with pytest.raises(OSError, match="use a shorter cell directory"):
+        service(deep).prepare()
+    assert not deep.exists()  # refused before anything was made

@@ -1,0 +1,1 @@
+$ qconf -Aattr resource_quota attrfile-compiler-lic5.input ruleset_1/1

@@ -1,0 +1,1 @@
+$ qconf -Dattr resource_quota attrfile-to-compiler-lic5.input ruleset_1/1

@@ -1,0 +1,1 @@
+$ qconf -Mattr resource_quota attrfile-description.input ruleset_1

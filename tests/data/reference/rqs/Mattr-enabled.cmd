@@ -1,0 +1,1 @@
+$ qconf -Mattr resource_quota attrfile-enabled-false.input ruleset_1

@@ -1,0 +1,1 @@
+$ qconf -Mattr resource_quota attrfile-two-attrs.input ruleset_1/1

@@ -1,0 +1,1 @@
+$ qconf -Mrqs mrqs-bad-content.input rule_set_3

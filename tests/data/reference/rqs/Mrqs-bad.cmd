@@ -1,0 +1,1 @@
+$ qconf -Mrqs err-unknown-complex.input nosuchattr

@@ -1,0 +1,1 @@
+$ qconf -Mrqs mrqs-rule-set-9.input

@@ -1,0 +1,1 @@
+$ qconf -Mrqs /nonexistent rule_set_3

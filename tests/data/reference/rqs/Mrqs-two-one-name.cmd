@@ -1,0 +1,1 @@
+$ qconf -Mrqs mrqs-two.input rule_set_4

@@ -1,0 +1,1 @@
+$ qconf -Rattr resource_quota attrfile-compiler-lic5.input ruleset_1/arch_rule

@@ -1,0 +1,1 @@
+$ qconf -aattr resource_quota limit arch=sol-sparc64 ruleset_1/arch_rule

@@ -1,0 +1,1 @@
+$ qconf -aattr resource_quota enabled true ruleset_1

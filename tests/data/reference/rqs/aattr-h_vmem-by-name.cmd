@@ -1,0 +1,1 @@
+$ qconf -aattr resource_quota limit h_vmem=1G ruleset_1/arch_rule

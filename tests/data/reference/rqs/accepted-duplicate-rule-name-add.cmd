@@ -1,0 +1,1 @@
+$ qconf -Arqs accepted-duplicate-rule-name.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs accepted-limit-empty-to.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs accepted-limit-only-filter.input

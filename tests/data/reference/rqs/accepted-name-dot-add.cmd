@@ -1,0 +1,1 @@
+$ qconf -Arqs accepted-name-dot.input

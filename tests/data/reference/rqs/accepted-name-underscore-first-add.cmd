@@ -1,0 +1,1 @@
+$ qconf -Arqs accepted-name-underscore-first.input

@@ -1,0 +1,1 @@
+$ qconf -mattr resource_quota nosuch 1 ruleset_1

@@ -1,0 +1,1 @@
+$ qconf -mattr resource_quota to slots=1 ruleset_1/1

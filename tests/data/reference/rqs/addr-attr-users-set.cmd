@@ -1,0 +1,1 @@
+$ qconf -mattr resource_quota users roland ruleset_1

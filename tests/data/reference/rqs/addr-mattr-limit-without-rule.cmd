@@ -1,0 +1,1 @@
+$ qconf -mattr resource_quota limit slots=1 ruleset_1

@@ -1,0 +1,1 @@
+$ qconf -mattr rqs enabled true ruleset_1

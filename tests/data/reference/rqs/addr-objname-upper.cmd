@@ -1,0 +1,1 @@
+$ qconf -mattr RESOURCE_QUOTA enabled true ruleset_1

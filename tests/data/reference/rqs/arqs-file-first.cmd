@@ -1,0 +1,1 @@
+$ qconf -Arqs rule-set-2.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs two-sets-same-name.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs blank-lines.input

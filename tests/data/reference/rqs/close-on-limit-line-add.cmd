@@ -1,0 +1,1 @@
+$ qconf -Arqs close-on-limit-line.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs comment-trailing.input

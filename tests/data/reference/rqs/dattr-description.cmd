@@ -1,0 +1,1 @@
+$ qconf -dattr resource_quota description new_desc ruleset_1

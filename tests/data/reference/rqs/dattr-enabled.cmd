@@ -1,0 +1,1 @@
+$ qconf -dattr resource_quota enabled true ruleset_1

@@ -1,0 +1,1 @@
+$ qconf -Arqs desc-NONE.input

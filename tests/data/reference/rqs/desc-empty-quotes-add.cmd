@@ -1,0 +1,1 @@
+$ qconf -Arqs desc-empty-quotes.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs desc-half-quote.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs desc-inner-quote.input

@@ -1,0 +1,1 @@
+$ qconf -drqs two_a,two_b

@@ -1,0 +1,1 @@
+$ qconf -drqs unknown_rule_set

@@ -1,0 +1,1 @@
+$ qconf -Arqs dyn-no-hosts.input

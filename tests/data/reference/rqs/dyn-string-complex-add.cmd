@@ -1,0 +1,1 @@
+$ qconf -Arqs dyn-string-complex.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs dyn-unknown-complex.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs dyn-users-expanded-no-hosts.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs enabled-1.input

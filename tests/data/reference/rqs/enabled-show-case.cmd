@@ -1,0 +1,1 @@
+$ qconf -srqs en_YES,en_tRuE,en_N

@@ -1,0 +1,1 @@
+$ qconf -srqs en_yes,en_no

@@ -1,0 +1,1 @@
+$ qconf -Arqs err-duplicate-filter.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs err-hvmem-2X.input

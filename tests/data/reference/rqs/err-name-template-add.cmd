@@ -1,0 +1,1 @@
+$ qconf -Arqs err-name-template.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs err-no-limit.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs err-slots-abc.input

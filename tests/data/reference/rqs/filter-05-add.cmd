@@ -1,0 +1,1 @@
+$ qconf -Arqs filter-05.input

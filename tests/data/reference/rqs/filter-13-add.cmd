@@ -1,0 +1,1 @@
+$ qconf -Arqs filter-13.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs filter-18.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs err-filter-after-to.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs man1.input

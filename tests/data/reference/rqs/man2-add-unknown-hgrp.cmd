@@ -1,0 +1,1 @@
+$ qconf -Arqs man2.input

@@ -1,0 +1,1 @@
+$ qconf -srqs max_virtual_free_on_lx_hosts

@@ -1,0 +1,1 @@
+$ qconf -srqs max_slots_on_every_host

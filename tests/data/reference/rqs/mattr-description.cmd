@@ -1,0 +1,1 @@
+$ qconf -mattr resource_quota description "x y" ruleset_1

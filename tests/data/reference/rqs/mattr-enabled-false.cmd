@@ -1,0 +1,1 @@
+$ qconf -mattr resource_quota enabled false ruleset_1

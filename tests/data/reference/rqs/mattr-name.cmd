@@ -1,0 +1,1 @@
+$ qconf -mattr resource_quota name ruleset_new ruleset_1

@@ -1,0 +1,1 @@
+$ qconf -mattr resource_quota limit new_resource=5 ruleset_1/1

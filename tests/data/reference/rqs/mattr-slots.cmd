@@ -1,0 +1,1 @@
+$ qconf -mattr resource_quota limit slots=5 ruleset_1/1

@@ -1,0 +1,1 @@
+$ qconf -Arqs multi-to.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs name-NONE.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs no-indent.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs one-line.input

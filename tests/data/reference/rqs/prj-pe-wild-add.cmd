@@ -1,0 +1,1 @@
+$ qconf -Arqs prj-pe-wild.input

@@ -1,0 +1,1 @@
+$ qconf -rattr resource_quota description new_desc ruleset_1

@@ -1,0 +1,1 @@
+$ qconf -rattr resource_quota enabled true ruleset_1

@@ -1,0 +1,1 @@
+$ qconf -Arqs ref-load-value.input

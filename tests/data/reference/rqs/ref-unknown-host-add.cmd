@@ -1,0 +1,1 @@
+$ qconf -Arqs ref-unknown-host.input

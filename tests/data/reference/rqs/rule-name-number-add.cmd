@@ -1,0 +1,1 @@
+$ qconf -Arqs rule-name-number.input

@@ -1,0 +1,1 @@
+$ qconf -srqs rname,rname2,rname3

@@ -1,0 +1,1 @@
+$ qconf -Arqs spec-blank-comma.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs spec-dyn-linux.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs spec-expanded-blank.input

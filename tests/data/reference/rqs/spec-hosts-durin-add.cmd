@@ -1,0 +1,1 @@
+$ qconf -Arqs spec-hosts-durin.input

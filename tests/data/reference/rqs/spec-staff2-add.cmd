@@ -1,0 +1,1 @@
+$ qconf -Arqs spec-staff2.input

@@ -1,0 +1,1 @@
+$ qconf -srqs rule_set_5

@@ -1,0 +1,1 @@
+$ qconf -srqs en_1,nosuch

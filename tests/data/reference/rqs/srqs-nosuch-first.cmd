@@ -1,0 +1,1 @@
+$ qconf -srqs nosuch,en_1

@@ -1,0 +1,1 @@
+$ qconf -srqs rule_set_6 rule_set_4

@@ -1,0 +1,1 @@
+$ qconf -srqs rule_set_4,rule_set_6

@@ -1,0 +1,1 @@
+$ qconf -Arqs to-value-20.input

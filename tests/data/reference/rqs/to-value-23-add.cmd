@@ -1,0 +1,1 @@
+$ qconf -Arqs to-value-23.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs to-value-35.input

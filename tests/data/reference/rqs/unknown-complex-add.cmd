@@ -1,0 +1,1 @@
+$ qconf -Arqs unknown-complex.input

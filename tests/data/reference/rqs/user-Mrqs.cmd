@@ -1,0 +1,1 @@
+$ sge_as_user qconf -Mrqs /tmp/rqsw/user.rqs user_set

@@ -1,0 +1,1 @@
+$ sge_as_user qconf -mattr resource_quota enabled true rule_set_4
