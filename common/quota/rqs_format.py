@@ -109,7 +109,8 @@ def parse_rule_sets(text: str) -> list[RuleSet]:
     """Every rule set of ``text`` (an empty text has none)."""
     sets: list[RuleSet] = []
     current: list[tuple[str, str]] | None = None
-    for raw in join_continuations(text).split("\n"):
+    lines = join_continuations(text).split("\n")
+    for number, raw in enumerate(lines, start=1):
         line = raw.strip(" \t")
         if not line or line.startswith("#"):
             continue
@@ -123,9 +124,14 @@ def parse_rule_sets(text: str) -> list[RuleSet]:
             current = None
         else:
             key, _, value = line.replace("\t", " ").partition(" ")
+            if not value.strip():  # (8.1.9 counts from the line after)
+                raise RqsFormatError('" " is the only character allowed between the '
+                                     f"attribute name and the value in line {number + 1}")
             current.append((key, " ".join(value.split())))
     if current is not None:
-        raise RqsFormatError('rule set without its closing "}"')
+        raise RqsFormatError("each value in the attribute value list in line "
+                             f'{len(lines) if text.endswith(chr(10)) else len(lines) + 1} '
+                             'should end with "}"')
     return sets
 
 
@@ -190,7 +196,7 @@ def parse_rule(text: str) -> Rule:
                 raise RqsFormatError(f'attribute "{word}" appears more than once')
             key, fields[word] = word, ""
         elif key is None or (fields[key] and not continues):
-            raise RqsFormatError(f'unknown attribute name "{word}"')
+            raise RqsFormatError(f'unknown attribute name "{word.partition("=")[0]}"')
         else:
             fields[key] = f"{fields[key]} {word}".strip()
     if any(_open_brace(value) for value in fields.values()):
@@ -241,8 +247,8 @@ def parse_limits(text: str) -> tuple[Limit, ...]:
     limits: list[Limit] = []
     for item in (v.strip() for v in text.replace(" ", "").split(",")):
         name, sep, value = item.partition("=")
-        if not sep or not name or not value:
-            raise RqsFormatError(f'"{item}" is not a limit of the form complex=value')
+        if not sep or not name or not value:  # 8.1.9 drops such a rule, then has none
+            raise RqsFormatError("resource quota set has no rules")
         limits.append(Limit(name=name, value=value))
     return tuple(limits)
 
