@@ -42,6 +42,8 @@ from qmaster.host_rights import (
     ADMIN_HOSTS, HOST_KINDS, HOST_RIGHTS, find_host, host_name_problem, require_admin_host,
     require_known_host, rights_of,
 )
+from qmaster.rqs_handlers import KIND as RQS_KIND
+from qmaster.rqs_handlers import put_rule_set
 from qmaster.store import CONF_KINDS, LIST_KINDS
 from qmaster.userset_handlers import (check_lists_exist, check_unreferenced, check_userset,
                                       require_permission)
@@ -81,6 +83,8 @@ WORDS: dict[str, KindWords] = {
     "adminhost": KindWords("", "adminhost", "administrative host", "administrative host",
                            "administrative host"),
     "submithost": KindWords("", "submithost", "submit host", "submit host", "submit host"),
+    "rqs": KindWords("", "resource quota set", "resource quota set", "resource quota set",
+                     "resource quota set"),
 }
 SCHED_CHANGED = "changed scheduler configuration"
 
@@ -160,6 +164,11 @@ def handle_conf_put(ctx: Ctx) -> dict[str, Any]:
         return _put_list_entry(ctx, kind, name, mode)
     if kind == COMPLEX_KIND:
         return put_complexes(ctx, name, ctx.body["data"], mode, _who(ctx))
+    if kind == RQS_KIND:
+        pairs = put_rule_set(ctx, name, ctx.body["data"], mode)
+        ctx.store.put_conf(ctx.batch, kind, name, pairs)
+        return {"message": _confirmation(ctx, kind, name,
+                                         "added" if mode == "add" else "modified")}
     if kind not in CONF_KINDS or mode not in ("add", "modify"):
         raise RequestError("malformed", f"cannot {mode} objects of kind \"{kind}\"")
     pairs = _validated(kind, ctx.body["data"])

@@ -27,7 +27,8 @@ from qmaster.spool import Transaction
 FINISHED_JOBS_KEPT = 1000  # finished jobs kept for qstat -s z and late `wait` requests
 
 # configuration kinds kept as ordered [name, value] pair lists
-CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf", "complex", "userset")
+CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf", "complex", "userset",
+              "rqs")
 # name lists: users (qconf -am/-ao) and hosts (qconf -ah/-as, see qmaster.host_rights)
 LIST_KINDS = ("manager", "operator", "adminhost", "submithost")
 

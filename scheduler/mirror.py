@@ -19,7 +19,8 @@ from common.placement.pass_conf import conf_fields
 from common.placement.resources import LevelKey, complex_list, fixed_levels
 
 # "complex": the complex list, once the qmaster keeps one (see common.placement.resources)
-CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf", "complex", "userset")
+CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf", "complex", "userset",
+              "rqs")
 # events that can make a pass find something new to do
 TRIGGER_KINDS = frozenset({"job", "task", "host", "queue", "hgrp", "pe", "exechost", "userset",
                            "complex", "order_refused", "qstate"})

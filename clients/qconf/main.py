@@ -27,6 +27,7 @@ from clients.qconf.base import (
 from clients.qconf.complex import COMPLEX_OPTIONS
 from clients.qconf.help import HELP
 from clients.qconf.hosts import HOST_OPTIONS, on_admin_host
+from clients.qconf.rqs import RQS_OPTIONS
 from clients.qconf.userset import USERSET_OPTIONS
 from common.conffile import ConfError
 from common.objects_conf import render_configuration, render_object, template
@@ -266,7 +267,8 @@ def _change_one(s: Session, obj_nm: str, kind: str, objects: dict[str, list[list
 
 
 
-# option -> (number of arguments, handler); -1: one optional argument
+# option -> (number of arguments, handler); -1: one optional argument; -2: one required,
+# then one optional
 OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     "-sql": (0, show_list("queue")), "-sq": (-1, show_object("queue")),
     "-aq": (1, add_in_editor("queue")), "-Aq": (1, add_from_file("queue")),
@@ -298,10 +300,15 @@ OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     **COMPLEX_OPTIONS,
     **USERSET_OPTIONS,
     **HOST_OPTIONS,
+    **RQS_OPTIONS,
 }
 
 
 def _arguments(opt: str, nargs: int, rest: list[str]) -> list[str]:
+    if nargs == -2:  # one argument, then an optional one (-Mrqs fname [rqs_list])
+        if not rest:
+            raise QconfError(f"error: no option argument provided to \"{opt}\"\n{HELP}")
+        return rest[:2] if len(rest) > 1 and not rest[1].startswith("-") else rest[:1]
     if nargs < 0:
         return rest[:1] if rest and not rest[0].startswith("-") else []
     if len(rest) < nargs:

@@ -285,5 +285,18 @@ def wrap_line(line: str, width: int = LINE_WIDTH) -> list[str]:
     return out
 
 
+def rule_set_pairs(rule_set: RuleSet) -> list[list[str]]:
+    """The set as stored: ``[key, value]`` pairs in the printed order, one ``limit`` per
+    rule (the qmaster's spool and events carry configuration objects so)."""
+    pairs = [["name", rule_set.name], ["description", rule_set.description],
+             ["enabled", "TRUE" if rule_set.enabled else "FALSE"]]
+    return pairs + [["limit", rule.text()] for rule in rule_set.rules]
+
+
+def rule_set_from_pairs(pairs: list[list[str]]) -> RuleSet:
+    """A stored or sent set back (raises RqsFormatError as a file would)."""
+    return rule_set_from_lines([(str(k), " ".join(str(v).split())) for k, v in pairs])
+
+
 def format_rule_sets(rule_sets: list[RuleSet]) -> str:
     return "".join(format_rule_set(rs) for rs in rule_sets)
