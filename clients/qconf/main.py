@@ -27,7 +27,9 @@ from clients.qconf.base import (
 from clients.qconf.complex import COMPLEX_OPTIONS
 from clients.qconf.help import HELP
 from clients.qconf.hosts import HOST_OPTIONS, on_admin_host
+from clients.qconf.rqs import OBJECT as RQS_OBJECT
 from clients.qconf.rqs import RQS_OPTIONS
+from clients.qconf.rqs import change_attribute as change_rule_sets
 from clients.qconf.userset import USERSET_OPTIONS
 from common.conffile import ConfError
 from common.objects_conf import render_configuration, render_object, template
@@ -221,6 +223,8 @@ def change_attribute(option: str) -> Callable[..., int]:
     """``-aattr/-mattr/-dattr/-rattr obj_nm attr_nm val obj_id_list``: each object is
     changed here and sent whole, so the qmaster checks it as for ``-Mq``."""
     def run(s: Session, obj_nm: str, attr: str, value: str, ids: str) -> int:
+        if obj_nm == RQS_OBJECT:
+            return change_rule_sets(s, option, attr, value, ids)
         return _change_each(s, obj_nm, Request(option, attr, value), ids)
     return run
 

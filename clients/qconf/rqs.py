@@ -1,5 +1,6 @@
 """``qconf`` options for resource quota sets: ``-srqsl``, ``-srqs``, ``-Arqs``, ``-arqs``,
-``-Mrqs``, ``-mrqs``, ``-drqs``, with 8.1.9's messages and streams
+``-Mrqs``, ``-mrqs``, ``-drqs`` and ``-aattr/-mattr/-dattr/-rattr resource_quota``, with
+8.1.9's messages and streams
 (tests/data/reference/rqs/README.md, section 3): a file is read and checked here
 (common.quota.rqs_format), and again by the qmaster, which also checks the limits against
 the complex list and words the confirmations.
@@ -10,12 +11,15 @@ fail; every set of a file is answered, not only the first.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
 
 from clients.api import ClientError
+from clients.qconf.attr import ADD, DELETE, MODIFY
 from clients.qconf.base import QconfError, Session, edit_text, err, out
-from common.quota.rqs_format import (RqsFormatError, RuleSet, format_rule_sets,
-                                     parse_rule_sets, rule_set_from_pairs, rule_set_pairs)
+from common.quota.rqs_format import (RqsFormatError, RuleSet, format_rule_sets, parse_bool,
+                                     parse_limits, parse_rule_sets, rule_set_from_pairs,
+                                     rule_set_pairs)
 
 KIND = "rqs"
 NO_SETS = "No resource quota set found"
@@ -135,3 +139,107 @@ RQS_OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     "-Mrqs": (-2, modify_from_file), "-mrqs": (-1, modify_in_editor),
     "-drqs": (1, delete),
 }
+
+
+# ---- -aattr/-mattr/-dattr/-rattr resource_quota ----------------------------------------
+OBJECT = "resource_quota"
+RULES_ATTR = "resource_quota_rules"  # how 8.1.9 names the limits in its notes
+NO_RULE = "no resource quota rule specified for modification"
+CANNOT_RENAME = "qconf: cannot change name"
+INVALID_ATTR = 'The attribute name ("{}") and/or value ("{}") is invalid'
+
+
+def find_rule(rule_set: RuleSet, ref: str | None) -> int:
+    """The index of rule ``ref`` (its name, or its 1-based position), or -1."""
+    if ref is None:
+        return -1
+    for index, rule in enumerate(rule_set.rules):
+        if rule.name == ref:
+            return index
+    if ref.isdigit() and 1 <= int(ref) <= len(rule_set.rules):
+        return int(ref) - 1
+    return -1
+
+
+def change_rule_set(rule_set: RuleSet, option: str, attr: str, value: str,
+                    rule_ref: str | None) -> tuple[RuleSet, list[str]]:
+    """The set after ``-aattr/-mattr/-dattr/-rattr resource_quota attr value
+    set[/rule]`` and 8.1.9's notes on the way (raises QconfError for a refusal). The
+    limit list follows the qmaster's sublist update: an element added that is there
+    already changes nothing, a changed one moves to the end, a missing one is noted."""
+    if attr == "name":
+        raise QconfError(CANNOT_RENAME)
+    if attr in ("enabled", "description"):
+        if option not in (MODIFY, "-rattr"):
+            return rule_set, []  # 8.1.9 answers "modified" and changes nothing
+        try:
+            changed = replace(rule_set, enabled=parse_bool(value)) if attr == "enabled" \
+                else replace(rule_set, description=" ".join(value.split()) or "NONE")
+        except RqsFormatError as exc:
+            raise QconfError(str(exc)) from None
+        return changed, []
+    if attr != "limit":
+        raise QconfError(INVALID_ATTR.format(attr, value))
+    index = find_rule(rule_set, rule_ref)
+    if index < 0:
+        raise QconfError(NO_RULE)
+    try:
+        given = parse_limits(value)
+    except RqsFormatError as exc:
+        raise QconfError(str(exc)) from None
+    rule = rule_set.rules[index]
+    limits, notes = list(rule.limits), []
+    if option == ADD:
+        for limit in given:
+            if any(old.name == limit.name for old in limits):
+                return rule_set, [f'No modification because "{limit.name}" already exists '
+                                  f'in "{RULES_ATTR}" of "{OBJECT}"']
+            limits.append(limit)
+    elif option == MODIFY:
+        for limit in given:
+            kept = [old for old in limits if old.name != limit.name]
+            if len(kept) == len(limits):
+                notes.append(f'Unable to find "{limit.name}" in "{RULES_ATTR}" of "{OBJECT}" '
+                             "- Adding new element.")
+            limits = kept + [limit]
+    elif option == DELETE:
+        for limit in given:
+            kept = [old for old in limits if old.name != limit.name]
+            if len(kept) == len(limits):
+                notes.append(f'"{limit.name}" does not exist in "{RULES_ATTR}" of "{OBJECT}"')
+            limits = kept
+    else:
+        limits = list(given)
+    rules = list(rule_set.rules)
+    rules[index] = replace(rule, limits=tuple(limits))
+    return replace(rule_set, rules=tuple(rules)), notes
+
+
+def change_attribute(s: Session, option: str, attr: str, value: str, ids: str) -> int:
+    """``-aattr/-mattr/-dattr/-rattr resource_quota``: each set changed here and sent
+    whole; notes and the confirmation on stdout, refusals on stderr (8.1.9)."""
+    stored = _stored(s)
+    rc = 0
+    for obj_id in ids.split(","):
+        name, _, rule_ref = obj_id.partition("/")
+        if name not in stored:
+            err(f'denied: resource quota set "{name}" does not exist')
+            rc = 1
+            continue
+        try:
+            changed, notes = change_rule_set(stored[name], option, attr, value,
+                                             rule_ref or None)
+        except QconfError as exc:
+            err(exc.message)
+            rc = 1
+            continue
+        try:
+            reply = s.client.conf_put(KIND, name, rule_set_pairs(changed), "modify")
+        except ClientError as exc:
+            err(exc.message)
+            rc = 1
+            continue
+        for line in [*notes, reply["message"]]:
+            out(line)
+        stored[name] = changed
+    return rc

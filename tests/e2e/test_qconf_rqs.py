@@ -78,3 +78,49 @@ def test_modify_from_a_file_by_name(env: dict[str, str], tmp_path: Path) -> None
         assert qconf(env, "-Mrqs", str(changed))[2] == 1  # replacing all: refused here
     finally:
         qconf(env, "-drqs", "max_u_slots")
+
+
+ATTR_SEQUENCE = [  # (capture, command) in the order 8.1.9 ran them on ruleset_1.input
+    ("aattr-slots-exists", ["-aattr", "resource_quota", "limit", "slots=20", "ruleset_1/1"]),
+    ("aattr-arch-by-name", ["-aattr", "resource_quota", "limit", "arch=sol-sparc64",
+                            "ruleset_1/arch_rule"]),
+    ("mattr-name", ["-mattr", "resource_quota", "name", "ruleset_new", "ruleset_1"]),
+    ("addr-mattr-limit-without-rule", ["-mattr", "resource_quota", "limit", "slots=1",
+                                       "ruleset_1"]),
+]
+
+
+def test_attribute_options_on_rule_sets(env: dict[str, str]) -> None:
+    assert qconf(env, "-Arqs", "ruleset_1.input")[2] == 0
+    try:
+        assert qconf(env, "-srqs", "ruleset_1") == captured("attr-show-initial")
+        for case, args in ATTR_SEQUENCE:
+            assert qconf(env, *args) == captured(case), case
+        # a limit added, then removed twice (the second time noted), by position
+        added = qconf(env, "-aattr", "resource_quota", "limit", "h_vmem=5G", "ruleset_1/1")
+        assert added == (f'{WHO} modified "ruleset_1" in resource quota set list\n', "", 0)
+        assert "users @eng to slots=10,h_vmem=5G\n" in qconf(env, "-srqs", "ruleset_1")[0]
+        assert qconf(env, "-dattr", "resource_quota", "limit", "h_vmem=5G",
+                     "ruleset_1/1")[2] == 0
+        again = qconf(env, "-dattr", "resource_quota", "limit", "h_vmem=5G", "ruleset_1/1")
+        assert again[0].splitlines()[0] == \
+            '"h_vmem" does not exist in "resource_quota_rules" of "resource_quota"'
+        # a changed limit moves to the end of the list; a new one is noted
+        qconf(env, "-aattr", "resource_quota", "limit", "h_vmem=1G", "ruleset_1/1")
+        moved = qconf(env, "-mattr", "resource_quota", "limit", "slots=6,h_rt=1:00:00",
+                      "ruleset_1/1")
+        assert moved[0].splitlines()[0] == ('Unable to find "h_rt" in "resource_quota_rules" '
+                                            'of "resource_quota" - Adding new element.')
+        assert "to h_vmem=1G,slots=6,h_rt=3600\n" in qconf(env, "-srqs", "ruleset_1")[0]
+        assert qconf(env, "-mattr", "resource_quota", "enabled", "false", "ruleset_1")[2] == 0
+        assert "   enabled      FALSE\n" in qconf(env, "-srqs", "ruleset_1")[0]
+        bad = qconf(env, "-mattr", "resource_quota", "enabled", "maybe", "ruleset_1")
+        assert (bad[1].splitlines()[0], bad[2]) == ('error parsing value "maybe"', 1)
+        assert qconf(env, "-mattr", "resource_quota", "users", "roland", "ruleset_1/1")[1] \
+            .startswith('The attribute name ("users") and/or value ("roland") is invalid')
+        assert qconf(env, "-mattr", "resource_quota", "limit", "nosuch_res=1",
+                     "ruleset_1/1") == captured("mattr-nosuch-complex")
+        assert qconf(env, "-mattr", "resource_quota", "enabled", "true", "nosuchset/1") == \
+            ("", 'denied: resource quota set "nosuchset" does not exist\n', 1)
+    finally:
+        qconf(env, "-drqs", "ruleset_1")
