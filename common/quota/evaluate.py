@@ -1,0 +1,150 @@
+"""How resource quota sets decide whether a grant may be made (pure).
+
+sge_resource_quota(5) and the 2006 specification: every enabled set applies, all of the
+time; within a set the first rule whose filters match the request is the set's rule for
+it, and the request must fit every limit of that rule; so the tightest set wins. A filter
+in braces counts each member on its own (``users {*}``: each user), one without braces
+counts all the members together (``users *``: all users in sum). Usage is kept per set,
+rule and such a tuple of consumers; a grant debits every set's matching rule.
+
+A request is one job's grant on one queue instance: its user, project and PE, the
+cluster queue and host, and the amount of each complex it consumes there (``slots``
+included). What is not requested is not limited.
+"""
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from common.quota.rqs_format import Filter, Rule, RuleSet
+
+UsageKey = tuple[str, int, tuple[str, ...]]  # set name, rule index, consumer tuple
+
+
+@dataclass(frozen=True)
+class QuotaRequest:
+    user: str
+    project: str | None
+    pe: str | None
+    queue: str
+    host: str
+    amounts: Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class Names:
+    """What the filters' ``@names`` stand for: access lists (users) and host groups."""
+
+    acls: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    host_groups: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+
+# a limit's value for a host: (complex, limit text, host) -> number
+LimitValue = Callable[[str, str, str], float]
+
+
+def _member(entry: str, value: str, kind: str, names: Names) -> bool:
+    if entry == "*":
+        return True
+    if entry.startswith("@"):
+        group = names.acls if kind == "users" else names.host_groups
+        return value in group.get(entry[1:], frozenset()) or \
+            value in group.get(entry, frozenset())
+    if kind == "hosts":
+        return fnmatch.fnmatch(value.lower(), entry.lower())
+    return fnmatch.fnmatchcase(value, entry)
+
+
+def filter_matches(flt: Filter | None, value: str | None, kind: str, names: Names) -> bool:
+    """Whether a request's ``value`` (None: no project or no PE) passes the filter."""
+    if flt is None:
+        return True
+    if value is None:  # only "!*" (or an exclusion-only list) admits "nothing requested"
+        return not flt.scope and "*" in flt.xscope
+    if any(_member(x, value, kind, names) for x in flt.xscope):
+        return False
+    return not flt.scope or any(_member(s, value, kind, names) for s in flt.scope)
+
+
+def _values(req: QuotaRequest) -> dict[str, str | None]:
+    return {"users": req.user, "projects": req.project, "pes": req.pe,
+            "queues": req.queue, "hosts": req.host}
+
+
+def rule_matches(rule: Rule, req: QuotaRequest, names: Names) -> bool:
+    values = _values(req)
+    return all(filter_matches(rule.filters.get(kind), values[kind], kind, names)
+               for kind in values)
+
+
+def matching_rule(rule_set: RuleSet, req: QuotaRequest, names: Names) -> int | None:
+    """The index of the set's first rule for ``req`` (None: the set does not apply)."""
+    return next((i for i, rule in enumerate(rule_set.rules) if rule_matches(rule, req, names)),
+                None)
+
+
+def consumer_tuple(rule: Rule, req: QuotaRequest) -> tuple[str, ...]:
+    """Whom the rule's usage is counted for: the request's own value in each expanded
+    filter, everyone together ("") in the others."""
+    values = _values(req)
+    return tuple((values[kind] or "") if (flt := rule.filters.get(kind)) and flt.expand
+                 else "" for kind in values)
+
+
+def rule_label(rule_set: RuleSet, index: int) -> str:
+    """``set/rule``: the rule's name, else its position (qquota, qstat -j)."""
+    rule = rule_set.rules[index]
+    return f"{rule_set.name}/{rule.name or index + 1}"
+
+
+@dataclass
+class QuotaUsage:
+    """What the running and already granted jobs hold, per set, rule and consumers."""
+
+    used: dict[UsageKey, dict[str, float]] = field(default_factory=dict)
+
+    def get(self, key: UsageKey, complex_name: str) -> float:
+        return self.used.get(key, {}).get(complex_name, 0.0)
+
+    def add(self, key: UsageKey, complex_name: str, amount: float) -> None:
+        self.used.setdefault(key, {})
+        self.used[key][complex_name] = self.used[key].get(complex_name, 0.0) + amount
+
+
+def exceeded(rule_sets: Iterable[RuleSet], usage: QuotaUsage, req: QuotaRequest,
+             names: Names, limit_value: LimitValue) -> str | None:
+    """The first ``set/rule`` whose limit the request would exceed, or None."""
+    for rule_set in rule_sets:
+        if not rule_set.enabled:
+            continue
+        index = matching_rule(rule_set, req, names)
+        if index is None:
+            continue
+        rule = rule_set.rules[index]
+        key = (rule_set.name, index, consumer_tuple(rule, req))
+        for limit in rule.limits:
+            amount = req.amounts.get(limit.name, 0.0)
+            if amount <= 0:
+                continue
+            if usage.get(key, limit.name) + amount > limit_value(limit.name, limit.value,
+                                                                 req.host):
+                return rule_label(rule_set, index)
+    return None
+
+
+def debit(rule_sets: Iterable[RuleSet], usage: QuotaUsage, req: QuotaRequest,
+          names: Names) -> None:
+    """Count a grant (a running job, or one just placed) against every set."""
+    for rule_set in rule_sets:
+        if not rule_set.enabled:
+            continue
+        index = matching_rule(rule_set, req, names)
+        if index is None:
+            continue
+        rule = rule_set.rules[index]
+        key = (rule_set.name, index, consumer_tuple(rule, req))
+        for limit in rule.limits:
+            amount = req.amounts.get(limit.name, 0.0)
+            if amount > 0:
+                usage.add(key, limit.name, amount)

@@ -1,0 +1,143 @@
+"""Resource quota evaluation (common.quota.evaluate), sentence by sentence of
+sge_resource_quota(5) and the 2006 specification."""
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from common.quota.evaluate import (Names, QuotaRequest, QuotaUsage, debit, exceeded,
+                                   filter_matches, matching_rule)
+from common.quota.rqs_format import RuleSet, parse_rule_sets
+
+COMPILER = parse_rule_sets("""{
+name ruleset1
+enabled true
+limit users roland to compiler_lic=3
+limit projects * to compiler_lic=2
+limit users * to compiler_lic=1
+}
+{
+name ruleset2
+enabled true
+limit users * to compiler_lic=20
+}""")
+NAMES = Names(acls={"staff": frozenset({"roland", "andre"}), "eng": frozenset({"ann"})},
+              host_groups={"@lx_hosts": frozenset({"durin", "carc"})})
+
+
+def number(name: str, text: str, host: str) -> float:
+    return float(text)
+
+
+def req(user: str, project: str | None = None, amounts: dict[str, float] | None = None,
+        host: str = "durin", queue: str = "all.q", pe: str | None = None) -> QuotaRequest:
+    return QuotaRequest(user, project, pe, queue, host,
+                        amounts if amounts is not None else {"slots": 1, "compiler_lic": 1})
+
+
+def grant(sets: list[RuleSet], usage: QuotaUsage, request: QuotaRequest) -> str | None:
+    """Place the request if it fits: None, else the rule that refused it."""
+    refused = exceeded(sets, usage, request, NAMES, number)
+    if refused is None:
+        debit(sets, usage, request, NAMES)
+    return refused
+
+
+def test_the_compiler_licence_example_of_the_specification_with_three_users() -> None:
+    """ruleset1: roland gets 3 licences even within a project; in a project anyone gets
+    2; anyone else 1. ruleset2: 20 in all."""
+    usage = QuotaUsage()
+    roland = [grant(COMPILER, usage, req("roland", "p1")) for _ in range(4)]
+    assert roland == [None, None, None, "ruleset1/1"]  # 3, though he is in a project
+    andre = [grant(COMPILER, usage, req("andre", "p1")) for _ in range(3)]
+    assert andre == [None, None, "ruleset1/2"]          # 2 in a project
+    ann = [grant(COMPILER, usage, req("ann")) for _ in range(2)]
+    assert ann == [None, "ruleset1/3"]                  # 1 without
+    # the "projects *" rule counts all project users together: 2 in use (andre)
+    assert grant(COMPILER, usage, req("bob", "p2")) == "ruleset1/2"
+
+
+def test_the_tightest_set_wins_and_a_full_second_set_refuses_everyone() -> None:
+    sets = parse_rule_sets("{\nname a\nenabled true\nlimit users {*} to slots=3\n}\n"
+                           "{\nname b\nenabled true\nlimit users * to slots=4\n}")
+    usage = QuotaUsage()
+    results = [grant(sets, usage, req(u, amounts={"slots": 1}))
+               for u in ("u1", "u1", "u1", "u1", "u2", "u3")]
+    assert results == [None, None, None, "a/1", None, "b/1"]
+
+
+def test_braces_count_each_member_alone_and_a_plain_list_all_together() -> None:
+    together = parse_rule_sets("{\nname t\nenabled true\nlimit users * to slots=2\n}")
+    each = parse_rule_sets("{\nname e\nenabled true\nlimit users {*} to slots=2\n}")
+    for sets, expected in ((together, [None, None, "t/1", "t/1"]),
+                           (each, [None, None, None, None])):
+        usage = QuotaUsage()
+        got = [grant(sets, usage, req(u, amounts={"slots": 1}))
+               for u in ("u1", "u1", "u2", "u2")]
+        assert got == expected
+
+
+def test_an_excluded_user_is_not_affected_even_when_listed() -> None:
+    """2006 spec: "limit users @staff,!roland,roland to slots=10" does not limit
+    roland."""
+    [rs] = parse_rule_sets("{\nname x\nenabled true\nlimit users @staff,!roland,roland "
+                           "to slots=1\n}")
+    assert matching_rule(rs, req("roland"), NAMES) is None
+    assert matching_rule(rs, req("andre"), NAMES) == 0
+    assert matching_rule(rs, req("ann"), NAMES) is None
+
+
+def test_projects_and_pes_filters_and_jobs_without_one() -> None:
+    star = parse_rule_sets("{\nname p\nlimit projects * to slots=1\n}")[0].rules[0]
+    none = parse_rule_sets("{\nname p\nlimit projects !* to slots=1\n}")[0].rules[0]
+    given = star.filters["projects"]
+    assert filter_matches(given, "p1", "projects", NAMES)
+    assert not filter_matches(given, None, "projects", NAMES)
+    assert filter_matches(none.filters["projects"], None, "projects", NAMES)
+    assert not filter_matches(none.filters["projects"], "p1", "projects", NAMES)
+    assert filter_matches(None, None, "pes", NAMES)  # no filter: every job
+
+
+def test_per_host_rule_over_a_host_group() -> None:
+    sets = parse_rule_sets("{\nname h\nenabled true\nlimit hosts {@lx_hosts} "
+                           "to slots=1\n}")
+    usage = QuotaUsage()
+    assert [grant(sets, usage, req("u", host=h, amounts={"slots": 1}))
+            for h in ("durin", "carc", "durin", "other")] == [None, None, "h/1", None]
+
+
+def test_dynamic_limits_are_resolved_per_host() -> None:
+    sets = parse_rule_sets("{\nname d\nenabled true\nlimit hosts {*} "
+                           "to slots=$num_proc*2\n}")
+    procs = {"a": 1.0, "b": 2.0}
+
+    def dynamic(name: str, text: str, host: str) -> float:
+        return procs[host] * 2
+    usage = QuotaUsage()
+    got = [exceeded(sets, usage, req("u", host=h, amounts={"slots": 1}), NAMES, dynamic)
+           or debit(sets, usage, req("u", host=h, amounts={"slots": 1}), NAMES)
+           for h in ("a", "a", "a", "b", "b", "b", "b", "b")]
+    assert got == [None, None, "d/1", None, None, None, None, "d/1"]
+
+
+def test_a_disabled_set_is_ignored_and_slots_zero_drains() -> None:
+    off = parse_rule_sets("{\nname off\nenabled false\nlimit to slots=0\n}")
+    drain = parse_rule_sets("{\nname drain\nenabled true\nlimit to slots=0\n}")
+    assert exceeded(off, QuotaUsage(), req("u"), NAMES, number) is None
+    assert exceeded(drain, QuotaUsage(), req("u"), NAMES, number) == "drain/1"
+
+
+def test_what_is_not_requested_is_not_limited() -> None:
+    assert exceeded(COMPILER, QuotaUsage(), req("u", amounts={"slots": 1}), NAMES,
+                    number) is None
+
+
+@given(st.lists(st.sampled_from(["u1", "u2", "u3"]), max_size=30), st.integers(0, 5))
+def test_no_user_ever_holds_more_than_a_per_user_limit(users: list[str], cap: int) -> None:
+    sets = parse_rule_sets(f"{{\nname c\nenabled true\nlimit users {{*}} to slots={cap}\n}}")
+    usage = QuotaUsage()
+    held = {u: 0 for u in ("u1", "u2", "u3")}
+    for user in users:
+        if grant(sets, usage, req(user, amounts={"slots": 1})) is None:
+            held[user] += 1
+    assert all(count == min(cap, users.count(u)) for u, count in held.items())
