@@ -23,7 +23,7 @@ CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf", "complex", "us
               "rqs")
 # events that can make a pass find something new to do
 TRIGGER_KINDS = frozenset({"job", "task", "host", "queue", "hgrp", "pe", "exechost", "userset",
-                           "complex", "order_refused", "qstate"})
+                           "complex", "order_refused", "qstate", "rqs"})
 
 
 @dataclass

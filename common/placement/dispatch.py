@@ -26,6 +26,7 @@ from common.placement.pe_alloc import (
     Allocation, RequestFit, allocate, by_host, drop_full_hosts, soft_fits,
 )
 from common.placement.pass_conf import Access, PEConf, pes_at
+from common.placement.quotas import QuotaContext
 from common.placement.resources import ResourceView, apply, debits, job_requests
 
 # (job, queue instance) -> True when the job's requests allow that instance
@@ -52,6 +53,7 @@ class PassInput:
     pes: dict[str, PEConf] = field(default_factory=dict)
     pe_used: dict[str, int] = field(default_factory=dict)
     category_cache: bool = True
+    quotas: QuotaContext | None = None  # resource quota sets and their usage
 
 
 @dataclass
@@ -244,7 +246,7 @@ def _place(job: PlacementJob, category: Category, free: dict[SlotKey, int],
     """The grant and the PE it is in (None for a serial job), or None: no room."""
     pe = job.pe
     if pe is None:
-        granted = _place_serial(category, free, inp.resources)
+        granted = _place_serial(job, category, free, inp.resources, inp.quotas)
         return None if granted is None else (granted, None)
     for conf, hosts in _pe_choices(job, pe[0], category, inp):
         cap = None if conf.slots is None else conf.slots - pe_used.get(conf.name, 0)
@@ -257,7 +259,13 @@ def _place(job: PlacementJob, category: Category, free: dict[SlotKey, int],
             # bounds hold for one slot range; the PE limit may shrink it between jobs
             bounds = category.pe_bounds.setdefault(f"{conf.name}:{low}:{limit}", {})
             granted = allocate(conf.rule, low, limit, hosts, alloc, bounds)
+            if granted is not None and inp.quotas is not None and \
+                    inp.quotas.refusal_of_grant(job, granted, conf.name) is not None:
+                alloc.rollback()  # over a quota: a smaller range may still fit
+                continue
             if granted is not None:
+                if inp.quotas is not None:
+                    inp.quotas.take(job, granted, conf.name)
                 pe_used[conf.name] = pe_used.get(conf.name, 0) + alloc.total
                 return granted, conf.name
     return None
@@ -284,20 +292,25 @@ def _may_use_pe(job: PlacementJob, pe: str, access: Access | None) -> bool:
     return access is None or access.pe_allows(job.owner, job.group, pe)
 
 
-def _place_serial(category: Category, free: dict[SlotKey, int],
-                  view: ResourceView | None) -> list[list[Any]] | None:
+def _place_serial(job: PlacementJob, category: Category, free: dict[SlotKey, int],
+                  view: ResourceView | None, quotas: QuotaContext | None = None
+                  ) -> list[list[Any]] | None:
     """One slot on the first candidate with room; an instance found full stays full
-    for this category for the rest of the pass (resources only shrink in a pass)."""
+    for this category for the rest of the pass (resources only shrink in a pass, and
+    quota usage only grows: a category is one owner and project)."""
     fit, candidates = category.fit, category.candidates
     while category.cursor < len(candidates):
         qi = candidates[category.cursor]
         key = (qi.queue, qi.host)
         if free.get(key, 0) > 0 and (fit is None or not fit.dynamic
-                                     or fit.fits(qi.queue, qi.host, 1, True)):
+                                     or fit.fits(qi.queue, qi.host, 1, True)) and \
+                (quotas is None or quotas.refusal(job, qi.queue, qi.host, 1) is None):
             free[key] -= 1
             granted = [[qi.queue, qi.host, 1]]
             if view is not None:
                 apply(view, debits(view, category.requests, granted))
+            if quotas is not None:
+                quotas.take(job, granted)
             return granted
         category.cursor += 1
     return None

@@ -13,6 +13,7 @@ from common.cluster import QueueInstance, queue_instances
 from common.placement.dispatch import PassInput, pe_usage
 from common.placement.job import PlacementJob, placement_job
 from common.placement.pass_conf import conf_fields
+from common.placement.quotas import quota_context
 from common.placement.resources import LevelKey, build_view, host_key
 
 Conf = Mapping[str, Mapping[str, Any]]
@@ -56,13 +57,17 @@ def pass_input(conf: Conf, hosts: Mapping[str, Any], jobs: Mapping[int, Placemen
     view = build_view(conf, hosts, instances,
                       ((jobs[t["job_id"]].hard_resources, t["granted"]) for t in holding),
                       values=fixed)
+    quotas = quota_context(conf, view.attrs, fields["host_groups"],
+                           {name: view.load.get(host_key(name), {}) for name in hosts},
+                           jobs, holding)
     return PassInput(
         jobs=jobs, pending=list(pending), instances=instances, used=dict(used or {}),
         # hosts are ranked by their load after load_scaling, as matching sees it
         load={name: _float(view.load.get(host_key(name), {}).get("np_load_avg"))
               for name in hosts},
         resources=view, **fields,
-        pe_used=pe_usage(jobs, holding, fields["pes"], fields["pe_of_queue"]))
+        pe_used=pe_usage(jobs, holding, fields["pes"], fields["pe_of_queue"]),
+        quotas=quotas)
 
 
 def _float(text: Any) -> float:

@@ -24,12 +24,13 @@ class PlacementJob:
     soft_resources: Mapping[str, str] = field(default_factory=dict)
     pe: tuple[str, int, int] | None = None       # -pe name low high
     pe_ranges: tuple[tuple[int, int], ...] = ()  # -pe name 2,4: each range
+    project: str | None = None                   # -P (resource quotas filter on it)
 
     @property
     def category(self) -> tuple[Any, ...]:
         """Jobs alike in everything placement looks at share one answer per pass."""
         return (self.hard_queues, _sorted(self.hard_resources), _sorted(self.soft_resources),
-                self.soft_queues, self.pe, self.owner, self.group)
+                self.soft_queues, self.pe, self.owner, self.group, self.project)
 
     def with_pe(self, name: str) -> "PlacementJob":
         """The same job asking for the PE ``name`` (``qstat -j`` asks PE by PE)."""
@@ -37,7 +38,7 @@ class PlacementJob:
         return PlacementJob(self.job_id, self.owner, self.group, self.priority,
                             self.hard_queues, self.soft_queues, self.hard_resources,
                             self.soft_resources, (name, self.pe[1], self.pe[2]),
-                            self.pe_ranges)
+                            self.pe_ranges, self.project)
 
     def slot_ranges(self) -> list[tuple[int, int]]:
         """The slot ranges of ``-pe name n[-m][,...]``, the highest first: the pass grants
@@ -70,7 +71,8 @@ def placement_job(record: Mapping[str, Any]) -> PlacementJob:
         hard_resources=_requests(opts.get("hard_resources")),
         soft_resources=_requests(opts.get("soft_resources")),
         pe=None if not pe else (str(pe[0]), int(pe[1]), int(pe[2] if len(pe) > 2 else pe[1])),
-        pe_ranges=tuple((int(lo), int(hi)) for lo, hi in opts.get("pe_ranges") or ()))
+        pe_ranges=tuple((int(lo), int(hi)) for lo, hi in opts.get("pe_ranges") or ()),
+        project=str(opts["project"]) if opts.get("project") else None)
 
 
 def _strings(value: Any) -> tuple[str, ...]:

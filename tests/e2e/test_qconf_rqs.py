@@ -124,3 +124,40 @@ def test_attribute_options_on_rule_sets(env: dict[str, str]) -> None:
             ("", 'denied: resource quota set "nosuchset" does not exist\n', 1)
     finally:
         qconf(env, "-drqs", "ruleset_1")
+
+
+def states(env: dict[str, str], job_ids: list[str]) -> list[str]:
+    done = subprocess.run(command("qstat"), env=env, capture_output=True, text=True,
+                          timeout=60)
+    rows = {line.split()[0]: line.split()[4] for line in done.stdout.splitlines()[2:]}
+    return [rows.get(j, "gone") for j in job_ids]
+
+
+def test_the_scheduler_keeps_to_a_quota(env: dict[str, str], tmp_path: Path) -> None:
+    """``limit users {*} to slots=1``: one running job per user, the next waits; with
+    the set disabled again (``-mattr ... enabled false``) it runs."""
+    import time
+    rules = tmp_path / "one_each.rqs"
+    rules.write_text("{\nname one_each\nenabled true\nlimit users {*} to slots=1\n}\n")
+    assert qconf(env, "-Arqs", str(rules))[2] == 0
+    jobs: list[str] = []
+    try:
+        for _ in range(2):
+            done = subprocess.run(command("qsub") + ["-terse", "-b", "y", "-o", "/dev/null",
+                                                     "-j", "y", "sleep", "30"],
+                                  env=env, capture_output=True, text=True, timeout=60)
+            jobs.append(done.stdout.strip())
+        deadline = time.monotonic() + 20
+        while sorted(states(env, jobs)) != ["qw", "r"]:
+            assert time.monotonic() < deadline, states(env, jobs)
+            time.sleep(0.2)
+        time.sleep(1.0)  # and it stays so: the pass runs again on every event
+        assert sorted(states(env, jobs)) == ["qw", "r"]
+        assert qconf(env, "-mattr", "resource_quota", "enabled", "false", "one_each")[2] == 0
+        deadline = time.monotonic() + 20
+        while states(env, jobs) != ["r", "r"]:
+            assert time.monotonic() < deadline, states(env, jobs)
+            time.sleep(0.2)
+    finally:
+        subprocess.run(command("qdel") + jobs, env=env, capture_output=True, timeout=60)
+        qconf(env, "-drqs", "one_each")

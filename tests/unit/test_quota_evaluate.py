@@ -1,13 +1,18 @@
 """Resource quota evaluation (common.quota.evaluate), sentence by sentence of
-sge_resource_quota(5) and the 2006 specification."""
+sge_resource_quota(5) and the 2006 specification, alone and in the dispatch pass."""
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
+from common.cluster import QueueInstance
+from common.placement.dispatch import PassInput, dispatch_pass
+from common.placement.job import placement_job
+from common.placement.quotas import quota_context
 from common.quota.evaluate import (Names, QuotaRequest, QuotaUsage, debit, exceeded,
                                    filter_matches, matching_rule)
-from common.quota.rqs_format import RuleSet, parse_rule_sets
+from common.quota.rqs_format import RuleSet, parse_rule_sets, rule_set_pairs
+from common.resource.complexes import default_complexes, parse_complex_line
 
 COMPILER = parse_rule_sets("""{
 name ruleset1
@@ -141,3 +146,63 @@ def test_no_user_ever_holds_more_than_a_per_user_limit(users: list[str], cap: in
         if grant(sets, usage, req(user, amounts={"slots": 1})) is None:
             held[user] += 1
     assert all(count == min(cap, users.count(u)) for u, count in held.items())
+
+
+# ---- in the dispatch pass (common.placement.quotas, common.placement.dispatch) -------
+
+
+ATTRS = default_complexes() + [parse_complex_line("compiler_lic cl INT <= YES YES 0 0")]
+
+
+def pass_with(sets_text: str, jobs: list[tuple[int, str, dict[str, object]]],
+              holding: list[dict[str, object]] = (), slots: int = 8,
+              hosts: tuple[str, ...] = ("h1",), **kw: object
+              ) -> list[tuple[int, list[list[object]]]]:
+    conf = {"rqs": {rs.name: rule_set_pairs(rs) for rs in parse_rule_sets(sets_text)},
+            "userset": {"staff": [["name", "staff"], ["entries", "roland,andre"]]}}
+    placed = {j: placement_job({"job_id": j, "owner": owner, "opts": opts})
+              for j, owner, opts in jobs}
+    quotas = quota_context(conf, ATTRS, {}, {h: {"num_proc": "2"} for h in hosts}, placed,
+                           holding)
+    instances = [QueueInstance("all.q", h, slots, 0, "BATCH INTERACTIVE", True)
+                 for h in hosts]
+    tasks = [{"job_id": j, "task_id": 1, "version": 1, "state": "pending"}
+             for j, _, _ in jobs]
+    orders = dispatch_pass(PassInput(placed, tasks, instances, {}, quotas=quotas,
+                                     **kw))  # type: ignore[arg-type]
+    return [(o["job_id"], o["granted"]) for o in orders]
+
+
+def test_the_pass_keeps_each_user_to_a_slot_quota() -> None:
+    got = pass_with("{\nname q\nenabled true\nlimit users {*} to slots=2\n}",
+                    [(1, "a", {}), (2, "a", {}), (3, "a", {}), (4, "b", {})])
+    assert [j for j, _ in got] == [1, 2, 4]
+
+
+def test_running_jobs_count_against_the_quota() -> None:
+    got = pass_with("{\nname q\nenabled true\nlimit users {*} to slots=2\n}",
+                    [(1, "a", {}), (2, "a", {}), (9, "a", {})],
+                    holding=[{"job_id": 9, "granted": [["all.q", "h1", 1]]}])
+    assert [j for j, _ in got] == [1]
+
+
+def test_the_pass_counts_licences_and_projects() -> None:
+    jobs = [(1, "roland", {"project": "p1", "hard_resources": {"compiler_lic": "2"}}),
+            (2, "roland", {"project": "p1", "hard_resources": {"compiler_lic": "2"}}),
+            (3, "andre", {"project": "p1", "hard_resources": {"compiler_lic": "2"}}),
+            (4, "ann", {"hard_resources": {"compiler_lic": "1"}})]
+    got = pass_with("{\nname ruleset1\nenabled true\nlimit users roland to compiler_lic=3\n"
+                    "limit projects * to compiler_lic=2\nlimit users * to compiler_lic=1\n}",
+                    jobs)
+    assert [j for j, _ in got] == [1, 3, 4]  # roland's second would make 4 > 3
+
+
+def test_a_parallel_job_over_a_quota_waits() -> None:
+    text = "{\nname q\nenabled true\nlimit users {*} to slots=3\n}"
+    got = pass_with(text, [(1, "a", {"pe": ["smp", 2, 2]}), (2, "a", {"pe": ["smp", 2, 2]})],
+                    pe_of_queue={"all.q": {"smp"}})
+    assert got == [(1, [["all.q", "h1", 2]])]
+
+
+def test_no_enabled_set_costs_nothing() -> None:
+    assert quota_context({"rqs": {}}, ATTRS, {}, {}, {}, []) is None

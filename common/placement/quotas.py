@@ -1,0 +1,156 @@
+"""Resource quota sets in the dispatch pass (pure): the sets of the configuration, the
+usage of the jobs holding slots, and the question "may this job have these slots on this
+queue instance?" (common.quota.evaluate decides).
+
+What a grant counts: ``slots``; each consumable the job requests (or its default) per
+slot, a ``JOB`` consumable once, at the master queue; a requested non-consumable is not
+counted (quotas limit amounts).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from common.placement.job import PlacementJob
+from common.quota.evaluate import Names, QuotaRequest, QuotaUsage, debit, exceeded
+from common.quota.rqs_checks import dynamic_terms, dynamic_limit
+from common.quota.rqs_format import RqsFormatError, RuleSet, rule_set_from_pairs
+from common.resource.complexes import ComplexAttr, Consumable, resolve_name
+from common.resource.values import BadValueError, parse_value
+
+Conf = Mapping[str, Mapping[str, Any]]
+
+
+@dataclass
+class QuotaContext:
+    rule_sets: list[RuleSet]
+    names: Names
+    attrs: list[ComplexAttr]
+    host_values: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # load
+    usage: QuotaUsage = field(default_factory=QuotaUsage)
+    _limits: dict[tuple[str, str, str], float] = field(default_factory=dict)
+
+    def limit_value(self, name: str, text: str, host: str) -> float:
+        """A limit's number on ``host`` (static: the same everywhere)."""
+        key = (name, text, host if "$" in text else "")
+        found = self._limits.get(key)
+        if found is None:
+            found = self._limits[key] = self._evaluate(name, text, host)
+        return found
+
+    def _evaluate(self, name: str, text: str, host: str) -> float:
+        if "$" in text:
+            values = {}
+            for k, v in self.host_values.get(host, {}).items():
+                try:
+                    values[k] = float(v)
+                except (TypeError, ValueError):
+                    continue
+            return dynamic_limit(dynamic_terms(text, self.attrs), values)
+        attr = resolve_name(self.attrs, name)
+        try:
+            value = parse_value(attr.type, text) if attr is not None else float(text)
+        except (BadValueError, ValueError):
+            return float("inf")  # checked when stored; a complex changed since
+        return float(value) if isinstance(value, float) else float("inf")
+
+    def request(self, job: PlacementJob, queue: str, host: str, slots: int,
+                pe: str | None, master: bool = True) -> QuotaRequest:
+        return QuotaRequest(job.owner, job.project, pe, queue, host,
+                            grant_amounts(job, slots, self.attrs, master))
+
+    def refusal(self, job: PlacementJob, queue: str, host: str, slots: int,
+                pe: str | None = None, master: bool = True) -> str | None:
+        """``set/rule`` that the grant would exceed, or None."""
+        return exceeded(self.rule_sets, self.usage,
+                        self.request(job, queue, host, slots, pe, master), self.names,
+                        self.limit_value)
+
+    def take(self, job: PlacementJob, granted: Sequence[Sequence[Any]],
+             pe: str | None = None) -> None:
+        """Count a grant ``[[queue, host, slots], ...]``."""
+        for index, (queue, host, slots) in enumerate(granted):
+            debit(self.rule_sets, self.usage,
+                  self.request(job, str(queue), str(host), int(slots), pe, index == 0),
+                  self.names)
+
+    def refusal_of_grant(self, job: PlacementJob, granted: Sequence[Sequence[Any]],
+                         pe: str | None = None) -> str | None:
+        """The first ``set/rule`` a whole grant would exceed (counting its parts)."""
+        trial = QuotaContext(self.rule_sets, self.names, self.attrs, self.host_values,
+                             QuotaUsage({k: dict(v) for k, v in self.usage.used.items()}),
+                             self._limits)
+        for index, (queue, host, slots) in enumerate(granted):
+            req = trial.request(job, str(queue), str(host), int(slots), pe, index == 0)
+            refused = exceeded(trial.rule_sets, trial.usage, req, trial.names,
+                               trial.limit_value)
+            if refused is not None:
+                return refused
+            debit(trial.rule_sets, trial.usage, req, trial.names)
+        return None
+
+
+def grant_amounts(job: PlacementJob, slots: int, attrs: Sequence[ComplexAttr],
+                  master: bool) -> dict[str, float]:
+    """What ``slots`` slots of ``job`` on one queue instance consume."""
+    amounts = {"slots": float(slots)}
+    for name, text in job.hard_resources.items():
+        attr = resolve_name(attrs, name)
+        if attr is None or not attr.is_consumable or attr.name == "slots":
+            continue
+        try:
+            value = parse_value(attr.type, text)
+        except BadValueError:
+            continue
+        if not isinstance(value, float):
+            continue
+        if attr.consumable is Consumable.JOB:
+            if master:
+                amounts[attr.name] = value
+        else:
+            amounts[attr.name] = value * slots
+    return amounts
+
+
+def rule_sets_of(conf: Conf) -> list[RuleSet]:
+    """The enabled sets of the configuration (a stored set that no longer reads is left
+    out rather than stopping every pass)."""
+    sets = []
+    for pairs in (conf.get("rqs") or {}).values():
+        try:
+            rule_set = rule_set_from_pairs(pairs)
+        except RqsFormatError:
+            continue
+        if rule_set.enabled:
+            sets.append(rule_set)
+    return sets
+
+
+def acl_members(conf: Conf) -> dict[str, frozenset[str]]:
+    """Access list name -> its user names (``entries`` of userset(5))."""
+    out = {}
+    for name, pairs in (conf.get("userset") or {}).items():
+        entries = next((v for k, v in pairs if k == "entries"), "NONE")
+        out[name] = frozenset(e for e in entries.replace(",", " ").split()
+                              if e.upper() != "NONE")
+    return out
+
+
+def quota_context(conf: Conf, attrs: list[ComplexAttr],
+                  host_groups: Mapping[str, frozenset[str]],
+                  host_values: Mapping[str, Mapping[str, str]],
+                  jobs: Mapping[int, PlacementJob],
+                  holding: Iterable[Mapping[str, Any]]) -> QuotaContext | None:
+    """The pass's quota view with the usage of the tasks ``holding`` slots; None when no
+    enabled set exists (the pass then skips quotas at no cost)."""
+    sets = rule_sets_of(conf)
+    if not sets:
+        return None
+    ctx = QuotaContext(sets, Names(acls=acl_members(conf), host_groups=host_groups), attrs,
+                       host_values)
+    for task in holding:
+        job = jobs.get(task["job_id"])
+        if job is not None and task.get("granted"):
+            ctx.take(job, task["granted"], task.get("granted_pe"))
+    return ctx
