@@ -6,8 +6,8 @@ every granted queue instance still exists on a live host with enough free slots 
 neither disabled, suspended nor in error (``qmod``, ``qmaster.queue_control``), the
 queue, host and PE user lists admit the job's owner, the parallel environment named for a ``-pe`` job is one the job asked for, every granted
 queue offers it, the grant follows its allocation rule, the slot count is in the job's
-range and within the PE's total ``slots``, and the job's consumables (complex(5)) still
-fit, all by the qmaster's own bookkeeping (the pure ``common.placement.resources`` model fed
+range and within the PE's total ``slots``, the grant keeps to the resource quota sets,
+and the job's consumables (complex(5)) still fit, all by the qmaster's own bookkeeping (the pure ``common.placement.resources`` model fed
 with the store). Refusals are published as
 ``order_refused`` events.
 """
@@ -26,6 +26,7 @@ from qmaster.store import Store
 from qmaster.placement_view import as_placement_job, store_pass_input
 from common.placement.dispatch import queue_matches
 from common.placement.pass_conf import Access, PEConf, grant_follows_rule, pes_at
+from common.placement.quotas import QuotaContext
 from common.placement.resources import ResourceView, apply, check_grant, debits, job_requests
 
 
@@ -49,9 +50,13 @@ def handle_orders(ctx: Ctx) -> dict[str, Any]:
                   or _request_refusal(ctx.store, order, instances, fields)
                   or _access_refusal(ctx.store, order, fields["access"])
                   or _pe_refusal(ctx.store, order, fields, pe_used)
+                  or _quota_refusal(ctx.store, order, inp.quotas)
                   or _resource_refusal(ctx, order, view))
         if not reason:  # only now: a refused order must not keep PE slots counted
             _debit_pe(order, pe_used)
+            if inp.quotas is not None:
+                inp.quotas.take(as_placement_job(ctx.store.jobs[int(order["job_id"])]),
+                                _granted(order), order.get("pe"))
         if reason:
             refused.append({"order": order, "reason": reason})
             ctx.batch.event("order_refused", "put", _order_key(order), {"reason": reason})
@@ -60,6 +65,21 @@ def handle_orders(ctx: Ctx) -> dict[str, Any]:
         accepted += 1
     ctx.services.refused_orders += len(refused)
     return {"accepted": accepted, "refused": refused}
+
+
+def _granted(order: dict[str, Any]) -> list[list[Any]]:
+    return [[str(q), str(h), int(s)] for q, h, s in order["granted"]]
+
+
+def _quota_refusal(store: Store, order: dict[str, Any], quotas: QuotaContext | None) -> str:
+    """The grant must keep to every enabled resource quota set (sge_resource_quota(5)),
+    counting the running jobs and the orders accepted before it in this batch."""
+    if quotas is None:
+        return ""
+    job = as_placement_job(store.jobs[int(order["job_id"])])
+    pe = order.get("pe") if isinstance(order.get("pe"), str) else None
+    refused = quotas.refusal_of_grant(job, _granted(order), pe)
+    return f'cannot run because it exceeds limit "{refused}"' if refused else ""
 
 
 def _resource_refusal(ctx: Ctx, order: dict[str, Any], view: ResourceView) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.test_qmaster_core import ALICE, Harness
+from tests.unit.test_qmaster_core import ALICE, ROOT, Harness
 
 
 @pytest.fixture
@@ -83,3 +83,17 @@ def test_a_configuration_object_is_stored_under_its_own_name(
         qm.call("conf_put", {"user": ROOT.to_dict(), "kind": kind, "name": name,
                              "data": pairs, "mode": "add"})
     assert qm.server.store.conf[kind] == before
+
+
+def test_orders_over_a_resource_quota_are_refused(qm: Harness) -> None:
+    """The qmaster counts the running jobs and the orders before it in the batch."""
+    rqs = [["name", "one_each"], ["enabled", "TRUE"], ["limit", "users {*} to slots=1"]]
+    qm.call("conf_put", {"user": ROOT.to_dict(), "kind": "rqs", "name": "one_each",
+                         "data": rqs, "mode": "add"})
+    first, second = qm.submit(), qm.submit()
+    assert order(qm, first, [["all.q", "h1", 1]])["accepted"] == 1
+    reply = order(qm, second, [["all.q", "h1", 1]])
+    assert reply["accepted"] == 0
+    assert reply["refused"][0]["reason"] == \
+        'cannot run because it exceeds limit "one_each/1"'
+    assert qm.tasks(second)[0]["state"] == "pending"
