@@ -18,7 +18,7 @@ ENTRY_MODULES = {
     "pyge": "deploy.cell", "qsub": "clients.qsub.main", "qstat": "clients.qstat",
     "qdel": "clients.qdel", "qhold": "clients.qhold", "qrls": "clients.qrls",
     "qalter": "clients.qalter", "qacct": "clients.qacct.main", "qhost": "clients.qhost",
-    "qconf": "clients.qconf.main", "qmod": "clients.qmod.main",
+    "qconf": "clients.qconf.main", "qmod": "clients.qmod.main", "qquota": "clients.qquota",
 }
 COMMANDS = frozenset(ENTRY_MODULES) - {"pyge"}
 

@@ -161,3 +161,42 @@ def test_the_scheduler_keeps_to_a_quota(env: dict[str, str], tmp_path: Path) -> 
     finally:
         subprocess.run(command("qdel") + jobs, env=env, capture_output=True, timeout=60)
         qconf(env, "-drqs", "one_each")
+
+
+def test_qquota_shows_the_rules_in_use_as_8_1_9(env: dict[str, str], tmp_path: Path) -> None:
+    """The slots_per_user set of the 8.1.9 capture (qquota-rulesets.input) with two
+    running jobs: qquota as the owner shows ``slots=2/3  users <me> hosts <host>``."""
+    import time
+    me, host = WHO.split("@")
+    rules = tmp_path / "per_user.rqs"
+    rules.write_text("{\nname slots_per_user\nenabled true\n"
+                     "limit users {*} hosts {*} to slots=3\n}\n")
+    assert qconf(env, "-Arqs", str(rules))[2] == 0
+    jobs: list[str] = []
+    try:
+        for _ in range(2):
+            done = subprocess.run(command("qsub") + ["-terse", "-b", "y", "-o", "/dev/null",
+                                                     "-j", "y", "sleep", "30"],
+                                  env=env, capture_output=True, text=True, timeout=60)
+            jobs.append(done.stdout.strip())
+        deadline = time.monotonic() + 20
+        while states(env, jobs) != ["r", "r"]:
+            assert time.monotonic() < deadline, states(env, jobs)
+            time.sleep(0.2)
+        captured_table = (RQS / "qquota-user.out").read_text().splitlines()
+        expected = "\n".join(captured_table[:2] + [
+            captured_table[-1].replace("sgeuser", me).replace(" vm", f" {host}")]) + "\n"
+        run = subprocess.run(command("qquota"), env=env, capture_output=True, text=True,
+                             timeout=60)
+        assert (run.stdout, run.returncode) == (expected, 0)
+        xml = subprocess.run(command("qquota") + ["-xml"], env=env, capture_output=True,
+                             text=True, timeout=60).stdout
+        assert f"<qquota_rule name='slots_per_user/1'>\n   <users>{me}</users>\n" \
+               f"   <hosts>{host}</hosts>\n   <limit resource='slots' limit='3' value='2'/>" \
+               in xml
+        nobody = subprocess.run(command("qquota") + ["-u", "nobody_at_all"], env=env,
+                                capture_output=True, text=True, timeout=60)
+        assert (nobody.stdout, nobody.returncode) == ("", 0)
+    finally:
+        subprocess.run(command("qdel") + jobs, env=env, capture_output=True, timeout=60)
+        qconf(env, "-drqs", "slots_per_user")

@@ -2,6 +2,8 @@
 sge_resource_quota(5) and the 2006 specification, alone and in the dispatch pass."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -11,6 +13,7 @@ from common.placement.job import placement_job
 from common.placement.quotas import quota_context
 from common.quota.evaluate import (Names, QuotaRequest, QuotaUsage, debit, exceeded,
                                    filter_matches, matching_rule)
+from common.quota.report import Selection, quota_rows, render_rows, render_rows_xml
 from common.quota.rqs_format import RuleSet, parse_rule_sets, rule_set_pairs
 from common.resource.complexes import default_complexes, parse_complex_line
 
@@ -206,3 +209,27 @@ def test_a_parallel_job_over_a_quota_waits() -> None:
 
 def test_no_enabled_set_costs_nothing() -> None:
     assert quota_context({"rqs": {}}, ATTRS, {}, {}, {}, []) is None
+
+
+def test_qquota_rows_of_the_8_1_9_capture() -> None:
+    """tests/data/reference/rqs/ qquota-*: the compiler licence sets and slots_per_user,
+    sgeuser running one job with compiler_lic=1 and one without, on host vm."""
+    rqs = Path(__file__).parents[1] / "data" / "reference" / "rqs"
+    sets = parse_rule_sets((rqs / "qquota-rulesets.input").read_text())
+    conf = {"rqs": {rs.name: rule_set_pairs(rs) for rs in sets}, "userset": {}}
+    jobs = {1: placement_job({"job_id": 1, "owner": "sgeuser",
+                              "opts": {"hard_resources": {"compiler_lic": "1"}}}),
+            2: placement_job({"job_id": 2, "owner": "sgeuser", "opts": {}})}
+    holding = [{"job_id": j, "granted": [["all.q", "vm", 1]]} for j in (1, 2)]
+    ctx = quota_context(conf, ATTRS, {}, {}, jobs, holding)
+    assert ctx is not None
+
+    def text(users: frozenset[str] | None) -> str:
+        return render_rows(quota_rows(ctx.rule_sets, ctx.usage, ctx.names,
+                                      lambda n, t, h: t, Selection(users=users)))
+    assert text(frozenset({"sgeuser"})) == (rqs / "qquota-user.out").read_text()
+    assert text(frozenset({"root"})) == (rqs / "qquota-root.out").read_text()
+    assert text(None) == (rqs / "qquota-root-u-all.out").read_text()
+    xml = render_rows_xml(quota_rows(ctx.rule_sets, ctx.usage, ctx.names,
+                                     lambda n, t, h: t, Selection(users=None)))
+    assert xml == (rqs / "qquota-root-u-all-xml.out").read_text()

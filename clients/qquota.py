@@ -1,0 +1,145 @@
+"""qquota: the resource quota rules in use, as qquota(1) of Grid Engine 8.1.9 shows them.
+
+For each enabled rule set's rule, consumer tuple and limited complex in use, one line
+``set/rule  complex=used/limit  filter``; by default only what concerns the calling user
+(``-u '*'``: everyone). Options: ``-u``, ``-h``, ``-q``, ``-pe``, ``-P``, ``-l``
+(resource names), ``-xml``, ``-help``; options are also read from the cell's
+``common/sge_qquota`` and from ``~/.sge_qquota`` (that one winning), the command line
+winning over both. The usage is worked out here from the cell's configuration and its
+running jobs with the placement library the scheduler uses (common.placement.quotas).
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from clients.api import ClientError, connect_or_exit
+from common.jobstate import ACTIVE_STATES
+from common.placement.job import placement_job
+from common.placement.pass_conf import host_group_members
+from common.placement.quotas import quota_context
+from common.quota.report import Selection, quota_rows, render_rows, render_rows_xml
+from common.resource.complexes import cell_complexes
+
+PRODUCT = "SGE 8.1.9"
+USAGE = (f"{PRODUCT}\nusage: qquota [options]\n"
+         "   [-h wc_host|wc_hostgroup,...]    display only selected hosts\n"
+         "   [-help]                          print this help\n"
+         "   [-l resource_attributes]         request the given resources\n"
+         "   [-u wc_user,...]                 display only selected users\n"
+         "   [-pe wc_pe_name,...]             display only selected parallel environments\n"
+         "   [-P wc_project,...]              display only selected projects\n"
+         "   [-q wc_cqueue,...]               display only selected queues\n"
+         "   [-xml]                           display the information in XML-Format\n")
+LIST_OPTIONS = {"-u": "users", "-h": "hosts", "-q": "queues", "-pe": "pes", "-P": "projects",
+                "-l": "resources"}
+
+
+class QquotaExit(Exception):
+    def __init__(self, message: str, status: int = 1) -> None:
+        super().__init__(message)
+        self.message, self.status = message, status
+
+
+def option_files(cell_common: Path | None) -> list[str]:
+    """Words of the cell's sge_qquota, then of ~/.sge_qquota (later ones win)."""
+    words: list[str] = []
+    paths = ([cell_common / "sge_qquota"] if cell_common else []) + \
+        [Path(os.path.expanduser("~")) / ".sge_qquota"]
+    for path in paths:
+        try:
+            text = path.read_text()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            if not line.lstrip().startswith("#"):
+                words += line.split()
+    return words
+
+
+def parse_args(argv: list[str]) -> tuple[dict[str, list[str]], bool, bool]:
+    """(list options, -xml, -help); a list option given again replaces the earlier."""
+    lists: dict[str, list[str]] = {}
+    xml = helped = False
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word == "-help":
+            helped = True
+        elif word == "-xml":
+            xml = True
+        elif word in LIST_OPTIONS:
+            if i + 1 >= len(argv):
+                raise QquotaExit(f"{word} option must have argument")
+            lists[LIST_OPTIONS[word]] = [v for v in argv[i + 1].split(",") if v]
+            i += 1
+        else:
+            raise QquotaExit(f'{USAGE}error: invalid option argument "{word}"')
+        i += 1
+    return lists, xml, helped
+
+
+def selection(lists: dict[str, list[str]], me: str) -> Selection:
+    def chosen(name: str) -> frozenset[str] | None:
+        values = lists.get(name)
+        if values is None or "*" in values:
+            return None
+        return frozenset(values)
+    users = lists.get("users", [me])
+    return Selection(users=None if "*" in users else frozenset(users),
+                     hosts=chosen("hosts"), queues=chosen("queues"), pes=chosen("pes"),
+                     projects=chosen("projects"), resources=chosen("resources"))
+
+
+def report(client: Any, lists: dict[str, list[str]], xml: bool) -> str:
+    conf = {kind: client.conf_get(kind) for kind in ("rqs", "userset", "hgrp", "complex")}
+    reply = client.jobs()
+    records = {int(j["job_id"]): j for j in reply.get("jobs") or []}
+    jobs = {}
+    for job_id, record in records.items():
+        try:
+            jobs[job_id] = placement_job(record)
+        except (TypeError, ValueError):
+            continue
+    holding = [t for t in reply.get("tasks") or []
+               if t.get("state") in ACTIVE_STATES and t.get("granted")]
+    hosts = {h["name"]: {k: str(v) for k, v in (h.get("load") or {}).items()}
+             for h in client.cluster()["hosts"]}
+    ctx = quota_context(conf, cell_complexes(conf), host_group_members(conf), hosts, jobs,
+                        holding)
+    if ctx is None:
+        return ""
+
+    def limit_text(name: str, text: str, host: str) -> str:
+        return f"{ctx.limit_value(name, text, host):g}" if "$" in text else text
+    rows = quota_rows(ctx.rule_sets, ctx.usage, ctx.names, limit_text,
+                      selection(lists, client.user.name))
+    if not rows:
+        return ""
+    return render_rows_xml(rows) if xml else render_rows(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        client = connect_or_exit("qquota")
+        cell = getattr(client, "_cell", None)
+        common = cell.common_dir if cell is not None else None
+        lists, xml, helped = parse_args(option_files(common) + argv)
+        if helped:
+            sys.stdout.write(USAGE)
+            return 0
+        sys.stdout.write(report(client, lists, xml))
+        return 0
+    except QquotaExit as exc:
+        sys.stderr.write(exc.message + "\n")
+        return exc.status
+    except ClientError as exc:
+        sys.stderr.write(exc.message + "\n")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
