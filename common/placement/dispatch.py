@@ -26,7 +26,7 @@ from common.placement.pe_alloc import (
     Allocation, RequestFit, allocate, by_host, drop_full_hosts, soft_fits,
 )
 from common.placement.pass_conf import Access, PEConf, pes_at
-from common.placement.quotas import QuotaContext
+from common.placement.quotas import QuotaContext, everywhere
 from common.placement.resources import ResourceView, apply, debits, job_requests
 
 # (job, queue instance) -> True when the job's requests allow that instance
@@ -303,8 +303,15 @@ def _place_serial(job: PlacementJob, category: Category, free: dict[SlotKey, int
         qi = candidates[category.cursor]
         key = (qi.queue, qi.host)
         if free.get(key, 0) > 0 and (fit is None or not fit.dynamic
-                                     or fit.fits(qi.queue, qi.host, 1, True)) and \
-                (quotas is None or quotas.refusal(job, qi.queue, qi.host, 1) is None):
+                                     or fit.fits(qi.queue, qi.host, 1, True)):
+            refused = None if quotas is None else \
+                quotas.refusing_rule(job, qi.queue, qi.host, 1)
+            if refused is not None and everywhere(*refused):
+                category.cursor = len(candidates)  # no instance would do: full for it
+                return None
+            if refused is not None:
+                category.cursor += 1
+                continue
             free[key] -= 1
             granted = [[qi.queue, qi.host, 1]]
             if view is not None:

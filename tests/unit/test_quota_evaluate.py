@@ -233,3 +233,12 @@ def test_qquota_rows_of_the_8_1_9_capture() -> None:
     xml = render_rows_xml(quota_rows(ctx.rule_sets, ctx.usage, ctx.names,
                                      lambda n, t, h: t, Selection(users=None)))
     assert xml == (rqs / "qquota-root-u-all-xml.out").read_text()
+
+
+def test_a_host_rule_before_a_general_one_is_the_sets_rule_on_its_host() -> None:
+    """The pass gives up a consumer early only when a refusal holds everywhere: user a
+    is over "users * to slots=1" on h1, but on h2 the set's rule is the earlier host
+    rule."""
+    text = "{\nname s\nenabled true\nlimit hosts h2 to slots=100\nlimit users * to slots=1\n}"
+    got = pass_with(text, [(1, "a", {}), (2, "a", {})], hosts=("h1", "h2"), slots=2)
+    assert got == [(1, [["all.q", "h1", 1]]), (2, [["all.q", "h2", 1]])]
