@@ -8,7 +8,7 @@ counted (quotas limit amounts).
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,22 +78,27 @@ class QuotaContext:
         """The (set, rule index) that the grant would exceed, or None; the same answer as
         common.quota.evaluate.exceeded, faster for many instances of one consumer."""
         req = self.request(job, queue, host, slots, pe, master)
+        for rule_set, index in self._set_rules(req):
+            rule = rule_set.rules[index]
+            key = (rule_set.name, index, consumer_tuple(rule, req))
+            for limit in rule.limits:
+                amount = req.amounts.get(limit.name, 0.0)
+                if amount > 0 and self.usage.get(key, limit.name) + amount > \
+                        self.limit_value(limit.name, limit.value, host):
+                    return rule_set, index
+        return None
+
+    def _set_rules(self, req: QuotaRequest) -> Iterator[tuple[RuleSet, int]]:
+        """Each set's rule for the request (its first rule that admits it)."""
         for rule_set, indexes in self._rules_for(req.user, req.project, req.pe):
             for index in indexes:
                 rule = rule_set.rules[index]
-                if not (filter_matches(rule.filters.get("queues"), queue, "queues",
-                                       self.names)
-                        and filter_matches(rule.filters.get("hosts"), host, "hosts",
-                                           self.names)):
-                    continue
-                key = (rule_set.name, index, consumer_tuple(rule, req))
-                for limit in rule.limits:
-                    amount = req.amounts.get(limit.name, 0.0)
-                    if amount > 0 and self.usage.get(key, limit.name) + amount > \
-                            self.limit_value(limit.name, limit.value, host):
-                        return rule_set, index
-                break  # the set's rule for this request: the others do not apply
-        return None
+                if filter_matches(rule.filters.get("queues"), req.queue, "queues",
+                                  self.names) and \
+                        filter_matches(rule.filters.get("hosts"), req.host, "hosts",
+                                       self.names):
+                    yield rule_set, index
+                    break
 
     def _rules_for(self, user: str, project: str | None, pe: str | None
                    ) -> list[tuple[RuleSet, list[int]]]:
@@ -111,11 +116,17 @@ class QuotaContext:
 
     def take(self, job: PlacementJob, granted: Sequence[Sequence[Any]],
              pe: str | None = None) -> None:
-        """Count a grant ``[[queue, host, slots], ...]``."""
-        for index, (queue, host, slots) in enumerate(granted):
-            debit(self.rule_sets, self.usage,
-                  self.request(job, str(queue), str(host), int(slots), pe, index == 0),
-                  self.names)
+        """Count a grant ``[[queue, host, slots], ...]`` (as common.quota.evaluate.debit
+        counts it)."""
+        for part, (queue, host, slots) in enumerate(granted):
+            req = self.request(job, str(queue), str(host), int(slots), pe, part == 0)
+            for rule_set, index in self._set_rules(req):
+                rule = rule_set.rules[index]
+                key = (rule_set.name, index, consumer_tuple(rule, req))
+                for limit in rule.limits:
+                    amount = req.amounts.get(limit.name, 0.0)
+                    if amount > 0:
+                        self.usage.add(key, limit.name, amount)
 
     def refusal_of_grant(self, job: PlacementJob, granted: Sequence[Sequence[Any]],
                          pe: str | None = None) -> str | None:

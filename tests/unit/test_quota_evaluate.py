@@ -242,3 +242,37 @@ def test_a_host_rule_before_a_general_one_is_the_sets_rule_on_its_host() -> None
     text = "{\nname s\nenabled true\nlimit hosts h2 to slots=100\nlimit users * to slots=1\n}"
     got = pass_with(text, [(1, "a", {}), (2, "a", {})], hosts=("h1", "h2"), slots=2)
     assert got == [(1, [["all.q", "h1", 1]]), (2, [["all.q", "h2", 1]])]
+
+
+RULE_TEXTS = ["users {*} to slots=2", "users u1 to slots=1", "users * to slots=3",
+              "hosts h1 to slots=1", "hosts {*} to slots=2", "projects * to slots=1",
+              "projects !* users {*} to slots=2", "queues b.q to slots=1",
+              "users !u2 hosts {h1,h2} to slots=2"]
+
+
+@given(st.lists(st.lists(st.sampled_from(RULE_TEXTS), min_size=1, max_size=3), min_size=1,
+                max_size=3),
+       st.lists(st.tuples(st.sampled_from(["u1", "u2", "u3"]),
+                          st.sampled_from([None, "p1"]), st.sampled_from(["a.q", "b.q"]),
+                          st.sampled_from(["h1", "h2", "h3"])), max_size=12))
+def test_the_pass_view_decides_as_the_reference_evaluation(
+        sets_rules: list[list[str]],
+        grants: list[tuple[str, str | None, str, str]]) -> None:
+    """common.placement.quotas (cached per consumer) and common.quota.evaluate agree."""
+    text = "".join(f"{{\nname s{n}\nenabled true\n" + "\n".join(f"limit {r}" for r in rules)
+                   + "\n}\n" for n, rules in enumerate(sets_rules))
+    sets = parse_rule_sets(text)
+    conf = {"rqs": {rs.name: rule_set_pairs(rs) for rs in sets}, "userset": {}}
+    ctx = quota_context(conf, ATTRS, {}, {}, {}, [])
+    assert ctx is not None
+    reference = QuotaUsage()
+    for user, project, queue, host in grants:
+        job = placement_job({"job_id": 1, "owner": user,
+                             "opts": {"project": project} if project else {}})
+        req = QuotaRequest(user, project, None, queue, host, {"slots": 1.0})
+        expected = exceeded(sets, reference, req, Names(), number)
+        assert ctx.refusal(job, queue, host, 1) == expected
+        if expected is None:
+            debit(sets, reference, req, Names())
+            ctx.take(job, [[queue, host, 1]])
+        assert ctx.usage.used == reference.used
