@@ -26,6 +26,7 @@ from pathlib import Path
 
 DEFAULT_CELL = "default"
 DEFAULT_PORT = 6444
+MAX_SOCKET_PATH = 107  # sun_path holds 108 bytes with the terminating NUL
 PUBLIC_DIR_MODE = 0o755
 PUBLIC_FILE_MODE = 0o644
 QMASTER_SPOOL_MODE = 0o700

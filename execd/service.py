@@ -26,6 +26,7 @@ import zmq
 import zmq.asyncio
 
 from common import keys, wire
+from common.cell import MAX_SOCKET_PATH
 from common.conf_values import seconds_or
 from execd import cgroups as cgroups_mod
 from execd import jobdir, safefs
@@ -39,7 +40,6 @@ REMOVAL_WAIT_SECONDS = 0.05
 MAX_USAGE_REPORTS = 1 << 16  # the wire's bound on one load report's list
 EARLIER_RUN_WAIT_SECONDS = 0.5  # a new run waits for the kill of a run given up
 EARLIER_RUN_LIMIT_SECONDS = 60.0
-MAX_SOCKET_PATH = 107  # sun_path holds 108 bytes with the terminating NUL
 PING_SECONDS = 2.0  # a restarted qmaster (new epoch) is noticed within this time
 SPOOL_MODE = 0o755  # job owners traverse the spool to their job directories
 NOTIFY_DIR_MODE, NOTIFY_SOCKET_MODE = 0o700, 0o600

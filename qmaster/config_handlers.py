@@ -29,6 +29,7 @@ from typing import Any
 
 from common.cluster import attr, queue_instances
 from common.conffile import ConfError
+from common.model import CONF_KINDS
 from common.objects_conf import KINDS, hostgroup_cycle
 from common.objects_conf_base import normalize
 from common.objects_conf_queue import parse_host_overrides
@@ -44,7 +45,7 @@ from qmaster.host_rights import (
 )
 from qmaster.rqs_handlers import KIND as RQS_KIND
 from qmaster.rqs_handlers import put_rule_set
-from qmaster.store import CONF_KINDS, LIST_KINDS
+from qmaster.store import LIST_KINDS
 from qmaster.userset_handlers import (check_lists_exist, check_unreferenced, check_userset,
                                       require_permission)
 from common.placement.offers import host_offers, instance_offers

@@ -23,7 +23,7 @@ import zmq.asyncio
 
 from common import keys, wire
 from common.model import Task
-from common.cell import Cell, write_act_qmaster
+from common.cell import MAX_SOCKET_PATH, Cell, write_act_qmaster
 from common.daemon import port_is_free
 from qmaster import (accounting_log, alter, config_handlers, execd_link, gate, jobs, orders,
                      queue_control, userset_handlers)
@@ -83,7 +83,6 @@ HANDLERS: dict[str, Handler] = {
 }
 
 MAX_BATCH = 500
-MAX_SOCKET_PATH = 107  # sun_path holds 108 bytes with the terminating NUL
 HEARTBEAT_SECONDS = 1.0
 LOCK_FILE = "qmaster.lock"  # in the spool directory, held by the running qmaster
 

@@ -21,14 +21,11 @@ from typing import Any, Callable
 
 from common.jobspec import check_job_options
 from common.jobstate import ACTIVE_STATES, Event, State, next_state
-from common.model import ExecHost, Job, Task, task_key
+from common.model import CONF_KINDS, ExecHost, Job, Task, task_key
 from qmaster.spool import Transaction
 
 FINISHED_JOBS_KEPT = 1000  # finished jobs kept for qstat -s z and late `wait` requests
 
-# configuration kinds kept as ordered [name, value] pair lists
-CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf", "complex", "userset",
-              "rqs")
 # name lists: users (qconf -am/-ao) and hosts (qconf -ah/-as, see qmaster.host_rights)
 LIST_KINDS = ("manager", "operator", "adminhost", "submithost")
 

@@ -12,15 +12,13 @@ from typing import Any, Mapping
 
 from common.cluster import queue_instances
 from common.jobstate import ACTIVE_STATES, State
+from common.model import CONF_KINDS
 from common.placement.dispatch import PassInput
 from common.placement.inputs import pass_input, placement_jobs
 from common.placement.job import PlacementJob
 from common.placement.pass_conf import conf_fields
 from common.placement.resources import LevelKey, complex_list, fixed_levels
 
-# "complex": the complex list, once the qmaster keeps one (see common.placement.resources)
-CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf", "complex", "userset",
-              "rqs")
 # events that can make a pass find something new to do
 TRIGGER_KINDS = frozenset({"job", "task", "host", "queue", "hgrp", "pe", "exechost", "userset",
                            "complex", "order_refused", "qstate", "rqs"})

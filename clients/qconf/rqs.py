@@ -17,14 +17,15 @@ from typing import Callable
 from clients.api import ClientError
 from clients.qconf.attr import ADD, DELETE, MODIFY
 from clients.qconf.base import QconfError, Session, edit_text, err, out
-from common.quota.rqs_format import (RqsFormatError, RuleSet, format_rule_sets, parse_bool,
-                                     parse_limits, parse_rule_sets, rule_set_from_pairs,
-                                     rule_set_pairs)
+from common.quota.rqs_format import (Limit, RqsFormatError, Rule, RuleSet, format_rule_sets,
+                                     parse_bool, parse_limits, parse_rule_sets,
+                                     rule_set_from_pairs, rule_set_pairs)
 
 KIND = "rqs"
 NO_SETS = "No resource quota set found"
 NO_LIST = "no resource quota set list defined"
-TEMPLATE = RuleSet(name="template")  # printed with "limit to slots=0" below
+# what -arqs gives the editor (8.1.9's template; "template" is replaced by a name given)
+TEMPLATE = RuleSet(name="template", rules=(Rule(name=None, limits=(Limit("slots", "0"),)),))
 REPLACE_ALL = ("error: replacing every resource quota set at once is not supported; name "
                "the sets to modify")
 
@@ -85,9 +86,7 @@ def add_from_file(s: Session, path: str) -> int:
 
 
 def add_in_editor(s: Session, name: str | None = None) -> int:
-    text = format_rule_sets([TEMPLATE if name is None else RuleSet(name=name)])
-    text = text.replace("   enabled      FALSE\n", "   enabled      FALSE\n"
-                                                  "   limit        to slots=0\n")
+    text = format_rule_sets([TEMPLATE if name is None else replace(TEMPLATE, name=name)])
     edited = edit_text(text)
     if edited == text:
         raise QconfError("file unchanged")

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from common.placement.job import PlacementJob
-from common.quota.evaluate import (Names, QuotaRequest, QuotaUsage, consumer_tuple, debit,
-                                   exceeded, filter_matches, rule_label)
+from common.quota.evaluate import (Names, QuotaRequest, QuotaUsage, count, debit, exceeded,
+                                   filter_matches, over_limit, rule_label)
 from common.quota.rqs_checks import dynamic_terms, dynamic_limit
 from common.quota.rqs_format import RqsFormatError, RuleSet, rule_set_from_pairs
 from common.resource.complexes import ComplexAttr, Consumable, resolve_name
@@ -79,17 +79,13 @@ class QuotaContext:
         common.quota.evaluate.exceeded, faster for many instances of one consumer."""
         req = self.request(job, queue, host, slots, pe, master)
         for rule_set, index in self._set_rules(req):
-            rule = rule_set.rules[index]
-            key = (rule_set.name, index, consumer_tuple(rule, req))
-            for limit in rule.limits:
-                amount = req.amounts.get(limit.name, 0.0)
-                if amount > 0 and self.usage.get(key, limit.name) + amount > \
-                        self.limit_value(limit.name, limit.value, host):
-                    return rule_set, index
+            if over_limit(rule_set, index, self.usage, req, self.limit_value):
+                return rule_set, index
         return None
 
     def _set_rules(self, req: QuotaRequest) -> Iterator[tuple[RuleSet, int]]:
-        """Each set's rule for the request (its first rule that admits it)."""
+        """Each set's rule for the request (its first rule that admits it), as
+        common.quota.evaluate.set_rules finds it, from the per-consumer cache."""
         for rule_set, indexes in self._rules_for(req.user, req.project, req.pe):
             for index in indexes:
                 rule = rule_set.rules[index]
@@ -121,12 +117,7 @@ class QuotaContext:
         for part, (queue, host, slots) in enumerate(granted):
             req = self.request(job, str(queue), str(host), int(slots), pe, part == 0)
             for rule_set, index in self._set_rules(req):
-                rule = rule_set.rules[index]
-                key = (rule_set.name, index, consumer_tuple(rule, req))
-                for limit in rule.limits:
-                    amount = req.amounts.get(limit.name, 0.0)
-                    if amount > 0:
-                        self.usage.add(key, limit.name, amount)
+                count(rule_set, index, self.usage, req)
 
     def refusal_of_grant(self, job: PlacementJob, granted: Sequence[Sequence[Any]],
                          pe: str | None = None) -> str | None:

@@ -14,7 +14,7 @@ included). What is not requested is not limited.
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from common.quota.rqs_format import Filter, Rule, RuleSet
@@ -112,39 +112,50 @@ class QuotaUsage:
         self.used[key][complex_name] = self.used[key].get(complex_name, 0.0) + amount
 
 
+def set_rules(rule_sets: Iterable[RuleSet], req: QuotaRequest, names: Names
+              ) -> Iterator[tuple[RuleSet, int]]:
+    """Each enabled set's rule for the request (its first matching rule)."""
+    for rule_set in rule_sets:
+        if rule_set.enabled:
+            index = matching_rule(rule_set, req, names)
+            if index is not None:
+                yield rule_set, index
+
+
+def over_limit(rule_set: RuleSet, index: int, usage: QuotaUsage, req: QuotaRequest,
+               limit_value: LimitValue) -> bool:
+    """Whether the request would pass a limit of this rule (its consumers' usage)."""
+    rule = rule_set.rules[index]
+    key = (rule_set.name, index, consumer_tuple(rule, req))
+    for limit in rule.limits:
+        amount = req.amounts.get(limit.name, 0.0)
+        if amount > 0 and usage.get(key, limit.name) + amount > \
+                limit_value(limit.name, limit.value, req.host):
+            return True
+    return False
+
+
+def count(rule_set: RuleSet, index: int, usage: QuotaUsage, req: QuotaRequest) -> None:
+    """Add the request to the usage of this rule's consumers."""
+    rule = rule_set.rules[index]
+    key = (rule_set.name, index, consumer_tuple(rule, req))
+    for limit in rule.limits:
+        amount = req.amounts.get(limit.name, 0.0)
+        if amount > 0:
+            usage.add(key, limit.name, amount)
+
+
 def exceeded(rule_sets: Iterable[RuleSet], usage: QuotaUsage, req: QuotaRequest,
              names: Names, limit_value: LimitValue) -> str | None:
     """The first ``set/rule`` whose limit the request would exceed, or None."""
-    for rule_set in rule_sets:
-        if not rule_set.enabled:
-            continue
-        index = matching_rule(rule_set, req, names)
-        if index is None:
-            continue
-        rule = rule_set.rules[index]
-        key = (rule_set.name, index, consumer_tuple(rule, req))
-        for limit in rule.limits:
-            amount = req.amounts.get(limit.name, 0.0)
-            if amount <= 0:
-                continue
-            if usage.get(key, limit.name) + amount > limit_value(limit.name, limit.value,
-                                                                 req.host):
-                return rule_label(rule_set, index)
+    for rule_set, index in set_rules(rule_sets, req, names):
+        if over_limit(rule_set, index, usage, req, limit_value):
+            return rule_label(rule_set, index)
     return None
 
 
 def debit(rule_sets: Iterable[RuleSet], usage: QuotaUsage, req: QuotaRequest,
           names: Names) -> None:
     """Count a grant (a running job, or one just placed) against every set."""
-    for rule_set in rule_sets:
-        if not rule_set.enabled:
-            continue
-        index = matching_rule(rule_set, req, names)
-        if index is None:
-            continue
-        rule = rule_set.rules[index]
-        key = (rule_set.name, index, consumer_tuple(rule, req))
-        for limit in rule.limits:
-            amount = req.amounts.get(limit.name, 0.0)
-            if amount > 0:
-                usage.add(key, limit.name, amount)
+    for rule_set, index in set_rules(rule_sets, req, names):
+        count(rule_set, index, usage, req)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from common.quota.evaluate import Names, QuotaUsage, filter_matches
+from common.quota.evaluate import Names, QuotaUsage, filter_matches, rule_label
 from common.quota.rqs_format import FILTERS, Rule, RuleSet
 
 # (complex, limit text, host) -> the limit as shown (a dynamic one worked out for the host)
@@ -51,7 +51,7 @@ def quota_rows(rule_sets: Sequence[RuleSet], usage: QuotaUsage, names: Names,
         rule = rule_set.rules[index]
         if not _selected(rule, consumers, names, selection):
             continue
-        label = f"{set_name}/{rule.name or index + 1}"
+        label = rule_label(rule_set, index)
         shown = tuple(
             (kind, consumers[pos] if rule.filters[kind].expand else rule.filters[kind].text())
             for pos, kind in enumerate(FILTERS) if kind in rule.filters)

@@ -33,11 +33,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from common.conf_values import parse_bool as conf_parse_bool
+from common.conffile import ConfError
+
 FILTERS = ("users", "projects", "pes", "queues", "hosts")
 RULE_KEYWORDS = ("name",) + FILTERS + ("to",)
 NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_-]*")
-TRUE_WORDS = ("true", "1", "t", "yes", "y")
-FALSE_WORDS = ("false", "0", "f", "no", "n")
 RESERVED_NAMES = ("TEMPLATE", "ALL", "NONE", "DEFAULT")
 LINE_WIDTH = 80   # Grid Engine's MAX_LINE_LENGTH of spooled flat files
 INDENT = "   "
@@ -176,12 +177,11 @@ def check_name(name: str) -> None:
 
 
 def parse_bool(value: str) -> bool:
-    word = value.strip().lower()
-    if word in TRUE_WORDS:
-        return True
-    if word in FALSE_WORDS:
-        return False
-    raise RqsFormatError(f'error parsing value "{value}"')
+    """Grid Engine's booleans (common.conf_values), refused in its words."""
+    try:
+        return conf_parse_bool(value)
+    except ConfError as err:
+        raise RqsFormatError(err.message) from None
 
 
 def parse_rule(text: str) -> Rule:

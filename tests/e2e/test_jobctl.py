@@ -14,7 +14,6 @@ import pwd
 import socket
 import subprocess
 import time
-from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
@@ -22,10 +21,8 @@ import pytest
 from clients.api import Client, job_request
 from common.cell import Cell
 from tests.identity import client_as, other_users
-from deploy.cell import LocalCell
 from tests.commands import command
 
-REPO = Path(__file__).resolve().parents[2]
 USER = pwd.getpwuid(os.getuid()).pw_name
 HOST = socket.gethostname().split(".")[0]
 Result = tuple[str, str, int]
@@ -58,30 +55,6 @@ job_tasks               [job_id['.'task_id_range]|job_name|pattern][' -t 'task_i
 task_id_range           task_id['-'task_id[':'step]]
 user_list               user[,user,...]
 """
-
-
-@pytest.fixture(scope="module")
-def cell(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cell]:
-    root = tmp_path_factory.mktemp("jobctlcell")
-    os.chmod(root, 0o755)
-    local = LocalCell(Cell(root))
-    try:
-        local.up(execds=1, slots=4, port=0)
-        yield local.cell
-    finally:
-        local.down()
-
-
-@pytest.fixture(scope="module")
-def env(cell: Cell) -> dict[str, str]:
-    return {**os.environ, "PYGE_ROOT": str(cell.root), "PYGE_CELL": cell.name,
-            "PYTHONPATH": str(REPO)}
-
-
-@pytest.fixture(scope="module")
-def client(cell: Cell) -> Iterator[Client]:
-    with Client(cell) as c:
-        yield c
 
 
 def run(env: dict[str, str], *calls: str) -> list[Result]:

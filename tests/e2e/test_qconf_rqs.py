@@ -6,6 +6,7 @@ from __future__ import annotations
 import getpass
 import socket
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -133,31 +134,39 @@ def states(env: dict[str, str], job_ids: list[str]) -> list[str]:
     return [rows.get(j, "gone") for j in job_ids]
 
 
+def sleepers(env: dict[str, str], count: int) -> list[str]:
+    """Ids of ``count`` jobs that sleep 30 s."""
+    ids = []
+    for _ in range(count):
+        done = subprocess.run(command("qsub") + ["-terse", "-b", "y", "-o", "/dev/null", "-j",
+                                                 "y", "sleep", "30"],
+                              env=env, capture_output=True, text=True, timeout=60)
+        ids.append(done.stdout.strip())
+    return ids
+
+
+def wait_states(env: dict[str, str], job_ids: list[str], wanted: list[str]) -> None:
+    """Until the jobs' qstat states are ``wanted`` (in any order), 20 s at most."""
+    deadline = time.monotonic() + 20
+    while sorted(states(env, job_ids)) != sorted(wanted):
+        assert time.monotonic() < deadline, states(env, job_ids)
+        time.sleep(0.2)
+
+
 def test_the_scheduler_keeps_to_a_quota(env: dict[str, str], tmp_path: Path) -> None:
     """``limit users {*} to slots=1``: one running job per user, the next waits; with
     the set disabled again (``-mattr ... enabled false``) it runs."""
-    import time
     rules = tmp_path / "one_each.rqs"
     rules.write_text("{\nname one_each\nenabled true\nlimit users {*} to slots=1\n}\n")
     assert qconf(env, "-Arqs", str(rules))[2] == 0
     jobs: list[str] = []
     try:
-        for _ in range(2):
-            done = subprocess.run(command("qsub") + ["-terse", "-b", "y", "-o", "/dev/null",
-                                                     "-j", "y", "sleep", "30"],
-                                  env=env, capture_output=True, text=True, timeout=60)
-            jobs.append(done.stdout.strip())
-        deadline = time.monotonic() + 20
-        while sorted(states(env, jobs)) != ["qw", "r"]:
-            assert time.monotonic() < deadline, states(env, jobs)
-            time.sleep(0.2)
+        jobs += sleepers(env, 2)
+        wait_states(env, jobs, ["qw", "r"])
         time.sleep(1.0)  # and it stays so: the pass runs again on every event
         assert sorted(states(env, jobs)) == ["qw", "r"]
         assert qconf(env, "-mattr", "resource_quota", "enabled", "false", "one_each")[2] == 0
-        deadline = time.monotonic() + 20
-        while states(env, jobs) != ["r", "r"]:
-            assert time.monotonic() < deadline, states(env, jobs)
-            time.sleep(0.2)
+        wait_states(env, jobs, ["r", "r"])
     finally:
         subprocess.run(command("qdel") + jobs, env=env, capture_output=True, timeout=60)
         qconf(env, "-drqs", "one_each")
@@ -166,7 +175,6 @@ def test_the_scheduler_keeps_to_a_quota(env: dict[str, str], tmp_path: Path) -> 
 def test_qquota_shows_the_rules_in_use_as_8_1_9(env: dict[str, str], tmp_path: Path) -> None:
     """The slots_per_user set of the 8.1.9 capture (qquota-rulesets.input) with two
     running jobs: qquota as the owner shows ``slots=2/3  users <me> hosts <host>``."""
-    import time
     me, host = WHO.split("@")
     rules = tmp_path / "per_user.rqs"
     rules.write_text("{\nname slots_per_user\nenabled true\n"
@@ -174,15 +182,8 @@ def test_qquota_shows_the_rules_in_use_as_8_1_9(env: dict[str, str], tmp_path: P
     assert qconf(env, "-Arqs", str(rules))[2] == 0
     jobs: list[str] = []
     try:
-        for _ in range(2):
-            done = subprocess.run(command("qsub") + ["-terse", "-b", "y", "-o", "/dev/null",
-                                                     "-j", "y", "sleep", "30"],
-                                  env=env, capture_output=True, text=True, timeout=60)
-            jobs.append(done.stdout.strip())
-        deadline = time.monotonic() + 20
-        while states(env, jobs) != ["r", "r"]:
-            assert time.monotonic() < deadline, states(env, jobs)
-            time.sleep(0.2)
+        jobs += sleepers(env, 2)
+        wait_states(env, jobs, ["r", "r"])
         captured_table = (RQS / "qquota-user.out").read_text().splitlines()
         expected = "\n".join(captured_table[:2] + [
             captured_table[-1].replace("sgeuser", me).replace(" vm", f" {host}")]) + "\n"

@@ -11,47 +11,19 @@ import pwd
 import socket
 import subprocess
 import time
-from pathlib import Path
-from typing import Iterator
 
 import pytest
 
 from clients.api import Client, job_request
 from common.cell import Cell
-from deploy.cell import LocalCell
 from tests.commands import command
 from tests.identity import client_as, other_users
 from tests.reference import REFERENCE
 
-REPO = Path(__file__).resolve().parents[2]
 USER = pwd.getpwuid(os.getuid()).pw_name
 HOST = socket.gethostname().split(".")[0]
 QMOD = REFERENCE / "qmod"
 Result = tuple[str, str, int]
-
-
-@pytest.fixture(scope="module")
-def cell(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cell]:
-    root = tmp_path_factory.mktemp("qmodcell")
-    os.chmod(root, 0o755)
-    local = LocalCell(Cell(root))
-    try:
-        local.up(execds=1, slots=4, port=0)
-        yield local.cell
-    finally:
-        local.down()
-
-
-@pytest.fixture(scope="module")
-def env(cell: Cell) -> dict[str, str]:
-    return {**os.environ, "PYGE_ROOT": str(cell.root), "PYGE_CELL": cell.name,
-            "PYTHONPATH": str(REPO)}
-
-
-@pytest.fixture(scope="module")
-def client(cell: Cell) -> Iterator[Client]:
-    with Client(cell) as c:
-        yield c
 
 
 def run(env: dict[str, str], *args: str) -> Result:

@@ -35,14 +35,6 @@ def subtree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Subtree]:
     assert not made.path.exists()
 
 
-@pytest.fixture(scope="module")
-def launcher() -> Iterator[Launcher]:
-    zygote = Launcher()
-    zygote.start()
-    yield zygote
-    zygote.stop()
-
-
 def cgroup_spec(subtree: Subtree) -> dict[str, Any]:
     return {"cgroup": {"subtree": str(subtree.path),
                        "controllers": sorted(subtree.controllers)}}
@@ -103,7 +95,9 @@ def test_cpu_of_an_orphaned_grandchild_is_counted(launcher: Launcher, subtree: S
                                                   tmp_path: Path) -> None:
     """A grandchild that burns a second of CPU after its parent left (nobody of the job
     waits for it, so the rusage of the job's first process never includes it) counts in
-    the job's ``cpu``: read from the cgroup's ``cpu.stat``, exact to the end."""
+    the job's ``cpu``. With a cgroup the figure comes from its ``cpu.stat``; the
+    process-tree sampling alone usually reaches it too, so this test shows the counting,
+    not which of the two did it."""
     burn = "python3 -c 'import time\nt=time.process_time()\nwhile time.process_time()-t<1: pass'"
     script = (f"setsid sh -c \"({burn}; touch {tmp_path}/done) &\"\n"
               f"while [ ! -e {tmp_path}/done ]; do sleep 0.05; done\n")

@@ -10,7 +10,6 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,14 +21,6 @@ from execd.shepherd import request_action
 from tests.integration.test_shepherd import make_spec, wait_result
 
 PY = sys.executable
-
-
-@pytest.fixture(scope="module")
-def launcher() -> Iterator[Launcher]:
-    zygote = Launcher()
-    zygote.start()
-    yield zygote
-    zygote.stop()
 
 
 def start(launcher: Launcher, work: Path, script: str, job_id: int = 1,

@@ -31,14 +31,6 @@ ME = pwd.getpwuid(os.getuid())
 IS_ROOT = os.getuid() == 0
 
 
-@pytest.fixture(scope="module")
-def launcher() -> Iterator[Launcher]:
-    zygote = Launcher()
-    zygote.start()
-    yield zygote
-    zygote.stop()
-
-
 def make_spec(work: Path, **changes: Any) -> dict[str, Any]:
     spec: dict[str, Any] = {
         "job_id": 4242, "task_id": None, "job_name": "testjob", "owner": ME.pw_name,
