@@ -182,3 +182,13 @@ def test_the_comparison_covers_the_printer_rules(case: str) -> None:
     """The cases above exercise each printer rule (ordering, dropping, wrapping); keep
     them in the capture set."""
     assert case in captured_cases()
+
+
+def test_the_arqs_template_is_8_1_9s() -> None:
+    """What qconf -arqs [name] gives the editor (captured editor-received files)."""
+    from dataclasses import replace
+
+    from clients.qconf.rqs import TEMPLATE
+    assert format_rule_sets([TEMPLATE]) == (RQS / "arqs-template.editor-received").read_text()
+    assert format_rule_sets([replace(TEMPLATE, name="rule_set_1")]) == \
+        (RQS / "arqs-name.editor-received").read_text()
