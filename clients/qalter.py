@@ -2,7 +2,7 @@
 
 Owns the qalter command line (``parse_qalter``, pure) and the command itself. The option
 values are read by qsub's parsers (``clients.qsub.parser.OptionParser``), so ``-l``,
-``-q``, ``-pe``, ``-p``, ``-N`` and ``-hold_jid`` accept and refuse exactly what qsub
+``-q``, ``-pe``, ``-p``, ``-P``, ``-N`` and ``-hold_jid`` accept and refuse exactly what qsub
 does; ``-hard``/``-soft`` say which list a later ``-l``/``-q`` replaces. As in Grid
 Engine a given list replaces the job's list (it is not merged into it). The qmaster
 words the answers ("modified hard resource list of job 5", refusals); they go to stdout
@@ -25,7 +25,7 @@ from common.cell import CellNotFound
 
 EXIT_ERROR = 1
 # the switches qalter changes a job with; -hard and -soft only steer -l and -q
-ALTER_SWITCHES = ("-l", "-q", "-p", "-N", "-pe", "-hold_jid")
+ALTER_SWITCHES = ("-l", "-q", "-p", "-P", "-N", "-pe", "-hold_jid")
 OPTIONS_TEXT = (
     "   [-hard]                                  consider following requests as hard\n"
     "   [-help]                                  print this help\n"
@@ -33,6 +33,7 @@ OPTIONS_TEXT = (
     "   [-l resource_list]                       request the given resources\n"
     "   [-N name]                                specify job name\n"
     "   [-p priority]                            define job's relative priority\n"
+    "   [-P project_name]                        set job's project\n"
     "   [-pe pe-name slot_range]                 request slot range for parallel jobs\n"
     "   [-q wc_queue_list]                       bind job to queue(s)\n"
     "   [-soft]                                  consider following requests as soft\n"
@@ -108,6 +109,8 @@ def _apply_scalar(changes: dict[str, Any], opt: ParsedOption) -> None:
         changes["priority"] = int(opt.value)
     elif opt.switch == "-N":
         changes["job_name"] = str(opt.value)
+    elif opt.switch == "-P":
+        changes["project"] = str(opt.value)
     elif opt.switch == "-hold_jid":
         changes.setdefault("hold_jid", []).extend(opt.value)
     else:  # -pe name ranges

@@ -1,5 +1,6 @@
 """Whether a user may use a queue, exec host, PE or the cluster: ``user_lists`` and
-``xuser_lists`` decided against the cell's access lists. Pure: data in, answer out.
+``xuser_lists`` decided against the cell's access lists; and whether a job's project
+may: ``projects`` and ``xprojects``. Pure: data in, answer out.
 
 Grid Engine's rule (queue_conf(5), and its scheduler's ``sge_has_access_``):
 
@@ -55,3 +56,13 @@ def user_allowed(user: str, groups: Iterable[str], user_lists: str, xuser_lists:
     if not list_names(user_lists):
         return True
     return bool(matching_lists(user, wanted, user_lists, usersets))
+
+
+def project_allowed(project: str | None, projects: str, xprojects: str) -> bool:
+    """Grid Engine's project decision for one object (queue_conf(5), host_conf(5),
+    sge_conf(5)): a project named in ``xprojects`` is refused; a non-empty ``projects``
+    admits only jobs of a project it names, so a job without a project is refused."""
+    if project is not None and project in list_names(xprojects):
+        return False
+    allowed = list_names(projects)
+    return not allowed or (project is not None and project in allowed)

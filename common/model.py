@@ -21,7 +21,7 @@ from common.jobstate import State
 # configuration kinds kept as ordered [name, value] pair lists, by the qmaster's store and
 # the scheduler's mirror ("complex": the complex list; "rqs": resource quota sets)
 CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf", "complex", "userset",
-              "rqs")
+              "rqs", "project")
 
 
 class _DictMixin:

@@ -2,14 +2,14 @@
 
 Kinds (``KINDS``): ``queue`` (queue_conf(5)), ``exechost`` (host_conf(5)), ``hostgroup``
 (hostgroup(5)), ``conf`` (sge_conf(5), global and host-local), ``pe`` (sge_pe(5)),
-``sched`` (sched_conf(5)) and ``userset`` (access_list(5)); plus plain name lists
-(managers, operators: ``qconf -sm``).
+``sched`` (sched_conf(5)), ``userset`` (access_list(5)) and ``project`` (project(5));
+plus plain name lists (managers, operators: ``qconf -sm``).
 
 Objects are ordered ``(name, value)`` string pairs, the text the qmaster spools; the
 functions here turn files into checked canonical pairs and pairs into ``qconf -s*``
 output. Typed reading of values is ``common.conf_values``; the per-kind details are in
-``objects_conf_queue``, ``objects_conf_host``, ``objects_conf_cluster`` and
-``objects_conf_userset``.
+``objects_conf_queue``, ``objects_conf_host``, ``objects_conf_cluster``,
+``objects_conf_userset`` and ``objects_conf_project``.
 """
 from __future__ import annotations
 
@@ -28,11 +28,12 @@ from common.objects_conf_host import (EXECHOST, HOSTGROUP, expand_hostgroup, hos
                                       hostgroup_cycle)
 from common.objects_conf_queue import (QUEUE, ambiguous_groups, format_host_overrides,
                                        parse_host_overrides, queue_value, resolve)
+from common.objects_conf_project import PROJECT
 from common.objects_conf_userset import USERSET
 
 KINDS: dict[str, ObjectKind] = {kind.name: kind for kind in
                                 (QUEUE, EXECHOST, HOSTGROUP, GLOBAL_CONF, PE, SCHED_CONF,
-                                 USERSET)}
+                                 USERSET, PROJECT)}
 
 __all__ = [
     "ALLOCATION_RULES", "Attr", "ConfError", "KINDS", "ObjectKind", "URGENCY_SLOTS",

@@ -1,5 +1,5 @@
-"""qalter: changing the requests of pending jobs (``-l``, ``-q``, ``-p``, ``-N``, ``-pe``,
-``-hold_jid``), with Grid Engine's permission rules and answers (from a submit host only,
+"""qalter: changing the requests of pending jobs (``-l``, ``-q``, ``-p``, ``-P``, ``-N``,
+``-pe``, ``-hold_jid``), with Grid Engine's permission rules and answers (from a submit host only,
 ``qmaster.host_rights``)."""
 from __future__ import annotations
 
@@ -12,13 +12,14 @@ from qmaster.context import Ctx, RequestError
 from qmaster.host_rights import require_submit_host
 from qmaster.jobs import (add_hold, may_change, remove_hold, select_targets,
                           unfinished_predecessors)
+from qmaster.project_handlers import check_job_project
 from qmaster.submit_checks import check_submission
 
 # the request options qalter may change, with Grid Engine's name for them in its answers
 ALTER_NAMES = {"hard_resources": "hard resource list", "soft_resources": "soft resource list",
                "hard_queues": "hard queue list", "soft_queues": "soft queue list",
                "job_name": "job name", "pe": "parallel environment", "pe_ranges": "slot range",
-               "priority": "", "hold_jid": ""}
+               "project": "project", "priority": "", "hold_jid": ""}
 ALTERABLE_STATES = (State.PENDING, State.HOLD)
 
 
@@ -59,6 +60,8 @@ def _altered_options(ctx: Ctx, job: Job, changes: dict[str, Any]) -> dict[str, A
     try:  # the whole job as it would become passes the job description again
         altered = check_job_options({**job.opts, **changes, "verify_mode": "n"})
         verdict = check_submission(ctx.store, altered, None, operator=True)
+        if "project" in changes:
+            check_job_project(ctx.store.conf, job.owner, job.group, altered)
     except JobSpecError as err:
         return err.text
     except RequestError as err:

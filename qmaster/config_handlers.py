@@ -43,6 +43,9 @@ from qmaster.host_rights import (
     ADMIN_HOSTS, HOST_KINDS, HOST_RIGHTS, find_host, host_name_problem, require_admin_host,
     require_known_host, rights_of,
 )
+from qmaster.project_handlers import KIND as PROJECT_KIND
+from qmaster.project_handlers import check_project, check_projects_exist
+from qmaster.project_handlers import check_unreferenced as check_project_unreferenced
 from qmaster.rqs_handlers import KIND as RQS_KIND
 from qmaster.rqs_handlers import put_rule_set
 from qmaster.store import LIST_KINDS
@@ -86,6 +89,7 @@ WORDS: dict[str, KindWords] = {
     "submithost": KindWords("", "submithost", "submit host", "submit host", "submit host"),
     "rqs": KindWords("", "resource quota set", "resource quota set", "resource quota set",
                      "resource quota set"),
+    "project": KindWords("project", "project", "project", "project", "project"),
 }
 SCHED_CHANGED = "changed scheduler configuration"
 
@@ -145,7 +149,9 @@ def _who(ctx: Ctx) -> str:
 
 
 def _confirmation(ctx: Ctx, kind: str, name: str, verb: str) -> str:
-    """``root@vm added "x" to ... list`` and its modified/removed forms."""
+    """``root@vm added "x" to ... list`` and its modified/removed forms (8.1.9 prints
+    at most 100 characters of a name there)."""
+    name = name[:100]
     if kind == "sconf":
         return SCHED_CHANGED
     words = WORDS[kind]
@@ -173,6 +179,8 @@ def handle_conf_put(ctx: Ctx) -> dict[str, Any]:
     if kind not in CONF_KINDS or mode not in ("add", "modify"):
         raise RequestError("malformed", f"cannot {mode} objects of kind \"{kind}\"")
     pairs = _validated(kind, ctx.body["data"])
+    if kind == PROJECT_KIND:  # its name rules come first, in 8.1.9's words
+        check_project(ctx.store.conf, pairs)
     _check_object_name(kind, name, pairs)
     exists = name in ctx.store.conf[kind]
     if mode == "add" and exists:
@@ -232,6 +240,7 @@ def _check_references(ctx: Ctx, kind: str, name: str, pairs: list[list[str]]) ->
             if pe not in conf["pe"]:
                 raise RequestError("invalid", does_not_exist("pe", pe))
     check_lists_exist(conf, kind, pairs)
+    check_projects_exist(conf, kind, name, pairs)
 
 
 def _pe_list_names(text: str) -> set[str]:
@@ -296,6 +305,8 @@ def _check_unreferenced(ctx: Ctx, kind: str, name: str) -> None:
                                                  f"is still referenced in queue \"{qname}\".")
     if kind == "userset":
         check_unreferenced(ctx, name)
+    if kind == PROJECT_KIND:
+        check_project_unreferenced(conf, name)
     if kind == "queue" and any(t.queue == name and t.state in ("transferring", "running",
                                                                "suspended", "deleted")
                                for t in ctx.store.tasks.values()):

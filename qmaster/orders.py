@@ -116,11 +116,15 @@ def _request_refusal(store: Store, order: dict[str, Any],
 
 
 def _access_refusal(store: Store, order: dict[str, Any], access: Access) -> str:
-    """The queue, host and PE user lists must admit the job's owner."""
+    """The queue, host and PE user lists must admit the job's owner, and the queue's
+    and host's project lists the job's project."""
     job = store.jobs[int(order["job_id"])]
+    project = str(job.opts["project"]) if job.opts.get("project") else None
     for queue, host, _ in order["granted"]:
         if not access.queue_allows(job.owner, job.group, str(queue), str(host)):
             return f'job owner "{job.owner}" has no access to {queue}@{host}'
+        if not access.project_allows(project, str(queue), str(host)):
+            return f'the job\'s project "{project or "NONE"}" has no access to {queue}@{host}'
     name = order.get("pe")
     if isinstance(name, str) and not access.pe_allows(job.owner, job.group, name):
         return f'job owner "{job.owner}" has no access to parallel environment "{name}"'

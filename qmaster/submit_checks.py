@@ -2,7 +2,8 @@
 
 ``check_submission`` refuses what could never be valid (a user the global configuration's
 ``user_lists``/``xuser_lists`` keep out, unknown resources, malformed values, unknown
-parallel environments, a positive priority from a non-operator) and answers ``-w e`` /
+parallel environments, a project the job may not have, a positive priority from a
+non-operator) and answers ``-w e`` /
 ``-w w`` / ``-w v`` (could an empty cluster run the job) and ``-w p`` (could it run now).
 """
 from __future__ import annotations
@@ -16,6 +17,7 @@ from common.cluster import attr, queue_instances
 from common.model import UserInfo
 from common.resource.complexes import ComplexError, cell_complexes, requests_as_stored
 from qmaster.context import RequestError
+from qmaster.project_handlers import check_job_project
 from qmaster.store import Store
 from common.placement.dispatch import can_run, queue_matches
 from common.placement.explain import pending_reasons
@@ -75,6 +77,8 @@ def check_submission(store: Store, opts: dict[str, Any], submitter: Submitter | 
     opts = verdict.opts = _stored_resources(store, opts)
     _check_job_limits(opts)
     _check_pe(store, opts.get("pe"))
+    if submitter is not None:
+        check_job_project(store.conf, submitter.user.name, submitter.user.group, opts)
     if int(opts.get("priority") or 0) > 0 and not operator:
         raise RequestError("denied", "job rejected: positive submission priority requires "
                                      "operator privileges")

@@ -15,8 +15,8 @@ per list written.
 
 A list named in ``user_lists``/``xuser_lists`` of a queue (any host value), exec host,
 PE or configuration must exist (``Userset "x" does not exist``), and a list still named
-there cannot be deleted (``denied: userset "x" is still referenced in user list of
-queue "all.q"``).
+there, or in a project's ``acl``/``xacl``, cannot be deleted (``denied: userset "x" is
+still referenced in user list of queue "all.q"``).
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from typing import Any, Iterator, Mapping
 
 from common.conf_values import get, split_names
 from common.conffile import ConfError
+from common.objects_conf_project import acl_names
 from common.objects_conf_queue import check_object_name, parse_host_overrides
 from common.objects_conf_userset import (entries_of, userset_pairs, userset_problems,
                                          with_entries)
@@ -101,6 +102,11 @@ def referrers(conf: Conf, name: str) -> list[str]:
                           f'{word} "{obj}"'] * hits
                 if hits and kind == "exechost":
                     return lines
+    for project, pairs in sorted(conf.get("project", {}).items()):
+        for key, list_word in (("acl", "user list"), ("xacl", "xuser list")):
+            if name in acl_names(get(pairs, key, "NONE")):
+                lines.append(f'denied: userset "{name}" is still referenced in {list_word} '
+                             f'of project "{project}"')
     return lines
 
 

@@ -115,14 +115,28 @@ def from_editor(kind: str, text: str) -> list[list[str]]:
 
 def edit_text(text: str) -> str:
     """Let the user change ``text`` in ``$EDITOR`` (default vi), as qconf does."""
+    return edit(text)[0]
+
+
+def edit(text: str) -> tuple[str, bool]:
+    """``text`` as saved in ``$EDITOR``, and whether the editor wrote the file: 8.1.9's
+    qconf tells an unchanged file by its modification time, so saving the same text
+    counts as a change."""
     editor = os.environ.get("EDITOR") or "vi"
     with tempfile.NamedTemporaryFile("w", suffix=".qconf", delete=False) as fh:
         fh.write(text)
         path = fh.name
     try:
+        before = os.stat(path).st_mtime_ns
         if subprocess.call(f"{editor} {path}", shell=True) != 0:
             raise QconfError("error: the editor exited with an error")
-        with open(path) as fh:
-            return fh.read()
+        try:
+            with open(path) as fh:
+                saved = fh.read()
+            return saved, saved != text or os.stat(path).st_mtime_ns != before
+        except FileNotFoundError:
+            raise QconfError(f"error: edit file {path} no longer exists\nedit failed"
+                             ) from None
     finally:
-        os.unlink(path)
+        if os.path.exists(path):
+            os.unlink(path)

@@ -27,7 +27,8 @@ from common.resource.complexes import ComplexAttr, ComplexError, parse_complex_l
 
 # Starts of the messages of the flatfile reader itself (as opposed to object checks).
 _READER_ERRORS = ("unknown attribute name", "error parsing", "value for attribute",
-                  "Error during parsing", "line ", "attribute \"")
+                  "Error during parsing", "line ", "attribute \"", "parameter \"")
+_READER_ERROR_ENDS = ("is not an u_long32 value",)
 _MISSING = "required attribute"
 COMPLEX_FILE_NOT_CORRECT = 'Complex attribute file "{}" is not correct'
 ERROR_READING_IN_FILE = "error reading in file"
@@ -65,6 +66,7 @@ def parse_object_text(kind: str, text: str, path: str, *, modify: bool = False) 
         raw = _failing_value(kind, pairs)
         lines = (_reader_error(kind, err.message, path, raw, modify)
                  if err.message.startswith(_READER_ERRORS)
+                 or err.message.endswith(_READER_ERROR_ENDS)
                  else [f"error: {err.message}"] + _trailer(kind, path, modify))
         raise FileError(lines) from None
 

@@ -27,6 +27,7 @@ from clients.qconf.base import (
 from clients.qconf.complex import COMPLEX_OPTIONS
 from clients.qconf.help import HELP
 from clients.qconf.hosts import HOST_OPTIONS, on_admin_host
+from clients.qconf.project import PROJECT_OPTIONS
 from clients.qconf.rqs import OBJECT as RQS_OBJECT
 from clients.qconf.rqs import RQS_OPTIONS
 from clients.qconf.rqs import change_attribute as change_rule_sets
@@ -305,6 +306,7 @@ OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     **USERSET_OPTIONS,
     **HOST_OPTIONS,
     **RQS_OPTIONS,
+    **PROJECT_OPTIONS,
 }
 
 
@@ -346,7 +348,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return run(argv, session)
     except QconfError as exc:
-        err(exc.message)
+        if exc.message:  # empty: what went wrong is printed already
+            err(exc.message)
         return exc.code
     except ClientError as exc:
         err(exc.message)

@@ -16,7 +16,7 @@ from common.resource.matching import match_job
 from common.resource.complexes import format_request_list
 from common.placement.dispatch import PassInput, can_run, queue_matches
 from common.placement.job import PlacementJob
-from common.placement.pass_conf import pes_at
+from common.placement.pass_conf import GLOBAL_HOST, Access, pes_at
 from common.placement.resources import ResourceView, job_requests, relevant_attrs
 
 
@@ -67,7 +67,12 @@ def _reason(job: PlacementJob, qi: QueueInstance, inp: PassInput, view: Resource
             return (f"(-l {format_request_list(requests)}) cannot run in queue \"{name}\" "
                     f"because it offers only qc:slots={max(free, 0):f}")
         return f'queue instance "{name}" dropped because it is full'
-    return ""
+    if inp.quotas is None:
+        return ""
+    # one slot of a parallel job: 8.1.9 names a quota only when not even that fits
+    pe_name = next((p for p in sorted(pes_at(inp.pe_of_queue, qi.queue, qi.host))
+                    if fnmatch.fnmatchcase(p, pe[0])), None) if pe else None
+    return inp.quotas.refusal_reason(job, qi.queue, qi.host, 1 if pe else slots, pe_name)
 
 
 def _access_reason(job: PlacementJob, qi: QueueInstance, inp: PassInput) -> str:
@@ -81,7 +86,31 @@ def _access_reason(job: PlacementJob, qi: QueueInstance, inp: PassInput) -> str:
         return f'has no permission for host "{qi.host}"'
     if not access.queue_allows(user, group, qi.queue, qi.host):
         return f'has no permission for cluster queue "{qi.queue}"'
+    return _project_reason(job.project, qi, access)
+
+
+def _project_reason(project: str | None, qi: QueueInstance, access: Access) -> str:
+    """8.1.9's words for a project the global host, exec host or cluster queue does not
+    admit (``projects``) or excludes (``xprojects``). 8.1.9 writes "(no project)" in
+    every cluster queue line and, in ``qstat -j``, one job's project for all jobs alike
+    in other respects; here each line names the job's own project
+    (docs/compatibility.md)."""
+    who = f"(project {project})" if project else "(no project)"
+    for host in (GLOBAL_HOST, qi.host):
+        if not access.host_project_allows(project, host):
+            return _project_words(who, project, access.host_excludes(project, host),
+                                  f'host "{host}"')
+    if not access.queue_project_allows(project, qi.queue, qi.host):
+        return _project_words(who, project,
+                              access.queue_excludes(project, qi.queue, qi.host),
+                              f'cluster queue "{qi.queue}"')
     return ""
+
+
+def _project_words(who: str, project: str | None, excluded: bool, where: str) -> str:
+    if excluded:
+        return f"{who} is not allowed to run in {where} based on the excluded project list"
+    return f"{who} does not have the correct project to run in {where}"
 
 
 def _pe_reasons(job: PlacementJob, inp: PassInput) -> list[str]:

@@ -1,7 +1,7 @@
 """What the dispatch pass needs of the cell's configuration besides the resource view:
 parallel environments, which queues offer which PE, the members of host groups and who
 may use which queue, host and PE (``user_lists``/``xuser_lists`` against the access
-lists, :class:`Access`).
+lists, ``projects``/``xprojects`` against the job's project, :class:`Access`).
 
 Pure; built once from the configuration objects (``[name, value]`` pairs by kind) by
 every user of the pass: the scheduler's mirror, the qmaster's ``qsub -w e/v`` check and
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from common.access import user_allowed
+from common.access import list_names, project_allowed, user_allowed
 from common.cluster import attr, hostgroups
 from common.conffile import ConfError
 from common.objects_conf_host import expand_hostgroup
@@ -110,11 +110,46 @@ class Access:
         self._queues = {name: _lists_of(pairs) for name, pairs in conf["queue"].items()}
         self._hosts = {name: _lists_of(pairs) for name, pairs in conf["exechost"].items()}
         self._pes = {name: _lists_of(pairs) for name, pairs in conf["pe"].items()}
+        self._queue_projects = {name: _projects_of(pairs)
+                                for name, pairs in conf["queue"].items()}
+        self._host_projects = {name: _projects_of(pairs)
+                               for name, pairs in conf["exechost"].items()}
         self.restricted = any(lists != _OPEN for table in (self._queues, self._hosts,
-                                                          self._pes)
+                                                          self._pes, self._queue_projects,
+                                                          self._host_projects)
                               for lists in table.values())
-        self._memo: dict[tuple[str, ...], bool] = {}
-        self._resolved: dict[tuple[str, str], tuple[str, str]] = {}
+        self._memo: dict[tuple[str | None, ...], bool] = {}
+        self._resolved: dict[tuple[str, str, str], tuple[str, str]] = {}
+
+    def job_allowed(self, user: str, group: str, project: str | None, queue: str, host: str
+                    ) -> bool:
+        """Everything about who submitted the job admits it to ``queue@host``: the
+        user's access lists and the job's project."""
+        return self.queue_allows(user, group, queue, host) and \
+            self.project_allows(project, queue, host)
+
+    def project_allows(self, project: str | None, queue: str, host: str) -> bool:
+        """The exec host's, the global host's and the cluster queue's (as resolved for
+        ``host``) ``projects``/``xprojects`` admit a job of ``project`` (None: none)."""
+        return self.host_project_allows(project, GLOBAL_HOST) and \
+            self.host_project_allows(project, host) and \
+            self.queue_project_allows(project, queue, host)
+
+    def host_project_allows(self, project: str | None, host: str) -> bool:
+        return self._ask_project(("H", project, host), self._host_projects.get(host, _OPEN),
+                                 project)
+
+    def queue_project_allows(self, project: str | None, queue: str, host: str) -> bool:
+        lists = self._resolve("projects", queue, host, self._queue_projects.get(queue, _OPEN))
+        return self._ask_project(("Q", project, queue, host), lists, project)
+
+    def host_excludes(self, project: str | None, host: str) -> bool:
+        """Whether the host's ``xprojects`` names ``project`` (explanations only)."""
+        return _excluded(project, self._host_projects.get(host, _OPEN))
+
+    def queue_excludes(self, project: str | None, queue: str, host: str) -> bool:
+        lists = self._resolve("projects", queue, host, self._queue_projects.get(queue, _OPEN))
+        return _excluded(project, lists)
 
     def queue_allows(self, user: str, group: str, queue: str, host: str) -> bool:
         return self.host_allows(user, group, host) and \
@@ -138,17 +173,21 @@ class Access:
         return self._ask(("p", user, group, pe), self._pes.get(pe, _OPEN), user, group)
 
     def _queue_lists(self, queue: str, host: str) -> tuple[str, str]:
-        lists = self._queues.get(queue, _OPEN)
+        return self._resolve("users", queue, host, self._queues.get(queue, _OPEN))
+
+    def _resolve(self, what: str, queue: str, host: str, lists: tuple[str, str]
+                 ) -> tuple[str, str]:
+        """A cluster queue's pair of lists with its ``[host=...]`` values resolved."""
         if lists == _OPEN:
             return _OPEN
-        found = self._resolved.get((queue, host))
+        found = self._resolved.get((what, queue, host))
         if found is None:
             try:
                 found = (resolve(lists[0], host, self._groups),
                          resolve(lists[1], host, self._groups))
             except ConfError:  # the qmaster stores only readable values
                 found = _OPEN
-            self._resolved[(queue, host)] = found
+            self._resolved[(what, queue, host)] = found
         return found
 
     def _ask(self, key: tuple[str, ...], lists: tuple[str, str], user: str, group: str
@@ -161,9 +200,28 @@ class Access:
                                                    lists[0], lists[1], self._usersets)
         return found
 
+    def _ask_project(self, key: tuple[str | None, ...], lists: tuple[str, str],
+                     project: str | None) -> bool:
+        if lists == _OPEN:
+            return True
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = project_allowed(project, lists[0], lists[1])
+        return found
+
 
 _OPEN = ("NONE", "NONE")
 GLOBAL_HOST = "global"
+
+
+def _excluded(project: str | None, lists: tuple[str, str]) -> bool:
+    return project is not None and project in list_names(lists[1])
+
+
+def _projects_of(pairs: Pairs) -> tuple[str, str]:
+    lists = (attr(pairs, "projects", "NONE") or "NONE", attr(pairs, "xprojects", "NONE")
+             or "NONE")
+    return _OPEN if all(v.strip().upper() == "NONE" for v in lists) else lists
 
 
 def _lists_of(pairs: Pairs) -> tuple[str, str]:

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from common.placement.job import PlacementJob
-from common.quota.evaluate import (Names, QuotaRequest, QuotaUsage, count, debit, exceeded,
-                                   filter_matches, over_limit, rule_label)
+from common.quota.evaluate import (Names, QuotaRequest, QuotaUsage, consumer_tuple, count,
+                                   debit, exceeded, filter_matches, limit_text, over_limit,
+                                   rule_label)
 from common.quota.rqs_checks import dynamic_terms, dynamic_limit
 from common.quota.rqs_format import RqsFormatError, RuleSet, rule_set_from_pairs
 from common.resource.complexes import ComplexAttr, Consumable, resolve_name
@@ -31,10 +32,10 @@ class QuotaContext:
     host_values: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # load
     usage: QuotaUsage = field(default_factory=QuotaUsage)
     _limits: dict[tuple[str, str, str], float] = field(default_factory=dict)
-    # (user, project, pe) -> per enabled set, the rules whose users, projects and pes
-    # filters admit them (the first of those that also admits the queue and host is the
-    # set's rule): worked out once per consumer, not once per queue instance
-    _relevant: dict[tuple[str, str | None, str | None],
+    # (user, group, project, pe) -> per enabled set, the rules whose users, projects and
+    # pes filters admit them (the first of those that also admits the queue and host is
+    # the set's rule): worked out once per consumer, not once per queue instance
+    _relevant: dict[tuple[str, str, str | None, str | None],
                     list[tuple[RuleSet, list[int]]]] = field(default_factory=dict)
 
     def limit_value(self, name: str, text: str, host: str) -> float:
@@ -64,13 +65,21 @@ class QuotaContext:
     def request(self, job: PlacementJob, queue: str, host: str, slots: int,
                 pe: str | None, master: bool = True) -> QuotaRequest:
         return QuotaRequest(job.owner, job.project, pe, queue, host,
-                            grant_amounts(job, slots, self.attrs, master))
+                            grant_amounts(job, slots, self.attrs, master), job.group)
 
     def refusal(self, job: PlacementJob, queue: str, host: str, slots: int,
                 pe: str | None = None, master: bool = True) -> str | None:
         """``set/rule`` that the grant would exceed, or None."""
         found = self.refusing_rule(job, queue, host, slots, pe, master)
         return None if found is None else rule_label(found[0], found[1])
+
+    def refusal_reason(self, job: PlacementJob, queue: str, host: str, slots: int,
+                       pe: str | None = None) -> str:
+        """8.1.9's reason line when the grant would exceed a quota, else ""."""
+        found = self.refusing_rule(job, queue, host, slots, pe)
+        if found is None:
+            return ""
+        return limit_text(found[0], found[1], self.request(job, queue, host, slots, pe))
 
     def refusing_rule(self, job: PlacementJob, queue: str, host: str, slots: int,
                       pe: str | None = None, master: bool = True
@@ -86,29 +95,53 @@ class QuotaContext:
     def _set_rules(self, req: QuotaRequest) -> Iterator[tuple[RuleSet, int]]:
         """Each set's rule for the request (its first rule that admits it), as
         common.quota.evaluate.set_rules finds it, from the per-consumer cache."""
-        for rule_set, indexes in self._rules_for(req.user, req.project, req.pe):
+        for rule_set, indexes in self._rules_for(req.user, req.group, req.project, req.pe):
             for index in indexes:
-                rule = rule_set.rules[index]
-                if filter_matches(rule.filters.get("queues"), req.queue, "queues",
-                                  self.names) and \
-                        filter_matches(rule.filters.get("hosts"), req.host, "hosts",
-                                       self.names):
+                filters = rule_set.rules[index].filters
+                queues, hosts = filters.get("queues"), filters.get("hosts")
+                if (queues is None or filter_matches(queues, req.queue, "queues",
+                                                     self.names)) and \
+                        (hosts is None or filter_matches(hosts, req.host, "hosts",
+                                                         self.names)):
                     yield rule_set, index
                     break
 
-    def _rules_for(self, user: str, project: str | None, pe: str | None
+    def _rules_for(self, user: str, group: str, project: str | None, pe: str | None
                    ) -> list[tuple[RuleSet, list[int]]]:
-        key = (user, project, pe)
+        key = (user, group, project, pe)
         found = self._relevant.get(key)
         if found is None:
             found = self._relevant[key] = [
                 (rs, [i for i, rule in enumerate(rs.rules)
-                      if filter_matches(rule.filters.get("users"), user, "users", self.names)
+                      if filter_matches(rule.filters.get("users"), user, "users", self.names,
+                                        group)
                       and filter_matches(rule.filters.get("projects"), project, "projects",
                                          self.names)
                       and filter_matches(rule.filters.get("pes"), pe, "pes", self.names)])
                 for rs in self.rule_sets]
         return found
+
+    def claim(self, job: PlacementJob, queue: str, host: str, slots: int
+              ) -> tuple[RuleSet, int] | None:
+        """``refusing_rule`` and, when nothing refuses, ``take`` of a serial grant in
+        one go (the rules and their consumers worked out once): the refusing (set, rule
+        index), or None and the grant counted."""
+        req = self.request(job, queue, host, slots, None, True)
+        keyed = [(rule_set, index, (rule_set.name, index,
+                                    consumer_tuple(rule_set.rules[index], req)))
+                 for rule_set, index in self._set_rules(req)]
+        for rule_set, index, key in keyed:
+            for limit in rule_set.rules[index].limits:
+                amount = req.amounts.get(limit.name, 0.0)
+                if amount > 0 and self.usage.get(key, limit.name) + amount > \
+                        self.limit_value(limit.name, limit.value, host):
+                    return rule_set, index
+        for rule_set, index, key in keyed:
+            for limit in rule_set.rules[index].limits:
+                amount = req.amounts.get(limit.name, 0.0)
+                if amount > 0:
+                    self.usage.add(key, limit.name, amount)
+        return None
 
     def take(self, job: PlacementJob, granted: Sequence[Sequence[Any]],
              pe: str | None = None) -> None:

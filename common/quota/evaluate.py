@@ -7,9 +7,11 @@ in braces counts each member on its own (``users {*}``: each user), one without 
 counts all the members together (``users *``: all users in sum). Usage is kept per set,
 rule and such a tuple of consumers; a grant debits every set's matching rule.
 
-A request is one job's grant on one queue instance: its user, project and PE, the
-cluster queue and host, and the amount of each complex it consumes there (``slots``
-included). What is not requested is not limited.
+A request is one job's grant on one queue instance: its user (and primary group), project
+and PE, the cluster queue and host, and the amount of each complex it consumes there
+(``slots`` included). What is not requested is not limited. A user is in an access list
+``@acl`` of a users filter when the list holds the user's name or, as ``@group``, the
+user's primary group (access_list(5), as the queues' user lists are decided).
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ class QuotaRequest:
     queue: str
     host: str
     amounts: Mapping[str, float]
+    group: str = ""  # the job owner's primary group: access lists name groups as @group
 
 
 @dataclass(frozen=True)
@@ -44,27 +47,32 @@ class Names:
 LimitValue = Callable[[str, str, str], float]
 
 
-def _member(entry: str, value: str, kind: str, names: Names) -> bool:
+def _member(entry: str, value: str, kind: str, names: Names, group: str = "") -> bool:
     if entry == "*":
         return True
     if entry.startswith("@"):
-        group = names.acls if kind == "users" else names.host_groups
-        return value in group.get(entry[1:], frozenset()) or \
-            value in group.get(entry, frozenset())
+        lists = names.acls if kind == "users" else names.host_groups
+        for members in (lists.get(entry[1:]), lists.get(entry)):
+            if members and (value in members or
+                            (kind == "users" and group and f"@{group}" in members)):
+                return True
+        return False
     if kind == "hosts":
         return fnmatch.fnmatch(value.lower(), entry.lower())
     return fnmatch.fnmatchcase(value, entry)
 
 
-def filter_matches(flt: Filter | None, value: str | None, kind: str, names: Names) -> bool:
-    """Whether a request's ``value`` (None: no project or no PE) passes the filter."""
+def filter_matches(flt: Filter | None, value: str | None, kind: str, names: Names,
+                   group: str = "") -> bool:
+    """Whether a request's ``value`` (None: no project or no PE) passes the filter;
+    ``group``: the user's primary group, for the ``@group`` entries of access lists."""
     if flt is None:
         return True
     if value is None:  # only "!*" (or an exclusion-only list) admits "nothing requested"
         return not flt.scope and "*" in flt.xscope
-    if any(_member(x, value, kind, names) for x in flt.xscope):
+    if any(_member(x, value, kind, names, group) for x in flt.xscope):
         return False
-    return not flt.scope or any(_member(s, value, kind, names) for s in flt.scope)
+    return not flt.scope or any(_member(s, value, kind, names, group) for s in flt.scope)
 
 
 def _values(req: QuotaRequest) -> dict[str, str | None]:
@@ -74,7 +82,7 @@ def _values(req: QuotaRequest) -> dict[str, str | None]:
 
 def rule_matches(rule: Rule, req: QuotaRequest, names: Names) -> bool:
     values = _values(req)
-    return all(filter_matches(rule.filters.get(kind), values[kind], kind, names)
+    return all(filter_matches(rule.filters.get(kind), values[kind], kind, names, req.group)
                for kind in values)
 
 
@@ -86,10 +94,28 @@ def matching_rule(rule_set: RuleSet, req: QuotaRequest, names: Names) -> int | N
 
 def consumer_tuple(rule: Rule, req: QuotaRequest) -> tuple[str, ...]:
     """Whom the rule's usage is counted for: the request's own value in each expanded
-    filter, everyone together ("") in the others."""
-    values = _values(req)
-    return tuple((values[kind] or "") if (flt := rule.filters.get(kind)) and flt.expand
-                 else "" for kind in values)
+    filter, everyone together ("") in the others (users, projects, pes, queues, hosts).
+    Spelt out rather than looped: the pass asks this for every instance it tries."""
+    get = rule.filters.get
+    return ((req.user if _expanded(get("users")) else ""),
+            ((req.project or "") if _expanded(get("projects")) else ""),
+            ((req.pe or "") if _expanded(get("pes")) else ""),
+            (req.queue if _expanded(get("queues")) else ""),
+            (req.host if _expanded(get("hosts")) else ""))
+
+
+def _expanded(flt: Filter | None) -> bool:
+    return flt is not None and flt.expand
+
+
+def limit_text(rule_set: RuleSet, index: int, req: QuotaRequest) -> str:
+    """8.1.9's reason for a refusal (``qstat -j``, ``qsub -w v``): ``cannot run because
+    it exceeds limit "user/project/pe/queue/host/" in rule "set/rule"``, each field filled
+    only where the rule's filter is expanded."""
+    consumers = "".join(f"{value}/" for value in
+                        consumer_tuple(rule_set.rules[index], req))
+    return (f'cannot run because it exceeds limit "{consumers}" in rule '
+            f'"{rule_label(rule_set, index)}"')
 
 
 def rule_label(rule_set: RuleSet, index: int) -> str:

@@ -95,6 +95,43 @@ def test_an_excluded_user_is_not_affected_even_when_listed() -> None:
     assert matching_rule(rs, req("ann"), NAMES) is None
 
 
+def test_an_access_list_holds_users_by_name_and_by_primary_group() -> None:
+    """access_list(5): entries are user names and ``@group`` primary groups. A user is
+    in ``@dev`` when it names him or his primary group; an exclusion of the list
+    (``!@dev``) keeps out its group members too."""
+    names = Names(acls={"dev": frozenset({"ann", "@wheel"})})
+    [rs] = parse_rule_sets("{\nname g\nenabled true\nlimit users @dev to slots=1\n}")
+    assert matching_rule(rs, QuotaRequest("ann", None, None, "all.q", "h", {}, "users"),
+                         names) == 0
+    assert matching_rule(rs, QuotaRequest("bob", None, None, "all.q", "h", {}, "wheel"),
+                         names) == 0
+    assert matching_rule(rs, QuotaRequest("bob", None, None, "all.q", "h", {}, "users"),
+                         names) is None
+    assert matching_rule(rs, QuotaRequest("wheel", None, None, "all.q", "h", {}),
+                         names) is None  # a user named like the group is no member
+    out = parse_rule_sets("{\nname x\nenabled true\nlimit users !@dev to slots=1\n}")[0]
+    assert matching_rule(out, QuotaRequest("bob", None, None, "all.q", "h", {}, "wheel"),
+                         names) is None
+
+
+def test_the_pass_counts_a_group_member_of_an_access_list() -> None:
+    """The live case (tests/e2e/test_quota_live.py): ``users @staff`` where staff holds
+    ``@wheel``; the second job of a wheel member waits, another group's does not."""
+    conf = {"rqs": {"s": rule_set_pairs(parse_rule_sets(
+                "{\nname s\nenabled true\nlimit users @staff to slots=1\n}")[0])},
+            "userset": {"staff": [["name", "staff"], ["entries", "@wheel"]]}}
+    owners = {1: ("bob", "wheel"), 2: ("bob", "wheel"), 3: ("eve", "users"),
+              4: ("eve", "users")}
+    placed = {j: placement_job({"job_id": j, "owner": o, "group": g, "opts": {}})
+              for j, (o, g) in owners.items()}
+    quotas = quota_context(conf, ATTRS, {}, {"h1": {}}, placed, [])
+    tasks = [{"job_id": j, "task_id": 1, "version": 1, "state": "pending"} for j in owners]
+    orders = dispatch_pass(PassInput(placed, tasks,
+                                     [QueueInstance("all.q", "h1", 8, 0, "BATCH", True)],
+                                     {}, quotas=quotas))
+    assert [o["job_id"] for o in orders] == [1, 3, 4]
+
+
 def test_projects_and_pes_filters_and_jobs_without_one() -> None:
     star = parse_rule_sets("{\nname p\nlimit projects * to slots=1\n}")[0].rules[0]
     none = parse_rule_sets("{\nname p\nlimit projects !* to slots=1\n}")[0].rules[0]
@@ -276,3 +313,48 @@ def test_the_pass_view_decides_as_the_reference_evaluation(
             debit(sets, reference, req, Names())
             ctx.take(job, [[queue, host, 1]])
         assert ctx.usage.used == reference.used
+
+
+# ---- explaining: qstat -j and qsub -w v (8.1.9's words, tests/data/reference/rqs-sched/) --
+def reasons_with(sets_text: str, job: dict[str, object], owner: str = "sgeuser",
+                 holding: list[tuple[dict[str, object], list[list[object]]]] = ()
+                 ) -> list[str]:
+    from common.placement.explain import pending_reasons
+    from tests.unit.test_resources_sched import cluster, make_input
+    conf = cluster({"vm": 4}, pes={"smp": "$pe_slots"})
+    conf["rqs"] = {rs.name: rule_set_pairs(rs) for rs in parse_rule_sets(sets_text)}
+    running = {100 + i: placement_job({"job_id": 100 + i, "owner": owner, "opts": opts})
+               for i, (opts, _) in enumerate(holding)}
+    inp = make_input(conf, [], running=[({"job_id": j}, g) for j, (_, g)
+                                        in zip(running, holding)])
+    inp.quotas = quota_context(conf, inp.resources.attrs, {}, {"vm": {"num_proc": "2"}},
+                               running, [{"job_id": j, "granted": g}
+                                         for j, (_, g) in zip(running, holding)])
+    return pending_reasons(placement_job({"job_id": 1, "owner": owner, "opts": job}), inp)
+
+
+def test_a_quota_refusal_names_the_consumers_and_the_rule() -> None:
+    one = "{\nname max_u_slots\nenabled true\nlimit users {*} to slots=1\n}"
+    busy = [({}, [["all.q", "vm", 1]])]
+    assert reasons_with(one, {}, holding=busy) == [
+        'cannot run because it exceeds limit "sgeuser/////" in rule "max_u_slots/1"']
+    together = "{\nname users_star\nenabled true\nlimit users * to slots=1\n}"
+    assert reasons_with(together, {}, holding=busy) == [
+        'cannot run because it exceeds limit "/////" in rule "users_star/1"']
+    named = "{\nname named_rule\nenabled true\nlimit name r1 users {*} hosts {*} to slots=1\n}"
+    assert reasons_with(named, {}, holding=busy) == [
+        'cannot run because it exceeds limit "sgeuser////vm/" in rule "named_rule/r1"']
+    drained = "{\nname slots_zero\nenabled true\nlimit users {*} to slots=0\n}"
+    assert reasons_with(drained, {}) == [
+        'cannot run because it exceeds limit "sgeuser/////" in rule "slots_zero/1"']
+
+
+def test_a_parallel_job_is_named_a_quota_only_when_not_one_slot_fits() -> None:
+    two = "{\nname pe_full\nenabled true\nlimit users {*} to slots=2\n}"
+    assert reasons_with(two, {"pe": ["smp", 4, 4]}) == [
+        'cannot run in PE "smp" because it only offers 0 slots']
+    full = [({}, [["all.q", "vm", 2]])]
+    assert reasons_with(two, {"pe": ["smp", 2, 2]}, holding=full) == [
+        'cannot run because it exceeds limit "sgeuser/////" in rule "pe_full/1"',
+        'cannot run in PE "smp" because it only offers 0 slots']
+

@@ -1,0 +1,1 @@
+$ qconf -Aprj Aprj-acl-02.input

@@ -1,0 +1,1 @@
+$ qconf -Aprj Aprj-acl-06.input

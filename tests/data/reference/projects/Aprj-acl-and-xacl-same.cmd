@@ -1,0 +1,1 @@
+$ qconf -Aprj Aprj-acl-and-xacl-same.input

@@ -1,0 +1,1 @@
+$ qconf -Aprj Aprj-fshare-01.input

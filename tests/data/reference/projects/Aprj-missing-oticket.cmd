@@ -1,0 +1,1 @@
+$ qconf -Aprj Aprj-missing-oticket.input

@@ -1,0 +1,1 @@
+$ qconf -Aprj Aprj-name-05.input

@@ -1,0 +1,1 @@
+$ qconf -Aprj Aprj-name-15.input

@@ -1,0 +1,1 @@
+$ qconf -Aprj Aprj-name-21.input

@@ -1,0 +1,1 @@
+$ qconf -Aprj Aprj-name-27.input

@@ -1,0 +1,1 @@
+$ qconf -Aprj Aprj-name-36.input

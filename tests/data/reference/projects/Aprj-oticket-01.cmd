@@ -1,0 +1,1 @@
+$ qconf -Aprj Aprj-oticket-01.input

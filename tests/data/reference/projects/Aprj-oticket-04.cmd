@@ -1,0 +1,1 @@
+$ qconf -Aprj Aprj-oticket-04.input

@@ -1,0 +1,1 @@
+$ qconf -Aprj Aprj-oticket-08.input

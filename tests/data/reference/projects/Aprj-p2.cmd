@@ -1,0 +1,1 @@
+$ qconf -Aprj Aprj-p2.input

@@ -1,0 +1,1 @@
+$ qconf -Aprj Aprj-unknown-attr.input

@@ -1,0 +1,1 @@
+$ qconf -Aprj Aprj-xacl-nosuch.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs Arqs-projects-nosuch.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs Arqs-projects-p1.input

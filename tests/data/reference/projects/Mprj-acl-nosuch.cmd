@@ -1,0 +1,1 @@
+$ qconf -Mprj Mprj-acl-nosuch.input

@@ -1,0 +1,1 @@
+$ qconf -Mprj Mprj-existing.input p2

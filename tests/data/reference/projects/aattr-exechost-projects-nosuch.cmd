@@ -1,0 +1,1 @@
+$ qconf -aattr exechost projects nosuch vm

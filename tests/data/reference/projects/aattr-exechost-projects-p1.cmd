@@ -1,0 +1,1 @@
+$ qconf -aattr exechost projects p1 vm

@@ -1,0 +1,1 @@
+$ qconf -aattr queue projects p2 all.q

@@ -1,0 +1,1 @@
+$ EDITOR=/tmp/ed-keep.sh qconf -aprj p1

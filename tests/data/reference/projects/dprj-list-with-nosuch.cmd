@@ -1,0 +1,1 @@
+$ qconf -dprj p5,nosuch,p4

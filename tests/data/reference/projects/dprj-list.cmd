@@ -1,0 +1,1 @@
+$ qconf -dprj p7,p6

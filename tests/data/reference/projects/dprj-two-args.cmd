@@ -1,0 +1,1 @@
+$ qconf -dprj p3 p2

@@ -1,0 +1,1 @@
+$ qconf -mattr exechost projects nosuch vm

@@ -1,0 +1,1 @@
+$ qconf -mattr exechost projects p3 vm

@@ -1,0 +1,1 @@
+$ qconf -mattr exechost xprojects p2 vm

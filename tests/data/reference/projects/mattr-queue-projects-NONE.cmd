@@ -1,0 +1,1 @@
+$ qconf -mattr queue projects NONE all.q

@@ -1,0 +1,1 @@
+$ qconf -mattr queue projects p1 all.q

@@ -1,0 +1,1 @@
+$ qconf -mattr queue xprojects nosuch all.q

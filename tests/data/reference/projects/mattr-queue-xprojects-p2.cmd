@@ -1,0 +1,1 @@
+$ qconf -mattr queue xprojects p2 all.q

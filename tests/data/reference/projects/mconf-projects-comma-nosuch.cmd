@@ -1,0 +1,1 @@
+$ EDITOR=/tmp/ed.sh qconf -mconf

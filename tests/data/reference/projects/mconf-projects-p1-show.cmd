@@ -1,0 +1,1 @@
+$ qconf -sconf | grep -E "^(x?projects|enforce_project)"

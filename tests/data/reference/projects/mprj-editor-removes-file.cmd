@@ -1,0 +1,1 @@
+$ EDITOR=/tmp/ed-rm.sh qconf -mprj p1

@@ -1,0 +1,1 @@
+$ EDITOR=/tmp/ed-keep.sh qconf -mprj p1,p2

@@ -1,0 +1,1 @@
+$ qconf -purge queue projects all.q@vm

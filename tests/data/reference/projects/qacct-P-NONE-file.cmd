@@ -1,0 +1,1 @@
+$ qacct -P NONE -f qacct-projects-accounting.input

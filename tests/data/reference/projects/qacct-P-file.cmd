@@ -1,0 +1,1 @@
+$ qacct -P -f qacct-projects-accounting.input

@@ -1,0 +1,1 @@
+$ qacct -P p1 -j -f qacct-projects-accounting.input

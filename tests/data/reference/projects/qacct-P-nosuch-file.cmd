@@ -1,0 +1,1 @@
+$ qacct -P nosuch -f qacct-projects-accounting.input

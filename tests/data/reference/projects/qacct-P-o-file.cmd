@@ -1,0 +1,1 @@
+$ qacct -P -o -f qacct-projects-accounting.input

@@ -1,0 +1,1 @@
+$ qacct -P p1 -f qacct-projects-accounting.input

@@ -1,0 +1,1 @@
+$ qalter -P pacl 103

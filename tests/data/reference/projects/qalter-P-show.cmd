@@ -1,0 +1,1 @@
+$ qstat -j 103,110 | grep -E '^(job_number|project)'

@@ -1,0 +1,1 @@
+$ qstat -j 100 | grep -E '^(job_number|project)'

@@ -1,0 +1,1 @@
+$ qstat -j 101 | grep -E '^(job_number|project)'

@@ -1,0 +1,1 @@
+$ qstat -j 93 | grep -E '^(job_number|project)'

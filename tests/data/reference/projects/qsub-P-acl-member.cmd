@@ -1,0 +1,1 @@
+$ sge_as_user qsub -h -P pin -b y /bin/true

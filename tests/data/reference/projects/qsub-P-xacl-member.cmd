@@ -1,0 +1,1 @@
+$ sge_as_user qsub -h -P pxacl -b y /bin/true

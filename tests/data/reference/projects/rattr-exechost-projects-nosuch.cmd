@@ -1,0 +1,1 @@
+$ qconf -rattr exechost projects nosuch vm

@@ -1,0 +1,1 @@
+$ qconf -rattr exechost projects p1 vm

@@ -1,0 +1,1 @@
+$ qconf -rattr exechost xprojects NONE vm

@@ -1,0 +1,1 @@
+$ qconf -rattr exechost xprojects p2 vm

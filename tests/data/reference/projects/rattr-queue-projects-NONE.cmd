@@ -1,0 +1,1 @@
+$ qconf -rattr queue projects NONE all.q

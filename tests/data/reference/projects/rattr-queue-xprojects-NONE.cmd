@@ -1,0 +1,1 @@
+$ qconf -rattr queue xprojects NONE all.q

@@ -1,0 +1,1 @@
+$ qstat -j 139 -xml

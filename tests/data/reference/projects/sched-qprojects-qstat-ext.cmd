@@ -1,0 +1,1 @@
+$ qstat -ext -u "*"

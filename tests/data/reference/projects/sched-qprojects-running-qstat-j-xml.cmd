@@ -1,0 +1,1 @@
+$ qstat -j 120 -xml

@@ -1,0 +1,1 @@
+$ qconf -sprj p1,p2

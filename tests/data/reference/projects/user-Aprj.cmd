@@ -1,0 +1,1 @@
+$ sge_as_user qconf -Aprj /tmp/prjw/user.prj

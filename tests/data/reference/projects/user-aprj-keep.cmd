@@ -1,0 +1,1 @@
+$ sge_as_user env EDITOR=/tmp/ed-keep.sh qconf -aprj

@@ -1,0 +1,1 @@
+$ sge_as_user qconf -mattr queue projects p1 all.q

@@ -1,0 +1,1 @@
+$ sge_as_user qconf -sprj p1
