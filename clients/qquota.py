@@ -4,8 +4,8 @@ For each enabled rule set's rule, consumer tuple and limited complex in use, one
 ``set/rule  complex=used/limit  filter``; by default only what concerns the calling user
 (``-u '*'``: everyone). Options: ``-u``, ``-h``, ``-q``, ``-pe``, ``-P``, ``-l``
 (resource names), ``-xml``, ``-help``; options are also read from the cell's
-``common/sge_qquota`` and from ``~/.sge_qquota`` (that one winning), the command line
-winning over both. The usage is worked out here from the cell's configuration and its
+``common/sge_qquota`` and from ``~/.sge_qquota``, and everything adds up, as in 8.1.9
+(tests/data/reference/rqs-sched/). The usage is worked out here from the cell's configuration and its
 running jobs with the placement library the scheduler uses (common.placement.quotas).
 """
 from __future__ import annotations
@@ -25,14 +25,27 @@ from common.resource.complexes import cell_complexes
 
 PRODUCT = "SGE 8.1.9"
 USAGE = (f"{PRODUCT}\nusage: qquota [options]\n"
-         "   [-h wc_host|wc_hostgroup,...]    display only selected hosts\n"
-         "   [-help]                          print this help\n"
-         "   [-l resource_attributes]         request the given resources\n"
-         "   [-u wc_user,...]                 display only selected users\n"
-         "   [-pe wc_pe_name,...]             display only selected parallel environments\n"
-         "   [-P wc_project,...]              display only selected projects\n"
-         "   [-q wc_cqueue,...]               display only selected queues\n"
-         "   [-xml]                           display the information in XML-Format\n")
+         "  [-help]                              print this help\n"
+         "  [-h wc_host_list|wc_hostgroup_list]  display only selected hosts\n"
+         "  [-l resource_attributes]             request the given resources\n"
+         "  [-u user_list]                       display only selected users\n"
+         "  [-pe wc_pe_list]                     display only selected parallel environments\n"
+         "  [-P wc_project_list]                 display only selected projects\n"
+         "  [-q wc_cqueue_list]                  display only selected queues\n"
+         "  [-xml]                               display the information in XML format\n"
+         "\n"
+         "resource_attributes     resource_name,resource_name,...\n"
+         "wc_cqueue               wildcard expression matching a cluster queue\n"
+         "wc_cqueue_list          wc_cqueue[,wc_cqueue,...]\n"
+         "wc_host                 wildcard expression matching a host\n"
+         "wc_host_list            wc_host[,wc_host,...]\n"
+         "wc_hostgroup            wildcard expression matching a hostgroup\n"
+         "wc_hostgroup_list       wc_hostgroup[,wc_hostgroup,...]\n"
+         "wc_pe                   wildcard expression matching a parallel environment\n"
+         "wc_pe_list              wc_pe[,wc_pe,...]\n"
+         "wc_project              wildcard expression matching a project\n"
+         "wc_project_list         wc_project[,wc_project,...]\n"
+         "user_list               user[,user,...]\n")
 LIST_OPTIONS = {"-u": "users", "-h": "hosts", "-q": "queues", "-pe": "pes", "-P": "projects",
                 "-l": "resources"}
 
@@ -44,7 +57,8 @@ class QquotaExit(Exception):
 
 
 def option_files(cell_common: Path | None) -> list[str]:
-    """Words of the cell's sge_qquota, then of ~/.sge_qquota (later ones win)."""
+    """Words of the cell's sge_qquota, then of ~/.sge_qquota: lines starting with ``#``
+    are left out, a ``#`` later in a line is a word like any other (as in 8.1.9)."""
     words: list[str] = []
     paths = ([cell_common / "sge_qquota"] if cell_common else []) + \
         [Path(os.path.expanduser("~")) / ".sge_qquota"]
@@ -60,9 +74,13 @@ def option_files(cell_common: Path | None) -> list[str]:
 
 
 def parse_args(argv: list[str]) -> tuple[dict[str, list[str]], bool, bool]:
-    """(list options, -xml, -help); a list option given again replaces the earlier."""
+    """(list options, -xml, -help). As in 8.1.9 everything adds up: a list option given
+    again (in the files or on the command line) adds to the list, and words after a
+    list option's value add to that list too (``-u root sgeuser``); a list option
+    without a value changes nothing."""
     lists: dict[str, list[str]] = {}
     xml = helped = False
+    current: str | None = None
     i = 0
     while i < len(argv):
         word = argv[i]
@@ -71,14 +89,14 @@ def parse_args(argv: list[str]) -> tuple[dict[str, list[str]], bool, bool]:
         elif word == "-xml":
             xml = True
         elif word in LIST_OPTIONS:
-            if i + 1 >= len(argv):
-                raise QquotaExit(f"{word} option must have argument")
-            lists[LIST_OPTIONS[word]] = [v for v in argv[i + 1].split(",") if v]
-            i += 1
+            current = LIST_OPTIONS[word]
+            lists.setdefault(current, [])
+        elif current is not None and not word.startswith("-"):
+            lists[current] += [v for v in word.split(",") if v]
         else:
             raise QquotaExit(f'{USAGE}error: invalid option argument "{word}"')
         i += 1
-    return lists, xml, helped
+    return {name: values for name, values in lists.items() if values}, xml, helped
 
 
 def selection(lists: dict[str, list[str]], me: str) -> Selection:

@@ -47,7 +47,7 @@ class PassInput:
     load: dict[str, float] = field(default_factory=dict)  # host -> np_load_avg
     pe_of_queue: dict[str, set[str]] = field(default_factory=dict)
     host_groups: Mapping[str, frozenset[str]] = field(default_factory=dict)  # "@g" -> hosts
-    access: Access | None = None  # user_lists/xuser_lists of queues, hosts and PEs
+    access: Access | None = None  # user and project lists of queues, hosts and PEs
     matcher: Matcher | None = None
     resources: ResourceView | None = None
     pes: dict[str, PEConf] = field(default_factory=dict)
@@ -210,8 +210,10 @@ def _allowed_instances(job: PlacementJob, instances: list[QueueInstance], inp: P
 
 
 def _has_access(job: PlacementJob, qi: QueueInstance, access: Access | None) -> bool:
-    """The queue's and the host's user_lists/xuser_lists admit the job's owner."""
-    return access is None or access.queue_allows(job.owner, job.group, qi.queue, qi.host)
+    """The queue's and the host's user_lists/xuser_lists admit the job's owner, and
+    their projects/xprojects the job's project."""
+    return access is None or access.job_allowed(job.owner, job.group, job.project,
+                                                qi.queue, qi.host)
 
 
 def _allowed(job: PlacementJob, qi: QueueInstance, inp: PassInput) -> bool:
@@ -255,20 +257,49 @@ def _place(job: PlacementJob, category: Category, free: dict[SlotKey, int],
             if limit < low:
                 continue
             drop_full_hosts(hosts, free)
-            alloc = Allocation(inp.resources, category.requests, free, category.fit)
-            # bounds hold for one slot range; the PE limit may shrink it between jobs
-            bounds = category.pe_bounds.setdefault(f"{conf.name}:{low}:{limit}", {})
-            granted = allocate(conf.rule, low, limit, hosts, alloc, bounds)
-            if granted is not None and inp.quotas is not None and \
-                    inp.quotas.refusal_of_grant(job, granted, conf.name) is not None:
-                alloc.rollback()  # over a quota: a smaller range may still fit
-                continue
-            if granted is not None:
+            found = _allocate_in_quota(job, category, free, inp, conf, hosts, low, limit)
+            if found is not None:
+                granted, total = found
                 if inp.quotas is not None:
                     inp.quotas.take(job, granted, conf.name)
-                pe_used[conf.name] = pe_used.get(conf.name, 0) + alloc.total
+                pe_used[conf.name] = pe_used.get(conf.name, 0) + total
                 return granted, conf.name
     return None
+
+
+def _allocate_in_quota(job: PlacementJob, category: Category, free: dict[SlotKey, int],
+                       inp: PassInput, conf: PEConf, hosts: list[list[QueueInstance]],
+                       low: int, high: int) -> tuple[list[list[Any]], int] | None:
+    """The largest grant of ``low``..``high`` slots that the resources and every quota
+    allow (and its slot count), or None. A grant over a quota is tried again with fewer
+    slots, the most that fits found by halving (8.1.9 gives ``-pe smp 1-4`` two slots
+    under a quota of two)."""
+    def attempt(most: int, keep: bool) -> tuple[list[list[Any]], int] | None:
+        alloc = Allocation(inp.resources, category.requests, free, category.fit)
+        # bounds hold for one slot range; the PE limit may shrink it between jobs
+        bounds = category.pe_bounds.setdefault(f"{conf.name}:{low}:{most}", {})
+        granted = allocate(conf.rule, low, most, hosts, alloc, bounds)
+        if granted is None:
+            return None
+        if inp.quotas is not None and \
+                inp.quotas.refusal_of_grant(job, granted, conf.name) is not None:
+            alloc.rollback()
+            return None
+        if not keep:
+            alloc.rollback()
+        return granted, alloc.total
+
+    first = attempt(high, keep=True)
+    if first is not None or inp.quotas is None or low == high:
+        return first
+    fits, over = low - 1, high  # the most slots known to fit (none yet), and too many
+    while over - fits > 1:
+        middle = (fits + over) // 2
+        if attempt(middle, keep=False) is not None:
+            fits = middle
+        else:
+            over = middle
+    return attempt(fits, keep=True) if fits >= low else None
 
 
 def _pe_choices(job: PlacementJob, pattern: str, category: Category, inp: PassInput
@@ -304,8 +335,8 @@ def _place_serial(job: PlacementJob, category: Category, free: dict[SlotKey, int
         key = (qi.queue, qi.host)
         if free.get(key, 0) > 0 and (fit is None or not fit.dynamic
                                      or fit.fits(qi.queue, qi.host, 1, True)):
-            refused = None if quotas is None else \
-                quotas.refusing_rule(job, qi.queue, qi.host, 1)
+            # the quotas count the slot at once when they admit it
+            refused = None if quotas is None else quotas.claim(job, qi.queue, qi.host, 1)
             if refused is not None and everywhere(*refused):
                 category.cursor = len(candidates)  # no instance would do: full for it
                 return None
@@ -316,8 +347,6 @@ def _place_serial(job: PlacementJob, category: Category, free: dict[SlotKey, int
             granted = [[qi.queue, qi.host, 1]]
             if view is not None:
                 apply(view, debits(view, category.requests, granted))
-            if quotas is not None:
-                quotas.take(job, granted)
             return granted
         category.cursor += 1
     return None

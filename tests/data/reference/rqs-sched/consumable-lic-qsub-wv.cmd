@@ -1,0 +1,1 @@
+$ sge_as_user qsub -w v -l lic=1 -b y /bin/sleep 60

@@ -1,0 +1,1 @@
+$ qconf -Arqs hosts-expanded.input

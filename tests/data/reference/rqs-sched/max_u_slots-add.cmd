@@ -1,0 +1,1 @@
+$ qconf -Arqs max_u_slots.input

@@ -1,0 +1,1 @@
+$ qquota -u sgeuser

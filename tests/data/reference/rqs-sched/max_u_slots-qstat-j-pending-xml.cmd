@@ -1,0 +1,1 @@
+$ qstat -j 149 -xml

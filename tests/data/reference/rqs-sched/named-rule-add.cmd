@@ -1,0 +1,1 @@
+$ qconf -Arqs named-rule.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs pe-full.input

@@ -1,0 +1,1 @@
+$ qstat -j 196 -xml

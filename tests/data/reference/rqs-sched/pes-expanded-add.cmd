@@ -1,0 +1,1 @@
+$ qconf -Arqs pes-expanded.input

@@ -1,0 +1,1 @@
+$ qconf -Arqs projects-expanded.input

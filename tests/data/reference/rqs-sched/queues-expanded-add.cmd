@@ -1,0 +1,1 @@
+$ qconf -Arqs queues-expanded.input

@@ -1,0 +1,1 @@
+$ sge_as_user qquota

@@ -1,0 +1,1 @@
+$ qconf -Arqs slots-one-busy.input

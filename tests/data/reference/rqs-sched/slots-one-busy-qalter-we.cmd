@@ -1,0 +1,1 @@
+$ sge_as_user qalter -w e 185

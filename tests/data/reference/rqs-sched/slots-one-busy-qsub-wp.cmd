@@ -1,0 +1,1 @@
+$ sge_as_user qsub -w p -b y /bin/sleep 60

@@ -1,0 +1,1 @@
+$ sge_as_user qsub -w w -b y /bin/sleep 60

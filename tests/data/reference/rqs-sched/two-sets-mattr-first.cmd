@@ -1,0 +1,1 @@
+$ qconf -mattr resource_quota enabled TRUE zz_first

@@ -1,0 +1,1 @@
+$ qconf -Arqs users-star.input

@@ -1,0 +1,1 @@
+$ sge_as_user qsub -b y /bin/sleep 60

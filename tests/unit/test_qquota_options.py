@@ -1,0 +1,46 @@
+"""qquota's options as 8.1.9 reads them from the cell's ``sge_qquota``, ``~/.sge_qquota``
+and the command line (tests/data/reference/rqs-sched/sge_qquota-*, qquota-cmdline-*)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from clients.qquota import USAGE, QquotaExit, option_files, parse_args
+
+CAPTURES = Path(__file__).parents[1] / "data" / "reference" / "rqs-sched"
+
+
+def test_help_and_refusal_are_8_1_9s_text() -> None:
+    assert USAGE == (CAPTURES / "sge_qquota-cell-help.out").read_text()
+    with pytest.raises(QquotaExit) as caught:
+        parse_args(["-x"])
+    assert caught.value.message + "\n" == \
+        (CAPTURES / "qquota-cmdline-invalid-option.err").read_text()
+    assert caught.value.status == 1
+
+
+@pytest.mark.parametrize("words, lists", [
+    (["-l", "lic", "-l", "slots"], {"resources": ["lic", "slots"]}),   # files add up
+    (["-u", "*", "-l", "slots"], {"users": ["*"], "resources": ["slots"]}),
+    (["-u", "root", "#", "sgeuser"], {"users": ["root", "#", "sgeuser"]}),
+    (["-u", "root", "sgeuser"], {"users": ["root", "sgeuser"]}),
+    (["-u"], {}),                                                       # no value: no effect
+    (["-l", "lic", "-u", "*"], {"resources": ["lic"], "users": ["*"]}),
+    (["-h", "a,b", "-h", "c"], {"hosts": ["a", "b", "c"]})])
+def test_options_accumulate(words: list[str], lists: dict[str, list[str]]) -> None:
+    assert parse_args(words) == (lists, False, False)
+
+
+def test_both_files_are_read_and_only_whole_comment_lines_left_out(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    common, home = tmp_path / "common", tmp_path / "home"
+    common.mkdir()
+    home.mkdir()
+    (common / "sge_qquota").write_text("# a comment\n\n-l lic\n")
+    (home / ".sge_qquota").write_text("   # indented comment\n-u root # sgeuser\n")
+    monkeypatch.setenv("HOME", str(home))
+    words = option_files(common)
+    assert words == ["-l", "lic", "-u", "root", "#", "sgeuser"]
+    assert parse_args(words + ["-l", "slots"])[0] == {
+        "resources": ["lic", "slots"], "users": ["root", "#", "sgeuser"]}
