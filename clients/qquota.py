@@ -56,10 +56,11 @@ class QquotaExit(Exception):
         self.message, self.status = message, status
 
 
-def option_files(cell_common: Path | None) -> list[str]:
-    """Words of the cell's sge_qquota, then of ~/.sge_qquota: lines starting with ``#``
-    are left out, a ``#`` later in a line is a word like any other (as in 8.1.9)."""
-    words: list[str] = []
+def option_files(cell_common: Path | None) -> list[list[str]]:
+    """The words of the cell's sge_qquota and of ~/.sge_qquota, one list per file that
+    exists: lines starting with ``#`` are left out, a ``#`` later in a line is a word
+    like any other (as in 8.1.9)."""
+    sources: list[list[str]] = []
     paths = ([cell_common / "sge_qquota"] if cell_common else []) + \
         [Path(os.path.expanduser("~")) / ".sge_qquota"]
     for path in paths:
@@ -67,27 +68,24 @@ def option_files(cell_common: Path | None) -> list[str]:
             text = path.read_text()
         except OSError:
             continue
-        for line in text.splitlines():
-            if not line.lstrip().startswith("#"):
-                words += line.split()
-    return words
+        sources.append([word for line in text.splitlines()
+                        if not line.lstrip().startswith("#") for word in line.split()])
+    return sources
 
 
 def parse_args(argv: list[str]) -> tuple[dict[str, list[str]], bool, bool]:
-    """(list options, -xml, -help). As in 8.1.9 everything adds up: a list option given
-    again (in the files or on the command line) adds to the list, and words after a
-    list option's value add to that list too (``-u root sgeuser``); a list option
-    without a value changes nothing."""
+    """(list options, -xml, -help) of one source (a file or the command line). As in
+    8.1.9 a list option given again adds to the list, and words after a list option's
+    value add to that list too (``-u root sgeuser``); a list option without a value
+    changes nothing."""
     lists: dict[str, list[str]] = {}
     xml = helped = False
     current: str | None = None
-    i = 0
-    while i < len(argv):
-        word = argv[i]
+    for word in argv:
         if word == "-help":
-            helped = True
+            helped, current = True, None
         elif word == "-xml":
-            xml = True
+            xml, current = True, None
         elif word in LIST_OPTIONS:
             current = LIST_OPTIONS[word]
             lists.setdefault(current, [])
@@ -95,8 +93,19 @@ def parse_args(argv: list[str]) -> tuple[dict[str, list[str]], bool, bool]:
             lists[current] += [v for v in word.split(",") if v]
         else:
             raise QquotaExit(f'{USAGE}error: invalid option argument "{word}"')
-        i += 1
     return {name: values for name, values in lists.items() if values}, xml, helped
+
+
+def parse_sources(sources: list[list[str]]) -> tuple[dict[str, list[str]], bool, bool]:
+    """The files' options and the command line's, each read on its own, added up."""
+    lists: dict[str, list[str]] = {}
+    xml = helped = False
+    for words in sources:
+        more, more_xml, more_help = parse_args(words)
+        for name, values in more.items():
+            lists.setdefault(name, []).extend(values)
+        xml, helped = xml or more_xml, helped or more_help
+    return lists, xml, helped
 
 
 def selection(lists: dict[str, list[str]], me: str) -> Selection:
@@ -145,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         client = connect_or_exit("qquota")
         cell = getattr(client, "_cell", None)
         common = cell.common_dir if cell is not None else None
-        lists, xml, helped = parse_args(option_files(common) + argv)
+        lists, xml, helped = parse_sources(option_files(common) + [argv])
         if helped:
             sys.stdout.write(USAGE)
             return 0

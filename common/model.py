@@ -22,6 +22,9 @@ from common.jobstate import State
 # the scheduler's mirror ("complex": the complex list; "rqs": resource quota sets)
 CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf", "complex", "userset",
               "rqs", "project")
+# Kinds whose objects keep 8.1.9's master-list order, a new or changed one last: resource
+# quota sets apply in that order, and the first that refuses is the one named.
+ORDERED_KINDS = ("rqs",)
 
 
 class _DictMixin:

@@ -32,6 +32,11 @@ _NAME_CHARS = (("\n", "Return"), ("\t", "Tab"), ("\r", "Carriage return"), (" ",
                (")", "Parenthesis"), ("@", "At"), ("%", "Percent"), (",", "Comma"))
 RESERVED_NAMES = ("NONE", "ALL", "TEMPLATE")
 _HEX = re.compile(r"[+-]?0[xX]")
+# what C's strtod reads as a whole: decimal and hexadecimal numbers, ASCII digits only
+_STRTOD = re.compile(r"[+-]?(?:0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)"
+                     r"(?:[pP][+-]?[0-9]+)?"
+                     r"|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+_INF_NAN = re.compile(r"[+-]?(?:inf(?:inity)?|nan)", re.IGNORECASE)
 
 
 def name_problem(name: str) -> str | None:
@@ -40,9 +45,10 @@ def name_problem(name: str) -> str | None:
     for char, label in _NAME_CHARS:
         if char in name:
             return f"{label} ('{char}') not allowed in objectname"
-    bad = next((c for c in name if not (c.isascii() and c.isprintable())), None)
+    bad = next((b for b in name.encode("utf-8", "surrogateescape")
+                if not 0x20 < b < 0x7F), None)  # 8.1.9 tests the name's bytes
     if bad is not None:
-        return f"Non-graphic character (hex {ord(bad) & 0xFF:x}) not allowed in objectname"
+        return f"Non-graphic character (hex {bad:x}) not allowed in objectname"
     if name.upper() in RESERVED_NAMES:
         return f'Keyword ("{name.upper()}") not allowed as objectname'
     return None
@@ -53,11 +59,12 @@ def check_u_long32(name: str, value: str) -> str:
     ``1e3`` are numbers; a fraction or more than 32 bits is refused."""
     no_value(name, value)
     text = value.strip()
-    try:
-        number = float.fromhex(text) if _HEX.match(text) else float(text)
-    except ValueError:
-        raise ConfError(f'error parsing unsigned long value from string "{text}"') from None
-    if text.lstrip("+-").lower().startswith(("inf", "nan")) or not math.isfinite(number):
+    if _INF_NAN.fullmatch(text):
+        raise ConfError(f'"{text}" is not an u_long32 value')
+    if not _STRTOD.fullmatch(text):  # Python's float() takes more: 1_000, other digits
+        raise ConfError(f'error parsing unsigned long value from string "{text}"')
+    number = float.fromhex(text) if _HEX.match(text) else float(text)
+    if not math.isfinite(number):
         raise ConfError(f'"{text}" is not an u_long32 value')
     if number < 0:
         raise ConfError(f'parameter "{name}" must be a positive number')
@@ -76,11 +83,13 @@ def acl_names(value: str) -> list[str]:
 
 
 def check_acl(name: str, value: str) -> str:
+    """An ``acl``/``xacl`` value as 8.1.9 keeps it: the names as given, a repeated one
+    too (``arusers arusers``), or ``NONE``."""
     no_value(name, value)
     words = value.split()
     if words and words[0].upper() == "NONE" and len(words) > 1:
         raise ConfError(f'unrecognized characters after the attribute values: "{words[1]}"')
-    return " ".join(acl_names(value)) or "NONE"
+    return "NONE" if words[0].upper() == "NONE" else " ".join(words)
 
 
 def check_project_name(name: str, value: str) -> str:
@@ -153,4 +162,5 @@ def may_submit(user: str, groups: Iterable[str], pairs: Iterable[Sequence[str]],
 
 
 def _as_list(value: str) -> str:
+    """An ``acl``/``xacl`` value in the comma form ``common.access`` reads."""
     return ",".join(acl_names(value)) or "NONE"

@@ -119,7 +119,7 @@ def _access_refusal(store: Store, order: dict[str, Any], access: Access) -> str:
     """The queue, host and PE user lists must admit the job's owner, and the queue's
     and host's project lists the job's project."""
     job = store.jobs[int(order["job_id"])]
-    project = str(job.opts["project"]) if job.opts.get("project") else None
+    project = as_placement_job(job).project
     for queue, host, _ in order["granted"]:
         if not access.queue_allows(job.owner, job.group, str(queue), str(host)):
             return f'job owner "{job.owner}" has no access to {queue}@{host}'

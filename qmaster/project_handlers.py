@@ -19,13 +19,12 @@ Texts are Grid Engine 8.1.9's (tests/data/reference/projects/):
 """
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
-from common.conf_values import get, is_none, split_names
-from common.conffile import ConfError
+from common.conf_values import get, split_names
 from common.objects_conf_project import may_submit, name_problem, project_problem
-from common.objects_conf_queue import parse_host_overrides
 from qmaster.context import RequestError
+from qmaster.userset_handlers import named_lists
 
 KIND = "project"
 PROJECT_ATTRS = ("projects", "xprojects")
@@ -42,27 +41,13 @@ def check_project(conf: Conf, pairs: list[list[str]]) -> None:
 
 
 # ---- references ----------------------------------------------------------------------
-def _named(kind: str, pairs: list[list[str]], attr: str) -> Iterator[list[str]]:
-    """The project names of each value of ``attr`` (queues: default, then host values)."""
-    text = get(pairs, attr, "NONE")
-    values = [text]
-    if kind == "queue":
-        try:
-            default, overrides = parse_host_overrides(text)
-            values = [default, *overrides.values()]
-        except ConfError:
-            pass  # the qmaster accepted it; read it as one value
-    for value in values:
-        yield [n for n in split_names(value) if not is_none(n)]
-
-
 def check_projects_exist(conf: Conf, kind: str, name: str, pairs: list[list[str]]) -> None:
     """A queue, exec host or configuration may name only existing projects."""
     if kind not in dict(REFERRING):
         return
     known = conf.get(KIND, {})
     for attr in PROJECT_ATTRS:
-        for names in _named(kind, pairs, attr):
+        for names in named_lists(kind, pairs, attr):
             missing = next((n for n in names if n not in known), None)
             if missing is None:
                 continue
@@ -77,7 +62,7 @@ def check_unreferenced(conf: Conf, name: str) -> None:
     for kind, word in REFERRING:
         for obj, pairs in sorted(conf.get(kind, {}).items()):
             for attr in PROJECT_ATTRS:
-                if any(name in names for names in _named(kind, pairs, attr)):
+                if any(name in names for names in named_lists(kind, pairs, attr)):
                     raise RequestError("referenced", f'denied: project "{name}" is still '
                                                      f'referenced in {attr} of {word} "{obj}"')
 

@@ -21,13 +21,15 @@ from typing import Any, Callable
 
 from common.jobspec import check_job_options
 from common.jobstate import ACTIVE_STATES, Event, State, next_state
-from common.model import CONF_KINDS, ExecHost, Job, Task, task_key
+from common.model import CONF_KINDS, ORDERED_KINDS, ExecHost, Job, Task, task_key
 from qmaster.spool import Transaction
 
 FINISHED_JOBS_KEPT = 1000  # finished jobs kept for qstat -s z and late `wait` requests
 
 # name lists: users (qconf -am/-ao) and hosts (qconf -ah/-as, see qmaster.host_rights)
 LIST_KINDS = ("manager", "operator", "adminhost", "submithost")
+# the spooled master-list order of each of common.model.ORDERED_KINDS
+ORDER_KIND = "order"
 
 
 @dataclass
@@ -223,6 +225,9 @@ class Store:
         for kind in CONF_KINDS:
             self.conf[kind] = {key: pairs for key, pairs in objects.get(kind, {}).items()
                                if self._loaded(kind, key, pairs, _conf_pairs) is not None}
+        for kind in ORDERED_KINDS:
+            self.conf[kind] = _in_order(self.conf[kind],
+                                        objects.get(ORDER_KIND, {}).get(kind))
         for kind in LIST_KINDS:
             self.lists[kind] = sorted(k for k in objects.get(kind, {}) if isinstance(k, str))
         self.qi_states = {k: v for k, v in objects.get("qstate", {}).items()
@@ -400,14 +405,37 @@ class Store:
         batch.event("host", "put", host.name, host.to_dict())
 
     def put_conf(self, batch: Batch, kind: str, name: str, pairs: list[list[str]]) -> None:
-        self._set_item(self.conf[kind], name, pairs)
+        if kind in ORDERED_KINDS:  # added or changed: last in the master list
+            self._move_to_end(self.conf[kind], name, pairs)
+            batch.txn.put(ORDER_KIND, kind, list(self.conf[kind]))
+        else:
+            self._set_item(self.conf[kind], name, pairs)
         batch.txn.put(kind, name, pairs)
         batch.event(kind, "put", name, pairs)
 
     def delete_conf(self, batch: Batch, kind: str, name: str) -> None:
-        self._pop_item(self.conf[kind], name)
+        if kind in ORDERED_KINDS:  # a rollback puts it back in its place
+            self._remember_order(self.conf[kind])
+            self.conf[kind].pop(name, None)
+            batch.txn.put(ORDER_KIND, kind, list(self.conf[kind]))
+        else:
+            self._pop_item(self.conf[kind], name)
         batch.txn.delete(kind, name)
         batch.event(kind, "del", name)
+
+    def _move_to_end(self, mapping: dict[str, Any], key: str, value: Any) -> None:
+        self._remember_order(mapping)
+        mapping.pop(key, None)
+        mapping[key] = value
+
+    def _remember_order(self, mapping: dict[str, Any]) -> None:
+        """Undo by restoring the whole mapping, its order included."""
+        before = list(mapping.items())
+
+        def restore() -> None:
+            mapping.clear()
+            mapping.update(before)
+        self._undo(restore)
 
     def put_qi_state(self, batch: Batch, name: str, states: str, reason: str = "") -> None:
         """Store the qmod states of queue instance ``name`` ("" removes the entry)."""
@@ -448,3 +476,13 @@ class Store:
             "lists": dict(self.lists),
             "qstates": {name: dict(state) for name, state in self.qi_states.items()},
         }
+
+
+def _in_order(objects: dict[str, Any], order: Any) -> dict[str, Any]:
+    """``objects`` in the spooled ``order``; any it does not name (a spool from before
+    the order was kept) follow in name order."""
+    named = [n for n in order if isinstance(n, str) and n in objects] \
+        if isinstance(order, list) else []
+    seen = set(named)
+    rest = sorted(n for n in objects if n not in seen)
+    return {name: objects[name] for name in [*named, *rest]}

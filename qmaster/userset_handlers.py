@@ -74,7 +74,8 @@ def _values(kind: str, text: str) -> list[str]:
 
 
 def named_lists(kind: str, pairs: list[list[str]], attr: str) -> Iterator[list[str]]:
-    """The list names of each value of ``attr`` (queues: default, then host values)."""
+    """The names in each value of ``attr`` (queues: default, then host values); for
+    access lists and projects alike."""
     for value in _values(kind, get(pairs, attr, "NONE")):
         yield split_names(value)
 

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 from common.cluster import queue_instances
 from common.jobstate import ACTIVE_STATES, State
-from common.model import CONF_KINDS
+from common.model import CONF_KINDS, ORDERED_KINDS
 from common.placement.dispatch import PassInput
 from common.placement.inputs import pass_input, placement_jobs
 from common.placement.job import PlacementJob
@@ -71,9 +71,9 @@ class Mirror:
                 self.qstates[key] = obj
         elif kind in self.conf:
             self._instances = self._fixed = self._conf_fields = None
-            if op == "del":
+            if op == "del" or kind in ORDERED_KINDS:  # a changed one goes last
                 self.conf[kind].pop(key, None)
-            else:
+            if op != "del":
                 self.conf[kind][key] = obj
         return kind in TRIGGER_KINDS
 

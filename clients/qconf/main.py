@@ -20,6 +20,7 @@ from clients.qconf.attr import (
     ADD, DELETE, MODIFY, PURGE, REPLACE, AttrError, Request, change_object, missing_object,
     split_object_id, store_kind,
 )
+from clients.qconf.attr_file import AttrFileError, attribute_pairs
 from clients.qconf.base import (
     EMPTY_LIST, EXEC_HOST_ADDED, INVALID_OPTION, KINDS, MISSING, UNRESOLVABLE, QconfError,
     Session, edit_text, err, from_editor, from_file, out, put, put_object,
@@ -225,49 +226,83 @@ def change_attribute(option: str) -> Callable[..., int]:
     changed here and sent whole, so the qmaster checks it as for ``-Mq``."""
     def run(s: Session, obj_nm: str, attr: str, value: str, ids: str) -> int:
         if obj_nm == RQS_OBJECT:
-            return change_rule_sets(s, option, attr, value, ids)
-        return _change_each(s, obj_nm, Request(option, attr, value), ids)
+            return change_rule_sets(s, option, [(attr, value)], ids)
+        return _change_each(s, obj_nm, [Request(option, attr, value)], ids)
+    return run
+
+
+def change_attributes_from_file(option: str) -> Callable[..., int]:
+    """``-Aattr/-Mattr/-Dattr/-Rattr obj_nm fname obj_id_list``: every attribute of the
+    file applied as ``option`` applies it (clients.qconf.attr_file)."""
+    def run(s: Session, obj_nm: str, path: str, ids: str) -> int:
+        if obj_nm != RQS_OBJECT:
+            try:
+                store_kind(obj_nm)
+            except AttrError as exc:
+                raise QconfError(exc.message) from None
+        try:
+            with open(path) as fh:
+                text = fh.read()
+        except OSError as exc:
+            raise QconfError(f'error: error opening file "{path}" for reading: '
+                             f"{exc.strerror}\n" + INVALID_OPTION.format(path)) from None
+        try:
+            pairs = attribute_pairs(obj_nm, text, path)
+        except AttrFileError as exc:
+            raise QconfError("\n".join(exc.lines)) from None
+        if obj_nm == RQS_OBJECT:
+            return change_rule_sets(s, option, pairs, ids)
+        return _change_each(s, obj_nm, [Request(option, attr, value) for attr, value in pairs],
+                            ids)
     return run
 
 
 def purge_attribute(s: Session, obj_nm: str, attr: str, ids: str) -> int:
     """``-purge queue attr_nm q@host``: drop a queue's host-specific value."""
-    return _change_each(s, obj_nm, Request(PURGE, attr), ids)
+    return _change_each(s, obj_nm, [Request(PURGE, attr)], ids)
 
 
-def _change_each(s: Session, obj_nm: str, req: Request, ids: str) -> int:
+def _change_each(s: Session, obj_nm: str, reqs: list[Request], ids: str) -> int:
     try:
         kind = store_kind(obj_nm)
     except AttrError as exc:
         raise QconfError(exc.message) from None
     objects = s.objects(kind)
-    return max(_change_one(s, obj_nm, kind, objects, req, obj_id) for obj_id in ids.split(","))
+    return max(_change_one(s, obj_nm, kind, objects, reqs, obj_id)
+               for obj_id in ids.split(","))
 
 
 def _change_one(s: Session, obj_nm: str, kind: str, objects: dict[str, list[list[str]]],
-                req: Request, obj_id: str) -> int:
+                reqs: list[Request], obj_id: str) -> int:
+    """Every change of ``reqs`` (one, or a file's) to one object, sent as one request:
+    all of them apply or none."""
     name, _ = split_object_id(obj_nm, obj_id)
     if name not in objects:
         err(missing_object(obj_nm, name))
         return 1
+    pairs, notes, applied = objects[name], [], False
     try:
-        result = change_object(obj_nm, objects[name], req, obj_id)
+        for req in reqs:
+            result = change_object(obj_nm, pairs, req, obj_id)
+            notes += result.notes
+            if result.applied:
+                pairs, applied = result.pairs, True
     except AttrError as exc:
         err(exc.message)
         return 1
     # 8.1.9 prints what -aattr/-mattr/-dattr/-rattr did on stdout, refusals on stderr
-    if not result.applied:
-        for note in result.notes:
+    if not applied:
+        for note in notes:
             out(note)
         return 0
     try:
-        reply = s.client.conf_put(kind, name, result.pairs, "modify")
+        reply = s.client.conf_put(kind, name, pairs, "modify")
     except ClientError as exc:  # a refusal stands alone, without the notes
         err(exc.message)
         return 1
-    for line in [*result.notes, reply["message"]]:
+    for line in [*notes, reply["message"]]:
         out(line)
-    objects[name] = result.pairs  # the next id may name the same queue (all.q@a,all.q@b)
+    objects[name] = pairs  # the next id may name the same queue (all.q@a,all.q@b)
     return 0
 
 
@@ -302,6 +337,10 @@ OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     "-aattr": (4, change_attribute(ADD)), "-mattr": (4, change_attribute(MODIFY)),
     "-dattr": (4, change_attribute(DELETE)), "-rattr": (4, change_attribute(REPLACE)),
     "-purge": (3, purge_attribute),
+    "-Aattr": (3, change_attributes_from_file(ADD)),
+    "-Mattr": (3, change_attributes_from_file(MODIFY)),
+    "-Dattr": (3, change_attributes_from_file(DELETE)),
+    "-Rattr": (3, change_attributes_from_file(REPLACE)),
     **COMPLEX_OPTIONS,
     **USERSET_OPTIONS,
     **HOST_OPTIONS,

@@ -130,7 +130,7 @@ def modify_in_editor(s: Session, name: str) -> int:
 
 def delete(s: Session, names: str) -> int:
     """``-dprj project[,project..]``: each in turn."""
-    return max(remove(s, KIND, name) for name in names.split(",") if name) if names else 0
+    return max((remove(s, KIND, name) for name in names.split(",") if name), default=0)
 
 
 # option -> (number of arguments, handler); -1: one optional argument

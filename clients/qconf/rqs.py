@@ -17,9 +17,10 @@ from typing import Callable
 from clients.api import ClientError
 from clients.qconf.attr import ADD, DELETE, MODIFY
 from clients.qconf.base import QconfError, Session, edit_text, err, out
+from clients.qconf.hosts import canonical_name
 from common.quota.rqs_format import (Limit, RqsFormatError, Rule, RuleSet, format_rule_sets,
                                      parse_bool, parse_limits, parse_rule_sets,
-                                     rule_set_from_pairs, rule_set_pairs)
+                                     rule_set_from_pairs, rule_set_pairs, with_host_names)
 
 KIND = "rqs"
 NO_SETS = "No resource quota set found"
@@ -54,6 +55,7 @@ def _read(path: str) -> str:
 
 def _send(s: Session, rule_set: RuleSet, mode: str) -> int:
     """One set to the qmaster; 8.1.9 prints an addition on stdout, a change on stderr."""
+    rule_set = with_host_names(rule_set, canonical_name)  # as 8.1.9 stores host names
     try:
         reply = s.client.conf_put(KIND, rule_set.name, rule_set_pairs(rule_set), mode)
     except ClientError as exc:
@@ -214,9 +216,11 @@ def change_rule_set(rule_set: RuleSet, option: str, attr: str, value: str,
     return replace(rule_set, rules=tuple(rules)), notes
 
 
-def change_attribute(s: Session, option: str, attr: str, value: str, ids: str) -> int:
-    """``-aattr/-mattr/-dattr/-rattr resource_quota``: each set changed here and sent
-    whole; notes and the confirmation on stdout, refusals on stderr (8.1.9)."""
+def change_attribute(s: Session, option: str, changes: list[tuple[str, str]], ids: str
+                     ) -> int:
+    """``-aattr/-mattr/-dattr/-rattr resource_quota`` (one change) and their file forms
+    (a file's changes): each set changed here and sent whole, all its changes or none;
+    notes and the confirmation on stdout, refusals on stderr (8.1.9)."""
     stored = _stored(s)
     rc = 0
     for obj_id in ids.split(","):
@@ -226,8 +230,10 @@ def change_attribute(s: Session, option: str, attr: str, value: str, ids: str) -
             rc = 1
             continue
         try:
-            changed, notes = change_rule_set(stored[name], option, attr, value,
-                                             rule_ref or None)
+            changed, notes = stored[name], []
+            for attr, value in changes:
+                changed, more = change_rule_set(changed, option, attr, value, rule_ref or None)
+                notes += more
         except QconfError as exc:
             err(exc.message)
             rc = 1

@@ -25,7 +25,7 @@ from common.resource.complexes import ResourceRequest
 from common.placement.pe_alloc import (
     Allocation, RequestFit, allocate, by_host, drop_full_hosts, soft_fits,
 )
-from common.placement.pass_conf import Access, PEConf, pes_at
+from common.placement.pass_conf import Access, PEConf, matching_pes, pes_at
 from common.placement.quotas import QuotaContext, everywhere
 from common.placement.resources import ResourceView, apply, debits, job_requests
 
@@ -147,9 +147,11 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
 
 def can_run(job: PlacementJob, inp: PassInput) -> bool:
     """Whether the pass would place the job in the cluster ``inp`` describes (``qsub
-    -w``: an empty cluster for e/w/v, the current one for p). The view is not debited."""
+    -w``: an empty cluster for e/w/v, the current one for p). Neither the view nor the
+    quotas' usage is debited."""
     view = inp.resources.copy() if inp.resources is not None else None
-    alone = replace(inp, jobs={0: job}, resources=view,
+    quotas = inp.quotas.trial() if inp.quotas is not None else None
+    alone = replace(inp, jobs={0: job}, resources=view, quotas=quotas,
                     pending=[{"job_id": 0, "task_id": 1, "version": 0}])
     return bool(dispatch_pass(alone))
 
@@ -221,8 +223,7 @@ def _allowed(job: PlacementJob, qi: QueueInstance, inp: PassInput) -> bool:
     if queues and not any(queue_matches(ref, qi, inp.host_groups) for ref in queues):
         return False
     pe = job.pe
-    if pe and not any(fnmatch.fnmatchcase(name, pe[0])
-                      for name in pes_at(inp.pe_of_queue, qi.queue, qi.host)):
+    if pe and not matching_pes(pe[0], pes_at(inp.pe_of_queue, qi.queue, qi.host)):
         return False
     return inp.matcher is None or inp.matcher(job, qi)
 
@@ -271,35 +272,69 @@ def _allocate_in_quota(job: PlacementJob, category: Category, free: dict[SlotKey
                        inp: PassInput, conf: PEConf, hosts: list[list[QueueInstance]],
                        low: int, high: int) -> tuple[list[list[Any]], int] | None:
     """The largest grant of ``low``..``high`` slots that the resources and every quota
-    allow (and its slot count), or None. A grant over a quota is tried again with fewer
-    slots, the most that fits found by halving (8.1.9 gives ``-pe smp 1-4`` two slots
-    under a quota of two)."""
-    def attempt(most: int, keep: bool) -> tuple[list[list[Any]], int] | None:
-        alloc = Allocation(inp.resources, category.requests, free, category.fit)
-        # bounds hold for one slot range; the PE limit may shrink it between jobs
-        bounds = category.pe_bounds.setdefault(f"{conf.name}:{low}:{most}", {})
+    allow (and its slot count), or None.
+
+    When the quotas refuse the grant the resources allow, it is tried again on the queue
+    instances each capped at what the quotas leave on it alone (a per-host rule full on
+    one host leaves the others), and with fewer slots, the most that fits found by
+    halving: 8.1.9 gives ``-pe smp 1-4`` two slots under a quota of two."""
+    quotas = inp.quotas
+
+    def attempt(room: dict[SlotKey, int], most: int, keep: bool, cache: bool
+                ) -> tuple[list[list[Any]], int] | str | None:
+        """The grant; "quota" when only the quotas refuse it; None: no resources."""
+        alloc = Allocation(inp.resources, category.requests, room, category.fit)
+        # bounds hold for one slot range and the pass's free slots (not capped ones)
+        bounds = category.pe_bounds.setdefault(f"{conf.name}:{low}:{most}", {}) \
+            if cache else None
         granted = allocate(conf.rule, low, most, hosts, alloc, bounds)
         if granted is None:
             return None
-        if inp.quotas is not None and \
-                inp.quotas.refusal_of_grant(job, granted, conf.name) is not None:
+        if quotas is not None and quotas.refusal_of_grant(job, granted, conf.name):
             alloc.rollback()
-            return None
+            return "quota"
         if not keep:
             alloc.rollback()
         return granted, alloc.total
 
-    first = attempt(high, keep=True)
-    if first is not None or inp.quotas is None or low == high:
+    first = attempt(free, high, keep=True, cache=True)
+    if not isinstance(first, str) or quotas is None:
         return first
-    fits, over = low - 1, high  # the most slots known to fit (none yet), and too many
+    room = _quota_room(job, quotas, conf.name, hosts, free)
+    fits, over = low - 1, high + 1  # the most slots known to fit (none yet), and too many
     while over - fits > 1:
         middle = (fits + over) // 2
-        if attempt(middle, keep=False) is not None:
+        found = attempt(room, middle, keep=False, cache=False)
+        if isinstance(found, tuple):
             fits = middle
         else:
             over = middle
-    return attempt(fits, keep=True) if fits >= low else None
+    found = attempt(room, fits, keep=True, cache=False) if fits >= low else None
+    if not isinstance(found, tuple):
+        return None
+    for queue, host, slots in found[0]:  # taken from the capped copy: now from the pass's
+        free[(queue, host)] -= slots
+    return found
+
+
+def _quota_room(job: PlacementJob, quotas: QuotaContext, pe: str,
+                hosts: list[list[QueueInstance]], free: Mapping[SlotKey, int]
+                ) -> dict[SlotKey, int]:
+    """A copy of ``free`` with each candidate instance capped at the slots the quotas
+    allow there on their own (the most found by halving; the whole grant is checked
+    again after)."""
+    room = dict(free)
+    for qi in (qi for group in hosts for qi in group):
+        key = (qi.queue, qi.host)
+        fits, over = 0, room.get(key, 0) + 1
+        while over - fits > 1:
+            middle = (fits + over) // 2
+            if quotas.refusing_rule(job, qi.queue, qi.host, middle, pe) is None:
+                fits = middle
+            else:
+                over = middle
+        room[key] = fits
+    return room
 
 
 def _pe_choices(job: PlacementJob, pattern: str, category: Category, inp: PassInput
@@ -307,7 +342,7 @@ def _pe_choices(job: PlacementJob, pattern: str, category: Category, inp: PassIn
     """The configured PEs matching ``-pe``, each with the candidate hosts offering it
     (worked out once per category)."""
     if category.pe_hosts is None:
-        matching = sorted(n for n in inp.pes if fnmatch.fnmatchcase(n, pattern))
+        matching = matching_pes(pattern, inp.pes)
         names = [n for n in matching if _may_use_pe(job, n, inp.access)]
         if not matching:
             category.pe_hosts = [(PEConf(pattern, None), by_host(category.candidates))]

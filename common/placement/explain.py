@@ -8,7 +8,6 @@ stays free of bookkeeping for explanations.
 """
 from __future__ import annotations
 
-import fnmatch
 from typing import Any
 
 from common.cluster import QueueInstance
@@ -16,7 +15,7 @@ from common.resource.matching import match_job
 from common.resource.complexes import format_request_list
 from common.placement.dispatch import PassInput, can_run, queue_matches
 from common.placement.job import PlacementJob
-from common.placement.pass_conf import GLOBAL_HOST, Access, pes_at
+from common.placement.pass_conf import GLOBAL_HOST, Access, matching_pes, pes_at
 from common.placement.resources import ResourceView, job_requests, relevant_attrs
 
 
@@ -30,18 +29,18 @@ def pending_reasons(job: PlacementJob, inp: PassInput, *, verify: bool = False
     requests = job_requests(job.hard_resources, view.attrs)
     if requests is None:
         return ["job requests resources unknown to the complex list"]
-    slots = max(1, job.pe[1]) if job.pe else 1
     lines: list[str] = []
     for qi in inp.instances:
-        line = _access_reason(job, qi, inp) or \
-            _reason(job, qi, inp, view, requests, slots, verify)
+        line = _access_reason(job, qi, inp) or _reason(job, qi, inp, view, requests, verify)
         if line and line not in lines:
             lines.append(line)
     return lines + _pe_reasons(job, inp)
 
 
 def _reason(job: PlacementJob, qi: QueueInstance, inp: PassInput, view: ResourceView,
-            requests: list[Any], slots: int, verify: bool) -> str:
+            requests: list[Any], verify: bool) -> str:
+    """Why ``qi`` does not take one slot of the job (a parallel job's whole grant is
+    ``_pe_reasons``'s), or ""."""
     name = f"{qi.queue}@{qi.host}"
     if not qi.alive or "E" in qi.states:
         return f'queue instance "{name}" dropped because it is temporarily not available'
@@ -54,25 +53,23 @@ def _reason(job: PlacementJob, qi: QueueInstance, inp: PassInput, view: Resource
         return (f'cannot run in queue instance "{name}" because it is not contained in its '
                 "hard queue list (-q)")
     pe = job.pe
-    if pe and not any(fnmatch.fnmatchcase(p, pe[0])
-                      for p in pes_at(inp.pe_of_queue, qi.queue, qi.host)):
+    offered = matching_pes(pe[0], pes_at(inp.pe_of_queue, qi.queue, qi.host)) if pe else []
+    if pe and not offered:
         return f'cannot run in queue "{name}" because PE "{pe[0]}" is not in pe list'
     result = match_job(requests, relevant_attrs(view.attrs, requests),
-                       view.levels(qi.queue, qi.host), slots=1 if pe else slots)
+                       view.levels(qi.queue, qi.host), slots=1)
     if not result.ok:
         return result.reason
     free = qi.slots - inp.used.get((qi.queue, qi.host), 0)
-    if not pe and slots > free:
+    if not pe and free < 1:
         if verify:
             return (f"(-l {format_request_list(requests)}) cannot run in queue \"{name}\" "
                     f"because it offers only qc:slots={max(free, 0):f}")
         return f'queue instance "{name}" dropped because it is full'
     if inp.quotas is None:
         return ""
-    # one slot of a parallel job: 8.1.9 names a quota only when not even that fits
-    pe_name = next((p for p in sorted(pes_at(inp.pe_of_queue, qi.queue, qi.host))
-                    if fnmatch.fnmatchcase(p, pe[0])), None) if pe else None
-    return inp.quotas.refusal_reason(job, qi.queue, qi.host, 1 if pe else slots, pe_name)
+    # one slot, of a parallel job too: 8.1.9 names a quota only when not even that fits
+    return inp.quotas.refusal_reason(job, qi.queue, qi.host, 1, offered[0] if pe else None)
 
 
 def _access_reason(job: PlacementJob, qi: QueueInstance, inp: PassInput) -> str:
@@ -98,16 +95,15 @@ def _project_reason(project: str | None, qi: QueueInstance, access: Access) -> s
     who = f"(project {project})" if project else "(no project)"
     for host in (GLOBAL_HOST, qi.host):
         if not access.host_project_allows(project, host):
-            return _project_words(who, project, access.host_excludes(project, host),
+            return _project_words(who, access.host_excludes(project, host),
                                   f'host "{host}"')
     if not access.queue_project_allows(project, qi.queue, qi.host):
-        return _project_words(who, project,
-                              access.queue_excludes(project, qi.queue, qi.host),
+        return _project_words(who, access.queue_excludes(project, qi.queue, qi.host),
                               f'cluster queue "{qi.queue}"')
     return ""
 
 
-def _project_words(who: str, project: str | None, excluded: bool, where: str) -> str:
+def _project_words(who: str, excluded: bool, where: str) -> str:
     if excluded:
         return f"{who} is not allowed to run in {where} based on the excluded project list"
     return f"{who} does not have the correct project to run in {where}"
@@ -119,7 +115,7 @@ def _pe_reasons(job: PlacementJob, inp: PassInput) -> list[str]:
     if job.pe is None:
         return []
     lines = []
-    for name in sorted(n for n in inp.pes if fnmatch.fnmatchcase(n, job.pe[0])):
+    for name in matching_pes(job.pe[0], inp.pes):
         denied = inp.access is not None and not inp.access.pe_allows(job.owner, job.group,
                                                                      name)
         if denied:

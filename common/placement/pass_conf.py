@@ -9,8 +9,9 @@ its ``qstat -j`` reasons.
 """
 from __future__ import annotations
 
+import fnmatch
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from common.access import list_names, project_allowed, user_allowed
 from common.cluster import attr, hostgroups
@@ -59,6 +60,11 @@ def pe_lists(conf: Mapping[str, Mapping[str, Pairs]]) -> dict[str, set[str]]:
         for host in _override_hosts(overrides, groups):
             offered[f"{name}@{host}"] = _pe_names(resolve(text, host, groups))
     return offered
+
+
+def matching_pes(pattern: str, names: Iterable[str]) -> list[str]:
+    """The PE names a ``-pe`` name (a wildcard pattern) matches, in name order."""
+    return sorted(name for name in names if fnmatch.fnmatchcase(name, pattern))
 
 
 def pes_at(pe_of_queue: Mapping[str, set[str]], queue: str, host: str) -> set[str]:
@@ -148,6 +154,7 @@ class Access:
         return _excluded(project, self._host_projects.get(host, _OPEN))
 
     def queue_excludes(self, project: str | None, queue: str, host: str) -> bool:
+        """Whether the queue's ``xprojects`` on ``host`` names ``project``."""
         lists = self._resolve("projects", queue, host, self._queue_projects.get(queue, _OPEN))
         return _excluded(project, lists)
 
@@ -215,10 +222,12 @@ GLOBAL_HOST = "global"
 
 
 def _excluded(project: str | None, lists: tuple[str, str]) -> bool:
+    """Whether ``project`` is in the ``xprojects`` half of a (projects, xprojects) pair."""
     return project is not None and project in list_names(lists[1])
 
 
 def _projects_of(pairs: Pairs) -> tuple[str, str]:
+    """An object's (projects, xprojects); both NONE as _OPEN, which admits every job."""
     lists = (attr(pairs, "projects", "NONE") or "NONE", attr(pairs, "xprojects", "NONE")
              or "NONE")
     return _OPEN if all(v.strip().upper() == "NONE" for v in lists) else lists

@@ -13,15 +13,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from common.placement.job import PlacementJob
-from common.quota.evaluate import (Names, QuotaRequest, QuotaUsage, consumer_tuple, count,
-                                   debit, exceeded, filter_matches, limit_text, over_limit,
-                                   rule_label)
+from common.quota.evaluate import (Names, QuotaRequest, QuotaUsage, UsageKey, filter_matches,
+                                   limit_text, rule_label, usage_key)
 from common.quota.rqs_checks import dynamic_terms, dynamic_limit
-from common.quota.rqs_format import RqsFormatError, RuleSet, rule_set_from_pairs
+from common.quota.rqs_format import Limit, RqsFormatError, RuleSet, rule_set_from_pairs
 from common.resource.complexes import ComplexAttr, Consumable, resolve_name
 from common.resource.values import BadValueError, parse_value
 
 Conf = Mapping[str, Mapping[str, Any]]
+# what a request costs under one set's rule: (set, rule index, usage key, [(limit, amount)])
+Charge = tuple[RuleSet, int, UsageKey, list[tuple[Limit, float]]]
 
 
 @dataclass
@@ -67,30 +68,89 @@ class QuotaContext:
         return QuotaRequest(job.owner, job.project, pe, queue, host,
                             grant_amounts(job, slots, self.attrs, master), job.group)
 
-    def refusal(self, job: PlacementJob, queue: str, host: str, slots: int,
-                pe: str | None = None, master: bool = True) -> str | None:
-        """``set/rule`` that the grant would exceed, or None."""
-        found = self.refusing_rule(job, queue, host, slots, pe, master)
-        return None if found is None else rule_label(found[0], found[1])
+    def trial(self) -> "QuotaContext":
+        """A context to try grants in (``can_run``, explanations): the same sets and
+        caches, a copy of the usage, so that nothing tried counts in the pass."""
+        return QuotaContext(self.rule_sets, self.names, self.attrs, self.host_values,
+                            QuotaUsage({k: dict(v) for k, v in self.usage.used.items()}),
+                            self._limits, self._relevant)
 
     def refusal_reason(self, job: PlacementJob, queue: str, host: str, slots: int,
                        pe: str | None = None) -> str:
         """8.1.9's reason line when the grant would exceed a quota, else ""."""
-        found = self.refusing_rule(job, queue, host, slots, pe)
-        if found is None:
-            return ""
-        return limit_text(found[0], found[1], self.request(job, queue, host, slots, pe))
+        req = self.request(job, queue, host, slots, pe)
+        found = self._over(self._charges(req), host)
+        return "" if found is None else limit_text(found[0], found[1], req)
 
     def refusing_rule(self, job: PlacementJob, queue: str, host: str, slots: int,
-                      pe: str | None = None, master: bool = True
-                      ) -> tuple[RuleSet, int] | None:
+                      pe: str | None = None) -> tuple[RuleSet, int] | None:
         """The (set, rule index) that the grant would exceed, or None; the same answer as
         common.quota.evaluate.exceeded, faster for many instances of one consumer."""
-        req = self.request(job, queue, host, slots, pe, master)
-        for rule_set, index in self._set_rules(req):
-            if over_limit(rule_set, index, self.usage, req, self.limit_value):
-                return rule_set, index
+        return self._over(self._charges(self.request(job, queue, host, slots, pe)), host)
+
+    def claim(self, job: PlacementJob, queue: str, host: str, slots: int
+              ) -> tuple[RuleSet, int] | None:
+        """``refusing_rule`` and, when nothing refuses, ``take`` of a serial grant in
+        one go (the rules and their consumers worked out once): the refusing (set, rule
+        index), or None and the grant counted."""
+        charges = self._charges(self.request(job, queue, host, slots, None))
+        refused = self._over(charges, host)
+        if refused is None:
+            self._count(charges)
+        return refused
+
+    def take(self, job: PlacementJob, granted: Sequence[Sequence[Any]],
+             pe: str | None = None) -> None:
+        """Count a grant ``[[queue, host, slots], ...]`` (as common.quota.evaluate.debit
+        counts it)."""
+        for part, (queue, host, slots) in enumerate(granted):
+            self._count(self._charges(self.request(job, str(queue), str(host), int(slots),
+                                                   pe, part == 0)))
+
+    def refusal_of_grant(self, job: PlacementJob, granted: Sequence[Sequence[Any]],
+                         pe: str | None = None) -> str | None:
+        """The first ``set/rule`` a whole grant would exceed, its parts counted one after
+        the other (in a small overlay: the usage itself is neither changed nor copied)."""
+        own: dict[tuple[UsageKey, str], float] = {}
+        for part, (queue, host, slots) in enumerate(granted):
+            charges = self._charges(self.request(job, str(queue), str(host), int(slots), pe,
+                                                 part == 0))
+            refused = self._over(charges, str(host), own)
+            if refused is not None:
+                return rule_label(*refused)
+            for _, _, key, amounts in charges:
+                for limit, amount in amounts:
+                    own[(key, limit.name)] = own.get((key, limit.name), 0.0) + amount
         return None
+
+    def _charges(self, req: QuotaRequest) -> list[Charge]:
+        """What the request costs under each set's rule: (set, rule index, usage key,
+        [(limit, amount)]) for the limits it requests something of."""
+        charges = []
+        for rule_set, index in self._set_rules(req):
+            rule = rule_set.rules[index]
+            amounts = [(limit, amount) for limit in rule.limits
+                       if (amount := req.amounts.get(limit.name, 0.0)) > 0]
+            charges.append((rule_set, index, usage_key(rule_set, index, req), amounts))
+        return charges
+
+    def _over(self, charges: list[Charge], host: str,
+              own: Mapping[tuple[UsageKey, str], float] | None = None
+              ) -> tuple[RuleSet, int] | None:
+        """The first charge that would pass its limit (with ``own``: usage counted on
+        top), as common.quota.evaluate.over_limit decides."""
+        for rule_set, index, key, amounts in charges:
+            for limit, amount in amounts:
+                held = self.usage.get(key, limit.name) + \
+                    (own.get((key, limit.name), 0.0) if own else 0.0)
+                if held + amount > self.limit_value(limit.name, limit.value, host):
+                    return rule_set, index
+        return None
+
+    def _count(self, charges: list[Charge]) -> None:
+        for _, _, key, amounts in charges:
+            for limit, amount in amounts:
+                self.usage.add(key, limit.name, amount)
 
     def _set_rules(self, req: QuotaRequest) -> Iterator[tuple[RuleSet, int]]:
         """Each set's rule for the request (its first rule that admits it), as
@@ -120,52 +180,6 @@ class QuotaContext:
                       and filter_matches(rule.filters.get("pes"), pe, "pes", self.names)])
                 for rs in self.rule_sets]
         return found
-
-    def claim(self, job: PlacementJob, queue: str, host: str, slots: int
-              ) -> tuple[RuleSet, int] | None:
-        """``refusing_rule`` and, when nothing refuses, ``take`` of a serial grant in
-        one go (the rules and their consumers worked out once): the refusing (set, rule
-        index), or None and the grant counted."""
-        req = self.request(job, queue, host, slots, None, True)
-        keyed = [(rule_set, index, (rule_set.name, index,
-                                    consumer_tuple(rule_set.rules[index], req)))
-                 for rule_set, index in self._set_rules(req)]
-        for rule_set, index, key in keyed:
-            for limit in rule_set.rules[index].limits:
-                amount = req.amounts.get(limit.name, 0.0)
-                if amount > 0 and self.usage.get(key, limit.name) + amount > \
-                        self.limit_value(limit.name, limit.value, host):
-                    return rule_set, index
-        for rule_set, index, key in keyed:
-            for limit in rule_set.rules[index].limits:
-                amount = req.amounts.get(limit.name, 0.0)
-                if amount > 0:
-                    self.usage.add(key, limit.name, amount)
-        return None
-
-    def take(self, job: PlacementJob, granted: Sequence[Sequence[Any]],
-             pe: str | None = None) -> None:
-        """Count a grant ``[[queue, host, slots], ...]`` (as common.quota.evaluate.debit
-        counts it)."""
-        for part, (queue, host, slots) in enumerate(granted):
-            req = self.request(job, str(queue), str(host), int(slots), pe, part == 0)
-            for rule_set, index in self._set_rules(req):
-                count(rule_set, index, self.usage, req)
-
-    def refusal_of_grant(self, job: PlacementJob, granted: Sequence[Sequence[Any]],
-                         pe: str | None = None) -> str | None:
-        """The first ``set/rule`` a whole grant would exceed (counting its parts)."""
-        trial = QuotaContext(self.rule_sets, self.names, self.attrs, self.host_values,
-                             QuotaUsage({k: dict(v) for k, v in self.usage.used.items()}),
-                             self._limits)
-        for index, (queue, host, slots) in enumerate(granted):
-            req = trial.request(job, str(queue), str(host), int(slots), pe, index == 0)
-            refused = exceeded(trial.rule_sets, trial.usage, req, trial.names,
-                               trial.limit_value)
-            if refused is not None:
-                return refused
-            debit(trial.rule_sets, trial.usage, req, trial.names)
-        return None
 
 
 def everywhere(rule_set: RuleSet, index: int) -> bool:

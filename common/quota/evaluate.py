@@ -148,11 +148,16 @@ def set_rules(rule_sets: Iterable[RuleSet], req: QuotaRequest, names: Names
                 yield rule_set, index
 
 
+def usage_key(rule_set: RuleSet, index: int, req: QuotaRequest) -> UsageKey:
+    """Where the usage of the request's consumers under this rule is kept."""
+    return (rule_set.name, index, consumer_tuple(rule_set.rules[index], req))
+
+
 def over_limit(rule_set: RuleSet, index: int, usage: QuotaUsage, req: QuotaRequest,
                limit_value: LimitValue) -> bool:
     """Whether the request would pass a limit of this rule (its consumers' usage)."""
     rule = rule_set.rules[index]
-    key = (rule_set.name, index, consumer_tuple(rule, req))
+    key = usage_key(rule_set, index, req)
     for limit in rule.limits:
         amount = req.amounts.get(limit.name, 0.0)
         if amount > 0 and usage.get(key, limit.name) + amount > \
@@ -164,7 +169,7 @@ def over_limit(rule_set: RuleSet, index: int, usage: QuotaUsage, req: QuotaReque
 def count(rule_set: RuleSet, index: int, usage: QuotaUsage, req: QuotaRequest) -> None:
     """Add the request to the usage of this rule's consumers."""
     rule = rule_set.rules[index]
-    key = (rule_set.name, index, consumer_tuple(rule, req))
+    key = usage_key(rule_set, index, req)
     for limit in rule.limits:
         amount = req.amounts.get(limit.name, 0.0)
         if amount > 0:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from common.conf_values import parse_bool as conf_parse_bool
 from common.conffile import ConfError
@@ -300,3 +301,23 @@ def rule_set_from_pairs(pairs: list[list[str]]) -> RuleSet:
 
 def format_rule_sets(rule_sets: list[RuleSet]) -> str:
     return "".join(format_rule_set(rs) for rs in rule_sets)
+
+
+def with_host_names(rule_set: RuleSet, resolve: Callable[[str], str | None]) -> RuleSet:
+    """The set with each host name of its ``hosts`` filters as ``resolve`` names it (a
+    name it cannot resolve kept as given), as 8.1.9 stores them: ``hosts VM,localhost``
+    becomes ``hosts vm,localhost``. Host groups and wildcard patterns stay."""
+    def named(entry: str) -> str:
+        if entry.startswith("@") or any(c in entry for c in "*?["):
+            return entry
+        return resolve(entry) or entry
+
+    def rule_of(rule: Rule) -> Rule:
+        flt = rule.filters.get("hosts")
+        if flt is None:
+            return rule
+        hosts = Filter(tuple(dict.fromkeys(named(e) for e in flt.scope)),
+                       tuple(dict.fromkeys(named(e) for e in flt.xscope)), flt.expand)
+        return Rule(rule.name, {**rule.filters, "hosts": hosts}, rule.limits)
+    return RuleSet(rule_set.name, rule_set.enabled, rule_set.description,
+                   tuple(rule_of(rule) for rule in rule_set.rules))

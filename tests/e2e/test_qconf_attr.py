@@ -110,3 +110,38 @@ def test_complex_values_must_name_complex_attributes(env: dict[str, str]) -> Non
         'Complex attribute "nosuch" does not exist', 1)
     assert qconf(env, "-mattr", "queue", "complex_values", "slots=abc", "all.q") == told(
         'attribute "slots" is not a integer value', 1)
+
+
+def test_the_file_forms_apply_every_attribute_of_the_file(env: dict[str, str],
+                                                          tmp_path: Path) -> None:
+    """``-Mattr/-Aattr/-Rattr/-Dattr obj fname ids``: each ``attribute value`` line of the
+    file as the option applies it (8.1.9's texts were captured for resource quota sets
+    only: tests/e2e/test_qconf_rqs.py)."""
+    changes = tmp_path / "changes"
+    changes.write_text("load_thresholds np_load_avg=3\nseq_no 7\n")
+    assert qconf(env, "-Mattr", "queue", str(changes), "all.q")[2] == 0
+    assert shown(env, "-sq", "all.q", "load_thresholds") == "np_load_avg=3"
+    assert shown(env, "-sq", "all.q", "seq_no") == "7"
+    extra = tmp_path / "extra"
+    extra.write_text("load_thresholds mem_free=1G\n")
+    assert qconf(env, "-Aattr", "queue", str(extra), "all.q")[2] == 0
+    assert shown(env, "-sq", "all.q", "load_thresholds") == "np_load_avg=3,mem_free=1G"
+    assert qconf(env, "-Dattr", "queue", str(extra), "all.q")[2] == 0
+    assert shown(env, "-sq", "all.q", "load_thresholds") == "np_load_avg=3"
+    back = tmp_path / "back"
+    back.write_text("load_thresholds np_load_avg=1.75\nseq_no 0\n")
+    assert qconf(env, "-Rattr", "queue", str(back), "all.q")[2] == 0
+    assert shown(env, "-sq", "all.q", "seq_no") == "0"
+    half = tmp_path / "half"  # the second change is refused: neither is made
+    half.write_text("load_thresholds NONE\nseq_no 9\n")
+    assert qconf(env, "-Mattr", "queue", str(half), "all.q")[2] == 1
+    assert shown(env, "-sq", "all.q", "seq_no") == "0"
+    bad = tmp_path / "bad"
+    bad.write_text("no_such_attribute 1\n")
+    out, err, rc = qconf(env, "-Mattr", "queue", str(bad), "all.q")
+    assert (out, rc) == ("", 1)
+    assert err.splitlines()[0] == 'error: unknown attribute name "no_such_attribute"'
+    assert err.splitlines()[-2:] == [f'error: invalid option argument "{bad}"',
+                                     "Usage: qconf -help"]
+    assert qconf(env, "-Mattr", "calendar", str(back), "x")[1] == \
+        'Modification of object "calendar" not supported\n'

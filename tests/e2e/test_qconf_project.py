@@ -67,6 +67,9 @@ def test_add_from_a_file_as_8_1_9(env: dict[str, str], case: str) -> None:
         if name is not None:
             shown = qconf(env, "-sprj", name)[0].splitlines()
             assert shown[0] == f"name {name}"
+            line = PRJ / f"{case}.shown"  # the line of 8.1.9's -sprj the case is about
+            if line.exists():
+                assert line.read_text().strip() in shown
     finally:
         if name is not None:
             qconf(env, "-dprj", name)

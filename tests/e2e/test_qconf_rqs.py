@@ -201,3 +201,38 @@ def test_qquota_shows_the_rules_in_use_as_8_1_9(env: dict[str, str], tmp_path: P
     finally:
         subprocess.run(command("qdel") + jobs, env=env, capture_output=True, timeout=60)
         qconf(env, "-drqs", "slots_per_user")
+
+
+FILE_SEQUENCE = [  # the file forms, in the order 8.1.9 ran them on ruleset_1.input
+    "Aattr-slots-exists", "Aattr-compiler-lic", "Aattr-show", "Dattr-compiler-lic",
+    "Mattr-slots", "Mattr-new-resource", "Mattr-show", "Rattr-compiler-lic", "Mattr-enabled",
+    "Mattr-description", "Rattr-show", "Mattr-two-attrs", "Mattr-two-attrs-show",
+    "Aattr-to-slots-exists", "Aattr-to-compiler-lic", "Aattr-to-show",
+    "Dattr-to-compiler-lic", "Dattr-to-compiler-lic-again", "Mattr-to-slots",
+    "Rattr-to-compiler-lic", "Mattr-users-to"]
+
+
+def test_attribute_options_from_files_on_rule_sets(env: dict[str, str]) -> None:
+    """``-Aattr/-Mattr/-Dattr/-Rattr resource_quota fname set[/rule]``: a ``limit`` line
+    holds a rule whose ``to`` list is the value; anything else is refused as 8.1.9's
+    reader refuses it, the file then an invalid option argument."""
+    assert qconf(env, "-Arqs", "ruleset_1.input")[2] == 0
+    entries = [("compiler_lic", "cl", "INT"), ("new_resource", "nr", "INT")]
+    try:
+        for name, short, kind in entries:  # the complexes 8.1.9's cell had then
+            qconf_entry(env, name, short, kind)
+        for case in FILE_SEQUENCE:
+            args = (RQS / f"{case}.cmd").read_text().split()[2:]
+            assert qconf(env, *args) == captured(case), case
+    finally:
+        qconf(env, "-drqs", "ruleset_1")
+        for name, _, _ in entries:
+            qconf(env, "-dce", name)
+
+
+def qconf_entry(env: dict[str, str], name: str, short: str, kind: str) -> None:
+    path = Path(env["PYGE_ROOT"]) / f"{name}.ce"
+    path.write_text(f"name        {name}\nshortcut    {short}\ntype        {kind}\n"
+                    "relop       <=\nrequestable YES\nconsumable  YES\ndefault     0\n"
+                    "urgency     0\n")
+    assert qconf(env, "-Ace", str(path))[2] == 0

@@ -51,6 +51,15 @@ def cell(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cell]:
     local = LocalCell(Cell(root))
     try:
         local.up(execds=2, slots=4, port=0)
+        # job ids start at 1 in every cell: a job of an earlier module's cell still
+        # ending may hold /tmp/3.1.all.q, which a job 3 of another owner may not take
+        tmpdir = root / "tmp"
+        tmpdir.mkdir()
+        os.chmod(tmpdir, 0o1777)
+        with Client(local.cell) as client:
+            pairs = client.conf_get("queue")["all.q"]
+            client.conf_put("queue", "all.q", [[k, str(tmpdir) if k == "tmpdir" else v]
+                                               for k, v in pairs], "modify")
         yield local.cell
     finally:
         local.down()

@@ -68,10 +68,10 @@ def test_template_and_canonical_values() -> None:
                                          ("acl", "staff  other staff"), ("fshare", "0x10"),
                                          ("oticket", "1e3")])
     assert [list(p) for p in pairs] == [["name", "p1"], ["oticket", "1000"], ["fshare", "16"],
-                                        ["acl", "staff other"], ["xacl", "banned"]]
+                                        ["acl", "staff other staff"], ["xacl", "banned"]]
     assert project_lists(pairs) == [("acl", "staff"), ("acl", "other"), ("xacl", "banned")]
     assert render_object("project", pairs) == \
-        "name p1\noticket 1000\nfshare 16\nacl staff other\nxacl banned\n"
+        "name p1\noticket 1000\nfshare 16\nacl staff other staff\nxacl banned\n"
 
 
 @pytest.mark.parametrize("value, message", [
@@ -80,7 +80,9 @@ def test_template_and_canonical_values() -> None:
     ("infinity", '"infinity" is not an u_long32 value'),
     ("abc", 'error parsing unsigned long value from string "abc"'),
     ("NONE", 'error parsing unsigned long value from string "NONE"'),
-    ("-1", 'parameter "oticket" must be a positive number')])
+    ("-1", 'parameter "oticket" must be a positive number'),
+    ("1_000", 'error parsing unsigned long value from string "1_000"'),
+    ("\uff11\uff12", 'error parsing unsigned long value from string "\uff11\uff12"')])
 def test_counts_are_refused_in_8_1_9_words(value: str, message: str) -> None:
     with pytest.raises(ConfError) as caught:
         check_u_long32("oticket", value)
@@ -97,7 +99,8 @@ def test_every_u_long32_is_a_count(number: int) -> None:
     ("a@b", "At ('@') not allowed in objectname"), ("a b", "Space (' ') not allowed in objectname"),
     ("a,b", "Comma (',') not allowed in objectname"), ("template", 'Keyword ("TEMPLATE") not '
                                                                    "allowed as objectname"),
-    ("1abc", None), ("a*b", None), ("a!b", None), ("x" * 300, None)])
+    ("1abc", None), ("a*b", None), ("a!b", None), ("x" * 300, None),
+    ("\u00e9", "Non-graphic character (hex c3) not allowed in objectname")])
 def test_project_names(name: str, problem: str | None) -> None:
     assert name_problem(name) == problem
 

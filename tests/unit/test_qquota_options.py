@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from clients.qquota import USAGE, QquotaExit, option_files, parse_args
+from clients.qquota import USAGE, QquotaExit, option_files, parse_args, parse_sources
 
 CAPTURES = Path(__file__).parents[1] / "data" / "reference" / "rqs-sched"
 
@@ -40,7 +40,18 @@ def test_both_files_are_read_and_only_whole_comment_lines_left_out(
     (common / "sge_qquota").write_text("# a comment\n\n-l lic\n")
     (home / ".sge_qquota").write_text("   # indented comment\n-u root # sgeuser\n")
     monkeypatch.setenv("HOME", str(home))
-    words = option_files(common)
-    assert words == ["-l", "lic", "-u", "root", "#", "sgeuser"]
-    assert parse_args(words + ["-l", "slots"])[0] == {
+    sources = option_files(common)
+    assert sources == [["-l", "lic"], ["-u", "root", "#", "sgeuser"]]
+    assert parse_sources(sources + [["-l", "slots"]])[0] == {
         "resources": ["lic", "slots"], "users": ["root", "#", "sgeuser"]}
+
+
+def test_each_source_is_read_on_its_own() -> None:
+    """A file ending in a list option does not take the command line's words, and a
+    flag ends a list."""
+    with pytest.raises(QquotaExit):
+        parse_sources([["-u", "root"], ["foo"]])
+    with pytest.raises(QquotaExit):
+        parse_args(["-u", "root", "-xml", "sgeuser"])
+    assert parse_sources([["-u", "root"], ["-u", "sgeuser", "-xml"]]) == \
+        ({"users": ["root", "sgeuser"]}, True, False)

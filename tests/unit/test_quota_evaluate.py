@@ -9,10 +9,11 @@ from hypothesis import strategies as st
 
 from common.cluster import QueueInstance
 from common.placement.dispatch import PassInput, dispatch_pass
+from common.placement.pass_conf import PEConf
 from common.placement.job import placement_job
 from common.placement.quotas import quota_context
 from common.quota.evaluate import (Names, QuotaRequest, QuotaUsage, debit, exceeded,
-                                   filter_matches, matching_rule)
+                                   filter_matches, matching_rule, rule_label)
 from common.quota.report import Selection, quota_rows, render_rows, render_rows_xml
 from common.quota.rqs_format import RuleSet, parse_rule_sets, rule_set_pairs
 from common.resource.complexes import default_complexes, parse_complex_line
@@ -308,10 +309,11 @@ def test_the_pass_view_decides_as_the_reference_evaluation(
                              "opts": {"project": project} if project else {}})
         req = QuotaRequest(user, project, None, queue, host, {"slots": 1.0})
         expected = exceeded(sets, reference, req, Names(), number)
-        assert ctx.refusal(job, queue, host, 1) == expected
+        assert ctx.refusal_of_grant(job, [[queue, host, 1]]) == expected
+        refused = ctx.claim(job, queue, host, 1)  # which counts the grant when it fits
+        assert (None if refused is None else rule_label(*refused)) == expected
         if expected is None:
             debit(sets, reference, req, Names())
-            ctx.take(job, [[queue, host, 1]])
         assert ctx.usage.used == reference.used
 
 
@@ -358,3 +360,73 @@ def test_a_parallel_job_is_named_a_quota_only_when_not_one_slot_fits() -> None:
         'cannot run because it exceeds limit "sgeuser/////" in rule "pe_full/1"',
         'cannot run in PE "smp" because it only offers 0 slots']
 
+
+
+# ---- the sets' master order (8.1.9: added or last modified, last) ---------------------
+def test_a_modified_set_moves_to_the_end_and_the_order_survives_a_restart(
+        tmp_path: Path) -> None:
+    from tests.unit.test_qmaster_core import ROOT, Harness
+    qm = Harness(tmp_path)
+
+    def put(name: str, slots: int, mode: str) -> None:
+        sets = parse_rule_sets(f"{{\nname {name}\nenabled true\n"
+                               f"limit users {{*}} to slots={slots}\n}}")
+        qm.call("conf_put", {"user": ROOT.to_dict(), "kind": "rqs", "name": name,
+                             "data": rule_set_pairs(sets[0]), "mode": mode})
+
+    def order(harness: Harness) -> list[str]:
+        return list(harness.call("conf_get", {"user": ROOT.to_dict(), "kind": "rqs"})
+                    ["objects"])
+    put("zz_first", 1, "add")
+    put("aa_second", 1, "add")
+    put("mm_third", 1, "add")
+    assert order(qm) == ["zz_first", "aa_second", "mm_third"]
+    put("zz_first", 2, "modify")
+    assert order(qm) == ["aa_second", "mm_third", "zz_first"]
+    qm.call("conf_del", {"user": ROOT.to_dict(), "kind": "rqs", "name": "mm_third"})
+    assert order(Harness(tmp_path)) == ["aa_second", "zz_first"]
+
+
+# ---- a parallel job's slot range under quotas (8.1.9: rqs-sched/pe-*) ---------------------
+SMP = {"pe_of_queue": {"all.q": {"smp"}}}
+
+
+def pe_job(job_id: int, low: int, high: int, name: str = "smp") -> tuple[int, str, dict]:
+    return (job_id, "u", {"pe": [name, low, high], "pe_ranges": [[low, high]]})
+
+
+def test_a_slot_range_gets_what_the_quota_leaves() -> None:
+    two = "{\nname q\nenabled true\nlimit users {*} to slots=2\n}"
+    assert pass_with(two, [pe_job(1, 1, 4)], **SMP) == [(1, [["all.q", "h1", 2]])]
+    one_used = [{"job_id": 9, "granted": [["all.q", "h1", 1]]}]
+    assert pass_with(two, [pe_job(1, 1, 4), (9, "u", {})], holding=one_used, **SMP) == \
+        [(1, [["all.q", "h1", 1]])]
+    # (job 9 holds a slot and, as pass_with makes every job pending, asks for another)
+    got = pass_with(two, [pe_job(1, 2, 2), (9, "u", {})], holding=one_used, **SMP)
+    assert [job for job, _ in got] == [9]  # 2 of the 2 would be 3: the range waits
+
+
+def test_a_per_host_quota_full_on_one_host_leaves_the_others() -> None:
+    per_host = "{\nname q\nenabled true\nlimit users {*} hosts {*} to slots=2\n}"
+    busy = [{"job_id": 9, "granted": [["all.q", "h1", 2]]}]
+    got = pass_with(per_host, [pe_job(1, 2, 2), (9, "u", {})], holding=busy, slots=4,
+                    hosts=("h1", "h2"), **SMP)
+    assert got == [(1, [["all.q", "h2", 2]])]
+    fill_up = {"pe_of_queue": {"all.q": {"mpi"}}, "pes": {"mpi": PEConf("mpi", None,
+                                                                         "$fill_up")}}
+    got = pass_with(per_host, [pe_job(1, 4, 4, "mpi")], slots=4, hosts=("h1", "h2"),
+                    **fill_up)
+    assert sorted(map(tuple, got[0][1])) == [("all.q", "h1", 2), ("all.q", "h2", 2)]
+
+
+def test_trying_a_job_does_not_count_it() -> None:
+    """can_run (qsub -w, qstat -j) tries the job in a copy of the quotas' usage."""
+    from common.placement.dispatch import can_run
+    conf = {"rqs": {rs.name: rule_set_pairs(rs) for rs in parse_rule_sets(
+        "{\nname q\nenabled true\nlimit users {*} to slots=2\n}")}}
+    quotas = quota_context(conf, ATTRS, {}, {}, {}, [])
+    inp = PassInput({}, [], [QueueInstance("all.q", "h1", 8, 0, "BATCH INTERACTIVE", True)],
+                    {}, quotas=quotas, pe_of_queue={"all.q": {"smp"}})
+    job = placement_job({"job_id": 1, "owner": "u", "opts": {"pe": ["smp", 2, 2]}})
+    assert can_run(job, inp) and can_run(job, inp)
+    assert quotas is not None and quotas.usage.used == {}

@@ -10,12 +10,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from common.quota.rqs_format import (FILTERS, Filter, Limit, RqsFormatError, Rule, RuleSet,
+                                     with_host_names,
                                      format_rule_sets, parse_rule, parse_rule_sets)
 
 REFERENCE = Path(__file__).parents[1] / "data" / "reference"
 RQS = REFERENCE / "rqs"  # 8.1.9: qconf -Arqs NAME.input, then qconf -srqs (NAME-show.out)
 # cases where 8.1.9 knows what the pure format cannot: VM is resolved to the host vm
-NEEDS_RESOLVER = {"filter-05"}
+NEEDS_RESOLVER = {"filter-05"}  # test_host_names_are_stored_as_the_resolver_names_them
 # deliberate differences (docs/compatibility.md): rule names follow NAME of the formal
 # syntax; a blank inside an expanded list is allowed, as the 2006 spec writes them
 DIFFERENT = {"rule-name-number", "rule-names", "filter-18"}
@@ -192,3 +193,16 @@ def test_the_arqs_template_is_8_1_9s() -> None:
     assert format_rule_sets([TEMPLATE]) == (RQS / "arqs-template.editor-received").read_text()
     assert format_rule_sets([replace(TEMPLATE, name="rule_set_1")]) == \
         (RQS / "arqs-name.editor-received").read_text()
+
+
+def test_host_names_are_stored_as_the_resolver_names_them() -> None:
+    """filter-05: 8.1.9 on host ``vm`` stored ``hosts VM,localhost,Vm.example.com`` as
+    ``vm,localhost,Vm.example.com`` (the last does not resolve); groups and patterns
+    stay, excluded names are resolved too."""
+    names = {"VM": "vm", "localhost": "localhost", "other": "other.example.org"}
+    sets = parse_rule_sets((RQS / "filter-05.input").read_text())
+    shown = format_rule_sets([with_host_names(rs, names.get) for rs in sets])
+    assert shown.startswith((RQS / "filter-05-show.out").read_text())
+    rule_set = parse_rule_sets("{\nname x\nlimit hosts {@allhosts,v*,!other} to slots=1\n}")[0]
+    assert with_host_names(rule_set, names.get).rules[0].filters["hosts"].text() == \
+        "{@allhosts,v*,!other.example.org}"
