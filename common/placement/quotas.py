@@ -2,9 +2,12 @@
 usage of the jobs holding slots, and the question "may this job have these slots on this
 queue instance?" (common.quota.evaluate decides).
 
-What a grant counts: ``slots``; each consumable the job requests (or its default) per
-slot, a ``JOB`` consumable once, at the master queue; a requested non-consumable is not
-counted (quotas limit amounts).
+What a grant counts: ``slots``; each consumable the job requests, or the complex's
+default when it does not, per slot (a ``JOB`` consumable once, at the master queue). A
+limit on a non-consumable complex counts nothing: a job requesting that complex must
+match it as it would match a queue's fixed value (``to arch=lx-amd64`` refuses
+``-l arch=sol-sparc64``, ``to h_vmem=2G`` refuses ``-l h_vmem=4G``); a job not
+requesting it is not limited by it.
 """
 from __future__ import annotations
 
@@ -18,11 +21,13 @@ from common.quota.evaluate import (Names, QuotaRequest, QuotaUsage, UsageKey, fi
 from common.quota.rqs_checks import dynamic_terms, dynamic_limit
 from common.quota.rqs_format import Limit, RqsFormatError, RuleSet, rule_set_from_pairs
 from common.resource.complexes import ComplexAttr, Consumable, resolve_name
-from common.resource.values import BadValueError, parse_value
+from common.resource.values import BadValueError, compare, parse_value
 
 Conf = Mapping[str, Mapping[str, Any]]
-# what a request costs under one set's rule: (set, rule index, usage key, [(limit, amount)])
-Charge = tuple[RuleSet, int, UsageKey, list[tuple[Limit, float]]]
+# what a request costs under one set's rule: (set, rule index, usage key, [(limit, amount)]
+# counted, [(limit, requested value)] compared)
+Charge = tuple[RuleSet, int, UsageKey, list[tuple[Limit, float]],
+               list[tuple[Limit, float | str]]]
 
 
 @dataclass
@@ -38,6 +43,8 @@ class QuotaContext:
     # the set's rule): worked out once per consumer, not once per queue instance
     _relevant: dict[tuple[str, str, str | None, str | None],
                     list[tuple[RuleSet, list[int]]]] = field(default_factory=dict)
+    _fixed_names: frozenset[str] = field(default=frozenset(), init=False)
+    _defaults: list[ComplexAttr] = field(default_factory=list, init=False)
 
     def limit_value(self, name: str, text: str, host: str) -> float:
         """A limit's number on ``host`` (static: the same everywhere)."""
@@ -63,10 +70,38 @@ class QuotaContext:
             return float("inf")  # checked when stored; a complex changed since
         return float(value) if isinstance(value, float) else float("inf")
 
+    def __post_init__(self) -> None:
+        named = {limit.name for rs in self.rule_sets for rule in rs.rules
+                 for limit in rule.limits}
+        found = [resolve_name(self.attrs, name) for name in named]
+        # the complexes whose limits compare the job's request rather than count it
+        self._fixed_names = frozenset(a.name for a in found
+                                      if a is not None and not a.is_consumable)
+        # the consumables a limit names that a job uses without requesting them
+        self._defaults = [a for a in found if a is not None and a.is_consumable
+                          and a.name != "slots" and _default_amount(a) > 0]
+
     def request(self, job: PlacementJob, queue: str, host: str, slots: int,
                 pe: str | None, master: bool = True) -> QuotaRequest:
-        return QuotaRequest(job.owner, job.project, pe, queue, host,
-                            grant_amounts(job, slots, self.attrs, master), job.group)
+        amounts = grant_amounts(job, slots, self.attrs, master)
+        for attr in self._defaults:
+            if attr.name not in amounts and (master or attr.consumable is not Consumable.JOB):
+                per = 1 if attr.consumable is Consumable.JOB else slots
+                amounts[attr.name] = _default_amount(attr) * per
+        return QuotaRequest(job.owner, job.project, pe, queue, host, amounts, job.group,
+                            self._fixed_requests(job) if self._fixed_names else {})
+
+    def _fixed_requests(self, job: PlacementJob) -> dict[str, float | str]:
+        """The job's requests of the non-consumable complexes some limit names."""
+        fixed: dict[str, float | str] = {}
+        for name, text in job.hard_resources.items():
+            attr = resolve_name(self.attrs, name)
+            if attr is not None and attr.name in self._fixed_names:
+                try:
+                    fixed[attr.name] = parse_value(attr.type, text)
+                except BadValueError:
+                    continue
+        return fixed
 
     def trial(self) -> "QuotaContext":
         """A context to try grants in (``can_run``, explanations): the same sets and
@@ -118,37 +153,53 @@ class QuotaContext:
             refused = self._over(charges, str(host), own)
             if refused is not None:
                 return rule_label(*refused)
-            for _, _, key, amounts in charges:
+            for _, _, key, amounts, _ in charges:
                 for limit, amount in amounts:
                     own[(key, limit.name)] = own.get((key, limit.name), 0.0) + amount
         return None
 
     def _charges(self, req: QuotaRequest) -> list[Charge]:
         """What the request costs under each set's rule: (set, rule index, usage key,
-        [(limit, amount)]) for the limits it requests something of."""
+        [(limit, amount)], [(limit, requested value)]) for the limits it requests
+        something of (counted, and compared)."""
         charges = []
         for rule_set, index in self._set_rules(req):
             rule = rule_set.rules[index]
             amounts = [(limit, amount) for limit in rule.limits
                        if (amount := req.amounts.get(limit.name, 0.0)) > 0]
-            charges.append((rule_set, index, usage_key(rule_set, index, req), amounts))
+            compared = [(limit, req.fixed[limit.name]) for limit in rule.limits
+                        if limit.name in req.fixed] if req.fixed else []
+            charges.append((rule_set, index, usage_key(rule_set, index, req), amounts,
+                            compared))
         return charges
 
     def _over(self, charges: list[Charge], host: str,
               own: Mapping[tuple[UsageKey, str], float] | None = None
               ) -> tuple[RuleSet, int] | None:
         """The first charge that would pass its limit (with ``own``: usage counted on
-        top), as common.quota.evaluate.over_limit decides."""
-        for rule_set, index, key, amounts in charges:
+        top), as common.quota.evaluate.over_limit decides, or whose compared request
+        does not match its limit."""
+        for rule_set, index, key, amounts, compared in charges:
             for limit, amount in amounts:
                 held = self.usage.get(key, limit.name) + \
                     (own.get((key, limit.name), 0.0) if own else 0.0)
                 if held + amount > self.limit_value(limit.name, limit.value, host):
                     return rule_set, index
+            for limit, value in compared:
+                if not self._matches(limit, value, host):
+                    return rule_set, index
         return None
 
+    def _matches(self, limit: Limit, value: float | str, host: str) -> bool:
+        attr = resolve_name(self.attrs, limit.name)
+        if attr is None:
+            return True
+        offered: float | str = limit.value if isinstance(value, str) else \
+            self.limit_value(limit.name, limit.value, host)
+        return compare(attr.relop, attr.type, value, offered)
+
     def _count(self, charges: list[Charge]) -> None:
-        for _, _, key, amounts in charges:
+        for _, _, key, amounts, _ in charges:
             for limit, amount in amounts:
                 self.usage.add(key, limit.name, amount)
 
@@ -253,3 +304,11 @@ def quota_context(conf: Conf, attrs: list[ComplexAttr],
         if job is not None and task.get("granted"):
             ctx.take(job, task["granted"], task.get("granted_pe"))
     return ctx
+
+
+def _default_amount(attr: ComplexAttr) -> float:
+    try:
+        value = parse_value(attr.type, attr.default)
+    except BadValueError:
+        return 0.0
+    return value if isinstance(value, float) else 0.0

@@ -33,6 +33,8 @@ class QuotaRequest:
     host: str
     amounts: Mapping[str, float]
     group: str = ""  # the job owner's primary group: access lists name groups as @group
+    # the job's requests of non-consumable complexes a limit names: compared, not counted
+    fixed: Mapping[str, float | str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

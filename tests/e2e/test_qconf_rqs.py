@@ -236,3 +236,66 @@ def qconf_entry(env: dict[str, str], name: str, short: str, kind: str) -> None:
                     "relop       <=\nrequestable YES\nconsumable  YES\ndefault     0\n"
                     "urgency     0\n")
     assert qconf(env, "-Ace", str(path))[2] == 0
+
+
+def editor_writing(tmp_path: Path, case: str) -> str:
+    """An $EDITOR that writes what 8.1.9's editor script wrote in ``case``."""
+    script = tmp_path / f"{case}.sh"
+    text = (RQS / f"{case}.editor-writes").read_text()
+    script.write_text(f"#!/bin/sh\ncat > \"$1\" <<'EOF'\n{text}EOF\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+def qconf_editing(env: dict[str, str], editor: str, *args: str) -> tuple[str, str, int]:
+    return qconf({**env, "EDITOR": editor}, *args)
+
+
+def test_unknown_references_are_accepted_as_8_1_9(env: dict[str, str]) -> None:
+    """An access list, project, PE, queue or host a filter names need not exist."""
+    for kind, name in (("userset", "ref_acl"), ("project", "ref_prj"), ("pe", "ref_pe"),
+                       ("queue", "ref_q"), ("host", "ref_host")):
+        try:
+            assert qconf(env, "-Arqs", f"ref-unknown-{kind}.input") == \
+                captured(f"ref-unknown-{kind}-add"), kind
+        finally:
+            qconf(env, "-drqs", name)
+
+
+def test_the_editor_options_as_8_1_9(env: dict[str, str], tmp_path: Path) -> None:
+    """-arqs [name] and -mrqs name with an editor, and several names at once."""
+    keep = "true"
+    try:
+        assert qconf_editing(env, keep, "-arqs") == captured("arqs-template-unchanged")
+        assert qconf_editing(env, editor_writing(tmp_path, "arqs-name"), "-arqs",
+                             "rule_set_1") == captured("arqs-name")
+        assert qconf_editing(env, editor_writing(tmp_path, "arqs-name"), "-arqs",
+                             "rule_set_1") == captured("arqs-existing")
+        assert qconf_editing(env, editor_writing(tmp_path, "arqs-name-mismatch"), "-arqs",
+                             "wanted_name") == captured("arqs-name-mismatch")
+        assert qconf_editing(env, editor_writing(tmp_path, "arqs-bad"), "-arqs",
+                             "ed_bad") == captured("arqs-bad")
+        assert qconf(env, "-Arqs", "rule-set-2.input") == captured("arqs-file-first")
+        assert qconf(env, "-Arqs", "mrqs-rule-set-3.input")[2] == 0
+        assert qconf_editing(env, keep, "-mrqs", "rule_set_3") == captured("mrqs-unchanged")
+        assert qconf_editing(env, editor_writing(tmp_path, "mrqs-name"), "-mrqs",
+                             "rule_set_3") == captured("mrqs-name")
+        assert qconf_editing(env, keep, "-mrqs", "unknown_set") == \
+            captured("mrqs-unknown-unchanged")
+        assert qconf_editing(env, editor_writing(
+            tmp_path, "mrqs-unknown-editor-writes-same-name"), "-mrqs", "unknown_set") == \
+            captured("mrqs-unknown-editor-writes-same-name")
+        assert qconf_editing(env, editor_writing(
+            tmp_path, "mrqs-unknown-editor-writes-existing-set"), "-mrqs", "unknown_set") == \
+            captured("mrqs-unknown-editor-writes-existing-set")
+        # the master order: rule_set_1, other_name, rule_set_2, rule_set_3 (modified last)
+        shown = qconf(env, "-srqs", "rule_set_3,rule_set_1")[0]
+        assert shown.index("rule_set_1") < shown.index("rule_set_3")
+        assert qconf(env, "-drqs", "rule_set_1,nosuch,other_name") == (
+            "", f'{WHO} removed "rule_set_1" from resource quota set list\n'
+                'denied: resource quota set "nosuch" does not exist\n'
+                f'{WHO} removed "other_name" from resource quota set list\n', 1)
+        assert qconf(env, "-drqs") == captured("drqs-no-argument")
+    finally:
+        for name in ("rule_set_1", "other_name", "rule_set_2", "rule_set_3"):
+            qconf(env, "-drqs", name)

@@ -478,3 +478,26 @@ def test_of_two_sets_the_tighter_wins(live: Live) -> None:
     assert len(holding(tasks)) == 2 and len(pending(tasks)) == 1, summary(tasks)
     assert live.qquota() == [["loose/1", "slots=2/3", "users", ME],
                              ["tight/1", "slots=2/2", "users", "*"]]
+
+
+# ---- explaining: qstat -j and qsub -w v ---------------------------------------------------
+
+def test_qstat_j_and_qsub_w_v_name_the_rule(live: Live) -> None:
+    """8.1.9's words (tests/data/reference/rqs-sched/max_u_slots-*, slots-zero-*): the
+    waiting job's ``qstat -j`` names the consumers and the rule; ``qsub -w v`` applies
+    the quotas to an empty cluster, so slots=1 passes and slots=0 does not."""
+    live.add_rqs("{\nname max_u_slots\nenabled true\nlimit users {*} to slots=1\n}\n")
+    first, second = live.mine(2)
+    tasks = live.settle(1)
+    assert tasks[first]["state"] == "running" and pending(tasks) == {second}, summary(tasks)
+    info = run(live.env, "qstat", "-j", str(second))[0]
+    assert f'scheduling info:            cannot run because it exceeds limit "{ME}/////" ' \
+           'in rule "max_u_slots/1"\n' in info
+    verified = run(live.env, "qsub", "-w", "v", "-b", "y", "/bin/true")
+    assert verified == ("verification: found suitable queue(s)\n", "", 0)
+    qconf(live.env, "-mattr", "resource_quota", "limit", "slots=0", "max_u_slots/1")
+    out, err, rc = run(live.env, "qsub", "-w", "v", "-b", "y", "/bin/true")
+    lines = err.splitlines()
+    assert (out, rc, lines[-2:]) == ("", 1, ["verification: no suitable queues", "Exiting."])
+    assert re.fullmatch(r'Unable to run job: Job \d+ cannot run because it exceeds limit '
+                        rf'"{ME}/////" in rule "max_u_slots/1"', lines[0]), err

@@ -430,3 +430,110 @@ def test_trying_a_job_does_not_count_it() -> None:
     job = placement_job({"job_id": 1, "owner": "u", "opts": {"pe": ["smp", 2, 2]}})
     assert can_run(job, inp) and can_run(job, inp)
     assert quotas is not None and quotas.usage.used == {}
+
+
+# ---- limits on non-consumables, consumables' defaults ------------------------------------
+def placed_ids(sets_text: str, jobs: list[tuple[int, str, dict[str, object]]], **kw: object
+               ) -> list[int]:
+    return [job for job, _ in pass_with(sets_text, jobs, **kw)]
+
+
+def test_a_limit_on_a_non_consumable_compares_the_request() -> None:
+    """``to arch=lx-amd64``: a job asking for another arch is refused, one asking for
+    it or not asking at all is not; ``to h_vmem=2G`` (h_vmem not consumable by
+    default) refuses a request of more."""
+    arch = "{\nname a\nenabled true\nlimit users {*} to arch=lx-amd64\n}"
+    jobs = [(1, "u", {"hard_resources": {"arch": "sol-sparc64"}}),
+            (2, "u", {"hard_resources": {"arch": "lx-amd64"}}), (3, "u", {})]
+    assert placed_ids(arch, jobs) == [2, 3]
+    vmem = "{\nname v\nenabled true\nlimit users {*} to h_vmem=2G\n}"
+    jobs = [(1, "u", {"hard_resources": {"h_vmem": "4G"}}),
+            (2, "u", {"hard_resources": {"h_vmem": "1G"}}),
+            (3, "u", {"hard_resources": {"h_vmem": "1G"}})]
+    assert placed_ids(vmem, jobs) == [2, 3]  # compared, never counted
+
+
+def test_a_consumable_default_counts_for_jobs_not_requesting_it() -> None:
+    """2006 specification: jobs not requesting virtual_free count its default."""
+    attrs = default_complexes() + [parse_complex_line("lic lic INT <= YES YES 1 0")]
+    conf = {"rqs": {rs.name: rule_set_pairs(rs) for rs in parse_rule_sets(
+        "{\nname l\nenabled true\nlimit users * to lic=2\n}")}}
+    jobs = {j: placement_job({"job_id": j, "owner": "u", "opts": {}}) for j in (1, 2, 3)}
+    ctx = quota_context(conf, attrs, {}, {}, jobs, [])
+    assert ctx is not None
+    results = [ctx.claim(jobs[j], "all.q", "h1", 1) for j in (1, 2, 3)]
+    assert [r is None for r in results] == [True, True, False]
+
+
+# ---- each filter of sge_resource_quota(5) on its own ---------------------------------
+def one_rule(rule: str) -> list[RuleSet]:
+    return parse_rule_sets(f"{{\nname f\nenabled true\nlimit {rule}\n}}")
+
+
+def grants(sets: list[RuleSet], requests: list[QuotaRequest]) -> list[str | None]:
+    usage = QuotaUsage()
+    return [grant(sets, usage, r) for r in requests]
+
+
+SLOT = {"slots": 1.0}
+
+
+def test_projects_exclusion_and_only_jobs_without_a_project() -> None:
+    not_p1 = one_rule("projects !p1 to slots=1")
+    assert grants(not_p1, [req("u", "p1", SLOT)] * 2) == [None, None]  # p1 not limited
+    assert grants(not_p1, [req("u", "p2", SLOT)] * 2) == [None, "f/1"]
+    assert grants(not_p1, [req("u", None, SLOT)] * 2) == [None, None]   # no project: no
+    none_only = one_rule("projects !* to slots=1")
+    assert grants(none_only, [req("u", None, SLOT)] * 2) == [None, "f/1"]
+    assert grants(none_only, [req("u", "p1", SLOT)] * 2) == [None, None]
+
+
+def test_pes_filters() -> None:
+    any_pe = one_rule("pes * to slots=1")
+    assert grants(any_pe, [req("u", None, SLOT, pe="smp")] * 2) == [None, "f/1"]
+    assert grants(any_pe, [req("u", None, SLOT)] * 2) == [None, None]  # no PE: not limited
+    not_smp = one_rule("pes !smp to slots=1")
+    assert grants(not_smp, [req("u", None, SLOT, pe="smp")] * 2) == [None, None]
+    assert grants(not_smp, [req("u", None, SLOT, pe="mpi")] * 2) == [None, "f/1"]
+    serial = one_rule("pes !* to slots=1")
+    assert grants(serial, [req("u", None, SLOT)] * 2) == [None, "f/1"]
+    assert grants(serial, [req("u", None, SLOT, pe="mpi")] * 2) == [None, None]
+    each = one_rule("pes {*} to slots=1")
+    assert grants(each, [req("u", None, SLOT, pe=p) for p in ("smp", "mpi", "smp")]) == \
+        [None, None, "f/1"]
+
+
+def test_queues_and_hosts_filters_with_exclusions() -> None:
+    b_only = one_rule("queues b.q to slots=1")
+    assert grants(b_only, [req("u", None, SLOT, queue="a.q")] * 2) == [None, None]
+    assert grants(b_only, [req("u", None, SLOT, queue="b.q")] * 2) == [None, "f/1"]
+    not_b = one_rule("queues !b.q to slots=1")
+    assert grants(not_b, [req("u", None, SLOT, queue="b.q")] * 2) == [None, None]
+    not_durin = one_rule("hosts !durin to slots=1")
+    assert grants(not_durin, [req("u", None, SLOT, host="durin")] * 2) == [None, None]
+    assert grants(not_durin, [req("u", None, SLOT, host="carc")] * 2) == [None, "f/1"]
+
+
+def test_two_limits_of_one_rule_each_hold() -> None:
+    both = one_rule("users * to slots=3,compiler_lic=1")
+    lic = {"slots": 1.0, "compiler_lic": 1.0}
+    assert grants(both, [req("u", None, lic), req("u", None, lic)]) == [None, "f/1"]
+    assert grants(both, [req("u", None, SLOT)] * 4) == [None, None, None, "f/1"]
+
+
+def test_a_named_list_counts_its_users_together_and_braces_each() -> None:
+    """2006 spec: ``users roland, andre to virtual_free=5g`` is for both together;
+    ``users {@staff}`` and ``{roland,andre}`` are for each member on its own; and
+    ``{!@staff}`` expands to ``!roland,!andre``."""
+    together = one_rule("users roland,andre to slots=2")
+    assert grants(together, [req(u, None, SLOT) for u in ("roland", "andre", "roland")]) == \
+        [None, None, "f/1"]
+    for each in ("users {@staff} to slots=2", "users {roland,andre} to slots=2"):
+        assert grants(one_rule(each), [req(u, None, SLOT) for u in
+                                       ("roland", "andre", "roland", "andre", "roland")]) == \
+            [None, None, None, None, "f/1"]
+    not_staff = one_rule("users {!@staff} to slots=1")
+    assert grants(not_staff, [req(u, None, SLOT) for u in ("roland", "roland")]) == \
+        [None, None]
+    assert grants(not_staff, [req(u, None, SLOT) for u in ("ann", "bob", "ann")]) == \
+        [None, None, "f/1"]
