@@ -26,7 +26,7 @@ from clients.views.qstat import (DEFAULT_STATES, JobFilter, cluster_queue_summar
                                  zombie_rows)
 from clients.views.detail import job_detail, select_jobs
 from common.cluster import hostgroups
-from common.objects_conf_host import expand_hostgroup
+from common.objects_conf.host import expand_hostgroup
 
 PRODUCT = "SGE 8.1.9"
 _FLAGS = ("-help", "-ncb", "-f", "-ext", "-urg", "-pri", "-xml", "-ne", "-r", "-t")

@@ -20,10 +20,11 @@ caller's choice; access_list(5) says Grid Engine uses only the primary group.
 """
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
-from common.conf_values import split_names
-from common.objects_conf_userset import entries_of
+from common.conf_values import get, split_names
+from common.objects_conf.project import acl_names
+from common.objects_conf.userset import entries_of
 
 Usersets = Mapping[str, list[list[str]]]
 
@@ -66,3 +67,12 @@ def project_allowed(project: str | None, projects: str, xprojects: str) -> bool:
         return False
     allowed = list_names(projects)
     return not allowed or (project is not None and project in allowed)
+
+
+def project_admits_user(user: str, groups: Iterable[str], project: Sequence[Sequence[str]],
+                        usersets: Usersets) -> bool:
+    """Whether a project's ``acl``/``xacl`` (project(5), lists separated by blanks) let
+    ``user`` submit jobs into it: decided as ``user_lists``/``xuser_lists`` are."""
+    def as_value(key: str) -> str:
+        return ",".join(acl_names(get(project, key, "NONE"))) or "NONE"
+    return user_allowed(user, groups, as_value("acl"), as_value("xacl"), usersets)

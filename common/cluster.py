@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-from common.objects_conf_host import expand_hostgroup
-from common.objects_conf_queue import resolve
+from common.objects_conf.host import expand_hostgroup
+from common.objects_conf.queue import resolve
 
 Pairs = list[list[str]]
 # the letters of the states qmod sets, in the order Grid Engine's qstat prints a queue

@@ -15,7 +15,7 @@ from typing import Any, Mapping
 from common.cluster import attr
 from common.conf_values import split_assignments
 from common.conffile import ConfError
-from common.objects_conf_queue import parse_host_overrides
+from common.objects_conf.queue import parse_host_overrides
 from common.resource.centry import with_entry, without_entry
 from common.resource.complex_rules import validate
 from common.resource.complexes import (

@@ -31,8 +31,8 @@ from common.cluster import attr, queue_instances
 from common.conffile import ConfError
 from common.model import CONF_KINDS
 from common.objects_conf import KINDS, hostgroup_cycle
-from common.objects_conf_base import normalize
-from common.objects_conf_queue import parse_host_overrides
+from common.objects_conf.base import normalize
+from common.objects_conf.queue import parse_host_overrides
 from common.resource.complexes import COMPLEX_KIND, COMPLEX_OBJECT, cell_complexes, rows_of
 from qmaster.complex_handlers import (
     complex_values_refusal, delete_complex_entry, put_complexes,

@@ -8,11 +8,11 @@ environments ``make``, ``smp`` and ``mpi``, the host group ``@allhosts`` and the
 """
 from __future__ import annotations
 
-from common.objects_conf_base import template
-from common.objects_conf_cluster import GLOBAL_CONF, PE, SCHED_CONF
-from common.objects_conf_host import EXECHOST, HOSTGROUP
-from common.objects_conf_queue import QUEUE
-from common.objects_conf_userset import CELL_DEFAULTS, userset_pairs
+from common.objects_conf.base import template
+from common.objects_conf.cluster import GLOBAL_CONF, PE, SCHED_CONF
+from common.objects_conf.host import EXECHOST, HOSTGROUP
+from common.objects_conf.queue import QUEUE
+from common.objects_conf.userset import CELL_DEFAULTS, userset_pairs
 from common.resource.complexes import (COMPLEX_KIND, COMPLEX_OBJECT, default_complexes,
                                        rows_of)
 from qmaster.host_rights import ADMIN_HOSTS, SUBMIT_HOSTS, find_host

@@ -13,7 +13,7 @@ from typing import Any
 from common.cluster import attr
 from common.jobstate import ACTIVE_STATES, Event, State
 from common.model import ExecHost, Task, task_key
-from common.objects_conf_queue import format_host_overrides, parse_host_overrides
+from common.objects_conf.queue import format_host_overrides, parse_host_overrides
 from qmaster.accounting_log import accounting_record
 from qmaster.context import Ctx, RequestError
 from qmaster.defaults import exechost_defaults

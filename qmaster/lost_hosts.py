@@ -22,7 +22,7 @@ from common.cluster import hostgroups
 from common.conf_values import TRUE_WORDS, seconds_or
 from common.jobstate import ACTIVE_STATES
 from common.model import ExecHost, Job, Task
-from common.objects_conf_queue import queue_value
+from common.objects_conf.queue import queue_value
 
 DEFAULT_MAX_UNHEARD = 300.0
 

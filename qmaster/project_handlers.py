@@ -22,7 +22,8 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from common.conf_values import get, split_names
-from common.objects_conf_project import may_submit, name_problem, project_problem
+from common.access import project_admits_user
+from common.objects_conf.project import name_problem, project_problem
 from qmaster.context import RequestError
 from qmaster.userset_handlers import named_lists
 
@@ -89,7 +90,8 @@ def check_job_project(conf: Conf, owner: str, group: str, opts: dict[str, Any]) 
     if pairs is None:
         raise RequestError("rejected", f'job rejected: the requested project "{project}" '
                                        "does not exist")
-    if not may_submit(owner, [group] if group else [], pairs, conf.get("userset", {})):
+    if not project_admits_user(owner, [group] if group else [], pairs,
+                               conf.get("userset", {})):
         raise RequestError("rejected", f'job rejected: no access to project "{project}" '
                                        f'for user "{owner}"')
     excluded = split_names(get(global_conf, "xprojects", "NONE"))

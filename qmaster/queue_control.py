@@ -34,7 +34,7 @@ from typing import Any, Iterable, Mapping
 from common.cluster import QI_STATES, QueueInstance, attr, hostgroups, queue_instances
 from common.jobstate import Event, State
 from common.model import Job, Task
-from common.objects_conf_host import expand_hostgroup
+from common.objects_conf.host import expand_hostgroup
 from qmaster.context import Ctx
 from qmaster.execd_link import signal_on_host
 from qmaster.host_rights import require_known_host, same_host

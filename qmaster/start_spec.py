@@ -20,7 +20,7 @@ from typing import Any
 from common.cluster import Pairs, attr, hostgroups
 from common.conf_values import ConfError, parse_memory, parse_time
 from common.model import Job, Task
-from common.objects_conf_queue import resolve
+from common.objects_conf.queue import resolve
 from common.resource.complexes import ComplexAttr, cell_complexes, resolve_name
 
 TIME_LIMITS = ("s_rt", "h_rt", "s_cpu", "h_cpu")

@@ -24,9 +24,9 @@ from typing import Any, Iterator, Mapping
 
 from common.conf_values import get, split_names
 from common.conffile import ConfError
-from common.objects_conf_project import acl_names
-from common.objects_conf_queue import check_object_name, parse_host_overrides
-from common.objects_conf_userset import (entries_of, userset_pairs, userset_problems,
+from common.objects_conf.project import acl_names
+from common.objects_conf.queue import check_object_name, parse_host_overrides
+from common.objects_conf.userset import (entries_of, userset_pairs, userset_problems,
                                          with_entries)
 from qmaster.context import Ctx, RequestError
 from qmaster.host_rights import require_admin_host, require_known_host

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from common.conf_values import is_none, split_assignments, split_names
 from common.conffile import ConfError
-from common.objects_conf_queue import NO_OVERRIDES, format_host_overrides, parse_host_overrides
+from common.objects_conf.queue import NO_OVERRIDES, format_host_overrides, parse_host_overrides
 
 Pairs = list[list[str]]
 

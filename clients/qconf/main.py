@@ -35,7 +35,7 @@ from clients.qconf.rqs import change_attribute as change_rule_sets
 from clients.qconf.userset import USERSET_OPTIONS
 from common.conffile import ConfError
 from common.objects_conf import render_configuration, render_object, template
-from common.objects_conf_host import check_hostgroup_name
+from common.objects_conf.host import check_hostgroup_name
 
 __all__ = ["QconfError", "Session", "edit_text", "main", "run"]
 

@@ -17,7 +17,7 @@ from typing import Callable
 from clients.qconf.base import QconfError, Session, edit, out, put, remove
 from clients.qconf.files import FileError, parse_object_text
 from common.objects_conf import render_object, template
-from common.objects_conf_project import project_line_problem
+from common.objects_conf.project import project_line_problem
 
 KIND = "project"
 NOT_KNOWN = "{} is not known as a project"

@@ -20,7 +20,7 @@ from clients.qconf.base import (EMPTY_LIST, MISSING, QconfError, Session, edit_t
                                 put, remove)
 from clients.qconf.files import FileError, parse_object_text, read_object_file
 from common.objects_conf import render_object
-from common.objects_conf_userset import userset_pairs
+from common.objects_conf.userset import userset_pairs
 
 KIND = "userset"
 ERROR_READING_IN_FILE = "error reading in file"

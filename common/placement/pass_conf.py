@@ -16,8 +16,8 @@ from typing import Any, Iterable, Mapping, Sequence
 from common.access import list_names, project_allowed, user_allowed
 from common.cluster import attr, hostgroups
 from common.conffile import ConfError
-from common.objects_conf_host import expand_hostgroup
-from common.objects_conf_queue import parse_host_overrides, resolve
+from common.objects_conf.host import expand_hostgroup
+from common.objects_conf.queue import parse_host_overrides, resolve
 
 Pairs = list[list[str]]
 

@@ -19,7 +19,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from common.cluster import QueueInstance, attr, hostgroups
 from common.conf_values import split_assignments, split_names
-from common.objects_conf_queue import QUEUE, parse_host_overrides, resolve
+from common.objects_conf.queue import QUEUE, parse_host_overrides, resolve
 from common.resource.complexes import (
     ComplexAttr, ComplexError, Consumable, Requestable, ResourceRequest,
     cell_complexes, parse_request_list, resolve_name,

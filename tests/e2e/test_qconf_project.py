@@ -170,11 +170,17 @@ def test_references_from_queues_hosts_and_the_configuration(env: dict[str, str])
         assert qconf(env, "-rattr", "exechost", "xprojects", "NONE", exechost)[2] == 0
         assert qconf(env, "-Arqs", "Arqs-projects-nosuch.input") == \
             (captured("Arqs-projects-nosuch")[0].replace("root@vm", WHO), "", 0)
+        assert qconf(env, "-Arqs", "Arqs-projects-p1.input")[2] == 0  # names p1 ...
+        p1 = Path(env["PYGE_ROOT"]) / "p1.prj"
+        p1.write_text("name p1\noticket 0\nfshare 0\nacl NONE\nxacl NONE\n")
+        assert qconf(env, "-Aprj", str(p1))[2] == 0
+        assert qconf(env, "-dprj", "p1") == \
+            ("", f'{WHO} removed "p1" from project list\n', 0)  # ... and holds nothing
         assert qconf(env, "-Aprj", "Aprj-acl-existing.input")[2] == 0  # p3: acl arusers
         assert qconf(env, "-dul", "arusers")[1] == \
             'denied: userset "arusers" is still referenced in user list of project "p3"\n'
     finally:
-        qconf(env, "-drqs", "prj_nosuch")
+        qconf(env, "-drqs", "prj_nosuch,prj_p1")
         qconf(env, "-rattr", "queue", "projects", "NONE", "all.q")
         qconf(env, "-rattr", "exechost", "xprojects", "NONE", exechost)
         for name in ("p2", "p3"):

@@ -299,3 +299,27 @@ def test_the_editor_options_as_8_1_9(env: dict[str, str], tmp_path: Path) -> Non
     finally:
         for name in ("rule_set_1", "other_name", "rule_set_2", "rule_set_3"):
             qconf(env, "-drqs", name)
+
+
+def test_replacing_limits_showing_lists_and_an_unknown_set(env: dict[str, str]) -> None:
+    """``-rattr resource_quota limit`` replaces the rule's limits; the object name is
+    8.1.9's ``resource_quota`` (``rqs`` is refused); ``-srqs a,b`` shows the sets in
+    their master order (a modified one last), whatever the order asked; ``-Mrqs file name`` of a set the cell
+    does not have is refused as 8.1.9 refuses it."""
+    assert qconf(env, "-Arqs", "ruleset_1.input")[2] == 0
+    try:
+        assert qconf(env, "-Arqs", "man1.input")[2] == 0  # max_u_slots, added after
+        assert qconf(env, "-rattr", "resource_quota", "limit", "slots=7", "ruleset_1/1") == \
+            (f'{WHO} modified "ruleset_1" in resource quota set list\n', "", 0)
+        assert "   limit        users @eng to slots=7\n" in qconf(env, "-srqs", "ruleset_1")[0]
+        assert qconf(env, "-mattr", "rqs", "enabled", "false", "ruleset_1")[1] == \
+            'Modification of object "rqs" not supported\n'
+        for asked in ("max_u_slots,ruleset_1", "ruleset_1,max_u_slots"):
+            shown = qconf(env, "-srqs", asked)[0]  # ruleset_1, modified, is now last
+            assert shown.index("name         max_u_slots") < \
+                shown.index("name         ruleset_1"), asked
+        assert qconf(env, "-srqs", "ruleset_1,nosuch")[2] == 0
+        assert qconf(env, "-Mrqs", "mrqs-rule-set-3.input", "rule_set_3") == \
+            captured("Mrqs-name-not-existing")
+    finally:
+        qconf(env, "-drqs", "ruleset_1,max_u_slots")

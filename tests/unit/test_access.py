@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from common.access import list_names, matching_lists, user_allowed
-from common.objects_conf_userset import userset_pairs
+from common.objects_conf.userset import userset_pairs
 
 LISTS = {
     "staff": userset_pairs("staff", "ACL", ["alice", "@wheel"]),

@@ -9,17 +9,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from common.access import project_allowed
+from common.access import project_admits_user, project_allowed
 from common.objects_conf import normalize_object, render_object, template
 from common.conffile import ConfError
-from common.objects_conf_project import (U_LONG32_MAX, check_u_long32, may_submit,
+from common.objects_conf.project import (U_LONG32_MAX, check_u_long32,
                                          name_problem, project_line_problem, project_lists,
                                          project_problem)
-from common.placement.dispatch import dispatch_pass
 from common.placement.explain import pending_reasons
 from common.placement.job import PlacementJob, placement_job
-from common.placement.pass_conf import Access, conf_fields
-from tests.unit.test_resources_sched import cluster, make_input, task
+from common.placement.pass_conf import Access
+from tests.unit.test_access_sched import placed
+from tests.unit.test_resources_sched import cluster, make_input
 
 USERSETS = {"staff": [["name", "staff"], ["type", "ACL"], ["entries", "alice,@physics"]],
             "banned": [["name", "banned"], ["type", "ACL"], ["entries", "mallory"]]}
@@ -29,15 +29,6 @@ NAMES = st.sampled_from(["p1", "p2", "p3"])
 def job(job_id: int, project: str | None = None, owner: str = "alice") -> PlacementJob:
     opts: dict[str, Any] = {"project": project} if project else {}
     return placement_job({"job_id": job_id, "owner": owner, "group": "users", "opts": opts})
-
-
-def placed(conf: dict[str, Any], jobs: list[PlacementJob]) -> dict[int, list[str]]:
-    inp = make_input(conf, [])
-    inp.jobs = {j.job_id: j for j in jobs}
-    inp.pending = [task(j.job_id) for j in jobs]
-    inp.access = conf_fields(conf)["access"]
-    return {o["job_id"]: [f"{g[0]}@{g[1]}" for g in o["granted"]]
-            for o in dispatch_pass(inp)}
 
 
 # ---- the decision -------------------------------------------------------------------
@@ -122,16 +113,16 @@ def test_line_problems_name_8_1_9s_line() -> None:
     assert project_line_problem("name p\nacl staff NONE\n") is None
 
 
-def test_acl_and_xacl_decide_who_may_submit() -> None:
+def test_acl_and_xacl_decide_who_project_admits_user() -> None:
     open_project = [["name", "p"], ["acl", "NONE"], ["xacl", "NONE"]]
-    assert may_submit("anyone", [], open_project, USERSETS)
+    assert project_admits_user("anyone", [], open_project, USERSETS)
     staff_only = [["name", "p"], ["acl", "staff"], ["xacl", "NONE"]]
-    assert may_submit("alice", [], staff_only, USERSETS)
-    assert may_submit("carol", ["physics"], staff_only, USERSETS)
-    assert not may_submit("bob", [], staff_only, USERSETS)
+    assert project_admits_user("alice", [], staff_only, USERSETS)
+    assert project_admits_user("carol", ["physics"], staff_only, USERSETS)
+    assert not project_admits_user("bob", [], staff_only, USERSETS)
     not_banned = [["name", "p"], ["acl", "NONE"], ["xacl", "banned"]]
-    assert not may_submit("mallory", [], not_banned, USERSETS)
-    assert may_submit("bob", [], not_banned, USERSETS)
+    assert not project_admits_user("mallory", [], not_banned, USERSETS)
+    assert project_admits_user("bob", [], not_banned, USERSETS)
 
 
 # ---- the pass -----------------------------------------------------------------------

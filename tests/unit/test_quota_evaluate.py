@@ -262,10 +262,14 @@ def test_qquota_rows_of_the_8_1_9_capture() -> None:
     ctx = quota_context(conf, ATTRS, {}, {}, jobs, holding)
     assert ctx is not None
 
-    def text(users: frozenset[str] | None) -> str:
+    def text(users: frozenset[str] | None, **chosen: frozenset[str]) -> str:
         return render_rows(quota_rows(ctx.rule_sets, ctx.usage, ctx.names,
-                                      lambda n, t, h: t, Selection(users=users)))
+                                      lambda n, t, h: t, Selection(users=users, **chosen)))
     assert text(frozenset({"sgeuser"})) == (rqs / "qquota-user.out").read_text()
+    assert text(frozenset({"sgeuser"}), hosts=frozenset({"vm"})) == \
+        (rqs / "qquota-user-h.out").read_text()
+    assert text(frozenset({"sgeuser"}), resources=frozenset({"compiler_lic"})) == \
+        (rqs / "qquota-user-l.out").read_text()
     assert text(frozenset({"root"})) == (rqs / "qquota-root.out").read_text()
     assert text(None) == (rqs / "qquota-root-u-all.out").read_text()
     xml = render_rows_xml(quota_rows(ctx.rule_sets, ctx.usage, ctx.names,

@@ -70,3 +70,10 @@ def test_dynamic_limits_evaluate_per_host_with_a_large_value_for_a_missing_one()
     assert dynamic_limit(dynamic_terms("$mem_total-$mem_used", ATTRS),
                          {"mem_total": 8.0, "mem_used": 3.0}) == 5.0
     assert dynamic_limit(terms, {}) > 1e20  # "to suggest an overloaded condition"
+
+
+def test_a_dynamic_limit_must_be_a_sum_of_weighted_complexes() -> None:
+    """8.1.9 takes ``$num_proc**2`` (dyn-malformed); the formula syntax of both documents
+    does not, and neither do we (docs/compatibility.md)."""
+    with pytest.raises(RqsFormatError):
+        checked("dyn-malformed")

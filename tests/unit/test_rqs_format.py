@@ -109,6 +109,7 @@ def test_defaults_of_a_set() -> None:
     "{\nname a\nlimit to slots=1\n",               # no closing brace
     "name a\n",                                    # no opening brace
     "{\nname a\nlimit users {u1 to slots=1\n}",    # unclosed expansion
+    "{\nname a\nlimit name 3 to slots=1\n}",        # a rule name that is no NAME
 ])
 def test_malformed_sets_are_refused(text: str) -> None:
     with pytest.raises(RqsFormatError):

@@ -12,7 +12,7 @@ from clients.qconf.main import run
 from clients.qconf.base import QconfError, Session
 from common.conffile import ConfError
 from common.objects_conf import KINDS, parse_object, render_object, template
-from common.objects_conf_userset import (check_userset_type, entries_of, userset_pairs,
+from common.objects_conf.userset import (check_userset_type, entries_of, userset_pairs,
                                          userset_problems, with_entries)
 from qmaster.context import RequestError
 from qmaster.defaults import bootstrap, ensure_usersets

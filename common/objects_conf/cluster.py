@@ -1,0 +1,208 @@
+"""Cluster-wide objects: the global/host configuration (``sge_conf(5)``), parallel
+environments (``sge_pe(5)``) and the scheduler configuration (``sched_conf(5)``).
+
+Owns their attribute lists in Grid Engine's order, the defaults of a fresh 8.1.9 cell and
+the checks of their values.
+"""
+from __future__ import annotations
+
+import re
+
+from common.conf_values import (Check, check_assignments, check_bool, check_choice,
+                                check_double6, check_names, check_none_string, check_string,
+                                check_time, check_ulong, check_ulong_range, either, parse_bool,
+                                parse_double, split_assignments)
+from common.conffile import ConfError, Pairs, render_conf
+from common.objects_conf.base import Attr, ObjectKind
+from common.objects_conf.queue import SLOTS_MAX, check_object_name
+
+_RANGES = re.compile(r"^[0-9]+(-[0-9]+)?([ ,][0-9]+(-[0-9]+)?)*$")
+
+
+def keep(check: Check) -> Check:
+    """The cluster configuration stores values as typed: check, then keep the text."""
+    def checked(name: str, value: str) -> str:
+        check(name, value)
+        return value.strip()
+    return checked
+
+
+def check_none(name: str, value: str) -> str:
+    if value.strip().lower() != "none":
+        raise ConfError(f'error parsing value "{value}"')
+    return value.strip()
+
+
+def check_bool_word(name: str, value: str) -> str:
+    parse_bool(value)
+    return value.strip()
+
+
+def check_ranges(name: str, value: str) -> str:
+    text = check_string(name, value)
+    if not _RANGES.match(text):
+        raise ConfError(f'Error during parsing of attribute value "{text}"')
+    return text
+
+
+_TF = ("true", "false")
+_ULONG_CONF = ("min_uid", "min_gid", "finished_jobs", "max_aj_instances", "max_aj_tasks",
+               "max_u_jobs", "max_jobs", "auto_user_oticket", "auto_user_fshare",
+               "auto_user_delete_time")
+_TIME_CONF = ("load_report_time", "max_unheard", "reschedule_unknown")
+
+_GLOBAL_DEFAULTS = (
+    ("execd_spool_dir", "/var/spool/gridengine/execd"), ("mailer", "/usr/bin/mail"),
+    ("xterm", "/usr/bin/xterm"), ("load_sensor", "none"), ("prolog", "none"),
+    ("epilog", "none"), ("shell_start_mode", "posix_compliant"),
+    ("login_shells", "bash,sh,ksh,csh,tcsh"), ("min_uid", "1000"), ("min_gid", "1000"),
+    ("user_lists", "none"), ("xuser_lists", "none"), ("projects", "none"),
+    ("xprojects", "none"), ("enforce_project", "false"), ("enforce_user", "auto"),
+    ("load_report_time", "00:00:40"), ("max_unheard", "00:05:00"),
+    ("reschedule_unknown", "00:00:00"), ("loglevel", "log_warning"),
+    ("administrator_mail", "root"), ("set_token_cmd", "none"), ("pag_cmd", "none"),
+    ("token_extend_time", "none"), ("shepherd_cmd", "none"), ("qmaster_params", "none"),
+    ("execd_params", "none"),
+    ("reporting_params", "accounting=true reporting=false flush_time=00:00:15 joblog=false "
+                         "sharelog=00:00:00"),
+    ("finished_jobs", "100"), ("gid_range", "65400-65500"), ("qlogin_command", "builtin"),
+    ("qlogin_daemon", "builtin"), ("rlogin_command", "builtin"), ("rlogin_daemon", "builtin"),
+    ("rsh_command", "builtin"), ("rsh_daemon", "builtin"), ("max_aj_instances", "2000"),
+    ("max_aj_tasks", "75000"), ("max_u_jobs", "0"), ("max_jobs", "0"),
+    ("auto_user_oticket", "0"), ("auto_user_fshare", "0"),
+    ("auto_user_default_project", "none"), ("auto_user_delete_time", "86400"),
+    ("delegated_file_staging", "false"), ("reprioritize", "0"), ("jsv_url", "none"),
+    ("jsv_allowed_mod", "ac,h,i,e,o,j,M,N,p,w"),
+)
+
+_GLOBAL_CHECKS: dict[str, Check] = {
+    **{name: keep(check_ulong) for name in _ULONG_CONF},
+    **{name: keep(check_time) for name in _TIME_CONF},
+    "shell_start_mode": keep(check_choice(("unix_behavior", "posix_compliant", "script_from_stdin"),
+                                          'Invalid value "{value}" as shell start mode')),
+    "enforce_project": keep(check_choice(_TF, 'error parsing value "{value}"')),
+    "enforce_user": keep(check_choice(_TF + ("auto",), 'error parsing value "{value}"')),
+    "delegated_file_staging": keep(check_choice(_TF, 'error parsing value "{value}"')),
+    "loglevel": keep(check_choice(("log_err", "log_warning", "log_info"),
+                                  'error parsing value "{value}"')),
+    "token_extend_time": either(check_none, keep(check_time)),
+    "gid_range": check_ranges,
+    "reprioritize": check_bool_word,
+}
+
+GLOBAL_CONF = ObjectKind(
+    name="conf",
+    width=28,
+    raw_values=True,
+    attrs=tuple(Attr(name, default, _GLOBAL_CHECKS.get(name, check_string), required=False)
+                for name, default in _GLOBAL_DEFAULTS),
+)
+
+
+def render_configuration(config_name: str, pairs: Pairs, *, wrap: bool = True) -> str:
+    """``qconf -sconf [host]``: a ``#name:`` line, the attributes, then an empty line."""
+    known = {name for name in GLOBAL_CONF.names}
+    for name, _ in pairs:
+        if name not in known:
+            raise ConfError(f'unknown attribute name "{name}"')
+    order = {name: i for i, name in enumerate(GLOBAL_CONF.names)}
+    ordered = sorted(pairs, key=lambda pair: order[pair[0]])
+    return f"#{config_name}:\n" + render_conf(ordered, width=GLOBAL_CONF.width, wrap=wrap) + "\n"
+
+
+# --- parallel environments ------------------------------------------------------------
+
+ALLOCATION_RULES = ("$pe_slots", "$fill_up", "$round_robin")
+URGENCY_SLOTS = ("min", "max", "avg")
+
+
+def check_allocation_rule(pe_name: str, value: str) -> str:
+    text = value.strip()
+    if text.lower() in ALLOCATION_RULES:
+        return text.lower()
+    if text.isdigit() and int(text) > 0:
+        return str(int(text))
+    raise ConfError(f'parameter allocation_rule of pe "{pe_name}": "{text}" is neither a '
+                    f"positive number nor one of {', '.join(ALLOCATION_RULES)}")
+
+
+def check_urgency_slots(name: str, value: str) -> str:
+    text = check_string(name, value)
+    if text.lower() in URGENCY_SLOTS:
+        return text.lower()
+    if text.isdigit():
+        return str(int(text))
+    raise ConfError(f'rejecting invalid urgency_slots setting "{text}"')
+
+
+def _check_pe(values: dict[str, str]) -> None:
+    if "allocation_rule" in values:
+        values["allocation_rule"] = check_allocation_rule(values.get("pe_name", ""),
+                                                          values["allocation_rule"])
+
+
+PE = ObjectKind(
+    name="pe",
+    key="pe_name",
+    width=18,
+    object_check=_check_pe,
+    attrs=(
+        Attr("pe_name", "template", check_object_name),
+        Attr("slots", "0", check_ulong_range(0, SLOTS_MAX)),
+        Attr("user_lists", "NONE", check_names),
+        Attr("xuser_lists", "NONE", check_names),
+        Attr("start_proc_args", "NONE", check_none_string),
+        Attr("stop_proc_args", "NONE", check_none_string),
+        Attr("allocation_rule", "$pe_slots", check_string),
+        Attr("control_slaves", "FALSE", check_bool),
+        Attr("job_is_first_task", "TRUE", check_bool),
+        Attr("urgency_slots", "min", check_urgency_slots),
+        Attr("accounting_summary", "FALSE", check_bool),
+        Attr("qsort_args", "NONE", check_none_string),
+    ),
+)
+
+
+# --- scheduler configuration ----------------------------------------------------------
+
+def check_weight_list(name: str, value: str) -> str:
+    """``cpu=1,mem=0,io=0`` shown with six decimals."""
+    items = split_assignments(check_assignments(name, value))
+    return ",".join(f"{item}={parse_double(val, name):.6f}" for item, val in items) or "NONE"
+
+
+def check_policy(name: str, value: str) -> str:
+    text = check_string(name, value).upper()
+    if text == "NONE" or (set(text) <= set("OFS") and len(set(text)) == len(text)):
+        return text
+    raise ConfError(f'Error during parsing of attribute value "{value.strip()}"')
+
+
+_SCHED = (
+    ("algorithm", "default", check_string), ("schedule_interval", "0:0:15", check_time),
+    ("maxujobs", "0", check_ulong),
+    ("queue_sort_method", "load", check_choice(("load", "seqno"), 'error parsing value "{value}"')),
+    ("job_load_adjustments", "np_load_avg=0.50", check_assignments),
+    ("load_adjustment_decay_time", "0:7:30", check_time),
+    ("load_formula", "np_load_avg", check_string), ("schedd_job_info", "true", check_string),
+    ("flush_submit_sec", "0", check_ulong), ("flush_finish_sec", "0", check_ulong),
+    ("params", "none", check_string), ("reprioritize_interval", "0:0:0", check_time),
+    ("halftime", "168", check_ulong),
+    ("usage_weight_list", "cpu=1.000000,mem=0.000000,io=0.000000", check_weight_list),
+    ("compensation_factor", "5.000000", check_double6),
+    ("weight_user", "0.250000", check_double6), ("weight_project", "0.250000", check_double6),
+    ("weight_department", "0.250000", check_double6), ("weight_job", "0.250000", check_double6),
+    ("weight_tickets_functional", "0", check_ulong), ("weight_tickets_share", "0", check_ulong),
+    ("share_override_tickets", "TRUE", check_bool), ("share_functional_shares", "TRUE", check_bool),
+    ("max_functional_jobs_to_schedule", "200", check_ulong),
+    ("report_pjob_tickets", "TRUE", check_bool), ("max_pending_tasks_per_job", "50", check_ulong),
+    ("halflife_decay_list", "none", check_string), ("policy_hierarchy", "OFS", check_policy),
+    ("weight_ticket", "0.500000", check_double6),
+    ("weight_waiting_time", "0.278000", check_double6),
+    ("weight_deadline", "3600000.000000", check_double6),
+    ("weight_urgency", "0.500000", check_double6), ("weight_priority", "0.000000", check_double6),
+    ("max_reservation", "0", check_ulong), ("default_duration", "INFINITY", check_time),
+)
+
+SCHED_CONF = ObjectKind(name="sched", width=33,
+                        attrs=tuple(Attr(name, default, check) for name, default, check in _SCHED))

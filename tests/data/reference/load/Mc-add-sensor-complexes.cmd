@@ -1,0 +1,1 @@
+$ qconf -Mc Mc-add-sensor-complexes.input

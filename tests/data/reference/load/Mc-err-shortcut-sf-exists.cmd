@@ -1,0 +1,1 @@
+$ qconf -Mc Mc-err-shortcut-sf-exists.input

@@ -1,0 +1,1 @@
+$ qhost -F scratch_free -xml

@@ -1,0 +1,1 @@
+$ qstat -F scratch_free -xml

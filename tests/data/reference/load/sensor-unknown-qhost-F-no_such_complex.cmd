@@ -1,0 +1,1 @@
+$ qhost -F no_such_complex

@@ -1,0 +1,1 @@
+$ qhost -h otherhost -F

@@ -1,0 +1,1 @@
+$ qstat -F no_such_complex
