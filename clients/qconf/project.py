@@ -111,7 +111,7 @@ def add_in_editor(s: Session) -> int:
     _require_manager(s)
     pairs = _edited(render_object(KIND, template(KIND)))
     if put(s, KIND, _name(pairs), pairs, "add"):
-        raise QconfError("", 1)
+        raise QconfError("", 1)  # 8.1.9 stops there; put() printed the refusal
     return 0
 
 
@@ -124,7 +124,7 @@ def modify_in_editor(s: Session, name: str) -> int:
         raise QconfError(NOT_KNOWN.format(name) + "\n" + INVALID_ARGUMENT.format(name))
     pairs = _edited(render_object(KIND, objects[name]))
     if put(s, KIND, _name(pairs), pairs, "modify"):
-        raise QconfError("", 1)
+        raise QconfError("", 1)  # 8.1.9 stops there; put() printed the refusal
     return 0
 
 
