@@ -25,10 +25,15 @@ while :; do
       echo "$host:sensor_int:$(cat $D/sensor_int)"
       echo "$host:no_such_complex:42"
       echo "otherhost:sensor_int:7" ;;
+    drop)
+      echo "$host:scratch_free:$(cat $D/scratch_free)"
+      echo end; continue ;;
     override)
       echo "$host:scratch_free:$(cat $D/scratch_free)"
       echo "$host:sensor_int:$(cat $D/sensor_int)"
-      echo "$host:np_load_avg:$(cat $D/np_load_avg)" ;;
+      echo "$host:np_load_avg:$(cat $D/np_load_avg)"
+      echo "$host:load_avg:$(cat $D/np_load_avg)"
+      echo "$host:mem_free:1M" ;;
     *)
       echo "$host:scratch_free:$(cat $D/scratch_free)"
       echo "$host:sensor_int:$(cat $D/sensor_int)" ;;

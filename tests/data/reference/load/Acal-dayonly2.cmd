@@ -1,0 +1,1 @@
+$ qconf -Acal Acal-dayonly2.input

@@ -1,0 +1,1 @@
+$ qconf -Acal Acal-times2.input

@@ -1,0 +1,1 @@
+$ qconf -Aq Aq-cal.q-calendar-offnow.input

@@ -1,0 +1,1 @@
+$ qconf -Aq Aq-init.q-initial_state-disabled.input

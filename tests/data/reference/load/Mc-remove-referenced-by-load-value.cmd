@@ -1,0 +1,1 @@
+$ qconf -Mc Mc-remove-referenced-by-load-value.input

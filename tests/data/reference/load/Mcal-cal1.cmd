@@ -1,0 +1,1 @@
+$ qconf -Mcal Mcal-cal1.input

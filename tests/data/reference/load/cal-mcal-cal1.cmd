@@ -1,0 +1,1 @@
+$ EDITOR=/tmp/loadw/ed.sh qconf -mcal cal1

@@ -1,0 +1,1 @@
+$ EDITOR=/tmp/loadw/ed-keep.sh qconf -mcal cal1

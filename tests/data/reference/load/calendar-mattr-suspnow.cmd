@@ -1,0 +1,1 @@
+$ qconf -mattr queue calendar suspnow cal.q

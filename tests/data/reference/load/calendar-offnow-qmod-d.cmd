@@ -1,0 +1,1 @@
+$ qmod -d cal.q

@@ -1,0 +1,1 @@
+$ qmod -e cal.q

@@ -1,0 +1,1 @@
+$ sge_as_user qsub -q cal.q -b y -o /dev/null -e /dev/null -N calj /bin/sleep 300

@@ -1,0 +1,1 @@
+$ qstat -j 211 | sed -n '/^scheduling info/,$p'

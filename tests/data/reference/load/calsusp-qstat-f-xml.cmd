@@ -1,0 +1,1 @@
+$ qstat -f -u "*" -q cal.q -xml

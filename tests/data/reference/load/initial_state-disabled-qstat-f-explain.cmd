@@ -1,0 +1,1 @@
+$ qstat -f -q init.q -explain d

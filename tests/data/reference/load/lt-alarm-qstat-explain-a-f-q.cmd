@@ -1,0 +1,1 @@
+$ qstat -explain a -f -q all.q

@@ -1,0 +1,1 @@
+$ qstat -f -explain E -q all.q

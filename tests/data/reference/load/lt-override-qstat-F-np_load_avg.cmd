@@ -1,0 +1,1 @@
+$ qstat -F np_load_avg -q all.q

@@ -1,0 +1,1 @@
+$ qhost -F np_load_avg,load_avg,mem_free

@@ -1,0 +1,1 @@
+$ qconf -sq all.q | grep -E "^(load|suspend)_thresholds"

@@ -1,0 +1,1 @@
+$ qstat -f -explain a -q all.q

@@ -1,0 +1,1 @@
+$ qstat -j 225 | sed -n '/^scheduling info/,$p'

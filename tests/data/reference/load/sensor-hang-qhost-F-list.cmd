@@ -1,0 +1,1 @@
+$ qhost -F scratch_free,sensor_int,global_val

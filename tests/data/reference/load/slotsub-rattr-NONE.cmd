@@ -1,0 +1,1 @@
+$ qconf -rattr queue subordinate_list NONE all.q

@@ -1,0 +1,1 @@
+$ qstat -f -q low.q -explain A

@@ -1,0 +1,1 @@
+$ qstat -f -explain A -q all.q

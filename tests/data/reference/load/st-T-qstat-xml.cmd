@@ -1,0 +1,1 @@
+$ qstat -u "*" -xml

@@ -1,0 +1,1 @@
+$ qconf -rattr queue load_thresholds NONE all.q

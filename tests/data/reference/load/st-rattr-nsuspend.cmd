@@ -1,0 +1,1 @@
+$ qconf -rattr queue nsuspend 1 all.q

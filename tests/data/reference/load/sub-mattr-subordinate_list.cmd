@@ -1,0 +1,1 @@
+$ qconf -mattr queue subordinate_list low.q=2 all.q

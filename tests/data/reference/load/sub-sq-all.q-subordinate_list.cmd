@@ -1,0 +1,1 @@
+$ qconf -sq all.q | grep subordinate_list
