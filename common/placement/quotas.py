@@ -44,7 +44,7 @@ class QuotaContext:
     _relevant: dict[tuple[str, str, str | None, str | None],
                     list[tuple[RuleSet, list[int]]]] = field(default_factory=dict)
     _fixed_names: frozenset[str] = field(default=frozenset(), init=False)
-    _defaults: list[ComplexAttr] = field(default_factory=list, init=False)
+    _defaults: list[tuple[ComplexAttr, float]] = field(default_factory=list, init=False)
 
     def limit_value(self, name: str, text: str, host: str) -> float:
         """A limit's number on ``host`` (static: the same everywhere)."""
@@ -77,17 +77,14 @@ class QuotaContext:
         # the complexes whose limits compare the job's request rather than count it
         self._fixed_names = frozenset(a.name for a in found
                                       if a is not None and not a.is_consumable)
-        # the consumables a limit names that a job uses without requesting them
-        self._defaults = [a for a in found if a is not None and a.is_consumable
-                          and a.name != "slots" and _default_amount(a) > 0]
+        # the consumables a limit names that a job uses without requesting them, with
+        # their default amount (parsed once, not for every request)
+        self._defaults = [(a, amount) for a in found if a is not None and a.is_consumable
+                          and a.name != "slots" and (amount := _default_amount(a)) > 0]
 
     def request(self, job: PlacementJob, queue: str, host: str, slots: int,
                 pe: str | None, master: bool = True) -> QuotaRequest:
-        amounts = grant_amounts(job, slots, self.attrs, master)
-        for attr in self._defaults:
-            if attr.name not in amounts and (master or attr.consumable is not Consumable.JOB):
-                per = 1 if attr.consumable is Consumable.JOB else slots
-                amounts[attr.name] = _default_amount(attr) * per
+        amounts = grant_amounts(job, slots, self.attrs, master, self._defaults)
         return QuotaRequest(job.owner, job.project, pe, queue, host, amounts, job.group,
                             self._fixed_requests(job) if self._fixed_names else {})
 
@@ -242,9 +239,13 @@ def everywhere(rule_set: RuleSet, index: int) -> bool:
 
 
 def grant_amounts(job: PlacementJob, slots: int, attrs: Sequence[ComplexAttr],
-                  master: bool) -> dict[str, float]:
-    """What ``slots`` slots of ``job`` on one queue instance consume."""
+                  master: bool, defaults: Sequence[tuple[ComplexAttr, float]] = ()
+                  ) -> dict[str, float]:
+    """What ``slots`` slots of ``job`` on one queue instance consume: the consumables it
+    requests and, of ``defaults``, those it does not request, at their default amount;
+    per slot, a ``JOB`` consumable once, on the master queue only."""
     amounts = {"slots": float(slots)}
+    used: list[tuple[ComplexAttr, float]] = []
     for name, text in job.hard_resources.items():
         attr = resolve_name(attrs, name)
         if attr is None or not attr.is_consumable or attr.name == "slots":
@@ -253,13 +254,15 @@ def grant_amounts(job: PlacementJob, slots: int, attrs: Sequence[ComplexAttr],
             value = parse_value(attr.type, text)
         except BadValueError:
             continue
-        if not isinstance(value, float):
-            continue
-        if attr.consumable is Consumable.JOB:
-            if master:
-                amounts[attr.name] = value
-        else:
+        if isinstance(value, float):
+            used.append((attr, value))
+    requested = {attr.name for attr, _ in used}
+    used += [(attr, value) for attr, value in defaults if attr.name not in requested]
+    for attr, value in used:
+        if attr.consumable is not Consumable.JOB:
             amounts[attr.name] = value * slots
+        elif master:
+            amounts[attr.name] = value
     return amounts
 
 
