@@ -17,15 +17,17 @@ from common.objects_conf.host import expand_hostgroup
 from common.objects_conf.queue import resolve
 
 Pairs = list[list[str]]
-# the letters of the states qmod sets, in the order Grid Engine's qstat prints a queue
-# instance's states (its full order is a A C D d u E S s)
-QI_STATES = "dEs"
+# the letters of the stored states of a queue instance: C suspended and D disabled by its
+# calendar, d disabled, E error and s suspended by qmod, S suspended by subordination
+# (qstat prints them with the alarms a/A and u in the order of state_string)
+QI_STATES = "CDdESs"
 
 
 def state_string(states: str, alive: bool = True) -> str:
-    """qstat's states column: the stored letters with ``u`` (no execd) in its place."""
+    """qstat's states column in 8.1.9's order (``au``, ``Dd``): the stored letters, the
+    alarms the qmaster works out (``a``, ``A``) and ``u`` when the execd is down."""
     letters = set(states) | (set() if alive else {"u"})
-    return "".join(c for c in "duEs" if c in letters)
+    return "".join(c for c in "aACDduESs" if c in letters)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +38,7 @@ class QueueInstance:
     seq_no: int
     qtype: str
     alive: bool
-    states: str = ""  # letters of QI_STATES: disabled, error, suspended
+    states: str = ""  # letters of QI_STATES
 
     @property
     def name(self) -> str:

@@ -15,7 +15,9 @@ A task moves only through the pairs listed in ``TRANSITIONS``; anything else rai
                             PENDING
 
 A task is suspended for one or more reasons (``Task.suspend_reasons``: "job" for
-``qmod -sj``, "queue" for a suspended queue instance); it leaves SUSPENDED only when the
+``qmod -sj``, "queue" for a suspended queue instance, "threshold" for a suspend threshold,
+"subordinate"/"slot-subordinate" for queue-wise and slot-wise subordination, "calendar"
+for the queue's calendar); it leaves SUSPENDED only when the
 last reason goes. Rescheduling (``qmod -rj``) ends the run on the host; the task comes back
 as PENDING with ``restarts`` one higher (RESCHEDULE, or EXITED handled by the qmaster).
 """
@@ -116,7 +118,8 @@ def state_letters(state: State, holds: frozenset[str] | set[str] = frozenset(),
     ``s``, ``S``, ``Ss``, ``Rq``, ``Rr`` ...).
 
     The letters come in Grid Engine's order (d E S T h R q r s t w): ``S`` the task's queue
-    instance is suspended, ``s`` the task itself (qmod -sj), ``R`` it was started again
+    instance is suspended (qmod -s, subordination, a calendar), ``T`` a suspend threshold
+    of its queue instance stopped it, ``s`` the task itself (qmod -sj), ``R`` it was started again
     (rescheduled; Grid Engine shows ``R`` instead of ``w`` while it waits, ``Rq``), ``r``
     only while nothing suspends it.
     """
@@ -133,8 +136,9 @@ def state_letters(state: State, holds: frozenset[str] | set[str] = frozenset(),
         return "dr"
     if state not in (S.TRANSFERRING, S.RUNNING, S.SUSPENDED):
         return "z"
-    big_s = "S" if "queue" in reasons else ""
+    big_s = "S" if reasons & {"queue", "subordinate", "slot-subordinate", "calendar"} else ""
+    big_t = "T" if "threshold" in reasons else ""
     small_s = "s" if "job" in reasons else ""
     running = "" if reasons or state is S.TRANSFERRING else "r"
     moving = "t" if state is S.TRANSFERRING else ""
-    return f"{big_s}{hold}{again}{running}{small_s}{moving}"
+    return f"{big_s}{big_t}{hold}{again}{running}{small_s}{moving}"

@@ -19,9 +19,10 @@ from typing import Any, ClassVar
 from common.jobstate import State
 
 # configuration kinds kept as ordered [name, value] pair lists, by the qmaster's store and
-# the scheduler's mirror ("complex": the complex list; "rqs": resource quota sets)
+# the scheduler's mirror ("complex": the complex list; "rqs": resource quota sets;
+# "calendar": calendar_conf(5))
 CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf", "complex", "userset",
-              "rqs", "project")
+              "rqs", "project", "calendar")
 # Kinds whose objects keep 8.1.9's master-list order, a new or changed one last: resource
 # quota sets apply in that order, and the first that refuses is the one named.
 ORDERED_KINDS = ("rqs",)
@@ -113,6 +114,8 @@ class ExecHost(_DictMixin):
 
     name: str
     load: dict[str, str] = field(default_factory=dict)
+    # what its load sensors report for the global host (``global:name:value``)
+    global_load: dict[str, str] = field(default_factory=dict)
     load_time: float = 0.0
     alive: bool = False
     version: int = 1

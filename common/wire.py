@@ -170,10 +170,13 @@ MESSAGE_SCHEMAS: dict[str, Schema] = {
                                                                  "task_id": _TASK_ID},
                                                        optional={"dispatched": (_SECONDS,
                                                                                 0.0)}),
-                                                max_items=1 << 16)}),
-    # "usage": each running task's usage so far (qstat -j's usage line)
+                                                max_items=1 << 16)},
+                      optional={"global_load": (_LOAD, {})}),
+    # "usage": each running task's usage so far (qstat -j's usage line); "global_load":
+    # the values its load sensors report for the global host (global:name:value)
     "load_report": Struct(required={"host": _HOST, "load": _LOAD},
-                          optional={"usage": (ListOf(_TASK_USAGE, max_items=1 << 16), [])}),
+                          optional={"usage": (ListOf(_TASK_USAGE, max_items=1 << 16), []),
+                                    "global_load": (_LOAD, {})}),
     # "dispatched": the dispatch time of the run the message is about (start spec), so
     # that a late message of an earlier run of a rescheduled task is not taken for this one
     "job_started": Struct(required={"host": _HOST, "job_id": _JOB_ID, "task_id": _TASK_ID,

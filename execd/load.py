@@ -172,3 +172,44 @@ def sample_raw() -> dict[str, Any]:
 def sample_load() -> dict[str, str]:
     """This host's load values as Grid Engine reports them."""
     return format_load(sample_raw())
+
+
+# np_load_* are the execd's own: 8.1.9 ignores a sensor's value for them and divides the
+# (possibly overridden) load_* value by num_proc
+_PER_PROCESSOR = {f"np_load_{n}": f"load_{n}" for n in ("avg", "short", "medium", "long")}
+
+
+def with_sensor_values(builtin: Mapping[str, str], sensed: Mapping[str, str]
+                       ) -> dict[str, str]:
+    """The host's load values with load sensors' values added (after the built-in ones,
+    in the sensors' order) or put in place of a built-in value of the same name; the
+    np_load_* values follow an overridden load_* value."""
+    values = dict(builtin)
+    overridden = False
+    for name, value in sensed.items():
+        if name in _PER_PROCESSOR:
+            continue
+        values[name] = value
+        overridden = overridden or name in _PER_PROCESSOR.values()
+    if overridden:
+        try:
+            divisor = max(float(values.get("num_proc", "1")), 1.0)
+        except ValueError:
+            divisor = 1.0
+        for per_proc, name in _PER_PROCESSOR.items():
+            if name in sensed and per_proc in values:
+                try:
+                    values[per_proc] = _fmt(float(sensed[name]) / divisor)
+                except ValueError:
+                    pass  # a load_* that is no number leaves np_load_* as measured
+    return values
+
+
+def execd_param(execd_params: str, key: str) -> str | None:
+    """The value of ``key`` in sge_conf(5) ``execd_params`` (``KEY=value`` items split
+    by commas or blanks; keys without case), None when absent."""
+    for item in execd_params.replace(",", " ").split():
+        name, _, value = item.partition("=")
+        if name.upper() == key.upper():
+            return value
+    return None

@@ -17,6 +17,7 @@ import asyncio
 import itertools
 import os
 import socket
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +32,8 @@ from common.conf_values import seconds_or
 from execd import cgroups as cgroups_mod
 from execd import jobdir, safefs
 from execd.launcher import Launcher, is_shepherd_alive
-from execd.load import sample_load
+from execd.load import execd_param, sample_load, with_sensor_values
+from execd.sensors import Answer, SensorSet, sensor_commands
 from execd.shepherd import request_action
 
 RESEND_SECONDS = 2.0
@@ -41,6 +43,8 @@ MAX_USAGE_REPORTS = 1 << 16  # the wire's bound on one load report's list
 EARLIER_RUN_WAIT_SECONDS = 0.5  # a new run waits for the kill of a run given up
 EARLIER_RUN_LIMIT_SECONDS = 60.0
 PING_SECONDS = 2.0  # a restarted qmaster (new epoch) is noticed within this time
+SENSOR_WAIT_SECONDS = 1.0  # a report waits this long at most for the load sensors
+LOAD_PLUGINS = "LOAD_PLUGINS"  # execd_params: the Python load-sensor plugins to run
 SPOOL_MODE = 0o755  # job owners traverse the spool to their job directories
 NOTIFY_DIR_MODE, NOTIFY_SOCKET_MODE = 0o700, 0o600
 LOST_RESULT = {"exit_status": 0, "signal": 0, "failed": 19,
@@ -81,6 +85,11 @@ class ExecdService:
         self._ids = itertools.count(1)
         self._stop = asyncio.Event()
         self._next_load = 0.0
+        self._reporting = False
+        self._report_task: asyncio.Future[None] | None = None
+        self.sensors = SensorSet(host, self._sensor_log)
+        self.sensed = Answer()  # the load sensors' last values
+        self._sensor_conf: tuple[str, str] | None = None
 
     def stop(self) -> None:
         self._stop.set()
@@ -125,6 +134,9 @@ class ExecdService:
         finally:
             asyncio.get_running_loop().remove_reader(notify.fileno())
             notify.close()
+            if self._report_task is not None:
+                self._report_task.cancel()
+            await self.sensors.close()
             self.sock.close(0)
             ctx.term()
             self.launcher.stop()
@@ -171,7 +183,8 @@ class ExecdService:
         running = [{"job_id": j, "task_id": t,
                     "dispatched": _dispatched(self._job_dir(j, t))}
                    for j, t in self._running_jobs()]
-        self._request("register", {"host": self.host, "load": sample_load(), "jobs": running})
+        self._request("register", {"host": self.host, "load": self._load(), "jobs": running,
+                                   "global_load": dict(self.sensed.global_values)})
 
     def _running_usage(self) -> list[dict[str, Any]]:
         """The usage so far of each running task (its shepherd's last figures)."""
@@ -265,6 +278,44 @@ class ExecdService:
         if self.load_interval is None:
             report = str(body.get("load_report_time", "00:00:40"))
             self._interval = seconds_or(report, 40.0) or 40.0  # never a busy loop
+        if "load_sensor" in body:  # (the answers to pings carry no configuration)
+            self._configure_sensors(str(body["load_sensor"]),
+                                    str(body.get("execd_params", "none")))
+
+    def _configure_sensors(self, load_sensor: str, execd_params: str) -> None:
+        """Run the load sensors of the host's configuration (sge_conf(5) load_sensor) and
+        the Python load-sensor plugins that ``execd_params LOAD_PLUGINS=a:b`` names."""
+        if self._sensor_conf == (load_sensor, execd_params):
+            return
+        self._sensor_conf = (load_sensor, execd_params)
+        programs = {}
+        plugins = [p for p in (execd_param(execd_params, LOAD_PLUGINS) or "").split(":") if p]
+        if plugins and plugins != ["none"]:
+            programs["plugins"] = [sys.executable, "-m", "execd.plugin_host", "--host",
+                                   self.host, "--timeout", f"{self._sensor_wait():g}",
+                                   *plugins]
+        self.sensors.configure(sensor_commands(load_sensor), programs)
+
+    def _sensor_wait(self) -> float:
+        return min(SENSOR_WAIT_SECONDS, getattr(self, "_interval", 40.0) / 4)
+
+    def _load(self) -> dict[str, str]:
+        """This host's load values: measured, then the load sensors' last values."""
+        return with_sensor_values(sample_load(), self.sensed.host_values)
+
+    async def _load_report(self) -> None:
+        try:
+            self.sensed = await self.sensors.collect(self._sensor_wait())
+            self._replace_request("load_report", {
+                "host": self.host, "load": self._load(), "usage": self._running_usage(),
+                "global_load": dict(self.sensed.global_values)})
+        except Exception as exc:  # noqa: BLE001 - a report must never end the execd
+            self._log("error", "load report failed", error=repr(exc))
+        finally:
+            self._reporting = False
+
+    def _sensor_log(self, level: str, event: str, **kw: Any) -> None:
+        self._log(level, event, **kw)
 
     # ---- jobs ----------------------------------------------------------------------
     def _job_dir(self, job_id: int, task_id: int) -> Path:
@@ -417,10 +468,10 @@ class ExecdService:
             for rid, item in list(self.pending.items()):
                 if now - item.sent >= RESEND_SECONDS:
                     self._transmit(rid)
-            if self.registered and now >= self._next_load:
+            if self.registered and now >= self._next_load and not self._reporting:
                 self._next_load = now + self._interval
-                self._replace_request("load_report", {"host": self.host, "load": sample_load(),
-                                                      "usage": self._running_usage()})
+                self._reporting = True  # (the loop keeps only weak references to tasks)
+                self._report_task = asyncio.ensure_future(self._load_report())
             if self.registered and now >= next_ping:
                 next_ping = now + PING_SECONDS
                 self._replace_request("ping", {})

@@ -33,6 +33,8 @@ from common.model import CONF_KINDS
 from common.objects_conf import KINDS, hostgroup_cycle
 from common.objects_conf.base import normalize
 from common.objects_conf.queue import parse_host_overrides
+from common.placement.load_alarm import Check, exceeded
+from common.placement.resources import global_load
 from common.resource.complexes import COMPLEX_KIND, COMPLEX_OBJECT, cell_complexes, rows_of
 from qmaster.complex_handlers import (
     complex_values_refusal, delete_complex_entry, put_complexes,
@@ -43,6 +45,11 @@ from qmaster.host_rights import (
     ADMIN_HOSTS, HOST_KINDS, HOST_RIGHTS, find_host, host_name_problem, require_admin_host,
     require_known_host, rights_of,
 )
+from qmaster.calendar_handlers import KIND as CALENDAR_KIND
+from qmaster.hostconf_handlers import (GLOBAL_CONF, check_conf_exists, check_local_conf_name,
+                                       deletable_conf)
+from qmaster.calendar_handlers import check_calendar, check_calendars_exist
+from qmaster.calendar_handlers import check_unreferenced as check_calendar_unreferenced
 from qmaster.project_handlers import KIND as PROJECT_KIND
 from qmaster.project_handlers import check_project, check_projects_exist
 from qmaster.project_handlers import check_unreferenced as check_project_unreferenced
@@ -52,7 +59,8 @@ from qmaster.store import LIST_KINDS
 from qmaster.userset_handlers import (check_lists_exist, check_unreferenced, check_userset,
                                       require_permission)
 from common.placement.offers import host_offers, instance_offers
-from qmaster.placement_view import store_pass_input
+from qmaster.placement_view import instance_alarms, store_pass_input
+from qmaster.queue_control import apply_initial_state
 
 
 @dataclass(frozen=True)
@@ -90,6 +98,7 @@ WORDS: dict[str, KindWords] = {
     "rqs": KindWords("", "resource quota set", "resource quota set", "resource quota set",
                      "resource quota set"),
     "project": KindWords("project", "project", "project", "project", "project"),
+    "calendar": KindWords("calendar", "calendar", "calendar", "calendar", "calendar"),
 }
 SCHED_CHANGED = "changed scheduler configuration"
 
@@ -121,6 +130,7 @@ def handle_cluster_query(ctx: Ctx) -> dict[str, Any]:
     require_known_host(ctx.store, ctx.user)
     store = ctx.store
     instances = queue_instances(store.conf, store.hosts, store.qi_states)
+    alarms = instance_alarms(store, instances)
     view = store_pass_input(store).resources if ctx.body.get("resources") else None
     offers = {(qi.queue, qi.host): instance_offers(view, qi, store.used_slots)
               for qi in instances} if view is not None else {}
@@ -129,18 +139,36 @@ def handle_cluster_query(ctx: Ctx) -> dict[str, Any]:
         "exechosts": sorted(store.conf["exechost"]),
         "instances": [{"queue": qi.queue, "host": qi.host, "slots": qi.slots,
                        "used": store.used_slots.get((qi.queue, qi.host), 0),
-                       "qtype": qi.qtype, "alive": qi.alive, "states": qi.states,
+                       "qtype": qi.qtype, "alive": qi.alive,
+                       "states": qi.states + _alarm_letters(alarms[(qi.queue, qi.host)]),
+                       "alarms": _alarm_lines(alarms[(qi.queue, qi.host)]),
                        "reason": store.qi_states.get(qi.name, {}).get("reason", ""),
                        "pe_list": attr(store.conf["queue"][qi.queue], "pe_list", "NONE"),
                        "resources": offers.get((qi.queue, qi.host), [])}
                       for qi in instances],
         "queues": sorted(store.conf["queue"]),
+        "global_load": global_load(store.hosts),  # qconf -se global's load_values
     }
     if view is not None:  # qhost -F: the global pseudo host and each exec host
         reply["host_resources"] = {name: host_offers(view, None if name == GLOBAL_HOST
                                                      else name)
                                    for name in store.conf["exechost"]}
     return reply
+
+
+def _alarm_letters(checks: tuple[list[Check], list[Check]]) -> str:
+    """``a`` over a load threshold, ``A`` over a suspend threshold."""
+    return ("a" if exceeded(checks[0]) else "") + ("A" if exceeded(checks[1]) else "")
+
+
+def _alarm_lines(checks: tuple[list[Check], list[Check]]) -> dict[str, list[str]]:
+    """qstat -explain a/A: every threshold of an instance in alarm, exceeded or not."""
+    out = {}
+    if exceeded(checks[0]):
+        out["a"] = [c.alarm_line("load") for c in checks[0]]
+    if exceeded(checks[1]):
+        out["A"] = [c.alarm_line("suspend") for c in checks[1]]
+    return out
 
 
 def _who(ctx: Ctx) -> str:
@@ -178,22 +206,40 @@ def handle_conf_put(ctx: Ctx) -> dict[str, Any]:
                                          "added" if mode == "add" else "modified")}
     if kind not in CONF_KINDS or mode not in ("add", "modify"):
         raise RequestError("malformed", f"cannot {mode} objects of kind \"{kind}\"")
-    pairs = _validated(kind, ctx.body["data"])
+    if kind == "conf" and name != GLOBAL_CONF:
+        check_local_conf_name(name)
+    # a host-local configuration holds only what differs from the global one
+    pairs = _validated(kind, ctx.body["data"], complete=kind != "conf" or name == GLOBAL_CONF)
     if kind == PROJECT_KIND:  # its name rules come first, in 8.1.9's words
         check_project(ctx.store.conf, pairs)
+    if kind == CALENDAR_KIND:  # so do a calendar's, then its year and week
+        check_calendar(pairs)
     _check_object_name(kind, name, pairs)
     exists = name in ctx.store.conf[kind]
+    if kind == "conf":
+        check_conf_exists(name, mode, exists)
     if mode == "add" and exists:
         raise RequestError("exists", already_exists(kind, name))
-    if mode == "modify" and not exists and kind not in ("conf", "sconf"):
+    if mode == "modify" and not exists and kind != "sconf":
         raise RequestError("missing", does_not_exist(kind, name))
     _check_references(ctx, kind, name, pairs)
     if kind == "userset":
         check_userset(pairs, mode)
+    before = _instance_names(ctx) if kind in INSTANCE_KINDS else set()
     ctx.store.put_conf(ctx.batch, kind, name, pairs)
     if kind == "hgrp":
         _add_member_exechosts(ctx, pairs)
+    if kind in INSTANCE_KINDS:
+        apply_initial_state(ctx, [qi for qi in queue_instances(ctx.store.conf, ctx.store.hosts)
+                                  if qi.name not in before])
     return {"message": _confirmation(ctx, kind, name, "added" if mode == "add" else "modified")}
+
+
+INSTANCE_KINDS = frozenset({"queue", "hgrp", "exechost"})  # changes that add instances
+
+
+def _instance_names(ctx: Ctx) -> set[str]:
+    return {qi.name for qi in queue_instances(ctx.store.conf, ctx.store.hosts)}
 
 
 def _add_member_exechosts(ctx: Ctx, pairs: list[list[str]]) -> None:
@@ -206,11 +252,13 @@ def _add_member_exechosts(ctx: Ctx, pairs: list[list[str]]) -> None:
         known.add(member.lower())
 
 
-def _validated(kind: str, data: list[list[str]] | None) -> list[list[str]]:
+def _validated(kind: str, data: list[list[str]] | None, *,
+               complete: bool = True) -> list[list[str]]:
     if data is None or not all(len(p) == 2 for p in data):  # wire: lists of strings
         raise RequestError("malformed", "configuration must be a list of [name, value] pairs")
     try:
-        return [list(p) for p in normalize(KINDS[WORDS[kind].conf_kind], data, complete=True)]
+        return [list(p) for p in normalize(KINDS[WORDS[kind].conf_kind], data,
+                                           complete=complete)]
     except ConfError as err:
         raise RequestError("invalid", err.message) from None
 
@@ -241,6 +289,7 @@ def _check_references(ctx: Ctx, kind: str, name: str, pairs: list[list[str]]) ->
                 raise RequestError("invalid", does_not_exist("pe", pe))
     check_lists_exist(conf, kind, pairs)
     check_projects_exist(conf, kind, name, pairs)
+    check_calendars_exist(conf, kind, pairs)
 
 
 def _pe_list_names(text: str) -> set[str]:
@@ -282,6 +331,9 @@ def handle_conf_del(ctx: Ctx) -> dict[str, Any]:
         raise RequestError("malformed", f"cannot delete objects of kind \"{kind}\"")
     if kind == "exechost" and name == GLOBAL_HOST:
         raise RequestError("denied", f'denied: pseudo host "{name}" may not be deleted')
+    if kind == "conf" and not deletable_conf(name, ctx.store.conf[kind]):
+        # 8.1.9 says "removed" for a host without a local configuration
+        return {"message": _confirmation(ctx, kind, name, "removed")}
     if name not in ctx.store.conf[kind]:
         raise RequestError("missing", does_not_exist(kind, name))
     _check_unreferenced(ctx, kind, name)
@@ -307,6 +359,8 @@ def _check_unreferenced(ctx: Ctx, kind: str, name: str) -> None:
         check_unreferenced(ctx, name)
     if kind == PROJECT_KIND:
         check_project_unreferenced(conf, name)
+    if kind == CALENDAR_KIND:
+        check_calendar_unreferenced(conf, name)
     if kind == "queue" and any(t.queue == name and t.state in ("transferring", "running",
                                                                "suspended", "deleted")
                                for t in ctx.store.tasks.values()):

@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from common.cluster import attr
+from common.cluster import attr, queue_instances
 from common.jobstate import ACTIVE_STATES, Event, State
 from common.model import ExecHost, Task, task_key
+from common.objects_conf.cluster import local_conf_value
 from common.objects_conf.queue import format_host_overrides, parse_host_overrides
 from qmaster.accounting_log import accounting_record
 from qmaster.context import Ctx, RequestError
@@ -66,16 +67,28 @@ def handle_register(ctx: Ctx) -> dict[str, Any]:
         if not ctx.services.auto_add_hosts:
             raise RequestError("denied", f"denied: host \"{host}\" is not an execution host")
         _auto_add_host(ctx, host, ctx.body["load"])
-    _update_host(ctx, host, ctx.body["load"], alive=True)
+    coming_up = not (ctx.store.hosts.get(host) or ExecHost(name=host)).alive
+    _update_host(ctx, host, ctx.body["load"], ctx.body["global_load"], alive=True)
+    if coming_up:  # queue_conf(5) initial_state: "on start-up of the sge_execd"
+        from qmaster.queue_control import apply_initial_state  # (it imports this module)
+        apply_initial_state(ctx, [qi for qi in queue_instances(ctx.store.conf, ctx.store.hosts)
+                                  if qi.host == host])
     reported = {task_key(j["job_id"], j["task_id"]): float(j["dispatched"])
                 for j in ctx.body["jobs"]}
     _reconcile(ctx, host, reported)
-    return _host_reply(ctx)
+    return _host_reply(ctx, host)
 
 
-def _host_reply(ctx: Ctx) -> dict[str, Any]:
-    report = ctx.store.conf_value("conf", "global", "load_report_time", "00:00:40")
-    return {"epoch": ctx.services.epoch, "load_report_time": report}
+# what the execd takes from its configuration (host-local over global, sge_conf(5))
+EXECD_CONF = (("load_report_time", "00:00:40"), ("load_sensor", "none"),
+              ("execd_params", "none"))
+
+
+def _host_reply(ctx: Ctx, host: str) -> dict[str, Any]:
+    reply: dict[str, Any] = {"epoch": ctx.services.epoch}
+    for name, default in EXECD_CONF:
+        reply[name] = local_conf_value(ctx.store.conf, host, name, default)
+    return reply
 
 
 def _auto_add_host(ctx: Ctx, host: str, load: dict[str, Any]) -> None:
@@ -105,9 +118,11 @@ def _with_host_slots(pairs: list[list[str]], host: str, slots: int) -> list[list
     return out
 
 
-def _update_host(ctx: Ctx, name: str, load: dict[str, Any], *, alive: bool) -> None:
+def _update_host(ctx: Ctx, name: str, load: dict[str, Any], global_load: dict[str, Any],
+                 *, alive: bool) -> None:
     old = ctx.store.hosts.get(name) or ExecHost(name=name)
     host = replace(old, load={str(k): str(v) for k, v in load.items()}, load_time=ctx.now,
+                   global_load={str(k): str(v) for k, v in global_load.items()},
                    alive=alive)
     ctx.store.put_host(ctx.batch, host, spool=old.alive != alive)
 
@@ -158,10 +173,10 @@ def handle_load_report(ctx: Ctx) -> dict[str, Any]:
     host = ctx.body["host"]
     if host not in ctx.store.hosts or not ctx.store.hosts[host].alive:
         return {"epoch": ctx.services.epoch, "reregister": True}
-    _update_host(ctx, host, ctx.body["load"], alive=True)
+    _update_host(ctx, host, ctx.body["load"], ctx.body["global_load"], alive=True)
     for item in ctx.body["usage"]:
         _note_usage(ctx, host, item)
-    return _host_reply(ctx)
+    return _host_reply(ctx, host)
 
 
 USAGE_KEYS = ("cpu", "mem", "io", "vmem", "maxvmem")

@@ -3,12 +3,15 @@ store to ``common.placement.inputs.pass_input``, used by the order checks, ``qsu
 ``qstat -j`` reasons and the ``-F`` displays."""
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
-from common.cluster import queue_instances
+from common.cluster import QueueInstance, queue_instances
+from common.placement.load_alarm import Check
 from common.model import Job
 from common.placement.dispatch import PassInput
-from common.placement.inputs import pass_input
+from common.placement.inputs import host_loads, pass_input, queue_thresholds
+from common.placement.resources import load_view
 from common.placement.job import PlacementJob, placement_job
 from qmaster.store import Store
 
@@ -30,7 +33,20 @@ def store_pass_input(store: Store, *, occupied: bool = True) -> PassInput:
     instances = queue_instances(store.conf, store.hosts, store.qi_states) if occupied \
         else None
     inp = pass_input(store.conf, store.hosts, jobs, active,
-                     used=store.used_slots if occupied else None, instances=instances)
-    if not occupied:  # the empty cluster counts every host as up
+                     used=store.used_slots if occupied else None, instances=instances,
+                     now=time.time() if occupied else None)
+    if not occupied:  # the empty cluster counts every host as up, and carries no load
         inp.instances = [replace(qi, alive=True) for qi in inp.instances]
+        inp.overloaded, inp.host_loads = {}, None
     return inp
+
+
+def instance_alarms(store: Store, instances: list[QueueInstance]
+                    ) -> dict[tuple[str, str], tuple[list[Check], list[Check]]]:
+    """Each instance's load and suspend threshold checks (qstat's ``a``/``A`` and
+    ``-explain a/A``), with the load adjustments of recent dispatches."""
+    view = load_view(store.conf, store.hosts)
+    active = [t.to_dict() for t in store.active_tasks()]
+    loads = host_loads(store.conf, store.hosts, view, active, time.time())
+    return {key: (loads.checks(key[1], found.load), loads.checks(key[1], found.suspend))
+            for key, found in queue_thresholds(store.conf, instances).items()}

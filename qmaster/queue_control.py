@@ -31,7 +31,9 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from common.cluster import QI_STATES, QueueInstance, attr, hostgroups, queue_instances
+from common.cluster import (
+    QI_STATES, QueueInstance, attr, host_value, hostgroups, queue_instances,
+)
 from common.jobstate import Event, State
 from common.model import Job, Task
 from common.objects_conf.host import expand_hostgroup
@@ -82,6 +84,24 @@ def state_refusal(store: Store, name: str) -> str:
         return ""
     words = {"d": "disabled", "E": "in error state", "s": "suspended"}
     return f"queue instance {name} is " + " and ".join(words[c] for c in states if c in words)
+
+
+def apply_initial_state(ctx: Ctx, instances: Iterable[QueueInstance]) -> None:
+    """queue_conf(5) ``initial_state`` of instances that have just appeared (a queue,
+    host group or exec host was added or changed) or whose execd has just come up:
+    ``enabled`` and ``disabled`` act as an explicit ``qmod -e``/``qmod -d``, ``default``
+    leaves the state as it was."""
+    groups = hostgroups(ctx.store.conf)
+    for qi in instances:
+        pairs = ctx.store.conf["queue"].get(qi.queue) or []
+        initial = host_value(pairs, "initial_state", qi.host, groups, "default").strip()
+        if initial not in ("enabled", "disabled"):
+            continue
+        stored = ctx.store.qi_states.get(qi.name, {})
+        letters = str(stored.get("states", ""))
+        new = with_state(letters, "d", initial == "disabled")
+        if new != letters:
+            ctx.store.put_qi_state(ctx.batch, qi.name, new, str(stored.get("reason", "")))
 
 
 def set_queue_error(ctx: Ctx, queue: str, host: str, reason: str) -> None:
@@ -366,20 +386,36 @@ class _Run:
             signal_on_host(self.ctx, task, "kill")
 
     def suspend(self, task: Task, reasons: list[str]) -> None:
-        """Record ``reasons``; a running task is stopped on its host."""
-        if task.state_enum is State.RUNNING:
-            self.store.transition(self.ctx.batch, task, Event.SUSPEND, suspend_reasons=reasons)
-            signal_on_host(self.ctx, task, "suspend")
-        else:  # already stopped, or not started yet (the execd learns it at start)
-            self.store.put_task(self.ctx.batch, task, suspend_reasons=reasons)
+        set_suspend_reasons(self.ctx, task, reasons)
 
     def unsuspend(self, task: Task, reasons: list[str]) -> None:
-        """Keep ``reasons``; with none left a suspended task runs again."""
-        if not reasons and task.state_enum is State.SUSPENDED:
-            self.store.transition(self.ctx.batch, task, Event.UNSUSPEND, suspend_reasons=[])
-            signal_on_host(self.ctx, task, "resume")
-        elif reasons != task.suspend_reasons:
-            self.store.put_task(self.ctx.batch, task, suspend_reasons=reasons)
+        set_suspend_reasons(self.ctx, task, reasons)
+
+
+def set_suspend_reasons(ctx: Ctx, task: Task, reasons: list[str]) -> None:
+    """Keep ``reasons`` (Task.suspend_reasons): a running task given one is stopped on
+    its host, a suspended one left with none runs again."""
+    if reasons and task.state_enum is State.RUNNING:
+        ctx.store.transition(ctx.batch, task, Event.SUSPEND, suspend_reasons=reasons)
+        signal_on_host(ctx, task, "suspend")
+    elif not reasons and task.state_enum is State.SUSPENDED:
+        ctx.store.transition(ctx.batch, task, Event.UNSUSPEND, suspend_reasons=[])
+        signal_on_host(ctx, task, "resume")
+    elif reasons != task.suspend_reasons:
+        # already stopped, or not started yet (the execd learns it at start)
+        ctx.store.put_task(ctx.batch, task, suspend_reasons=reasons)
+
+
+def suspend_for(ctx: Ctx, task: Task, reason: str) -> None:
+    """Add one suspend reason (the cell's own: threshold, subordinate, calendar)."""
+    if reason not in task.suspend_reasons:
+        set_suspend_reasons(ctx, task, list(task.suspend_reasons) + [reason])
+
+
+def resume_for(ctx: Ctx, task: Task, reason: str) -> None:
+    """Drop one suspend reason; the task runs again when it was the last."""
+    if reason in task.suspend_reasons:
+        set_suspend_reasons(ctx, task, [r for r in task.suspend_reasons if r != reason])
 
 
 def _in_range(task_id: int, rng: Any) -> bool:

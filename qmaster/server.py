@@ -15,6 +15,7 @@ import tempfile
 import time
 import uuid
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
@@ -27,6 +28,7 @@ from common.cell import MAX_SOCKET_PATH, Cell, write_act_qmaster
 from common.daemon import port_is_free
 from qmaster import (accounting_log, alter, config_handlers, execd_link, gate, jobs, orders,
                      queue_control, userset_handlers)
+from qmaster.auto_suspend import check_calendars, check_subordination, check_suspend_thresholds
 from qmaster.lost_hosts import (lost_host_policy, lost_hosts, lost_task_actions, queue_rerun,
                                 unheard_hosts)
 from qmaster.context import DEFERRED, Ctx, RequestError, Services
@@ -111,6 +113,7 @@ class QmasterServer:
         self._acct_written: list[str] = []
         self._stop = asyncio.Event()
         self.started = time.time()  # hosts get max_unheard from here to report
+        self.suspend_steps: dict[str, float] = {}  # instance -> its last threshold step
         self._lock_fd: int | None = None  # the spool's lock, held while running
 
     # ---- start-up ------------------------------------------------------------------
@@ -420,6 +423,11 @@ class QmasterServer:
                 self._check_hosts()
             except Exception as exc:  # noqa: BLE001 - the heartbeat must go on
                 self._error("checking hosts failed", error=repr(exc), exc_info=True)
+            try:
+                self._check_suspensions()
+            except Exception as exc:  # noqa: BLE001 - the heartbeat must go on
+                self._error("checking suspend thresholds failed", error=repr(exc),
+                            exc_info=True)
 
     def _check_hosts(self) -> None:
         """Hosts not heard of for max_unheard become unknown (queue state ``u``); the
@@ -450,6 +458,22 @@ class QmasterServer:
                             exc_info=True)
         self._after_handlers(batch, now)  # dependents of jobs that ended here
         self._commit_and_send(batch, [])
+
+    def _check_suspensions(self) -> None:
+        """Suspend thresholds, subordination and calendars (qmaster.auto_suspend): all
+        steps of a second in one batch."""
+        batch = Batch()
+        ctx = Ctx(self.store, batch, self.services, b"", 0, time.time(), {})
+        point = self.store.savepoint(batch)
+        try:
+            check_suspend_thresholds(ctx, self.suspend_steps)
+            check_subordination(ctx)
+            check_calendars(ctx, datetime.now())
+        except Exception:
+            self.store.rollback(batch, point)
+            raise
+        if batch.events or batch.outbox:
+            self._commit_and_send(batch, [])
 
     def _queue_rerun(self, task: Task) -> bool:
         """The ``rerun`` of the task's queue on its host."""

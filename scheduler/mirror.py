@@ -7,6 +7,8 @@ jobs are kept as ``PlacementJob``s (a job record placement cannot read is kept a
 """
 from __future__ import annotations
 
+import time
+
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -149,4 +151,4 @@ class Mirror:
             self._conf_fields = conf_fields(self.conf)
         return pass_input(self.conf, self.hosts, self.jobs, active, pending=pending,
                           used=self.used, instances=instances, fixed=self._fixed,
-                          fields=self._conf_fields)
+                          fields=self._conf_fields, now=time.time())

@@ -10,6 +10,7 @@ import pytest
 
 from common.cell import Cell
 from deploy.cell import LocalCell
+from tests.cellconf import without_load_thresholds
 
 
 def _hostname() -> str:
@@ -28,6 +29,7 @@ def live_cell(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     local = LocalCell(Cell(root))
     try:
         local.up(execds=1, slots=4, port=0)
+        without_load_thresholds(local.cell)
         monkeypatch.setenv("PYGE_ROOT", str(root))
         monkeypatch.setenv("PYGE_CELL", "default")
         yield local
@@ -55,6 +57,7 @@ def module_cell_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[s
     local = LocalCell(Cell(root))
     try:
         local.up(execds=1, slots=4, port=0)
+        without_load_thresholds(local.cell)
         yield {**os.environ, "PYGE_ROOT": str(root), "PYGE_CELL": "default",
                "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     finally:

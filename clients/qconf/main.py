@@ -10,7 +10,6 @@ stderr with 1.
 """
 from __future__ import annotations
 
-import os
 import sys
 from typing import Callable
 
@@ -25,8 +24,10 @@ from clients.qconf.base import (
     EMPTY_LIST, EXEC_HOST_ADDED, INVALID_OPTION, KINDS, MISSING, UNRESOLVABLE, QconfError,
     Session, edit_text, err, from_editor, from_file, out, put, put_object,
 )
+from clients.qconf.calendar import CALENDAR_OPTIONS
 from clients.qconf.complex import COMPLEX_OPTIONS
 from clients.qconf.help import HELP
+from clients.qconf.hostconf import HOSTCONF_OPTIONS
 from clients.qconf.hosts import HOST_OPTIONS, on_admin_host
 from clients.qconf.project import PROJECT_OPTIONS
 from clients.qconf.rqs import OBJECT as RQS_OBJECT
@@ -34,7 +35,7 @@ from clients.qconf.rqs import RQS_OPTIONS
 from clients.qconf.rqs import change_attribute as change_rule_sets
 from clients.qconf.userset import USERSET_OPTIONS
 from common.conffile import ConfError
-from common.objects_conf import render_configuration, render_object, template
+from common.objects_conf import render_object, template
 from common.objects_conf.host import check_hostgroup_name
 
 __all__ = ["QconfError", "Session", "edit_text", "main", "run"]
@@ -79,25 +80,16 @@ def _missing_text(kind: str, name: str) -> str:
 
 
 def _with_load_values(s: Session, host: str, pairs: list[list[str]]) -> list[list[str]]:
-    runtime = {h["name"]: h for h in s.client.cluster()["hosts"]}.get(host)
+    cluster = s.client.cluster()
+    runtime = {h["name"]: h for h in cluster["hosts"]}.get(host)
     out = [list(p) for p in pairs]
     load = (runtime or {}).get("load") or {}
+    if host == "global":  # what the load sensors report as global:name:value
+        load = cluster.get("global_load") or {}
     values = ",".join(f"{k}={v}" for k, v in load.items()) or "NONE"
     out.insert(3, ["load_values", values])
     out.insert(4, ["processors", str(load.get("num_proc", "0")).split(".")[0]])
     return out
-
-
-def show_conf(s: Session, names: str = "global") -> int:
-    objects = s.objects("conf")
-    rc = 0
-    for name in names.split(","):
-        if name not in objects:
-            err(f"configuration {name} not defined")
-            rc = 1
-            continue
-        out(render_configuration(name, objects[name]))
-    return rc
 
 
 def show_sconf(s: Session) -> int:
@@ -165,28 +157,6 @@ def modify_in_editor(kind: str) -> Callable[[Session, str], int]:
         text = render_object(KINDS[kind], objects[name])
         return put_object(s, kind, from_editor(kind, text), "modify")
     return run
-
-
-def modify_conf_from_files(s: Session, paths: str) -> int:
-    """``-Mconf file_list``: each file's name is the configuration it replaces."""
-    rc = 0
-    for path in paths.split(","):
-        pairs = from_file("conf", path)
-        rc = max(rc, put(s, "conf", os.path.basename(path), pairs, "modify"))
-    return rc
-
-
-def modify_conf_in_editor(s: Session, names: str = "global") -> int:
-    objects = s.objects("conf")
-    rc = 0
-    for name in names.split(","):
-        if name not in objects:
-            err(f"configuration {name} not defined")
-            rc = 1
-            continue
-        pairs = from_editor("conf", render_configuration(name, objects[name]))
-        rc = max(rc, put(s, "conf", name, pairs, "modify"))
-    return rc
 
 
 def modify_sconf_from_file(s: Session, path: str) -> int:
@@ -330,8 +300,6 @@ OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     "-dm": (1, delete("manager")),
     "-so": (0, show_names("operator")), "-ao": (1, add_name("operator")),
     "-do": (1, delete("operator")),
-    "-sconf": (-1, show_conf), "-mconf": (-1, modify_conf_in_editor),
-    "-Mconf": (1, modify_conf_from_files),
     "-ssconf": (0, show_sconf), "-msconf": (0, modify_sconf_in_editor),
     "-Msconf": (1, modify_sconf_from_file),
     "-aattr": (4, change_attribute(ADD)), "-mattr": (4, change_attribute(MODIFY)),
@@ -346,6 +314,8 @@ OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     **HOST_OPTIONS,
     **RQS_OPTIONS,
     **PROJECT_OPTIONS,
+    **CALENDAR_OPTIONS,
+    **HOSTCONF_OPTIONS,
 }
 
 

@@ -332,9 +332,10 @@ def _xml_queue(queue: QueueRow, extended: bool) -> list[str]:
         fields.append(("load_avg", f"{queue['load_avg']:.5f}"))
     fields += [(t, queue.get(k)) for t, k in (("arch", "arch"), ("state", "states")) if queue.get(k)]
     body = [xml_line(3, tag, value) for tag, value in fields]
-    # -explain E reasons (8.1.9 writes alarm reasons, once there are any, as
-    # <load-alarm-reason>)
-    body += [xml_line(3, "message", reason) for reason in queue.get("explain") or []]
+    # -explain: 8.1.9 writes threshold lines as <load-alarm-reason> (suspend
+    # thresholds too: one field holds both), the error reason as <message>
+    body += [xml_line(3, "load-alarm-reason" if reason.startswith("alarm ") else "message",
+                      reason) for reason in queue.get("explain") or []]
     body += _xml_jobs(queue.get("jobs") or [], depth=3, extended=extended, full=True)
     return ["    <Queue-List>"] + body + ["    </Queue-List>"]
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from common.cluster import state_string
 from clients.views.qstat import (
     JobFilter, JobRow, Reply, hosts_by_name, instance_jobs, instance_name, queue_type,
 )
@@ -44,7 +45,8 @@ def _host_queues(cluster: Reply, host: str) -> list[dict[str, Any]]:
     alive = bool((hosts_by_name(cluster).get(host) or {}).get("alive"))
     return [{"name": i["queue"], "qtype": queue_type(i), "resv": 0,
              "used": int(i.get("used") or 0), "total": int(i.get("slots") or 0),
-             "states": "" if alive and i.get("alive") else "u"}
+             "states": state_string(str(i.get("states") or ""),
+                                    alive and bool(i.get("alive")))}
             for i in cluster.get("instances") or [] if i["host"] == host]
 
 

@@ -353,10 +353,17 @@ def instance_states(inst: Reply, hosts: dict[str, Reply]) -> str:
 
 
 def explanations(inst: Reply, states: str, letters: str) -> list[str]:
-    """qstat -explain: why the instance is in the states asked for. Only ``E`` has a
-    reason to give (the alarm states ``a``/``A`` and ``c`` do not occur yet)."""
+    """qstat -explain: why the instance is in the states asked for: ``a``/``A`` every
+    load/suspend threshold with its value, ``E`` the error (``c`` does not occur)."""
+    lines: list[str] = []
+    alarms = inst.get("alarms") or {}
+    for letter in "aA":
+        if letter in letters and letter in states:
+            lines += [str(line) for line in alarms.get(letter) or []]
     reason = str(inst.get("reason") or "")
-    return [reason] if "E" in letters and "E" in states and reason else []
+    if "E" in letters and "E" in states and reason:
+        lines.append(reason)
+    return lines
 
 
 def queue_rows(cluster: Reply, reply: Reply, flt: JobFilter, *,
@@ -406,8 +413,11 @@ def _add_instance(cq: dict[str, Any], inst: Reply, host: Reply) -> None:
     if load is not None:
         cq["_load"] += load * slots
         cq["_load_slots"] += slots
-    if alive and not inst.get("states"):
+    states = set(str(inst.get("states") or ""))
+    if alive and not states:
         cq["available"] += slots - used
+    elif alive and states <= set("aACD"):  # alarms and calendars pass by themselves
+        cq["temp_disabled"] += slots
     else:  # 'u', and qmod's d, E and s, count as needing manual intervention
         cq["manual_intervention"] += slots
         cq["unknown"] += 0 if alive else slots

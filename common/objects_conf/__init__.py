@@ -2,14 +2,15 @@
 
 Kinds (``KINDS``): ``queue`` (queue_conf(5)), ``exechost`` (host_conf(5)), ``hostgroup``
 (hostgroup(5)), ``conf`` (sge_conf(5), global and host-local), ``pe`` (sge_pe(5)),
-``sched`` (sched_conf(5)), ``userset`` (access_list(5)) and ``project`` (project(5));
+``sched`` (sched_conf(5)), ``userset`` (access_list(5)), ``project`` (project(5)) and
+``calendar`` (calendar_conf(5));
 plus plain name lists (managers, operators: ``qconf -sm``).
 
 Objects are ordered ``(name, value)`` string pairs, the text the qmaster spools; the
 functions here turn files into checked canonical pairs and pairs into ``qconf -s*``
 output. Typed reading of values is ``common.conf_values``; the per-kind details are in
 ``objects_conf.queue``, ``objects_conf.host``, ``objects_conf.cluster``,
-``objects_conf.userset`` and ``objects_conf.project``.
+``objects_conf.userset``, ``objects_conf.project`` and ``objects_conf.calendar``.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from common.objects_conf.base import normalize as _normalize
 from common.objects_conf.base import parse_object as _parse_object
 from common.objects_conf.base import render_object as _render_object
 from common.objects_conf.base import template as _template
+from common.objects_conf.calendar import CALENDAR
 from common.objects_conf.cluster import (ALLOCATION_RULES, GLOBAL_CONF, PE, SCHED_CONF,
                                          URGENCY_SLOTS, render_configuration)
 from common.objects_conf.host import (EXECHOST, HOSTGROUP, expand_hostgroup, host_in_group,
@@ -33,7 +35,7 @@ from common.objects_conf.userset import USERSET
 
 KINDS: dict[str, ObjectKind] = {kind.name: kind for kind in
                                 (QUEUE, EXECHOST, HOSTGROUP, GLOBAL_CONF, PE, SCHED_CONF,
-                                 USERSET, PROJECT)}
+                                 USERSET, PROJECT, CALENDAR)}
 
 __all__ = [
     "ALLOCATION_RULES", "Attr", "ConfError", "KINDS", "ObjectKind", "URGENCY_SLOTS",

@@ -2,11 +2,14 @@
 environments (``sge_pe(5)``) and the scheduler configuration (``sched_conf(5)``).
 
 Owns their attribute lists in Grid Engine's order, the defaults of a fresh 8.1.9 cell and
-the checks of their values.
+the checks of their values, and which value of the cluster configuration holds for a
+host (``local_conf_value``: a host-local configuration's over the global one, for the
+parameters sge_conf(5) lets a host-local configuration set).
 """
 from __future__ import annotations
 
 import re
+from typing import Mapping, Sequence
 
 from common.conf_values import (Check, check_assignments, check_bool, check_choice,
                                 check_double6, check_names, check_none_string, check_string,
@@ -97,6 +100,60 @@ GLOBAL_CONF = ObjectKind(
     attrs=tuple(Attr(name, default, _GLOBAL_CHECKS.get(name, check_string), required=False)
                 for name, default in _GLOBAL_DEFAULTS),
 )
+
+
+# The parameters whose global value "may be overwritten by the execution host local
+# configuration" (sge_conf(5), each parameter's paragraph). 8.1.9 accepts any parameter
+# in a local configuration and shows it (tests/data/reference/hostconf/Aconf-param-*),
+# but uses only these from it: a local max_u_jobs 1 limits nobody (effect-qsub-*).
+LOCAL_PARAMS = frozenset({
+    "execd_spool_dir", "mailer", "xterm", "load_sensor", "prolog", "epilog",
+    "user_lists", "xuser_lists", "load_report_time", "reschedule_unknown",
+    "set_token_cmd", "pag_cmd", "token_extend_time", "shepherd_cmd", "gid_range",
+    "execd_params", "qlogin_daemon", "qlogin_command", "rlogin_daemon", "rlogin_command",
+    "rsh_daemon", "rsh_command", "libjvm_path", "additional_jvm_args",
+})
+GLOBAL_CONF_NAME = "global"
+
+
+def local_conf_value(conf: Mapping[str, Mapping[str, Sequence[Sequence[str]]]], host: str,
+                     name: str, default: str) -> str:
+    """The value of cluster configuration parameter ``name`` for ``host``: its host-local
+    configuration's when it sets one that a local configuration may set
+    (``LOCAL_PARAMS``), else the global configuration's, else ``default``.
+
+    ``conf`` is the cell's configuration by kind (the qmaster's ``store.conf``, the
+    scheduler's mirror): ``conf["conf"]`` holds "global" and the host-local
+    configurations. The host's configuration is found by its name as the cell spells it,
+    else case-insensitively, else by short name against a fully qualified one."""
+    confs = conf.get("conf", {})
+    if name in LOCAL_PARAMS and host and host != GLOBAL_CONF_NAME:
+        local = _host_conf(confs, host)
+        found = _value(local, name)
+        if found is not None:
+            return found
+    found = _value(confs.get(GLOBAL_CONF_NAME), name)
+    return default if found is None else found
+
+
+def _host_conf(confs: Mapping[str, Sequence[Sequence[str]]],
+               host: str) -> Sequence[Sequence[str]] | None:
+    if host in confs:
+        return confs[host]
+    low = host.lower()
+    short = low.split(".", 1)[0]
+    for key, pairs in confs.items():
+        other = key.lower()
+        if key == GLOBAL_CONF_NAME:
+            continue
+        if other == low or (("." not in other or "." not in low)
+                            and other.split(".", 1)[0] == short):
+            return pairs
+    return None
+
+
+def _value(pairs: Sequence[Sequence[str]] | None, name: str) -> str | None:
+    return next((value for key, value in pairs or () if key == name), None)
 
 
 def render_configuration(config_name: str, pairs: Pairs, *, wrap: bool = True) -> str:

@@ -25,6 +25,7 @@ from common.resource.complexes import ResourceRequest
 from common.placement.pe_alloc import (
     Allocation, RequestFit, allocate, by_host, drop_full_hosts, soft_fits,
 )
+from common.placement.load_alarm import HostLoads, InstanceThresholds, exceeded, overload_reason
 from common.placement.pass_conf import Access, PEConf, matching_pes, pes_at
 from common.placement.quotas import QuotaContext, everywhere
 from common.placement.resources import ResourceView, apply, debits, job_requests
@@ -44,7 +45,10 @@ class PassInput:
     pending: list[dict[str, Any]]            # task records in state pending
     instances: list[QueueInstance]
     used: dict[tuple[str, str], int]
-    load: dict[str, float] = field(default_factory=dict)  # host -> np_load_avg
+    load: dict[str, float] = field(default_factory=dict)  # host -> its load_formula value
+    # sched_conf(5) queue_sort_method: seqno ranks by seq_no, then load; load (the
+    # default) by load, then seq_no
+    sort_by_seqno: bool = False
     pe_of_queue: dict[str, set[str]] = field(default_factory=dict)
     host_groups: Mapping[str, frozenset[str]] = field(default_factory=dict)  # "@g" -> hosts
     access: Access | None = None  # user and project lists of queues, hosts and PEs
@@ -54,6 +58,12 @@ class PassInput:
     pe_used: dict[str, int] = field(default_factory=dict)
     category_cache: bool = True
     quotas: QuotaContext | None = None  # resource quota sets and their usage
+    # load_thresholds (common.placement.load_alarm): each instance's thresholds, the
+    # load values they are checked against, and the instances over one (-> qstat -j's
+    # reason); a pass's own dispatches add their load adjustment as it makes them
+    thresholds: dict[SlotKey, InstanceThresholds] = field(default_factory=dict)
+    host_loads: HostLoads | None = None
+    overloaded: dict[SlotKey, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -90,11 +100,14 @@ def pending_order(jobs: Mapping[int, PlacementJob], pending: Iterable[dict[str, 
 def _free_slots(inp: PassInput) -> dict[SlotKey, int]:
     return {(qi.queue, qi.host): qi.slots - inp.used.get((qi.queue, qi.host), 0)
             for qi in inp.instances
-            if qi.accepts_jobs and "BATCH" in qi.qtype.upper()}
+            if qi.accepts_jobs and "BATCH" in qi.qtype.upper()
+            and (qi.queue, qi.host) not in inp.overloaded}
 
 
 def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[str, Any]]:
     stats = stats or PassStats()
+    if inp.host_loads is not None and inp.host_loads.factors:  # the pass adds its own
+        inp = replace(inp, host_loads=inp.host_loads.copy(), overloaded=dict(inp.overloaded))
     free = _free_slots(inp)
     left = sum(max(v, 0) for v in free.values())
     orders: list[dict[str, Any]] = []
@@ -102,7 +115,7 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
         return orders
     # the batch instances (free's keys, fixed for the pass) by the pass's ranking
     ranked = sorted((qi for qi in inp.instances if (qi.queue, qi.host) in free),
-                    key=lambda qi: (qi.seq_no, inp.load.get(qi.host, 0.0), qi.queue, qi.host))
+                    key=lambda qi: _rank(inp, qi))
     categories: dict[tuple[Any, ...], Category] = {}
     full: set[tuple[Any, ...]] = set()
     pe_used = dict(inp.pe_used)
@@ -138,11 +151,39 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
         if pe_name is not None:
             order["pe"] = pe_name
         orders.append(order)
+        _adjust_load(inp, granted, free)
         left -= sum(g[2] for g in granted)
         if left <= 0:
             break
     stats.orders = len(orders)
     return orders
+
+
+def _rank(inp: PassInput, qi: QueueInstance) -> tuple[Any, ...]:
+    load = inp.load.get(qi.host, 0.0)
+    if inp.sort_by_seqno:
+        return (qi.seq_no, load, qi.queue, qi.host)
+    return (load, qi.seq_no, qi.queue, qi.host)
+
+
+def _adjust_load(inp: PassInput, granted: list[list[Any]], free: dict[SlotKey, int]) -> None:
+    """job_load_adjustments of a dispatch in this pass: an instance on the host that its
+    load thresholds now close takes nothing more in this pass."""
+    loads = inp.host_loads
+    if loads is None or not loads.factors:
+        return
+    hosts: dict[str, int] = {}
+    for _queue, host, slots in granted:
+        hosts[host] = hosts.get(host, 0) + int(slots)
+    for host, slots in hosts.items():
+        loads.dispatched(host, slots)
+        for key, found in inp.thresholds.items():
+            if key[1] != host or not found.load or key not in free:
+                continue
+            check = exceeded(loads.checks(host, found.load))
+            if check is not None:
+                free[key] = 0
+                inp.overloaded[key] = overload_reason(f"{key[0]}@{key[1]}", check)
 
 
 def can_run(job: PlacementJob, inp: PassInput) -> bool:

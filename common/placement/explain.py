@@ -42,12 +42,15 @@ def _reason(job: PlacementJob, qi: QueueInstance, inp: PassInput, view: Resource
     """Why ``qi`` does not take one slot of the job (a parallel job's whole grant is
     ``_pe_reasons``'s), or ""."""
     name = f"{qi.queue}@{qi.host}"
-    if not qi.alive or "E" in qi.states:
+    if not qi.alive or set(qi.states) & set("ECS"):  # 8.1.9 words C and S so too
         return f'queue instance "{name}" dropped because it is temporarily not available'
-    if "d" in qi.states:
+    if "d" in qi.states or "D" in qi.states:
         return f'queue instance "{name}" dropped because it is disabled'
     if "s" in qi.states:
         return f'queue instance "{name}" dropped because it is suspended'
+    overloaded = inp.overloaded.get((qi.queue, qi.host))
+    if overloaded:
+        return overloaded
     queues = job.hard_queues
     if queues and not any(queue_matches(ref, qi, inp.host_groups) for ref in queues):
         return (f'cannot run in queue instance "{name}" because it is not contained in its '

@@ -9,12 +9,17 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping, Sequence
 
-from common.cluster import QueueInstance, queue_instances
+from common.cluster import QueueInstance, attr, host_value, hostgroups, queue_instances
+from common.conf_values import seconds_or, split_assignments
 from common.placement.dispatch import PassInput, pe_usage
+from common.placement.load_alarm import (
+    HostLoads, InstanceThresholds, exceeded, formula_terms, formula_value, instance_thresholds,
+    overload_reason,
+)
 from common.placement.job import PlacementJob, placement_job
 from common.placement.pass_conf import conf_fields
 from common.placement.quotas import quota_context
-from common.placement.resources import LevelKey, build_view, host_key
+from common.placement.resources import GLOBAL, LevelKey, build_view, host_key
 
 Conf = Mapping[str, Mapping[str, Any]]
 
@@ -46,11 +51,13 @@ def pass_input(conf: Conf, hosts: Mapping[str, Any], jobs: Mapping[int, Placemen
                used: Mapping[tuple[str, str], int] | None = None,
                instances: list[QueueInstance] | None = None,
                fixed: dict[LevelKey, dict[str, str]] | None = None,
-               fields: dict[str, Any] | None = None) -> PassInput:
+               fields: dict[str, Any] | None = None,
+               now: float | None = None) -> PassInput:
     """The pass's input. ``active``: task records that hold slots and consumables (with
     ``granted`` and ``granted_pe``); ``used``: slots in use per queue instance (none: an
     empty cluster). ``instances``, ``fixed`` and ``fields`` may be given when the caller
-    keeps them between passes. The resource view is fresh: the pass debits into it."""
+    keeps them between passes. The resource view is fresh: the pass debits into it.
+    ``now``: the time load adjustments decay by (None: no adjustments)."""
     instances = queue_instances(conf, hosts) if instances is None else instances
     fields = conf_fields(conf) if fields is None else fields
     holding = [t for t in active if t.get("granted") and t["job_id"] in jobs]
@@ -60,18 +67,74 @@ def pass_input(conf: Conf, hosts: Mapping[str, Any], jobs: Mapping[int, Placemen
     quotas = quota_context(conf, view.attrs, fields["host_groups"],
                            {name: view.load.get(host_key(name), {}) for name in hosts},
                            jobs, holding)
+    thresholds = queue_thresholds(conf, instances)
+    loads = host_loads(conf, hosts, view, holding, now)
+    overloaded = {}
+    for key, found in thresholds.items():
+        check = exceeded(loads.checks(key[1], found.load))
+        if check is not None:
+            overloaded[key] = overload_reason(f"{key[0]}@{key[1]}", check)
     return PassInput(
         jobs=jobs, pending=list(pending), instances=instances, used=dict(used or {}),
-        # hosts are ranked by their load after load_scaling, as matching sees it
-        load={name: _float(view.load.get(host_key(name), {}).get("np_load_avg"))
-              for name in hosts},
+        thresholds=thresholds, host_loads=loads, overloaded=overloaded,
+        # hosts are ranked by sched_conf(5) load_formula over their load values after
+        # load_scaling (as matching sees them) and with the load adjustments
+        load=host_ranking_load(conf, view, loads, hosts),
+        sort_by_seqno=_sort_by_seqno(conf),
         resources=view, **fields,
         pe_used=pe_usage(jobs, holding, fields["pes"], fields["pe_of_queue"]),
         quotas=quotas)
 
 
-def _float(text: Any) -> float:
-    try:
-        return float(text)
-    except (TypeError, ValueError):
-        return 0.0
+def host_ranking_load(conf: Conf, view: Any, loads: HostLoads, hosts: Mapping[str, Any]
+                      ) -> dict[str, float]:
+    sconf = (conf.get("sconf") or {}).get("global") or []
+    terms = formula_terms(attr(sconf, "load_formula", "np_load_avg"))
+    return {name: formula_value(terms, view.attrs, view.load.get(host_key(name), {}),
+                                loads.adjustments(name)) for name in hosts}
+
+
+def _sort_by_seqno(conf: Conf) -> bool:
+    sconf = (conf.get("sconf") or {}).get("global") or []
+    return attr(sconf, "queue_sort_method", "load").strip().lower() == "seqno"
+
+
+def queue_thresholds(conf: Conf, instances: Sequence[QueueInstance]
+                     ) -> dict[tuple[str, str], InstanceThresholds]:
+    """Each instance's load and suspend thresholds (``[host=...]`` resolved)."""
+    groups = hostgroups(conf)
+    out = {}
+    for qi in instances:
+        pairs = conf["queue"].get(qi.queue) or []
+        out[(qi.queue, qi.host)] = instance_thresholds(
+            qi.queue, qi.host, host_value(pairs, "load_thresholds", qi.host, groups, "NONE"),
+            host_value(pairs, "suspend_thresholds", qi.host, groups, "NONE"))
+    return out
+
+
+def host_loads(conf: Conf, hosts: Mapping[str, Any], view: Any,
+               holding: Sequence[Mapping[str, Any]], now: float | None) -> HostLoads:
+    """The load values thresholds see: a host whose execd is down reports none; the
+    scheduler's job_load_adjustments of the dispatches that have not decayed yet."""
+    sconf = (conf.get("sconf") or {}).get("global") or []
+    factors = split_assignments(attr(sconf, "job_load_adjustments", "np_load_avg=0.50"))
+    decay = seconds_or(attr(sconf, "load_adjustment_decay_time", "0:7:30"), 450.0)
+    recent: dict[str, list[tuple[float, int]]] = {}
+    if now is not None and factors and decay > 0:
+        for task in holding:
+            when = task.get("dispatch_time")
+            if when is None or now - float(when) >= decay:
+                continue
+            for _queue, host, slots in task["granted"]:
+                recent.setdefault(str(host), []).append((float(when), int(slots)))
+    loads = {name: (view.load.get(host_key(name), {}) if _alive(h) else None)
+             for name, h in hosts.items()}
+    return HostLoads(view.attrs, loads, view.load.get(GLOBAL, {}),
+                     scaled={name: view.scaled.get(host_key(name), frozenset())
+                             for name in hosts},
+                     factors=[(n, v) for n, v in factors if n.upper() != "NONE"],
+                     decay_time=decay, now=now or 0.0, recent=recent)
+
+
+def _alive(host: Any) -> bool:
+    return bool(host.get("alive") if isinstance(host, Mapping) else getattr(host, "alive", False))

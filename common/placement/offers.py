@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from common.cluster import QueueInstance
 from common.resource.complexes import ComplexAttr
 from common.resource.matching import Level, offer_at
-from common.resource.values import Relop, ValueType, format_value
+from common.resource.values import STRING_TYPES, Relop, ValueType, format_value
 from common.placement.resources import GLOBAL, ResourceView, host_key
 
 Line = list[str]  # [source, name, value]
@@ -49,7 +49,7 @@ def instance_offers(view: ResourceView, qi: QueueInstance,
         if attr is None or (names is not None and name not in names
                             and attr.shortcut not in names):
             continue
-        found = _dominating(attr, levels)
+        found = _dominating(attr, levels) or _unreadable_load(attr, levels)
         if found is not None:
             lines.append([found[0], name, _shown(attr, found[0], found[1])])
     return lines
@@ -64,9 +64,13 @@ def _listing_order(global_level: Level, host_level: Level, queue_level: Level
 
 
 def _shown(attr: ComplexAttr, source: str, value: Any) -> str:
-    """Load values are reported as doubles; fixed and consumable INTs as integers."""
-    if attr.type is ValueType.INT and source[1] != "l" and not isinstance(value, str):
-        return str(int(value)) if float(value) != float("inf") else "infinity"
+    """INT values as integers (8.1.9's qstat -F: ``hl:num_proc=2``), a load value
+    that is no whole number as a double."""
+    if attr.type is ValueType.INT and not isinstance(value, str):
+        if float(value) == float("inf"):
+            return "infinity"
+        if source[1] != "l" or float(value).is_integer():
+            return str(int(value))
     return format_value(attr.type, value)
 
 
@@ -85,6 +89,14 @@ def _dominating(attr: ComplexAttr, levels: list[Level]) -> tuple[str, Any] | Non
         if best is None or _replaces(attr, best[1], candidate[1]):
             best = candidate
     return best
+
+
+def _unreadable_load(attr: ComplexAttr, levels: list[Level]) -> tuple[str, Any] | None:
+    """8.1.9 shows a load value it cannot read as a number (``notanumber`` for a MEMORY
+    attribute) with the source ``?v`` and the value 0; matching ignores it."""
+    if any(attr.name in level.load for level in levels) and attr.type not in STRING_TYPES:
+        return ("?v", 0.0)
+    return None
 
 
 def _replaces(attr: ComplexAttr, held: Any, new: Any) -> bool:
@@ -107,7 +119,7 @@ def host_offers(view: ResourceView, host: str | None) -> list[HostLine]:
     formats them by type."""
     keys = [GLOBAL] if host is None else [GLOBAL, host_key(host)]
     levels = [view.level(k) for k in keys]
-    names = list(view.values.get(GLOBAL, {}))
+    names = list(view.values.get(GLOBAL, {})) + list(view.load.get(GLOBAL, {}))
     if host is not None:
         names += list(view.load.get(host_key(host), {})) + list(view.values.get(
             host_key(host), {}))
@@ -115,7 +127,8 @@ def host_offers(view: ResourceView, host: str | None) -> list[HostLine]:
     lines: list[HostLine] = []
     for name in dict.fromkeys(names):
         attr = by_name.get(name)
-        found = _dominating(attr, levels) if attr is not None else None
+        found = (_dominating(attr, levels) or _unreadable_load(attr, levels)) \
+            if attr is not None else None
         if attr is not None and found is not None:  # unknown load values are not shown
             lines.append([found[0], name, _raw(attr, found[1]), attr.type.value,
                           attr.shortcut])

@@ -151,9 +151,21 @@ def complex_values(text: str, attrs: Sequence[ComplexAttr]) -> dict[str, str]:
     return out
 
 
-def _load_of(host: Any) -> Mapping[str, str]:
-    load = host.get("load") if isinstance(host, dict) else getattr(host, "load", None)
+def _load_of(host: Any, field: str = "load") -> Mapping[str, str]:
+    load = host.get(field) if isinstance(host, dict) else getattr(host, field, None)
     return load or {}
+
+
+def global_load(hosts: Mapping[str, Any]) -> dict[str, str]:
+    """The global host's load values: what the load sensors of the execds that are up
+    report as ``global:name:value`` (by host name, a later host's value winning)."""
+    merged: dict[str, str] = {}
+    for name in sorted(hosts):
+        host = hosts[name]
+        alive = host.get("alive") if isinstance(host, dict) else getattr(host, "alive", False)
+        if alive:
+            merged.update(_load_of(host, "global_load"))
+    return merged
 
 
 def fixed_levels(conf: Mapping[str, Mapping[str, Pairs]], instances: Iterable[QueueInstance],
@@ -215,13 +227,28 @@ def build_view(conf: Mapping[str, Mapping[str, Pairs]], hosts: Mapping[str, Any]
     attrs = complex_list(conf)
     view = ResourceView(attrs, values if values is not None else
                         fixed_levels(conf, instances, attrs))
-    view.load = {host_key(name): _load_of(h) for name, h in hosts.items()}
-    _scale_loads(view, conf.get("exechost") or {})
+    _add_loads(view, conf, hosts)
     for hard_resources, granted in active:
         requests = job_requests(hard_resources, attrs)
         if requests is not None and granted:
             apply(view, debits(view, requests, granted))
     return view
+
+
+def load_view(conf: Mapping[str, Mapping[str, Pairs]], hosts: Mapping[str, Any]
+              ) -> ResourceView:
+    """A view with the load values only (after load_scaling): what thresholds and load
+    displays need, without the cost of fixed values and consumable usage."""
+    view = ResourceView(complex_list(conf))
+    _add_loads(view, conf, hosts)
+    return view
+
+
+def _add_loads(view: ResourceView, conf: Mapping[str, Mapping[str, Pairs]],
+               hosts: Mapping[str, Any]) -> None:
+    view.load = {host_key(name): _load_of(h) for name, h in hosts.items()}
+    view.load[GLOBAL] = global_load(hosts)
+    _scale_loads(view, conf.get("exechost") or {})
 
 
 def _scale_loads(view: ResourceView, exechosts: Mapping[str, Pairs]) -> None:

@@ -13,6 +13,7 @@ import pytest
 from clients.api import Client
 from common.cell import Cell
 from deploy.cell import LocalCell
+from tests.cellconf import without_load_thresholds
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -24,6 +25,7 @@ def cell(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cell]:
     local = LocalCell(Cell(root))
     try:
         local.up(execds=1, slots=4, port=0)
+        without_load_thresholds(local.cell)
         yield local.cell
     finally:
         local.down()

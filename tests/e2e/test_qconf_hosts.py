@@ -142,9 +142,13 @@ def test_without_a_submit_host_jobs_stay_as_they_are(env: dict[str, str], seen: 
         assert run(env, "qstat", "-j", held_job)[2] == 0
         assert qconf(env, "-sq", "all.q")[2] == 0
         assert qconf(env, "-sh") == captured("sh-only-master", seen)
+        # (the module's cell has no load thresholds: tests/cellconf.py)
+        assert qconf(env, "-rattr", "queue", "load_thresholds", "np_load_avg=1.75",
+                     "all.q")[2] == 0
         for value in ("1.80", "1.75"):
             assert qconf(env, "-mattr", "queue", "load_thresholds", f"np_load_avg={value}",
                          "all.q") == captured("nosubmit-mattr-root", seen)
+        assert qconf(env, "-rattr", "queue", "load_thresholds", "NONE", "all.q")[2] == 0
         assert qconf(env, "-as", QMASTER_HOST) == captured("nosubmit-as-back", seen)
     finally:
         qconf(env, "-as", QMASTER_HOST)

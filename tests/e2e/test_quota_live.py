@@ -36,6 +36,7 @@ from common.jobstate import ACTIVE_STATES, WAITING_STATES
 from deploy.cell import LocalCell
 from tests.commands import command
 from tests.identity import client_as, needs_root, other_users
+from tests.cellconf import without_load_thresholds
 
 ME = pwd.getpwuid(os.geteuid()).pw_name
 TIMEOUT = 20.0
@@ -51,6 +52,7 @@ def cell(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cell]:
     local = LocalCell(Cell(root))
     try:
         local.up(execds=2, slots=4, port=0)
+        without_load_thresholds(local.cell)
         # job ids start at 1 in every cell: a job of an earlier module's cell still
         # ending may hold /tmp/3.1.all.q, which a job 3 of another owner may not take
         tmpdir = root / "tmp"

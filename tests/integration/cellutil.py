@@ -22,6 +22,7 @@ from common.accounting import read_records
 from common.cell import Cell, read_act_qmaster
 from deploy.cell import LocalCell
 from execd import jobdir
+from tests.cellconf import without_load_thresholds
 
 T = TypeVar("T")
 SLOTS = 64  # enough for every job of a test at once: one dispatch pass starts them all
@@ -41,6 +42,7 @@ def running_cell(root: Path, slots: int = SLOTS,
     local = LocalCell(Cell(root))
     try:
         local.up(execds=1, slots=slots, port=0, load_interval=load_interval)
+        without_load_thresholds(local.cell)
         _run_one_job(local)
         yield local
     finally:

@@ -33,6 +33,7 @@ import pytest
 from clients.api import Client, ClientError, job_request
 from common import keys
 from common.cell import Cell, make_cell_dirs, read_act_qmaster
+from tests.cellconf import without_load_thresholds
 
 REPO = Path(__file__).resolve().parents[2]
 HOSTS = ["h1", "h2", "h3"]
@@ -155,13 +156,6 @@ def wait_hosts_alive(client: Client, daemons: Daemons) -> None:
     def alive() -> bool:
         return set(HOSTS) <= {h["name"] for h in client.cluster()["hosts"] if h["alive"]}
     wait_for(alive, START_TIMEOUT, f"execds {HOSTS} to register", daemons)
-
-
-def without_load_thresholds(client: Client) -> None:
-    """Three execds share one (possibly busy) machine's load: keep all.q from alarm state."""
-    pairs = client.conf_get("queue")["all.q"]
-    pairs = [[k, "NONE" if k == "load_thresholds" else v] for k, v in pairs]
-    client.conf_put("queue", "all.q", pairs, "modify")
 
 
 def submit_host_jobs(client: Client, outdir: Path, count: int) -> dict[int, Path]:

@@ -17,7 +17,9 @@ from tests.reference import REFERENCE
 @pytest.fixture
 def qm(tmp_path: Path) -> Harness:
     h = Harness(tmp_path, auto_add_hosts=True, default_slots=1)
-    h.call("register", {"host": "vm", "load": {"arch": "lx-amd64", "num_proc": "1"},
+    # (a real execd reports np_load_avg: without it the default load threshold alarms)
+    h.call("register", {"host": "vm", "load": {"arch": "lx-amd64", "num_proc": "1",
+                                               "np_load_avg": "0.10"},
                         "jobs": []}, identity=b"execd:vm")
     return h
 

@@ -1,0 +1,1 @@
+$ qconf -Mcal Mcal-two-args.input extra

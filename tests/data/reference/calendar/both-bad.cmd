@@ -1,0 +1,1 @@
+$ qconf -Acal both-bad.input

@@ -1,0 +1,1 @@
+$ qconf -dcal ca,nosuch,cb

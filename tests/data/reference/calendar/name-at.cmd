@@ -1,0 +1,1 @@
+$ qconf -Acal name-at.input

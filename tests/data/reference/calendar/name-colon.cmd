@@ -1,0 +1,1 @@
+$ qconf -Acal name-colon.input

@@ -1,0 +1,1 @@
+$ qconf -scal ca,cb

@@ -1,0 +1,1 @@
+$ qconf -Mcal state-year-on-over-off.input; sleep 2; qstat -f -q calt.q

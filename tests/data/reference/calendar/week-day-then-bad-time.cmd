@@ -1,0 +1,1 @@
+$ qconf -Acal week-day-then-bad-time.input

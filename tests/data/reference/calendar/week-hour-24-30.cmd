@@ -1,0 +1,1 @@
+$ qconf -Acal week-hour-24-30.input

@@ -1,0 +1,1 @@
+$ qconf -Acal week-on-uppercase.input

@@ -1,0 +1,1 @@
+$ qconf -Acal week-suspended-only.input

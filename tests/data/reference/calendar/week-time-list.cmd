@@ -1,0 +1,1 @@
+$ qconf -Acal week-time-list.input

@@ -1,0 +1,1 @@
+$ qconf -Acal week-weekday-list-range.input

@@ -1,0 +1,1 @@
+$ qconf -Acal year-1969.input

@@ -1,0 +1,1 @@
+$ qconf -Acal year-2038.input

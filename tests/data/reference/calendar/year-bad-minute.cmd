@@ -1,0 +1,1 @@
+$ qconf -Acal year-bad-minute.input

@@ -1,0 +1,1 @@
+$ qconf -Acal year-feb30.input

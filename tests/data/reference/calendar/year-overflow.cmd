@@ -1,0 +1,1 @@
+$ qconf -Acal year-overflow.input

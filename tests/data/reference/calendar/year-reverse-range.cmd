@@ -1,0 +1,1 @@
+$ qconf -Acal year-reverse-range.input

@@ -1,0 +1,1 @@
+$ qconf -Acal year-trailing-dash.input

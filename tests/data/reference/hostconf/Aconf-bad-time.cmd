@@ -1,0 +1,1 @@
+$ qconf -Aconf files/Aconf-bad-time/vm

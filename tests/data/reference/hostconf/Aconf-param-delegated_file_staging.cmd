@@ -1,0 +1,1 @@
+$ qconf -Aconf files/Aconf-param-delegated_file_staging/vm

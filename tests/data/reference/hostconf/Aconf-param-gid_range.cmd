@@ -1,0 +1,1 @@
+$ qconf -Aconf files/Aconf-param-gid_range/vm

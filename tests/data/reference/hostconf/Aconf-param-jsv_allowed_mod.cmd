@@ -1,0 +1,1 @@
+$ qconf -Aconf files/Aconf-param-jsv_allowed_mod/vm

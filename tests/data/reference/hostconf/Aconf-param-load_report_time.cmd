@@ -1,0 +1,1 @@
+$ qconf -Aconf files/Aconf-param-load_report_time/vm

@@ -1,0 +1,1 @@
+$ qconf -Aconf files/Aconf-param-login_shells/vm

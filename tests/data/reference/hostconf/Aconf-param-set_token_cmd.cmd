@@ -1,0 +1,1 @@
+$ qconf -Aconf files/Aconf-param-set_token_cmd/vm

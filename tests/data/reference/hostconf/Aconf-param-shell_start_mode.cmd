@@ -1,0 +1,1 @@
+$ qconf -Aconf files/Aconf-param-shell_start_mode/vm

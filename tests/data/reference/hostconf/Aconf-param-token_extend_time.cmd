@@ -1,0 +1,1 @@
+$ qconf -Aconf files/Aconf-param-token_extend_time/vm

@@ -1,0 +1,1 @@
+$ qconf -Aconf files/Aconf-two-a/vm,files/Aconf-two-b/localhost

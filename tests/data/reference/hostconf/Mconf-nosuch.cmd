@@ -1,0 +1,1 @@
+$ qconf -Mconf files/Aconf-nosuch/nosuch.invalid

@@ -1,0 +1,1 @@
+$ qconf -Mconf files/Mconf-vm/vm

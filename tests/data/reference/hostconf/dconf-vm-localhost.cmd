@@ -1,0 +1,1 @@
+$ qconf -dconf vm,localhost

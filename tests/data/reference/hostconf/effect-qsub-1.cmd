@@ -1,0 +1,1 @@
+$ sge_as_user qsub -h -b y -o /dev/null -e /dev/null /bin/true

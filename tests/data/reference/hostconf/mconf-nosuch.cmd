@@ -1,0 +1,1 @@
+$ EDITOR=/tmp/hcw/ed.sh qconf -mconf nosuch.invalid

@@ -1,0 +1,1 @@
+$ env EDITOR=/tmp/hcw/ed-keep.sh qconf -mconf vm

@@ -1,0 +1,87 @@
+"""The qmaster's own queue changes against a clock the test sets: calendars disable
+(``D``) and suspend (``C``, jobs ``S``) queue instances at the times they name, and
+``initial_state`` applies to instances that appear or whose execd comes up."""
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from qmaster.auto_suspend import CALENDAR_REASON, check_calendars
+from qmaster.context import Ctx
+from qmaster.store import Batch
+from tests.unit.test_qmaster_core import ROOT, Harness
+
+
+def put(qm: Harness, kind: str, name: str, pairs: list[list[str]], mode: str) -> None:
+    qm.call("conf_put", {"user": ROOT.to_dict(), "kind": kind, "name": name,
+                         "data": pairs, "mode": mode})
+
+
+def with_attr(qm: Harness, queue: str, name: str, value: str) -> None:
+    pairs = qm.server.store.conf["queue"][queue]
+    put(qm, "queue", queue, [[k, value if k == name else v] for k, v in pairs], "modify")
+
+
+def tick(qm: Harness, when: datetime) -> None:
+    """One heartbeat's calendar check at ``when``, committed as the server does."""
+    batch = Batch()
+    check_calendars(Ctx(qm.server.store, batch, qm.server.services, b"", 0,
+                        when.timestamp(), {}), when)
+    qm.server._commit_and_send(batch, [])
+
+
+def states(qm: Harness, name: str = "all.q@h1") -> str:
+    return str(qm.server.store.qi_states.get(name, {}).get("states", ""))
+
+
+def test_a_calendar_switches_its_instances_at_the_times_it_names(tmp_path: Path) -> None:
+    qm = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
+    qm.register("h1")
+    # Tuesday 24 November 2026: off in the evening, suspended on Tuesday nights
+    put(qm, "calendar", "evening", [["calendar_name", "evening"], ["year", "NONE"],
+                                    ["week", "mon-fri=18-20=off tue=22-23=suspended"]], "add")
+    with_attr(qm, "all.q", "load_thresholds", "NONE")
+    with_attr(qm, "all.q", "calendar", "evening")
+    job = qm.submit()
+    qm.dispatch(job)
+    tick(qm, datetime(2026, 11, 24, 12, 0))
+    assert states(qm) == ""
+    tick(qm, datetime(2026, 11, 24, 18, 0))
+    assert states(qm) == "D"
+    assert qm.tasks(job)[0]["state"] in ("transferring", "running")  # D: running ones go on
+    tick(qm, datetime(2026, 11, 24, 21, 0))
+    assert states(qm) == ""
+    tick(qm, datetime(2026, 11, 24, 22, 30))
+    assert states(qm) == "C"
+    assert CALENDAR_REASON in qm.tasks(job)[0]["suspend_reasons"]
+    tick(qm, datetime(2026, 11, 25, 0, 0))
+    assert states(qm) == "" and not qm.tasks(job)[0]["suspend_reasons"]
+    # a manual qmod -d stays through the calendar's changes
+    qm.call("qmod", {"user": ROOT.to_dict(), "items": [
+        {"action": "disable", "scope": "queue", "ref": "all.q"}]})
+    tick(qm, datetime(2026, 11, 25, 18, 30))
+    assert states(qm) == "Dd"
+    tick(qm, datetime(2026, 11, 25, 21, 0))
+    assert states(qm) == "d"
+    with_attr(qm, "all.q", "calendar", "NONE")
+    tick(qm, datetime(2026, 11, 25, 18, 30))
+    assert states(qm) == "d"
+
+
+def test_initial_state_applies_to_new_instances_and_to_an_execd_coming_up(
+        tmp_path: Path) -> None:
+    qm = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
+    qm.register("h1")
+    pairs = [[k, "init.q" if k == "qname" else "disabled" if k == "initial_state" else v]
+             for k, v in qm.server.store.conf["queue"]["all.q"]]
+    put(qm, "queue", "init.q", pairs, "add")
+    assert states(qm, "init.q@h1") == "d" and states(qm, "all.q@h1") == ""
+    qm.call("qmod", {"user": ROOT.to_dict(), "items": [
+        {"action": "enable", "scope": "queue", "ref": "init.q"}]})
+    assert states(qm, "init.q@h1") == ""
+    qm.register("h1")  # still up: nothing changes
+    assert states(qm, "init.q@h1") == ""
+    host = qm.server.store.hosts["h1"]
+    host.alive = False  # its execd went away and now comes up again
+    qm.register("h1")
+    assert states(qm, "init.q@h1") == "d"
