@@ -140,3 +140,22 @@ def edit(text: str) -> tuple[str, bool]:
     finally:
         if os.path.exists(path):
             os.unlink(path)
+
+
+def show_sorted_names(s: Session, kind: str, empty: str) -> int:
+    """``-sprjl``, ``-scall``: the names in byte order; ``empty`` when there are none."""
+    names = s.objects(kind)
+    if not names:
+        raise QconfError(empty)
+    out("\n".join(sorted(names)))
+    return 0
+
+
+def show_object(s: Session, kind: str, name: str, not_known: str) -> int:
+    """``-sprj name``, ``-scal name``: one object (``not_known`` names the one missing)."""
+    from common.objects_conf import render_object  # (the option's work only)
+    objects = s.objects(kind)
+    if name not in objects:
+        raise QconfError(not_known.format(name))
+    out(render_object(kind, objects[name]))
+    return 0

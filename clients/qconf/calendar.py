@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from clients.qconf.base import QconfError, Session, edit, out, put, remove
+from clients.qconf.base import (
+    QconfError, Session, edit, put, remove, show_object, show_sorted_names,
+)
 from clients.qconf.files import FileError, parse_object_text
 from common.conf_values import get
 from common.objects_conf import render_object, template
@@ -29,20 +31,12 @@ FILE_UNCHANGED = "file unchanged"
 
 def show_list(s: Session) -> int:
     """``-scall``: the names in byte order."""
-    names = s.objects(KIND)
-    if not names:
-        raise QconfError(EMPTY)
-    out("\n".join(sorted(names)))
-    return 0
+    return show_sorted_names(s, KIND, EMPTY)
 
 
 def show(s: Session, name: str) -> int:
     """``-scal calendar``."""
-    objects = s.objects(KIND)
-    if name not in objects:
-        raise QconfError(NOT_KNOWN.format(name))
-    out(render_object(KIND, objects[name]))
-    return 0
+    return show_object(s, KIND, name, NOT_KNOWN)
 
 
 def _parsed(text: str, path: str) -> list[list[str]]:
