@@ -11,11 +11,16 @@ from __future__ import annotations
 import fnmatch
 from typing import Any
 
+from common.cluster import queue_instances
 from common.jobstate import ACTIVE_STATES, Event, State, allows
 from common.model import Job, Task, UserInfo
+from common.placement.load_alarm import exceeded, suspend_alarm_reason
+from qmaster.auto_suspend import THRESHOLD_REASON
 from qmaster.context import DEFERRED, Ctx, RequestError, Waiter
 from qmaster.execd_link import finish_task, kill_on_host
 from qmaster.host_rights import require_known_host, require_submit_host
+from qmaster.placement_view import instance_alarms
+from qmaster.store import Store
 from qmaster.submit_checks import check_submission, check_submitter, scheduling_info
 
 HOLD_TYPES = {"u", "o", "s"}
@@ -336,5 +341,26 @@ def handle_job_query(ctx: Ctx) -> dict[str, Any]:
         reply["scheduling_info"] = scheduling_info(store, [
             j for j in jobs if any(t.state_enum is State.PENDING
                                    for t in store.job_tasks(j.job_id))])
+        _add_suspend_alarms(store, jobs, reply["scheduling_info"])
     return reply
+
+
+def _add_suspend_alarms(store: Store, jobs: list[Job], info: dict[int, list[str]]) -> None:
+    """A job a suspend threshold stopped: 8.1.9's ``queue instance "all.q@vm" is in
+    suspend alarm: ...`` first, while its instance is over the threshold."""
+    stopped = {j.job_id: [t for t in store.job_tasks(j.job_id)
+                          if THRESHOLD_REASON in t.suspend_reasons] for j in jobs}
+    if not any(stopped.values()):
+        return
+    alarms = instance_alarms(store, queue_instances(store.conf, store.hosts, store.qi_states))
+    for job_id, tasks in stopped.items():
+        lines = []
+        for task in tasks:
+            checks = alarms.get((task.queue or "", task.host or ""))
+            check = exceeded(checks[1]) if checks else None
+            line = suspend_alarm_reason(f"{task.queue}@{task.host}", check) if check else ""
+            if line and line not in lines:
+                lines.append(line)
+        if lines:
+            info[job_id] = lines + [x for x in info.get(job_id, []) if x not in lines]
 

@@ -1,4 +1,4 @@
-"""Configuration that test cells share.
+"""Configuration and clean-up that test cells share.
 
 The default queue template has ``load_thresholds np_load_avg=1.75`` and the scheduler
 ``job_load_adjustments np_load_avg=0.50``: with Grid Engine's defaults a 2-core machine
@@ -9,8 +9,11 @@ depend on the machine's load, so their cells drop the load thresholds of every q
 """
 from __future__ import annotations
 
+import time
+
+from clients.api import Client, ClientError
 from common.cell import Cell
-from clients.api import Client
+from deploy.cell import LocalCell
 
 
 def without_load_thresholds(target: Cell | Client) -> None:
@@ -28,3 +31,23 @@ def _drop(client: Client) -> None:
         changed = [[k, "NONE" if k == "load_thresholds" else v] for k, v in pairs]
         if changed != pairs:
             client.conf_put("queue", name, changed, "modify")
+
+
+def stop_cell(local: LocalCell, timeout: float = 15.0) -> None:
+    """``local.down()`` after ending the jobs the cell still runs.
+
+    ``pyge down`` leaves running jobs alone, as stopping Grid Engine's execd does (the
+    next ``up`` re-attaches them); a test's cell is gone for good afterwards, and its jobs
+    would run on unwatched and leave their execd's empty cgroup subtree behind. A cell
+    whose qmaster no longer answers is just stopped.
+    """
+    try:
+        with Client(local.cell, timeout=5.0) as client:
+            client.delete([{"user": "*"}], force=True)
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline and client.jobs()["tasks"]:
+                time.sleep(0.2)
+    except (ClientError, OSError):
+        pass
+    finally:
+        local.down()

@@ -10,7 +10,7 @@ import pytest
 
 from common.cell import Cell
 from deploy.cell import LocalCell
-from tests.cellconf import without_load_thresholds
+from tests.cellconf import stop_cell, without_load_thresholds
 
 
 def _hostname() -> str:
@@ -34,7 +34,7 @@ def live_cell(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
         monkeypatch.setenv("PYGE_CELL", "default")
         yield local
     finally:
-        local.down()
+        stop_cell(local)
 
 
 @pytest.fixture
@@ -61,7 +61,7 @@ def module_cell_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[s
         yield {**os.environ, "PYGE_ROOT": str(root), "PYGE_CELL": "default",
                "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     finally:
-        local.down()
+        stop_cell(local)
 
 
 @pytest.fixture(scope="session", autouse=True)

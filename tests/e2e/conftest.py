@@ -13,7 +13,7 @@ import pytest
 from clients.api import Client
 from common.cell import Cell
 from deploy.cell import LocalCell
-from tests.cellconf import without_load_thresholds
+from tests.cellconf import stop_cell, without_load_thresholds
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -28,7 +28,7 @@ def cell(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cell]:
         without_load_thresholds(local.cell)
         yield local.cell
     finally:
-        local.down()
+        stop_cell(local)
 
 
 @pytest.fixture(scope="module")

@@ -36,7 +36,7 @@ from common.jobstate import ACTIVE_STATES, WAITING_STATES
 from deploy.cell import LocalCell
 from tests.commands import command
 from tests.identity import client_as, needs_root, other_users
-from tests.cellconf import without_load_thresholds
+from tests.cellconf import stop_cell, without_load_thresholds
 
 ME = pwd.getpwuid(os.geteuid()).pw_name
 TIMEOUT = 20.0
@@ -64,7 +64,7 @@ def cell(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cell]:
                                                for k, v in pairs], "modify")
         yield local.cell
     finally:
-        local.down()
+        stop_cell(local)
 
 
 @pytest.fixture(scope="module")

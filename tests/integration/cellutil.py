@@ -22,7 +22,7 @@ from common.accounting import read_records
 from common.cell import Cell, read_act_qmaster
 from deploy.cell import LocalCell
 from execd import jobdir
-from tests.cellconf import without_load_thresholds
+from tests.cellconf import stop_cell, without_load_thresholds
 
 T = TypeVar("T")
 SLOTS = 64  # enough for every job of a test at once: one dispatch pass starts them all
@@ -46,7 +46,7 @@ def running_cell(root: Path, slots: int = SLOTS,
         _run_one_job(local)
         yield local
     finally:
-        local.down()
+        stop_cell(local)
 
 
 def _run_one_job(local: LocalCell) -> None:

@@ -25,6 +25,7 @@ from common.cell import Cell
 from deploy.cell import LocalCell
 from tests.commands import command
 from tests.integration.cellutil import hostname, sleeper, wait_for
+from tests.cellconf import stop_cell
 
 TIMEOUT = 20.0
 SENSOR = """#!/bin/sh
@@ -82,7 +83,7 @@ def env(tmp_path_factory: pytest.TempPathFactory, sensor_dir: Path) -> Iterator[
                  TIMEOUT, "the sensor's first values")
         yield env
     finally:
-        local.down()
+        stop_cell(local)
 
 
 def run(env: dict[str, str], name: str, *args: str) -> str:
@@ -184,6 +185,9 @@ def test_suspend_thresholds_suspend_nsuspend_jobs_per_interval(env: dict[str, st
         first = until(lambda: [j for j, s in job_states(env, jobs).items() if s == "T"] or None,
                       "a job suspended by the threshold")
         assert first == [jobs[-1]]  # the most recently started
+        assert (f'scheduling info:            queue instance "all.q@{hostname()}" is in '
+                "suspend alarm: scratch_free=52428800.000000 (no load adjustment) <= 100M") \
+            in run(env, "qstat", "-j", str(first[0]))
         assert states(env) == "A"
         assert "\talarm hl:scratch_free=50M suspend-threshold=100M\n" in \
             run(env, "qstat", "-f", "-explain", "A")
@@ -249,3 +253,27 @@ def test_slot_wise_subordination(env: dict[str, str], low_q: str, action: str) -
     assert list(job_states(env, low).values()).count("S") == 1
     run(env, "qdel", str(high))
     until(lambda: set(job_states(env, low).values()) == {"r"}, "the job resumed")
+
+
+def test_a_host_configuration_replaces_the_global_sensor_and_adds_plugins(
+        env: dict[str, str], sensor_dir: Path, tmp_path: Path) -> None:
+    """sge_conf(5): the host's load_sensor replaces the global one (8.1.9 after an execd
+    restart; here with the next report); execd_params LOAD_PLUGINS runs the plugins."""
+    host = hostname()
+    other = sensor_dir / "other.sh"
+    other.write_text("#!/bin/sh\nwhile read l; do [ \"$l\" = quit ] && exit 0; "
+                     f"echo begin; echo {host}:sensor_int:99; echo end; done\n")
+    other.chmod(0o755)
+    local = tmp_path / host
+    local.write_text(f"load_sensor {other}\nexecd_params LOAD_PLUGINS=tmp_free\n")
+    qconf(env, "-Aconf", str(local))
+    try:
+        def switched() -> bool:
+            shown = qconf(env, "-se", host)
+            return "sensor_int=99" in shown and "tmp_free=" in shown \
+                and "scratch_free" not in shown
+        until(switched, "the host's own sensor and the plugins")
+    finally:
+        qconf(env, "-dconf", host)
+    until(lambda: "scratch_free=2G" in qconf(env, "-se", host)
+          and "tmp_free=" not in qconf(env, "-se", host), "the global sensor again")
