@@ -16,7 +16,7 @@ from common.cluster import queue_instances
 from common.jobstate import ACTIVE_STATES, State
 from common.model import CONF_KINDS, ORDERED_KINDS
 from common.placement.dispatch import PassInput
-from common.placement.inputs import pass_input, placement_jobs
+from common.placement.inputs import pass_input, placement_jobs, queue_thresholds
 from common.placement.job import PlacementJob
 from common.placement.pass_conf import conf_fields
 from common.placement.resources import LevelKey, complex_list, fixed_levels
@@ -42,6 +42,8 @@ class Mirror:
     _instances: list[Any] | None = None  # queue instances, rebuilt after conf/host changes
     _fixed: dict[LevelKey, dict[str, str]] | None = None  # resource levels, same lifetime
     _conf_fields: dict[str, Any] | None = None  # PassInput's share of conf, until it changes
+    # each instance's load and suspend thresholds, as long as the instances stay
+    _thresholds: dict[tuple[str, str], Any] | None = None
 
     @classmethod
     def from_snapshot(cls, snap: dict[str, Any]) -> "Mirror":
@@ -66,13 +68,13 @@ class Mirror:
         elif kind == "host":
             self._apply_host(key, obj)
         elif kind == "qstate":
-            self._instances = None  # the resource levels do not depend on states
+            self._instances = None  # the resource levels and thresholds do not depend on states
             if op == "del":
                 self.qstates.pop(key, None)
             else:
                 self.qstates[key] = obj
         elif kind in self.conf:
-            self._instances = self._fixed = self._conf_fields = None
+            self._instances = self._fixed = self._conf_fields = self._thresholds = None
             if op == "del" or kind in ORDERED_KINDS:  # a changed one goes last
                 self.conf[kind].pop(key, None)
             if op != "del":
@@ -82,7 +84,7 @@ class Mirror:
     def _apply_host(self, key: str, obj: Any) -> None:
         old = self.hosts.get(key)
         if old is None or old.get("alive") != obj.get("alive"):
-            self._instances = self._fixed = None
+            self._instances = self._fixed = self._thresholds = None
         self.hosts[key] = obj
 
     def _apply_job(self, op: str, key: str, obj: Any) -> None:
@@ -149,6 +151,9 @@ class Mirror:
                    and State(self.tasks[key]["state"]) not in ACTIVE_STATES]
         if self._conf_fields is None:
             self._conf_fields = conf_fields(self.conf)
+        if self._thresholds is None:
+            self._thresholds = queue_thresholds(self.conf, instances)
         return pass_input(self.conf, self.hosts, self.jobs, active, pending=pending,
                           used=self.used, instances=instances, fixed=self._fixed,
-                          fields=self._conf_fields, now=time.time())
+                          fields=self._conf_fields, now=time.time(),
+                          thresholds=self._thresholds)

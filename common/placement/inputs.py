@@ -52,12 +52,15 @@ def pass_input(conf: Conf, hosts: Mapping[str, Any], jobs: Mapping[int, Placemen
                instances: list[QueueInstance] | None = None,
                fixed: dict[LevelKey, dict[str, str]] | None = None,
                fields: dict[str, Any] | None = None,
-               now: float | None = None) -> PassInput:
+               now: float | None = None,
+               thresholds: dict[tuple[str, str], InstanceThresholds] | None = None
+               ) -> PassInput:
     """The pass's input. ``active``: task records that hold slots and consumables (with
     ``granted`` and ``granted_pe``); ``used``: slots in use per queue instance (none: an
     empty cluster). ``instances``, ``fixed`` and ``fields`` may be given when the caller
     keeps them between passes. The resource view is fresh: the pass debits into it.
-    ``now``: the time load adjustments decay by (None: no adjustments)."""
+    ``now``: the time load adjustments decay by (None: no adjustments); ``thresholds``:
+    :func:`queue_thresholds` when the caller keeps them."""
     instances = queue_instances(conf, hosts) if instances is None else instances
     fields = conf_fields(conf) if fields is None else fields
     holding = [t for t in active if t.get("granted") and t["job_id"] in jobs]
@@ -67,7 +70,7 @@ def pass_input(conf: Conf, hosts: Mapping[str, Any], jobs: Mapping[int, Placemen
     quotas = quota_context(conf, view.attrs, fields["host_groups"],
                            {name: view.load.get(host_key(name), {}) for name in hosts},
                            jobs, holding)
-    thresholds = queue_thresholds(conf, instances)
+    thresholds = queue_thresholds(conf, instances) if thresholds is None else thresholds
     loads = host_loads(conf, hosts, view, holding, now)
     overloaded = {}
     for key, found in thresholds.items():

@@ -197,6 +197,8 @@ class HostLoads:
         self.factors, self.decay_time, self.now = list(factors), decay_time, now
         self.recent = {host: list(items) for host, items in (recent or {}).items()}
         self._adjust: dict[str, dict[str, Adjustment]] = {}
+        # (host, thresholds) -> checks: a host's queues mostly share their thresholds
+        self._checks: dict[tuple[str, tuple[tuple[str, str], ...]], list[Check]] = {}
 
     def copy(self) -> "HostLoads":
         """The same loads, with dispatches added to the copy kept apart."""
@@ -221,15 +223,21 @@ class HostLoads:
     def checks(self, host: str, thresholds: Sequence[tuple[str, str]]) -> list[Check]:
         if not thresholds:
             return []
-        return check_thresholds(thresholds, self.attrs, self.loads.get(host),
-                                self.global_load, scaled=self.scaled.get(host, frozenset()),
-                                adjustments=self.adjustments(host))
+        key = (host, tuple(thresholds))
+        found = self._checks.get(key)
+        if found is None:
+            found = self._checks[key] = check_thresholds(
+                thresholds, self.attrs, self.loads.get(host), self.global_load,
+                scaled=self.scaled.get(host, frozenset()), adjustments=self.adjustments(host))
+        return found
 
     def dispatched(self, host: str, slots: int) -> None:
         """A dispatch of this pass: its full adjustment counts from now on."""
         if self.factors and self.decay_time > 0:
             self.recent.setdefault(host, []).append((self.now, slots))
             self._adjust.pop(host, None)
+            for key in [k for k in self._checks if k[0] == host]:
+                del self._checks[key]
 
 
 def instance_thresholds(queue: str, host: str, load_text: str, suspend_text: str
