@@ -2,8 +2,9 @@
 
 Pure: the caller passes a naive local datetime (Grid Engine evaluates calendars in the
 qmaster's local time) and gets the state, ``"on"``, ``"off"`` or ``"suspended"``, and the
-first later time at which the state differs, or None when it never changes again. The
-qmaster sets its timer to that time; the reading of the fields is
+first later time at which the state differs, or None when it never changes again (the
+qmaster looks at every calendar each second, qmaster.auto_suspend; the time of the next
+change is for displays and tests). The reading of the fields is
 ``common.objects_conf.calendar``'s.
 
 The rules, and where they come from:

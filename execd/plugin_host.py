@@ -154,6 +154,16 @@ class Worker:
         # True from submit() until read() has returned or raised; only the main thread
         # sets it, only the worker clears it.
         self.busy = False
+        # values a read() returned after its round had closed: reported with the next
+        # round, so that a plugin slower than the timeout still reports (one behind)
+        self._late: Any = None
+        self._late_lock = threading.Lock()
+
+    def take_late(self) -> Any:
+        """The values of a read() that finished too late for its round, once."""
+        with self._late_lock:
+            late, self._late = self._late, None
+        return late
 
     def submit(self, round_: _Round) -> None:
         """Have the worker call ``read()`` for ``round_`` (only when not busy)."""
@@ -179,10 +189,14 @@ class Worker:
             # Cleared before delivering, so that the next round, which may start as soon
             # as this delivery completes the current one, finds the worker free.
             self.busy = False
-            if not round_.deliver(self.index, outcome) and outcome[1] is not None:
-                # Too late for its round, but the failure is still worth a line.
-                self._log.say((self.label, "raised"),
-                              f"plugin {self.label!r}: read() raised {_describe(outcome[1])}")
+            if not round_.deliver(self.index, outcome):
+                if outcome[1] is not None:
+                    # Too late for its round, but the failure is still worth a line.
+                    self._log.say((self.label, "raised"), f"plugin {self.label!r}: read() "
+                                                          f"raised {_describe(outcome[1])}")
+                else:
+                    with self._late_lock:
+                        self._late = outcome[0]
 
 
 # --- loading ---------------------------------------------------------------------------
@@ -308,6 +322,9 @@ def run_round(workers: Sequence[Worker], host: str, timeout: float, log: StderrL
     taken: set[str] = set()
     for worker in workers:
         outcome = results.get(worker.index)
+        late = worker.take_late()
+        if outcome is None and late is not None:
+            outcome = (late, None)  # an earlier round's answer that came after its end
         if outcome is None:
             # Still running: this round's, or an earlier round's call that has hung.
             log.say((worker.label, "slow"), f"plugin {worker.label!r}: read() still running "

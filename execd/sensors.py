@@ -33,6 +33,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from common.load_values import clean_load_value
+
 BEGIN, END, QUIT = "begin", "end", "quit"
 GLOBAL_HOST = "global"
 HANG_REQUESTS = 3           # unanswered requests before a sensor counts as hung
@@ -43,8 +45,6 @@ QUIT_GRACE_SECONDS = 2.0    # after "quit", before SIGKILL
 FIRST_RESTART_PAUSE = 1.0
 MAX_RESTART_PAUSE = 300.0
 STDERR_LINES_PER_MINUTE = 20
-MAX_NAME = 256
-MAX_VALUE = 4096
 
 Log = Callable[..., None]  # log(level, event, **fields)
 
@@ -108,8 +108,7 @@ class AnswerParser:
 
     def _value_line(self, answer: Answer, line: str) -> None:
         parts = line.split(":", 2)
-        if len(parts) < 3 or not parts[0] or not parts[1] \
-                or len(parts[1]) > MAX_NAME or len(parts[2]) > MAX_VALUE:
+        if len(parts) < 3 or not parts[0] or not clean_load_value(parts[1], parts[2]):
             answer.format_errors.append(line)
             return
         host, name, value = parts
@@ -176,10 +175,12 @@ class LoadSensor:
         if self.command is not None:
             self.started_mtime = _mtime(self._watched_path())
         try:
+            # from /: the execd's working directory may be one users can write to, and
+            # a program there (or python -m's sys.path) must not pick up their files
             self.proc = await asyncio.create_subprocess_exec(
                 *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE, env=self.env, start_new_session=True,
-                limit=MAX_LINE_BYTES)
+                limit=MAX_LINE_BYTES, cwd="/")
         except OSError as exc:
             self.log("error", "load sensor cannot be started", sensor=self.name,
                      error=str(exc))
@@ -201,31 +202,28 @@ class LoadSensor:
         return _mtime(self._watched_path()) != self.started_mtime
 
     async def stop(self, *, why: str = "") -> None:
-        """Ask the sensor to quit, then end it if it does not; its values are gone."""
+        """Ask the sensor to quit, then end its session if it does not; its values are
+        gone. Whatever interrupts the wait, the session is killed."""
         self._closing = True
         proc, self.proc = self.proc, None
         self.answer = Answer()
-        if proc is not None and proc.returncode is None:
-            if why:
-                self.log("warning", "load sensor stopped", sensor=self.name, pid=proc.pid,
-                         reason=why)
-            self._write(proc, QUIT + "\n")
-            try:
-                await asyncio.wait_for(proc.wait(), QUIT_GRACE_SECONDS)
-            except asyncio.TimeoutError:
-                self._kill(proc)
+        running = proc is not None and proc.returncode is None
+        try:
+            if proc is not None and running:
+                if why:
+                    self.log("warning", "load sensor stopped", sensor=self.name,
+                             pid=proc.pid, reason=why)
+                self._write(proc, QUIT + "\n")
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(proc.wait(), QUIT_GRACE_SECONDS)
-        if proc is not None:
-            self._kill(proc)  # what it left behind in its session
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self._tasks = []
-        if proc is not None:
-            self._release(proc)
+        finally:
+            if proc is not None and running:
+                self._kill(proc)  # it, or what it left behind in its session
+            for task in self._tasks:
+                task.cancel()
+            self._tasks = []
+            if proc is not None:
+                self._release(proc)
 
     @staticmethod
     def _release(proc: asyncio.subprocess.Process) -> None:
@@ -248,8 +246,8 @@ class LoadSensor:
 
     # ---- requests and answers --------------------------------------------------------
     def request(self) -> None:
-        """Ask for values: one empty line. A sensor that left ``HANG_REQUESTS``
-        requests unanswered is not asked again (the caller restarts it)."""
+        """Ask for values: one empty line (``SensorSet`` restarts a sensor that left
+        more than ``HANG_REQUESTS`` requests unanswered)."""
         if self.proc is None:
             return
         self.answered.clear()
@@ -356,10 +354,10 @@ class SensorSet:
         self.wanted = wanted
 
     async def _apply(self) -> None:
-        for name in [n for n in self.sensors if n not in self.wanted
-                     or self._spec(self.sensors[n]) != self.wanted[n]]:
-            await self.sensors.pop(name).stop(why="no longer configured")
-        now = time.monotonic()
+        stopping = [self.sensors.pop(name).stop(why="no longer configured")
+                    for name in [n for n in self.sensors if n not in self.wanted
+                                 or self._spec(self.sensors[n]) != self.wanted[n]]]
+        hung = []
         for name, (command, argv) in self.wanted.items():
             sensor = self.sensors.get(name)
             if sensor is None:
@@ -367,10 +365,17 @@ class SensorSet:
                     name, self.host, self.log, command=command, argv=argv, env=self.env)
             if sensor.running:
                 if sensor.changed_on_disk():
-                    await sensor.stop(why="its file changed")
+                    stopping.append(sensor.stop(why="its file changed"))
                 elif sensor.hung():
-                    await sensor.stop(why=f"{HANG_REQUESTS} requests were not answered")
-                    sensor._pause_restart()
+                    stopping.append(sensor.stop(
+                        why=f"{HANG_REQUESTS} requests were not answered"))
+                    hung.append(sensor)
+        if stopping:  # side by side: each may take its quit grace
+            await asyncio.gather(*stopping)
+        for sensor in hung:
+            sensor._pause_restart()
+        now = time.monotonic()
+        for sensor in self.sensors.values():
             if not sensor.running and now >= sensor.next_start:
                 await sensor.start()
 
@@ -400,6 +405,5 @@ class SensorSet:
 
     async def close(self) -> None:
         self.wanted = {}
-        for sensor in list(self.sensors.values()):
-            await sensor.stop()
-        self.sensors.clear()
+        sensors, self.sensors = list(self.sensors.values()), {}
+        await asyncio.gather(*(sensor.stop() for sensor in sensors))

@@ -14,6 +14,7 @@ owners have nothing to say to it. Directories are made and removed with execd/sa
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import os
 import socket
@@ -134,8 +135,10 @@ class ExecdService:
         finally:
             asyncio.get_running_loop().remove_reader(notify.fileno())
             notify.close()
-            if self._report_task is not None:
+            if self._report_task is not None:  # (it may be stopping a sensor)
                 self._report_task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await self._report_task
             await self.sensors.close()
             self.sock.close(0)
             ctx.term()
@@ -291,9 +294,11 @@ class ExecdService:
         programs = {}
         plugins = [p for p in (execd_param(execd_params, LOAD_PLUGINS) or "").split(":") if p]
         if plugins and plugins != ["none"]:
-            programs["plugins"] = [sys.executable, "-m", "execd.plugin_host", "--host",
-                                   self.host, "--timeout", f"{self._sensor_wait():g}",
-                                   *plugins]
+            # -P: nothing from the working directory on sys.path; its own timeout
+            # below the execd's wait, so that what it has arrives in time
+            programs["plugins"] = [sys.executable, "-P", "-m", "execd.plugin_host",
+                                   "--host", self.host,
+                                   "--timeout", f"{self._sensor_wait() * 0.8:g}", *plugins]
         self.sensors.configure(sensor_commands(load_sensor), programs)
 
     def _sensor_wait(self) -> float:

@@ -69,18 +69,26 @@ def check_suspend_thresholds(ctx: Ctx, last_steps: dict[str, float]) -> None:
     """Take the steps every instance is due (``last_steps``: instance -> time of its
     last step, kept by the caller between calls)."""
     store = ctx.store
-    if not last_steps and not any(
+    active = [t for t in store.active_tasks() if t.queue and t.host
+              and t.state_enum in (State.RUNNING, State.SUSPENDED)]
+    if not any(THRESHOLD_REASON in t.suspend_reasons for t in active) and not any(
             _has_thresholds(attr(pairs, "suspend_thresholds", "NONE"))
             for pairs in store.conf["queue"].values()):
+        last_steps.clear()
         return  # the usual cell: nothing to look at every second
     instances = queue_instances(store.conf, store.hosts, store.qi_states)
     alarms = instance_alarms(store, instances)
     groups = hostgroups(store.conf)
     by_instance: dict[tuple[str, str], list[Task]] = {}
-    for task in store.active_tasks():
-        if task.state_enum in (State.RUNNING, State.SUSPENDED) and task.queue and task.host:
-            by_instance.setdefault((task.queue, task.host), []).append(task)
+    for task in active:
+        by_instance.setdefault((task.queue or "", task.host or ""), []).append(task)
+    for name in set(last_steps) - {qi.name for qi in instances}:
+        del last_steps[name]  # an instance that is gone
     for qi in instances:
+        if not qi.alive:
+            # an unknown host reports no load: its alarm (8.1.9's "au") says nothing about
+            # its jobs, which keep the state they had until its execd is back
+            continue
         key = (qi.queue, qi.host)
         tasks = by_instance.get(key, [])
         alarmed = exceeded(alarms[key][1]) is not None
@@ -134,6 +142,9 @@ def check_subordination(ctx: Ctx) -> None:
     by_host: dict[str, list] = {}
     for qi in instances:
         by_host.setdefault(qi.host, []).append(qi)
+    tasks_by_host: dict[str, list[Task]] = {}
+    for task in active:
+        tasks_by_host.setdefault(task.host or "", []).append(task)
     for host, here in by_host.items():
         lists: dict[str, Subordinates] = {}
         for qi in here:
@@ -143,7 +154,7 @@ def check_subordination(ctx: Ctx) -> None:
                 lists[qi.queue] = parse_subordinates(text)
             except (SubordinateError, ValueError):
                 lists[qi.queue] = None  # qconf checks the syntax; never stop the others
-        tasks = [t for t in active if t.host == host]
+        tasks = tasks_by_host.get(host, [])
         wanted = host_subordination(
             lists, {qi.queue: qi.slots for qi in here},
             {qi.queue: store.used_slots.get((qi.queue, host), 0) for qi in here},
@@ -239,3 +250,24 @@ def _calendar_now(pairs: list[list[str]] | None, when: datetime) -> str:
                               when)[0]
     except ValueError:
         return "on"  # qconf checks calendars; a bad one must not stop the others
+
+
+CELL_REASONS = frozenset({THRESHOLD_REASON, QUEUE_WISE, SLOT_WISE, CALENDAR_REASON})
+
+
+def release_orphans(ctx: Ctx) -> None:
+    """The reasons the cell itself gave a task (threshold, subordination, calendar) end
+    with the task's queue instance: a host taken out of the queue's hostlist while the
+    task runs, a queue deleted. Nothing else would ever take them back."""
+    store = ctx.store
+    held = [t for t in store.active_tasks() if CELL_REASONS & set(t.suspend_reasons)]
+    if not held:
+        return
+    present = {(qi.queue, qi.host) for qi in queue_instances(store.conf, store.hosts)}
+    for task in held:
+        if (task.queue, task.host) not in present:
+            for reason in CELL_REASONS & set(task.suspend_reasons):
+                resume_for(ctx, store.tasks.get(task.key) or task, reason)
+            ctx.services.job_log("suspend reasons of a gone queue instance dropped",
+                                 job_id=task.job_id, task_id=task.task_id, queue=task.queue,
+                                 host=task.host)

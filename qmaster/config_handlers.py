@@ -191,6 +191,9 @@ def _confirmation(ctx: Ctx, kind: str, name: str, verb: str) -> str:
     return f'{_who(ctx)} {verb} "{name}" {prep} {words.listed_in} list'
 
 
+INSTANCE_KINDS = frozenset({"queue", "hgrp", "exechost"})  # changes that add instances
+
+
 def handle_conf_put(ctx: Ctx) -> dict[str, Any]:
     kind, name, mode = ctx.body["kind"], ctx.body["name"], ctx.body["mode"]
     require_permission(ctx, kind)
@@ -233,9 +236,6 @@ def handle_conf_put(ctx: Ctx) -> dict[str, Any]:
         apply_initial_state(ctx, [qi for qi in queue_instances(ctx.store.conf, ctx.store.hosts)
                                   if qi.name not in before])
     return {"message": _confirmation(ctx, kind, name, "added" if mode == "add" else "modified")}
-
-
-INSTANCE_KINDS = frozenset({"queue", "hgrp", "exechost"})  # changes that add instances
 
 
 def _instance_names(ctx: Ctx) -> set[str]:

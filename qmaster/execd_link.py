@@ -12,6 +12,7 @@ from typing import Any
 
 from common.cluster import attr, queue_instances
 from common.jobstate import ACTIVE_STATES, Event, State
+from common.load_values import clean_load_value
 from common.model import ExecHost, Task, task_key
 from common.objects_conf.cluster import local_conf_value
 from common.objects_conf.queue import format_host_overrides, parse_host_overrides
@@ -122,9 +123,24 @@ def _update_host(ctx: Ctx, name: str, load: dict[str, Any], global_load: dict[st
                  *, alive: bool) -> None:
     old = ctx.store.hosts.get(name) or ExecHost(name=name)
     host = replace(old, load={str(k): str(v) for k, v in load.items()}, load_time=ctx.now,
-                   global_load={str(k): str(v) for k, v in global_load.items()},
-                   alive=alive)
+                   global_load=_global_values(global_load), alive=alive)
     ctx.store.put_host(ctx.batch, host, spool=old.alive != alive)
+
+
+MAX_GLOBAL_VALUES = 256  # global:name:value lines one execd may contribute
+
+
+def _global_values(values: dict[str, Any]) -> dict[str, str]:
+    """What one execd reports for the global host, as far as it may: every execd's
+    values are merged for the whole cell, so one host gets a bounded share, and names
+    or values that would break ``qconf -se global`` are dropped."""
+    kept: dict[str, str] = {}
+    for name, value in values.items():
+        if len(kept) >= MAX_GLOBAL_VALUES:
+            break
+        if clean_load_value(str(name), str(value)):
+            kept[str(name)] = str(value)
+    return kept
 
 
 def _reconcile(ctx: Ctx, host: str, reported: dict[str, float]) -> None:

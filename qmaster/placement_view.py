@@ -6,7 +6,8 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from common.cluster import QueueInstance, queue_instances
+from common.cluster import QueueInstance, attr, queue_instances
+from common.conf_values import seconds_or
 from common.placement.load_alarm import Check
 from common.model import Job
 from common.placement.dispatch import PassInput
@@ -46,7 +47,13 @@ def instance_alarms(store: Store, instances: list[QueueInstance]
     """Each instance's load and suspend threshold checks (qstat's ``a``/``A`` and
     ``-explain a/A``), with the load adjustments of recent dispatches."""
     view = load_view(store.conf, store.hosts)
-    active = [t.to_dict() for t in store.active_tasks()]
-    loads = host_loads(store.conf, store.hosts, view, active, time.time())
+    now = time.time()
+    sconf = (store.conf.get("sconf") or {}).get("global") or []
+    decay = seconds_or(attr(sconf, "load_adjustment_decay_time", "0:7:30"), 450.0)
+    # only the dispatches whose adjustment has not decayed yet count
+    recent = [{"dispatch_time": t.dispatch_time, "granted": t.granted}
+              for t in store.active_tasks()
+              if t.dispatch_time is not None and now - t.dispatch_time < decay]
+    loads = host_loads(store.conf, store.hosts, view, recent, now)
     return {key: (loads.checks(key[1], found.load), loads.checks(key[1], found.suspend))
             for key, found in queue_thresholds(store.conf, instances).items()}

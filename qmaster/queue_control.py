@@ -82,7 +82,9 @@ def state_refusal(store: Store, name: str) -> str:
     states = store.qi_states.get(name, {}).get("states", "")
     if accepts_new_jobs(states):
         return ""
-    words = {"d": "disabled", "E": "in error state", "s": "suspended"}
+    words = {"d": "disabled", "E": "in error state", "s": "suspended",
+             "D": "disabled by calendar", "C": "suspended by calendar",
+             "S": "suspended on subordinate"}
     return f"queue instance {name} is " + " and ".join(words[c] for c in states if c in words)
 
 

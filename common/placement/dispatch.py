@@ -64,6 +64,16 @@ class PassInput:
     thresholds: dict[SlotKey, InstanceThresholds] = field(default_factory=dict)
     host_loads: HostLoads | None = None
     overloaded: dict[SlotKey, str] = field(default_factory=dict)
+    _by_host: dict[str, list[tuple[SlotKey, InstanceThresholds]]] | None = field(
+        default=None, repr=False, init=False)
+
+    def thresholds_by_host(self) -> dict[str, list[tuple[SlotKey, InstanceThresholds]]]:
+        """``thresholds`` by host (a dispatch re-checks only its host's instances)."""
+        if self._by_host is None:
+            self._by_host = {}
+            for key, found in self.thresholds.items():
+                self._by_host.setdefault(key[1], []).append((key, found))
+        return self._by_host
 
 
 @dataclass
@@ -175,10 +185,11 @@ def _adjust_load(inp: PassInput, granted: list[list[Any]], free: dict[SlotKey, i
     hosts: dict[str, int] = {}
     for _queue, host, slots in granted:
         hosts[host] = hosts.get(host, 0) + int(slots)
+    by_host = inp.thresholds_by_host()
     for host, slots in hosts.items():
         loads.dispatched(host, slots)
-        for key, found in inp.thresholds.items():
-            if key[1] != host or not found.load or key not in free:
+        for key, found in by_host.get(host, ()):
+            if not found.load or key not in free:
                 continue
             check = exceeded(loads.checks(host, found.load))
             if check is not None:

@@ -20,6 +20,7 @@ The words (8.1.9, tests/data/reference/load/):
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -197,8 +198,8 @@ class HostLoads:
         self.factors, self.decay_time, self.now = list(factors), decay_time, now
         self.recent = {host: list(items) for host, items in (recent or {}).items()}
         self._adjust: dict[str, dict[str, Adjustment]] = {}
-        # (host, thresholds) -> checks: a host's queues mostly share their thresholds
-        self._checks: dict[tuple[str, tuple[tuple[str, str], ...]], list[Check]] = {}
+        # host -> thresholds -> checks: a host's queues mostly share their thresholds
+        self._checks: dict[str, dict[tuple[tuple[str, str], ...], list[Check]]] = {}
 
     def copy(self) -> "HostLoads":
         """The same loads, with dispatches added to the copy kept apart."""
@@ -223,10 +224,11 @@ class HostLoads:
     def checks(self, host: str, thresholds: Sequence[tuple[str, str]]) -> list[Check]:
         if not thresholds:
             return []
-        key = (host, tuple(thresholds))
-        found = self._checks.get(key)
+        known = self._checks.setdefault(host, {})
+        key = tuple(thresholds)
+        found = known.get(key)
         if found is None:
-            found = self._checks[key] = check_thresholds(
+            found = known[key] = check_thresholds(
                 thresholds, self.attrs, self.loads.get(host), self.global_load,
                 scaled=self.scaled.get(host, frozenset()), adjustments=self.adjustments(host))
         return found
@@ -236,8 +238,7 @@ class HostLoads:
         if self.factors and self.decay_time > 0:
             self.recent.setdefault(host, []).append((self.now, slots))
             self._adjust.pop(host, None)
-            for key in [k for k in self._checks if k[0] == host]:
-                del self._checks[key]
+            self._checks.pop(host, None)
 
 
 def instance_thresholds(queue: str, host: str, load_text: str, suspend_text: str
@@ -250,19 +251,25 @@ def instance_thresholds(queue: str, host: str, load_text: str, suspend_text: str
 def formula_terms(text: str) -> list[tuple[float, str | None, float]]:
     """``np_load_avg*2+mem_used-0.5`` -> terms (sign, load value name or None for a
     plain weight, weight). sched_conf(5): a sum of weighted load values,
-    ``{w|name[*w]}[{+|-}{w|name[*w]}...]``. A term that is neither a number nor a name
-    is left out (qconf checks the formula)."""
+    ``{w|name[*w]}[{+|-}{w|name[*w]}...]``; a weight may be negative (``name*-1``) or
+    written with an exponent (``name*1e-3``). A term that is neither a number nor a
+    name with a number is left out."""
     terms: list[tuple[float, str | None, float]] = []
     sign, term = 1.0, ""
     for char in (text or "").replace(" ", "") + "+":
-        if char in "+-" and term:
+        operator = char in "+-" and term and not term.endswith("*") \
+            and not _EXPONENT.search(term)
+        if operator:
             terms.append(_term(sign, term))
             sign, term = (1.0 if char == "+" else -1.0), ""
-        elif char in "+-":
-            sign = 1.0 if char == "+" else -1.0
+        elif char in "+-" and not term:
+            sign = -sign if char == "-" else sign
         else:
             term += char
     return [t for t in terms if t[2] == t[2]]  # (NaN: a term that did not parse)
+
+
+_EXPONENT = re.compile(r"(^|[*])[0-9]+(\.[0-9]*)?[eE]$")  # "1e" of "1e-3"
 
 
 def _term(sign: float, term: str) -> tuple[float, str | None, float]:

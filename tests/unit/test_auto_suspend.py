@@ -85,3 +85,71 @@ def test_initial_state_applies_to_new_instances_and_to_an_execd_coming_up(
     host.alive = False  # its execd went away and now comes up again
     qm.register("h1")
     assert states(qm, "init.q@h1") == "d"
+
+
+def run_checks(qm: Harness, steps: dict[str, float], now: float) -> None:
+    """One heartbeat of the qmaster's own checks, committed as the server does."""
+    from qmaster.auto_suspend import check_suspend_thresholds, release_orphans
+    batch = Batch()
+    ctx = Ctx(qm.server.store, batch, qm.server.services, b"", 0, now, {})
+    release_orphans(ctx)
+    check_suspend_thresholds(ctx, steps)
+    qm.server._commit_and_send(batch, [])
+
+
+def running_job(qm: Harness) -> int:
+    job = qm.submit()
+    qm.dispatch(job)
+    qm.call("job_started", {"host": "h1", "job_id": job, "task_id": 1, "start_time": 1.0,
+                            "dispatched": qm.server.store.tasks[f"{job}.1"].dispatch_time},
+            identity=b"execd:h1")
+    assert qm.tasks(job)[0]["state"] == "running"
+    return job
+
+
+def report_load(qm: Harness, np_load: str) -> None:
+    qm.call("load_report", {"host": "h1", "load": {"num_proc": "1", "np_load_avg": np_load}},
+            identity=b"execd:h1")
+
+
+def test_a_threshold_suspension_ends_even_when_nothing_would_look_again(
+        tmp_path: Path) -> None:
+    """The reason outlives the qmaster's memory of its steps (a restart) and the
+    threshold itself (set to NONE): the job is resumed, not held for good."""
+    qm = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
+    qm.register("h1")
+    with_attr(qm, "all.q", "load_thresholds", "NONE")
+    with_attr(qm, "all.q", "suspend_thresholds", "np_load_avg=5")
+    job = running_job(qm)
+    report_load(qm, "6")
+    run_checks(qm, {}, 100.0)
+    assert qm.tasks(job)[0]["suspend_reasons"] == ["threshold"]
+    with_attr(qm, "all.q", "suspend_thresholds", "NONE")
+    run_checks(qm, {}, 101.0)  # a fresh qmaster: no steps remembered
+    assert qm.tasks(job)[0]["suspend_reasons"] == []
+
+
+def test_reasons_of_a_gone_queue_instance_are_dropped(tmp_path: Path) -> None:
+    qm = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
+    qm.register("h1")
+    with_attr(qm, "all.q", "load_thresholds", "NONE")
+    with_attr(qm, "all.q", "suspend_thresholds", "np_load_avg=5")
+    job = running_job(qm)
+    report_load(qm, "6")
+    run_checks(qm, {}, 100.0)
+    assert qm.tasks(job)[0]["state"] == "suspended"
+    with_attr(qm, "all.q", "hostlist", "NONE")  # the host leaves the queue, the job runs on
+    run_checks(qm, {}, 101.0)
+    assert qm.tasks(job)[0]["state"] == "running"
+
+
+def test_an_unknown_host_stops_no_jobs(tmp_path: Path) -> None:
+    qm = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
+    qm.register("h1")
+    with_attr(qm, "all.q", "load_thresholds", "NONE")
+    with_attr(qm, "all.q", "suspend_thresholds", "np_load_avg=5")
+    job = running_job(qm)
+    report_load(qm, "1")
+    qm.server.store.hosts["h1"].alive = False  # no load values: "au", but jobs stay
+    run_checks(qm, {}, 100.0)
+    assert qm.tasks(job)[0]["state"] == "running"

@@ -644,3 +644,27 @@ def test_host_usage_errors(tmp_path: Path) -> None:
                               stdin=subprocess.DEVNULL)
         assert proc.returncode == 2, (args, proc.stderr)
         assert "usage:" in proc.stderr
+
+
+class Slow:
+    """Answers after 0.3 s: slower than the rounds' 0.1 s timeout."""
+    name = "slow"
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def read(self) -> dict[str, int]:
+        time.sleep(0.3)
+        self.n += 1
+        return {"t_slow": self.n}
+
+
+def test_a_slow_plugin_reports_one_round_behind() -> None:
+    log = Log()
+    workers = [plugin_host.Worker(0, "slow", Slow(), log.log)]
+    assert plugin_host.run_round(workers, "h", 0.1, log.log) == ["begin", "end"]
+    time.sleep(0.4)  # its read() ends after the round closed
+    # the next round calls it again and, while that runs, reports the late answer
+    assert plugin_host.run_round(workers, "h", 0.1, log.log) == ["begin", "h:t_slow:1", "end"]
+    time.sleep(0.4)
+    assert plugin_host.run_round(workers, "h", 0.1, log.log) == ["begin", "h:t_slow:2", "end"]

@@ -195,3 +195,11 @@ def test_the_plugin_host_is_a_sensor_like_any_other(tmp_path: Path) -> None:
     os.environ.setdefault("PYTHONPATH", str(root))
     values = asyncio.run(asyncio.wait_for(scenario(), 60))
     assert int(values["tmp_free"]) > 0
+
+
+def test_names_and_values_that_would_break_qconf_se_are_format_errors() -> None:
+    parser = AnswerParser("vm")
+    parser.requested()
+    answer = feed(parser, "begin", "vm:a,b:1", "vm:x=y:1", "vm:v:1,2", "vm:w:two words",
+                  "vm:ok:1", "end")
+    assert answer.host_values == {"ok": "1"} and len(answer.format_errors) == 4
