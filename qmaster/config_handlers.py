@@ -331,9 +331,11 @@ def handle_conf_del(ctx: Ctx) -> dict[str, Any]:
         raise RequestError("malformed", f"cannot delete objects of kind \"{kind}\"")
     if kind == "exechost" and name == GLOBAL_HOST:
         raise RequestError("denied", f'denied: pseudo host "{name}" may not be deleted')
-    if kind == "conf" and not deletable_conf(name, ctx.store.conf[kind]):
-        # 8.1.9 says "removed" for a host without a local configuration
-        return {"message": _confirmation(ctx, kind, name, "removed")}
+    if kind == "conf":
+        stored = deletable_conf(name, ctx.store.conf[kind])
+        if stored is None:  # 8.1.9 says "removed" for a host without one
+            return {"message": _confirmation(ctx, kind, name, "removed")}
+        name = stored  # "VM" removes the configuration of "vm", which it is
     if name not in ctx.store.conf[kind]:
         raise RequestError("missing", does_not_exist(kind, name))
     _check_unreferenced(ctx, kind, name)

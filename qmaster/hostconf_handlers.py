@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from common.objects_conf.cluster import host_conf_name
 from qmaster.context import RequestError
 from qmaster.host_rights import host_name_problem
 
@@ -36,8 +37,10 @@ def check_conf_exists(name: str, mode: str, exists: bool) -> None:
         raise RequestError("missing", f"configuration {name} does not exist")
 
 
-def deletable_conf(name: str, confs: Mapping[str, object]) -> bool:
-    """Whether ``name`` has a configuration to delete; the global one cannot go."""
+def deletable_conf(name: str, confs: Mapping[str, object]) -> str | None:
+    """The stored name of the host configuration ``name`` names (host names compare
+    as ``local_conf_value`` compares them), None when there is none; the global one
+    cannot go."""
     if name == GLOBAL_CONF:
         raise RequestError("denied", f'can\'t delete configuration "{name}" from list')
-    return name in confs
+    return host_conf_name(confs, name)

@@ -138,17 +138,24 @@ def local_conf_value(conf: Mapping[str, Mapping[str, Sequence[Sequence[str]]]], 
 
 def _host_conf(confs: Mapping[str, Sequence[Sequence[str]]],
                host: str) -> Sequence[Sequence[str]] | None:
+    name = host_conf_name(confs, host)
+    return None if name is None else confs[name]
+
+
+def host_conf_name(confs: Mapping[str, object], host: str) -> str | None:
+    """The name the host's local configuration is stored under: as spelt, else without
+    case, else a short name against a fully qualified one (None: it has none)."""
     if host in confs:
-        return confs[host]
+        return host
     low = host.lower()
     short = low.split(".", 1)[0]
-    for key, pairs in confs.items():
+    for key in confs:
         other = key.lower()
         if key == GLOBAL_CONF_NAME:
             continue
         if other == low or (("." not in other or "." not in low)
                             and other.split(".", 1)[0] == short):
-            return pairs
+            return key
     return None
 
 

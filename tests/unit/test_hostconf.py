@@ -96,3 +96,14 @@ def test_calendar_references() -> None:
         check_unreferenced(conf, "weekend")
     assert exc.value.message == 'denied: Calendar "weekend" is still referenced in queue "q"'
     check_unreferenced(conf, "other")
+
+
+def test_dconf_names_a_host_configuration_as_local_conf_value_finds_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from tests.unit.test_qmaster_core import ROOT, Harness
+    qm = Harness(tmp_path, auto_add_hosts=True, default_slots=1)
+    qm.register("vm")
+    qm.call("conf_put", {"user": ROOT.to_dict(), "kind": "conf", "name": "vm",
+                         "data": [["load_sensor", "/bin/true"]], "mode": "add"})
+    reply = qm.call("conf_del", {"user": ROOT.to_dict(), "kind": "conf", "name": "VM"})
+    assert "removed" in reply["message"]
+    assert "vm" not in qm.server.store.conf["conf"]
