@@ -118,24 +118,33 @@ def _separate() -> None:
     sys.stdout.write("\n")
 
 
+def _each(items: list[str], one: Callable[[str], int]) -> int:
+    """``one`` for each item of a list option, 8.1.9's empty line between them; the
+    worst exit status."""
+    rc = 0
+    for index, item in enumerate(items):
+        if index:
+            _separate()
+        rc = max(rc, one(item))
+    return rc
+
+
 # ---- show ----------------------------------------------------------------------------
 def show(s: Session, names: str = GLOBAL) -> int:
     """``-sconf [host_list|global]``."""
     confs = s.objects(KIND)
-    rc = 0
-    for index, typed in enumerate(names.split(",")):
-        if index:
-            _separate()
+
+    def one(typed: str) -> int:
         name = conf_name(s, typed, confs)
         if name is None:
             err(CANT_RESOLVE.format(typed))
-            rc = 1
-        elif name not in confs:
+            return 1
+        if name not in confs:
             err(NOT_DEFINED.format(name))
-            rc = 1
-        else:
-            out(render_configuration(name, confs[name]))
-    return rc
+            return 1
+        out(render_configuration(name, confs[name]))
+        return 0
+    return _each(names.split(","), one)
 
 
 def show_list(s: Session) -> int:
@@ -158,12 +167,7 @@ def _edit(name: str, confs: dict[str, list[list[str]]]) -> list[list[str]]:
 def add_in_editor(s: Session, names: str = GLOBAL) -> int:
     """``-aconf [host_list]``."""
     confs = s.objects(KIND)
-    rc = 0
-    for index, typed in enumerate(names.split(",")):
-        if index:
-            _separate()
-        rc = max(rc, _add_one(s, typed, confs))
-    return rc
+    return _each(names.split(","), lambda typed: _add_one(s, typed, confs))
 
 
 def _add_one(s: Session, typed: str, confs: dict[str, list[list[str]]]) -> int:
@@ -187,12 +191,7 @@ def add_from_files(s: Session, paths: str | None = None) -> int:
     if paths is None:
         raise QconfError(EXISTS.format(GLOBAL))
     confs = s.objects(KIND)
-    rc = 0
-    for index, path in enumerate(paths.split(",")):
-        if index:
-            _separate()
-        rc = max(rc, _add_file(s, path, confs))
-    return rc
+    return _each(paths.split(","), lambda path: _add_file(s, path, confs))
 
 
 def _add_file(s: Session, path: str, confs: dict[str, list[list[str]]]) -> int:

@@ -112,15 +112,20 @@ def report_load(qm: Harness, np_load: str) -> None:
             identity=b"execd:h1")
 
 
-def test_a_threshold_suspension_ends_even_when_nothing_would_look_again(
-        tmp_path: Path) -> None:
-    """The reason outlives the qmaster's memory of its steps (a restart) and the
-    threshold itself (set to NONE): the job is resumed, not held for good."""
+def threshold_cell(tmp_path: Path) -> tuple[Harness, int]:
+    """Host h1 with all.q's suspend threshold np_load_avg=5, and one running job."""
     qm = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
     qm.register("h1")
     with_attr(qm, "all.q", "load_thresholds", "NONE")
     with_attr(qm, "all.q", "suspend_thresholds", "np_load_avg=5")
-    job = running_job(qm)
+    return qm, running_job(qm)
+
+
+def test_a_threshold_suspension_ends_even_when_nothing_would_look_again(
+        tmp_path: Path) -> None:
+    """The reason outlives the qmaster's memory of its steps (a restart) and the
+    threshold itself (set to NONE): the job is resumed, not held for good."""
+    qm, job = threshold_cell(tmp_path)
     report_load(qm, "6")
     run_checks(qm, {}, 100.0)
     assert qm.tasks(job)[0]["suspend_reasons"] == ["threshold"]
@@ -130,11 +135,7 @@ def test_a_threshold_suspension_ends_even_when_nothing_would_look_again(
 
 
 def test_reasons_of_a_gone_queue_instance_are_dropped(tmp_path: Path) -> None:
-    qm = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
-    qm.register("h1")
-    with_attr(qm, "all.q", "load_thresholds", "NONE")
-    with_attr(qm, "all.q", "suspend_thresholds", "np_load_avg=5")
-    job = running_job(qm)
+    qm, job = threshold_cell(tmp_path)
     report_load(qm, "6")
     run_checks(qm, {}, 100.0)
     assert qm.tasks(job)[0]["state"] == "suspended"
@@ -144,11 +145,7 @@ def test_reasons_of_a_gone_queue_instance_are_dropped(tmp_path: Path) -> None:
 
 
 def test_an_unknown_host_stops_no_jobs(tmp_path: Path) -> None:
-    qm = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
-    qm.register("h1")
-    with_attr(qm, "all.q", "load_thresholds", "NONE")
-    with_attr(qm, "all.q", "suspend_thresholds", "np_load_avg=5")
-    job = running_job(qm)
+    qm, job = threshold_cell(tmp_path)
     report_load(qm, "1")
     qm.server.store.hosts["h1"].alive = False  # no load values: "au", but jobs stay
     run_checks(qm, {}, 100.0)
