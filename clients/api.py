@@ -19,10 +19,9 @@ import socket
 import time
 from typing import Any
 
-from common import munge, wire
+from common import wire
 from common.cell import Cell, CellNotFound, cell_from_env, read_act_qmaster
 from common.jobspec import JobSpecError, check_submitted_job
-from common.keys import KeyFileError, qmaster_public_path, read_certificate
 from common.model import UserInfo
 from common.zmtp import Dealer
 
@@ -153,7 +152,8 @@ class Client:
         if self.qmaster_key is None:
             raise ClientError("unreachable", "unable to contact qmaster: its public key "
                               "is unknown (<cell>/common/keys/qmaster.key)")
-        from clients.remote import RemoteDealer
+        from clients.remote import RemoteDealer  # (the remote path's modules, only here)
+        from common import munge
         return RemoteDealer(self.host, self.port, self.qmaster_key, timeout,
                             munge.socket_from_env())
 
@@ -288,6 +288,7 @@ class Client:
 
 
 def _qmaster_key(cell: Cell) -> bytes | None:
+    from common.keys import KeyFileError, qmaster_public_path, read_certificate
     try:
         return read_certificate(qmaster_public_path(cell)).public
     except KeyFileError:

@@ -9,7 +9,6 @@ naming the field, so handlers can trust every value they receive. Events on the 
 """
 from __future__ import annotations
 
-import hashlib
 
 from typing import Any
 
@@ -223,6 +222,7 @@ class WireError(Exception):
 def credential_payload(payload: bytes) -> bytes:
     """What a remote client's MUNGE credential carries for request ``payload``: its
     SHA-256 digest, so the credential proves this request and no other (qmaster.gate)."""
+    import hashlib  # (remote clients and the qmaster only: not every command's start)
     return hashlib.sha256(payload).digest()
 
 

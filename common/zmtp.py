@@ -12,7 +12,7 @@ refusal during the handshake (ZMTP's ERROR command) is raised with its reason.
 """
 from __future__ import annotations
 
-import secrets
+import os
 import socket
 import struct
 import time
@@ -33,7 +33,7 @@ def _ready_command() -> bytes:
     another peer could claim first (docs/security.md)."""
     body = b"\x05READY"
     for name, value in ((b"Socket-Type", b"DEALER"),
-                        (b"Identity", b"c" + secrets.token_bytes(16))):
+                        (b"Identity", b"c" + os.urandom(16))):
         body += bytes([len(name)]) + name + struct.pack(">I", len(value)) + value
     return _frame(body, FLAG_COMMAND)
 

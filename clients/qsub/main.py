@@ -7,7 +7,6 @@ request files, sends the job, prints ``Your job N ("name") has been submitted`` 
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import time
 from pathlib import Path
@@ -135,6 +134,7 @@ def _report(label: str, task: dict[str, Any], terse: bool) -> Any:
     if not task.get("started") and task.get("deleted"):
         return sync_report(label, never_ran=True)
     if task.get("signal"):
+        import signal  # (only -sync's report of a signalled job needs its names)
         try:
             name = signal.Signals(int(task["signal"])).name
         except ValueError:
