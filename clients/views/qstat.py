@@ -416,7 +416,7 @@ def _add_instance(cq: dict[str, Any], inst: Reply, host: Reply) -> None:
     states = set(str(inst.get("states") or ""))
     if alive and not states:
         cq["available"] += slots - used
-    elif alive and states <= set("aACD"):  # alarms and calendars pass by themselves
+    elif alive and states <= set("aoACDS"):  # 8.1.9's column: states that pass by themselves
         cq["temp_disabled"] += slots
     else:  # 'u', and qmod's d, E and s, count as needing manual intervention
         cq["manual_intervention"] += slots

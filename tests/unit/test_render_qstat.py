@@ -295,3 +295,13 @@ def test_resources_block_optional_lines() -> None:
                      "       Soft Resources:   mem_free=2G\n"
                      "       Hard requested queues: all.q, b.q\n"
                      "       Predecessor Jobs: 1, 2\n")
+
+
+def test_g_c_counts_states_that_pass_by_themselves_apart_from_manual_ones() -> None:
+    """8.1.9's columns: aoACDS (alarms, calendars, subordination) and cdsuE."""
+    from clients.views.qstat import cluster_queue_summary
+    hosts = [{"name": "h", "alive": True, "load": {"np_load_avg": "0.5"}}]
+    instances = [{"queue": "q", "host": "h", "slots": 2, "used": 0, "alive": True,
+                  "states": states} for states in ("a", "S", "CD", "d", "aE", "")]
+    [cq] = cluster_queue_summary({"hosts": hosts, "instances": instances})
+    assert (cq["temp_disabled"], cq["manual_intervention"], cq["available"]) == (6, 4, 2)
