@@ -21,11 +21,12 @@ changes the count; here within the next heartbeat (one second).
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Sequence
+from typing import Callable, Sequence
 
-from common.cluster import attr, host_value, hostgroups, queue_instances
+from common.cluster import QueueInstance, attr, host_value, hostgroups, queue_instances
 from common.conf_values import seconds_or
 from common.jobstate import State
 from common.calendar_state import calendar_state
@@ -40,6 +41,8 @@ from qmaster.placement_view import instance_alarms
 from qmaster.queue_control import resume_for, suspend_for, with_state
 
 THRESHOLD_REASON = "threshold"  # Task.suspend_reasons: qstat shows T
+# the cell's queue instances, worked out once per heartbeat when a check first needs them
+Instances = Callable[[], list[QueueInstance]]
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,8 @@ def threshold_steps(alarmed: bool, tasks: Sequence[Task], last_step: float | Non
     return Steps([], held[:count])
 
 
-def check_suspend_thresholds(ctx: Ctx, last_steps: dict[str, float]) -> None:
+def check_suspend_thresholds(ctx: Ctx, last_steps: dict[str, float],
+                             instances: Instances) -> None:
     """Take the steps every instance is due (``last_steps``: instance -> time of its
     last step, kept by the caller between calls)."""
     store = ctx.store
@@ -76,15 +80,15 @@ def check_suspend_thresholds(ctx: Ctx, last_steps: dict[str, float]) -> None:
             for pairs in store.conf["queue"].values()):
         last_steps.clear()
         return  # the usual cell: nothing to look at every second
-    instances = queue_instances(store.conf, store.hosts, store.qi_states)
-    alarms = instance_alarms(store, instances)
+    here = instances()
+    alarms = instance_alarms(store, here)
     groups = hostgroups(store.conf)
     by_instance: dict[tuple[str, str], list[Task]] = {}
     for task in active:
         by_instance.setdefault((task.queue or "", task.host or ""), []).append(task)
-    for name in set(last_steps) - {qi.name for qi in instances}:
+    for name in set(last_steps) - {qi.name for qi in here}:
         del last_steps[name]  # an instance that is gone
-    for qi in instances:
+    for qi in here:
         if not qi.alive:
             # an unknown host reports no load: its alarm (8.1.9's "au") says nothing about
             # its jobs, which keep the state they had until its execd is back
@@ -125,7 +129,7 @@ def _int(text: str) -> int:
         return 1
 
 
-def check_subordination(ctx: Ctx) -> None:
+def check_subordination(ctx: Ctx, instances: Instances) -> None:
     """Bring every host's subordinated instances and tasks to what its queues'
     subordinate lists want now."""
     store = ctx.store
@@ -138,9 +142,9 @@ def check_subordination(ctx: Ctx) -> None:
             and not any("S" in s.get("states", "") for s in store.qi_states.values()):
         return
     groups = hostgroups(store.conf)
-    instances = queue_instances(store.conf, store.hosts, store.qi_states)
+    here = instances()
     by_host: dict[str, list] = {}
-    for qi in instances:
+    for qi in here:
         by_host.setdefault(qi.host, []).append(qi)
     tasks_by_host: dict[str, list[Task]] = {}
     for task in active:
@@ -206,7 +210,7 @@ CALENDAR_REASON = "calendar"  # Task.suspend_reasons: a calendar suspends the in
 _CALENDAR_LETTER = {"off": "D", "suspended": "C"}
 
 
-def check_calendars(ctx: Ctx, when: datetime) -> None:
+def check_calendars(ctx: Ctx, when: datetime, instances: Instances) -> None:
     """Each instance's calendar state at local time ``when``: ``off`` disables it (state
     ``D``: no new jobs, running ones go on), ``suspended`` suspends it and its jobs
     (state ``C``, jobs ``S``); ``on`` or no calendar clears both (8.1.9 switches at the
@@ -223,7 +227,7 @@ def check_calendars(ctx: Ctx, when: datetime) -> None:
     for task in store.active_tasks():
         if task.state_enum in (State.TRANSFERRING, State.RUNNING, State.SUSPENDED):
             by_instance.setdefault((task.queue or "", task.host or ""), []).append(task)
-    for qi in queue_instances(store.conf, store.hosts, store.qi_states):
+    for qi in instances():
         name = host_value(store.conf["queue"][qi.queue], "calendar", qi.host, groups, "NONE")
         state = cache.get(name)
         if state is None:
@@ -255,7 +259,7 @@ def _calendar_now(pairs: list[list[str]] | None, when: datetime) -> str:
 CELL_REASONS = frozenset({THRESHOLD_REASON, QUEUE_WISE, SLOT_WISE, CALENDAR_REASON})
 
 
-def release_orphans(ctx: Ctx) -> None:
+def release_orphans(ctx: Ctx, instances: Instances) -> None:
     """The reasons the cell itself gave a task (threshold, subordination, calendar) end
     with the task's queue instance: a host taken out of the queue's hostlist while the
     task runs, a queue deleted. Nothing else would ever take them back."""
@@ -263,7 +267,7 @@ def release_orphans(ctx: Ctx) -> None:
     held = [t for t in store.active_tasks() if CELL_REASONS & set(t.suspend_reasons)]
     if not held:
         return
-    present = {(qi.queue, qi.host) for qi in queue_instances(store.conf, store.hosts)}
+    present = {(qi.queue, qi.host) for qi in instances()}
     for task in held:
         if (task.queue, task.host) not in present:
             for reason in CELL_REASONS & set(task.suspend_reasons):
@@ -271,3 +275,15 @@ def release_orphans(ctx: Ctx) -> None:
             ctx.services.job_log("suspend reasons of a gone queue instance dropped",
                                  job_id=task.job_id, task_id=task.task_id, queue=task.queue,
                                  host=task.host)
+
+
+def heartbeat(ctx: Ctx, last_steps: dict[str, float], when: datetime) -> None:
+    """Every check of one second, sharing the queue instances (for the instance names,
+    hosts and whether a host is up; the states each check reads from the store)."""
+    store = ctx.store
+    instances: Instances = functools.cache(
+        lambda: queue_instances(store.conf, store.hosts, store.qi_states))
+    release_orphans(ctx, instances)
+    check_suspend_thresholds(ctx, last_steps, instances)
+    check_subordination(ctx, instances)
+    check_calendars(ctx, when, instances)

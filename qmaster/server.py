@@ -28,9 +28,7 @@ from common.cell import MAX_SOCKET_PATH, Cell, write_act_qmaster
 from common.daemon import port_is_free
 from qmaster import (accounting_log, alter, config_handlers, execd_link, gate, jobs, orders,
                      queue_control, userset_handlers)
-from qmaster.auto_suspend import (
-    check_calendars, check_subordination, check_suspend_thresholds, release_orphans,
-)
+from qmaster.auto_suspend import heartbeat
 from qmaster.lost_hosts import (lost_host_policy, lost_hosts, lost_task_actions, queue_rerun,
                                 unheard_hosts)
 from qmaster.context import DEFERRED, Ctx, RequestError, Services
@@ -468,10 +466,7 @@ class QmasterServer:
         ctx = Ctx(self.store, batch, self.services, b"", 0, time.time(), {})
         point = self.store.savepoint(batch)
         try:
-            release_orphans(ctx)
-            check_suspend_thresholds(ctx, self.suspend_steps)
-            check_subordination(ctx)
-            check_calendars(ctx, datetime.now())
+            heartbeat(ctx, self.suspend_steps, datetime.now())
         except Exception:
             self.store.rollback(batch, point)
             raise

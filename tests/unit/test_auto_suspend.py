@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from qmaster.auto_suspend import CALENDAR_REASON, check_calendars
+from qmaster.auto_suspend import CALENDAR_REASON, heartbeat
 from qmaster.context import Ctx
 from qmaster.store import Batch
 from tests.unit.test_qmaster_core import ROOT, Harness
@@ -23,10 +23,10 @@ def with_attr(qm: Harness, queue: str, name: str, value: str) -> None:
 
 
 def tick(qm: Harness, when: datetime) -> None:
-    """One heartbeat's calendar check at ``when``, committed as the server does."""
+    """One heartbeat at ``when`` (the calendars' clock), committed as the server does."""
     batch = Batch()
-    check_calendars(Ctx(qm.server.store, batch, qm.server.services, b"", 0,
-                        when.timestamp(), {}), when)
+    heartbeat(Ctx(qm.server.store, batch, qm.server.services, b"", 0, when.timestamp(), {}),
+              {}, when)
     qm.server._commit_and_send(batch, [])
 
 
@@ -89,11 +89,9 @@ def test_initial_state_applies_to_new_instances_and_to_an_execd_coming_up(
 
 def run_checks(qm: Harness, steps: dict[str, float], now: float) -> None:
     """One heartbeat of the qmaster's own checks, committed as the server does."""
-    from qmaster.auto_suspend import check_suspend_thresholds, release_orphans
     batch = Batch()
     ctx = Ctx(qm.server.store, batch, qm.server.services, b"", 0, now, {})
-    release_orphans(ctx)
-    check_suspend_thresholds(ctx, steps)
+    heartbeat(ctx, steps, datetime.fromtimestamp(now))
     qm.server._commit_and_send(batch, [])
 
 
