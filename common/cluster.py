@@ -98,7 +98,7 @@ def queue_instances(conf: Mapping[str, Mapping[str, Pairs]], hosts: Mapping[str,
         for host in sorted(queue_hosts(pairs, groups)):
             if host not in hosts:
                 continue
-            qi = _instance(qname, pairs, host, groups, _alive(hosts[host]))
+            qi = _instance(qname, pairs, host, groups, host_alive(hosts[host]))
             letters = str((states or {}).get(qi.name, {}).get("states") or "")
             out.append(replace(qi, states=letters) if letters else qi)
     return out
@@ -112,7 +112,9 @@ def _instance(qname: str, pairs: Pairs, host: str, groups: dict[str, list[str]],
     return QueueInstance(qname, host, slots, seq_no, qtype, alive)
 
 
-def _alive(host: Any) -> bool:
+def host_alive(host: Any) -> bool:
+    """Is the exec host (an ``ExecHost`` or its dict, as the scheduler's mirror keeps
+    it) up?"""
     return bool(host.get("alive") if isinstance(host, dict) else getattr(host, "alive", False))
 
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping, Sequence
 
-from common.cluster import QueueInstance, attr, host_value, hostgroups, queue_instances
+from common.cluster import (
+    QueueInstance, attr, host_alive, host_value, hostgroups, queue_instances,
+)
 from common.conf_values import seconds_or, split_assignments
 from common.placement.dispatch import PassInput, pe_usage
 from common.placement.load_alarm import (
@@ -130,14 +132,10 @@ def host_loads(conf: Conf, hosts: Mapping[str, Any], view: Any,
                 continue
             for _queue, host, slots in task["granted"]:
                 recent.setdefault(str(host), []).append((float(when), int(slots)))
-    loads = {name: (view.load.get(host_key(name), {}) if _alive(h) else None)
+    loads = {name: (view.load.get(host_key(name), {}) if host_alive(h) else None)
              for name, h in hosts.items()}
     return HostLoads(view.attrs, loads, view.load.get(GLOBAL, {}),
                      scaled={name: view.scaled.get(host_key(name), frozenset())
                              for name in hosts},
                      factors=[(n, v) for n, v in factors if n.upper() != "NONE"],
                      decay_time=decay, now=now or 0.0, recent=recent)
-
-
-def _alive(host: Any) -> bool:
-    return bool(host.get("alive") if isinstance(host, Mapping) else getattr(host, "alive", False))

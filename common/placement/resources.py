@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from common.cluster import QueueInstance, attr, hostgroups
+from common.cluster import QueueInstance, attr, host_alive, hostgroups
 from common.conf_values import split_assignments, split_names
 from common.objects_conf.queue import QUEUE, parse_host_overrides, resolve
 from common.resource.complexes import (
@@ -161,10 +161,8 @@ def global_load(hosts: Mapping[str, Any]) -> dict[str, str]:
     report as ``global:name:value`` (by host name, a later host's value winning)."""
     merged: dict[str, str] = {}
     for name in sorted(hosts):
-        host = hosts[name]
-        alive = host.get("alive") if isinstance(host, dict) else getattr(host, "alive", False)
-        if alive:
-            merged.update(_load_of(host, "global_load"))
+        if host_alive(hosts[name]):
+            merged.update(_load_of(hosts[name], "global_load"))
     return merged
 
 
