@@ -14,6 +14,7 @@ from hypothesis import given, strategies as st
 
 from execd import sensors
 from execd.load import execd_param, with_sensor_values
+from common.load_values import clean_load_value
 from execd.sensors import AnswerParser, Flood, SensorSet, same_host, sensor_commands
 
 
@@ -47,14 +48,18 @@ def test_a_flood_is_refused() -> None:
             parser.feed(f"vm:v{i}:1")
 
 
-@given(st.lists(st.text(max_size=40), max_size=30))
+@given(st.lists(st.one_of(st.text(max_size=40),
+                          st.sampled_from(["begin", "end", "vm:a:1", "global:g:2"])),
+                max_size=30))
 def test_the_parser_takes_any_line(lines: list[str]) -> None:
+    """Whatever a sensor prints, only values a load report may carry get through."""
     parser = AnswerParser("vm")
     parser.requested()
     for line in lines:
         answer = parser.feed(line.replace("\n", " "))
         if answer is not None:
-            assert all(":" not in name for name in answer.host_values)
+            for values in (answer.host_values, answer.global_values):
+                assert all(clean_load_value(k, v) for k, v in values.items())
 
 
 def test_host_names() -> None:
@@ -203,3 +208,24 @@ def test_names_and_values_that_would_break_qconf_se_are_format_errors() -> None:
     answer = feed(parser, "begin", "vm:a,b:1", "vm:x=y:1", "vm:v:1,2", "vm:w:two words",
                   "vm:ok:1", "end")
     assert answer.host_values == {"ok": "1"} and len(answer.format_errors) == 4
+
+
+def test_the_execd_follows_its_hosts_configuration(tmp_path: Path) -> None:
+    """The qmaster's answer carries the host's load_report_time, load_sensor and
+    execd_params (host-local over global: qmaster.execd_link); an execd started without
+    --load-interval reports at that interval, and runs the sensors and plugins named."""
+    from tests.unit.test_execd_safety import service
+    execd = service(tmp_path / "spool")
+    execd.epoch = "e"
+    execd._on_host_reply("load_report", {"epoch": "e", "load_report_time": "00:00:07",
+                                         "load_sensor": "/a.sh,/b.sh",
+                                         "execd_params": "LOAD_PLUGINS=tmp_free:users"})
+    assert execd._interval == 7.0
+    wanted = execd.sensors.wanted
+    assert list(wanted) == ["/a.sh", "/b.sh", "plugins"]
+    assert wanted["plugins"][1][-2:] == ("tmp_free", "users")
+    execd._on_host_reply("ping", {"epoch": "e"})  # no configuration: nothing changes
+    assert list(execd.sensors.wanted) == ["/a.sh", "/b.sh", "plugins"]
+    execd._on_host_reply("load_report", {"epoch": "e", "load_report_time": "00:00:40",
+                                         "load_sensor": "none", "execd_params": "none"})
+    assert execd._interval == 40.0 and execd.sensors.wanted == {}
