@@ -11,19 +11,27 @@ jobs at once: they are accepted (and made durable) in one request.
 """
 from __future__ import annotations
 
+import _socket
 import grp
 import itertools
 import os
 import pwd
-import socket
 import time
-from typing import Any
 
+from clients.record import Record
 from common import wire
 from common.cell import Cell, CellNotFound, cell_from_env, read_act_qmaster
-from common.jobspec import JobSpecError, check_submitted_job
-from common.model import UserInfo
 from common.zmtp import Dealer
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# What a command loads at start-up is kept to what every run needs (issue 12; the list is
+# tests/unit/test_client_imports.py): the host name and name look-ups come from
+# ``_socket`` (``socket`` would add 2 ms of enums), the user from ``User`` below (not
+# ``common.model``, which loads dataclasses and enum), and the job description's rules
+# (``common.jobspec``) only when jobs are submitted.
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -38,13 +46,29 @@ class ClientError(Exception):
 def resolvable(host: str) -> bool:
     """Whether ``host`` resolves, as Grid Engine's clients require of a host named."""
     try:
-        socket.getaddrinfo(host, None)
-    except (socket.gaierror, UnicodeError):
+        _socket.getaddrinfo(host, None)
+    except (_socket.gaierror, UnicodeError):
         return False
     return True
 
 
-def current_user() -> UserInfo:
+class User(Record, frozen=True):
+    """Who sends a request, as the client states it: the fields and ``to_dict`` of
+    ``common.model.UserInfo``, which the qmaster uses (any object with ``name`` and
+    ``to_dict`` may stand in ``Client.user``)."""
+
+    name: str
+    uid: int
+    group: str
+    gid: int
+    host: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "uid": self.uid, "group": self.group, "gid": self.gid,
+                "host": self.host}
+
+
+def current_user() -> User:
     uid, gid = os.getuid(), os.getgid()
     try:
         name = pwd.getpwuid(uid).pw_name
@@ -54,7 +78,7 @@ def current_user() -> UserInfo:
         group = grp.getgrgid(gid).gr_name
     except KeyError:
         group = str(gid)
-    return UserInfo(name, uid, group, gid, socket.gethostname())
+    return User(name, uid, group, gid, _socket.gethostname())
 
 
 def job_request(command: str, args: list[str] | None = None, *, binary: bool = False,
@@ -75,6 +99,7 @@ def checked_jobs(jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The jobs as the qmaster will check them (``common.jobspec``, the rules qsub and the
     qmaster share), so a caller learns of a bad one before anything is sent; raises
     ClientError naming the job and field (Grid Engine's words for a job name)."""
+    from common.jobspec import JobSpecError, check_submitted_job  # (only submitters need it)
     out = []
     for index, job in enumerate(jobs):
         try:
@@ -97,7 +122,7 @@ def submit_environment(environ: dict[str, str] | None = None) -> dict[str, str]:
     user = current_user()
     return {"HOME": env.get("HOME", ""), "LOGNAME": user.name, "PATH": env.get("PATH", ""),
             "SHELL": env.get("SHELL", "/bin/sh"), "WORKDIR": os.getcwd(),
-            "HOST": socket.gethostname(), "MAIL": env.get("MAIL", "")}
+            "HOST": _socket.gethostname(), "MAIL": env.get("MAIL", "")}
 
 
 class Client:
@@ -122,7 +147,7 @@ class Client:
             except (OSError, IndexError, ValueError):
                 raise ClientError("no_qmaster", "unable to contact qmaster: cell "
                                   f"\"{cell.path}\" has no running qmaster") from None
-            self.socket_path = str(cell.qmaster_socket_path)
+            self.socket_path = cell.file("common", "qmaster.sock")
         self._cell = cell
         self.host, self.port = host, port
         self.qmaster_key = qmaster_key
@@ -205,15 +230,22 @@ class Client:
 
     def jobs(self, job_ids: list[int] | None = None, *, include_finished: bool = False,
              with_script: bool = False, explain: bool = False,
-             set_aside: bool = False) -> dict[str, Any]:
+             set_aside: bool = False, ranges: bool = False,
+             owners: list[str] | None = None) -> dict[str, Any]:
         """Jobs and tasks; ``explain`` adds ``scheduling_info`` {job id: reason lines}
         for pending jobs (what ``qstat -j`` shows); ``set_aside`` adds ``set_aside``
-        {job id: why}: jobs the qmaster found unreadable in its spool at start-up."""
+        {job id: why}: jobs the qmaster found unreadable in its spool at start-up.
+        ``ranges``: the tasks not dispatched or changed on their own come as each job's
+        range lists (``"ranges"``: ``common.model.TaskRanges``) instead of one record
+        each, so that a large array costs no more than a job; ``owners``: only the jobs
+        of these owners (patterns)."""
         body: dict[str, Any] = {"user": self._user(), "include_finished": include_finished,
                                 "with_script": with_script, "explain": explain,
-                                "set_aside": set_aside}
+                                "set_aside": set_aside, "ranges": ranges}
         if job_ids is not None:
             body["job_ids"] = list(job_ids)
+        if owners is not None:
+            body["owners"] = list(owners)
         return self.request("job_query", body)
 
     def delete(self, targets: list[dict[str, Any]], *, force: bool = False

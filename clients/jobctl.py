@@ -10,15 +10,17 @@ stdout, with the command's exit status for it.
 """
 from __future__ import annotations
 
-import fnmatch
 import sys
-from dataclasses import dataclass, field
-from typing import Any, Callable
 
 from clients.api import Client, ClientError
 from clients.joblist import (NO_OPTION_ARGUMENT, JobRef, JobSelection, RangeError,
                              parse_job_selection)
+from clients.record import Record, field
 from common.cell import CellNotFound
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 VERSION_LINE = "SGE 8.1.9"
 JOB_TASK_SYNTAX = ("job_task_list           job_tasks[,job_tasks,...]\n"
@@ -28,8 +30,7 @@ JOB_TASK_SYNTAX = ("job_task_list           job_tasks[,job_tasks,...]\n"
                    "user_list               user[,user,...]\n")
 
 
-@dataclass
-class JobView:
+class JobView(Record):
     """A job as the command saw it before acting: owner, name, tasks' state and holds."""
 
     job_id: int
@@ -40,8 +41,7 @@ class JobView:
     holds: dict[int, set[str]] = field(default_factory=dict)
 
 
-@dataclass
-class Target:
+class Target(Record):
     """One request target and what its messages need: the item as the user wrote it."""
 
     body: dict[str, Any]
@@ -61,7 +61,25 @@ def job_views(reply: dict[str, Any]) -> dict[int, JobView]:
         if view is not None:
             view.states[int(task["task_id"])] = str(task["state"])
             view.holds[int(task["task_id"])] = set(task.get("holds") or [])
+    for rng in reply.get("ranges", []):  # (asked with ranges=True) ids not enrolled
+        view = views.get(int(rng["job_id"]))
+        if view is None:
+            continue
+        holds = list(rng.get("holds") or [])
+        for first, last, step in rng.get("pending") or []:
+            for task_id in range(first, last + 1, step):
+                view.states[task_id] = "hold" if holds else "pending"
+                view.holds[task_id] = set(holds)
     return views
+
+
+def seen_jobs(client: Client, refs: list[JobRef], users: list[str]) -> dict[int, JobView]:
+    """The jobs the command looks at before acting: when every item names a job id, those
+    jobs only (they are all the answers can be about: a qdel of one job in a cell of
+    thousands then reads one job, not all of them), else every job."""
+    if refs and not users and all(ref.is_id for ref in refs):
+        return job_views(client.jobs(sorted({int(ref.target) for ref in refs}), ranges=True))
+    return job_views(client.jobs(ranges=True))
 
 
 def targets(sel: JobSelection, user: str, views: dict[int, JobView]) -> list[Target]:
@@ -81,6 +99,7 @@ def _ref_targets(ref: JobRef, user: str, users: list[str], views: dict[int, JobV
         return [Target({"user": user}, user, [user])]
     if ref.is_id:
         return [Target({"job_id": int(ref.target), **tasks}, ref.target)]
+    import fnmatch  # (job names only: it loads re)
     owners = users or [user]
     ids = sorted(v.job_id for v in views.values()
                  if v.owner in owners and fnmatch.fnmatchcase(v.name, ref.target))
@@ -112,7 +131,8 @@ def usage_text(prog: str, options: str, syntax: str = "") -> str:
             f"{syntax}{JOB_TASK_SYNTAX}")
 
 
-Act = Callable[[Client, JobSelection, dict[int, JobView]], tuple[list[str], int]]
+if TYPE_CHECKING:
+    Act = Callable[[Client, JobSelection, dict[int, JobView]], tuple[list[str], int]]
 
 
 def host_refusal(err: ClientError) -> bool:
@@ -139,7 +159,7 @@ def run_job_command(argv: list[str], usage: str, act: Act, *,
         return no_args(usage)
     try:
         client = Client()
-        views = job_views(client.jobs())
+        views = seen_jobs(client, sel.refs, sel.users)
         lines, rc = act(client, sel, views)
     except (ClientError, CellNotFound) as err:
         if isinstance(err, ClientError) and host_refusal(err):

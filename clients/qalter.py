@@ -12,16 +12,19 @@ qsub options are refused as unknown.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
-from typing import Any
 
 from clients.api import Client, ClientError
-from clients.jobctl import Target, host_refusal, job_views, targets, usage_text
+from clients.jobctl import Target, host_refusal, seen_jobs, targets, usage_text
 from clients.joblist import (NO_OPTION_ARGUMENT, JobRef, JobSelection, RangeError,
                              job_does_not_exist, parse_job_ref)
 from clients.qsub.parser import OptionParser, ParseContext, ParsedOption
 from clients.qsub.values import STATUS_ENOIMP, ParseError
+from clients.record import Record, field
 from common.cell import CellNotFound
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 EXIT_ERROR = 1
 # the switches qalter changes a job with; -hard and -soft only steer -l and -q
@@ -49,8 +52,7 @@ class QalterError(Exception):
         self.message, self.status = message, status
 
 
-@dataclass
-class AlterRequest:
+class AlterRequest(Record):
     """What one qalter run asks: the changes (SubmitOptions field names) and the jobs."""
 
     changes: dict[str, Any] = field(default_factory=dict)
@@ -135,7 +137,7 @@ def answer_lines(target: Target, results: list[dict[str, Any]]) -> tuple[list[st
 
 def alter_jobs(client: Client, request: AlterRequest) -> tuple[list[str], int]:
     """Look at the jobs (to resolve names to the caller's jobs), then alter each target."""
-    views = job_views(client.jobs())
+    views = seen_jobs(client, request.refs, [])
     lines: list[str] = []
     code = 0
     for target in targets(JobSelection(refs=request.refs), client.user.name, views):

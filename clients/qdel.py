@@ -9,7 +9,6 @@ tasks 2,3 of job 4``); a task already in deletion gives ``job 41 is already in d
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 from clients.api import Client
 from clients.jobctl import (JobView, Target, format_task_ids, run_job_command, targets,
@@ -19,6 +18,10 @@ from clients.joblist import (NO_OPTION_ARGUMENT, JobSelection, already_in_deleti
                              force_needs_manager, forced_job_deletion, forced_task_deletion,
                              no_delete_privileges, no_jobs_for_users, registered_job_deletion,
                              registered_task_deletion, tasks_do_not_exist)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 USAGE = usage_text("qdel", (
     "   [-f]                                     force action\n"

@@ -10,12 +10,15 @@ checked after ownership and before the right to the hold type, as Grid Engine do
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 from clients.api import Client
 from clients.jobctl import (JobView, Target, no_args_usage_last, run_job_command, targets,
                             usage_text)
 from clients.joblist import JobSelection, hold_denied, hold_modified, job_does_not_exist
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 HOLD_TYPES = ("u", "o", "s")
 KNOWN_OPTIONS = ("-h", "-u", "-t", "-help")

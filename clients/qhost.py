@@ -10,14 +10,17 @@ argument" on stderr (exit 1); an unresolvable -h host "error: can't resolve host
 """
 from __future__ import annotations
 
-import socket
+import _socket
 import sys
-from dataclasses import dataclass, field
-from typing import Any, Callable
 
 from clients.api import ClientError, connect_or_exit
+from clients.record import Record, field
 from clients.render.qhost import render_hosts, render_hosts_xml
 from clients.views.qhost import host_rows
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 PRODUCT = "SGE 8.1.9"
 USAGE = (f"{PRODUCT}\nusage: qhost [options]\n"
@@ -35,7 +38,8 @@ _OPTIONAL_ARG = ("-F",)
 _REQUIRED_ARG = ("-h", "-l", "-u")
 NOT_IMPLEMENTED = ("-l", "-ncb")
 
-Resolver = Callable[[str], bool]
+if TYPE_CHECKING:
+    Resolver = Callable[[str], bool]
 
 
 class QhostExit(Exception):
@@ -44,8 +48,7 @@ class QhostExit(Exception):
         self.message, self.usage = message, usage
 
 
-@dataclass
-class QhostArgs:
+class QhostArgs(Record):
     help: bool = False
     queues: bool = False
     jobs: bool = False
@@ -114,7 +117,7 @@ def resolver(known: set[str]) -> Resolver:
         if name.lower() in known:
             return True
         try:
-            socket.getaddrinfo(name, None)
+            _socket.getaddrinfo(name, None)  # (socket's enums would cost 2 ms)
         except (OSError, UnicodeError):
             return False
         return True
@@ -141,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
             cluster = client.cluster(resources=tokens_only.resources)
             known = {h.lower() for h in cluster.get("exechosts") or []}
             args = parse_args(argv, resolver(known | {"global"}))
-            reply = client.jobs() if args.jobs else None
+            reply = client.jobs(ranges=True) if args.jobs else None
             sys.stdout.write(render(args, cluster, reply))
         return 0
     except QhostExit as stop:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from clients.api import ClientError, connect_or_exit
 from common.jobstate import ACTIVE_STATES
@@ -22,6 +21,10 @@ from common.placement.pass_conf import host_group_members
 from common.placement.quotas import quota_context
 from common.quota.report import Selection, quota_rows, render_rows, render_rows_xml
 from common.resource.complexes import cell_complexes
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 PRODUCT = "SGE 8.1.9"
 USAGE = (f"{PRODUCT}\nusage: qquota [options]\n"
@@ -122,7 +125,7 @@ def selection(lists: dict[str, list[str]], me: str) -> Selection:
 
 def report(client: Any, lists: dict[str, list[str]], xml: bool) -> str:
     conf = {kind: client.conf_get(kind) for kind in ("rqs", "userset", "hgrp", "complex")}
-    reply = client.jobs()
+    reply = client.jobs(ranges=True)  # (it reads the tasks that hold slots)
     records = {int(j["job_id"]): j for j in reply.get("jobs") or []}
     jobs = {}
     for job_id, record in records.items():

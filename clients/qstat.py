@@ -12,21 +12,24 @@ on stderr (exit 1), an option missing its argument prints "<opt> option must hav
 """
 from __future__ import annotations
 
-import fnmatch
 import os
 import sys
-from dataclasses import dataclass, field
-from typing import Any, TextIO
 
 from clients.render import qstat as rq
 from clients.api import Client, ClientError, connect_or_exit
+from clients.record import Record, field
 from clients.views.qstat import (DEFAULT_STATES, JobFilter, cluster_queue_summary,
                                  hosts_by_name, instance_name, instance_states,
                                  parse_state_filter, pending_rows, queue_rows, running_rows,
                                  zombie_rows)
-from clients.views.detail import job_detail, select_jobs
-from common.cluster import hostgroups
-from common.objects_conf.host import expand_hostgroup
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TextIO
+
+# Imported where the options that need them are handled (issue 12): qstat -j's views
+# (clients.views.detail), -q's host groups (common.cluster, common.objects_conf) and
+# fnmatch (re).
 
 PRODUCT = "SGE 8.1.9"
 _FLAGS = ("-help", "-ncb", "-f", "-ext", "-urg", "-pri", "-xml", "-ne", "-r", "-t")
@@ -88,8 +91,7 @@ class QstatExit(Exception):
         self.message, self.status, self.usage = message, status, usage
 
 
-@dataclass
-class QstatArgs:
+class QstatArgs(Record):
     help: bool = False
     full: bool = False
     extended: bool = False
@@ -205,6 +207,8 @@ def effective_users(given: list[str], me: str) -> tuple[str, ...] | None:
 def select_instances(refs: list[str], cluster: dict[str, Any],
                      groups: dict[str, list[str]]) -> frozenset[str]:
     """Instances matched by a wc_queue_list: "cq", "cq@host", "cq@@hostgroup" (wildcards)."""
+    import fnmatch
+    from common.objects_conf.host import expand_hostgroup
     chosen: set[str] = set()
     for ref in refs:
         cq, at, where = ref.partition("@")
@@ -230,8 +234,7 @@ def _instances(args: QstatArgs, client: Client, cluster: dict[str, Any]) -> froz
     for option, refs in (("-q", args.queues), ("-pe", args.pes)):
         if not refs:
             continue
-        groups = hostgroups({"hgrp": client.conf_get("hgrp")}) if option == "-q" and any(
-            "@@" in r for r in refs) else {}
+        groups = _hostgroups(client) if option == "-q" and any("@@" in r for r in refs) else {}
         found = select_instances(refs, cluster, groups) if option == "-q" else _pe_instances(refs, cluster)
         selected = found if selected is None else selected & found
         if not selected:
@@ -243,6 +246,12 @@ def _instances(args: QstatArgs, client: Client, cluster: dict[str, Any]) -> froz
                           if set(instance_states(i, hosts)) & set(args.queue_states))
         selected = found if selected is None else selected & found
     return selected
+
+
+def _hostgroups(client: Client) -> dict[str, list[str]]:
+    """The cell's host groups with their members (for ``-q cq@@group``)."""
+    from common.cluster import hostgroups
+    return hostgroups({"hgrp": client.conf_get("hgrp")})
 
 
 def queue_width(cluster: dict[str, Any]) -> int:
@@ -275,7 +284,10 @@ def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
         out.write(rq.render_cluster_queue_summary(cluster_queue_summary(cluster, flt.instances),
                                                   extended=args.extended, queue_width=width))
         return 0
-    reply = client.jobs(include_finished="z" in args.states)
+    # array tasks as range lists; only the selected owners' jobs, unless -r must name
+    # predecessors of other owners
+    reply = client.jobs(include_finished="z" in args.states, ranges=True,
+                        owners=list(flt.users) if flt.users and not args.resources else None)
     pending = _ungrouped(pending_rows(reply, flt), reply) if "d" in args.group else pending_rows(reply, flt)
     pending += zombie_rows(reply, flt)
     if args.full:
@@ -334,7 +346,8 @@ def job_details(args: QstatArgs, client: Client, out: TextIO, err: TextIO) -> in
     if not args.job_items:
         # without a list 8.1.9 prints the scheduler's global messages; none are kept here
         return 0
-    everything = client.jobs(set_aside=True)
+    from clients.views.detail import job_detail, select_jobs
+    everything = client.jobs(set_aside=True, ranges=True)
     chosen, _missing = select_jobs(everything.get("jobs") or [], args.job_items)
     for job_id, why in sorted((everything.get("set_aside") or {}).items()):
         if str(job_id) in args.job_items:

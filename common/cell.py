@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 DEFAULT_CELL = "default"
 DEFAULT_PORT = 6444
@@ -36,10 +38,70 @@ class CellNotFound(Exception):
     """Raised when no cell can be located from the environment."""
 
 
-@dataclass(frozen=True)
+def posix_join(*parts: str) -> str:
+    """``str(PurePosixPath(*parts))`` without importing pathlib (issue 12: every command
+    finds its cell, and pathlib with its imports costs a command's start-up about 4 ms):
+    an absolute part starts again, empty and "." components go, "//" at the start stays
+    (POSIX leaves its meaning to the system), "..", links and case are left alone."""
+    root = ""
+    names: list[str] = []
+    for part in parts:
+        if part.startswith("/"):
+            root = "//" if part.startswith("//") and not part.startswith("///") else "/"
+            names = []
+        names += [name for name in part.split("/") if name and name != "."]
+    return root + "/".join(names) or "."
+
+
 class Cell:
-    root: Path
-    name: str = DEFAULT_CELL
+    """The cell ``root/name``; the properties name its files and directories as Paths.
+
+    Made like the frozen dataclass it was (same constructor, equality, hash, repr and
+    immutability) but as a plain class: clients find their cell at every start, where
+    building a dataclass (about 1 ms, and ``inspect``) and importing pathlib would cost
+    more than the rest of their work. ``root`` may be given as text (``cell_from_env``)
+    and becomes a Path when it is first asked for; ``file`` gives the text of a path
+    inside the cell without pathlib.
+    """
+
+    __slots__ = ("_root", "name")
+
+    def __init__(self, root: Path | str, name: str = DEFAULT_CELL) -> None:
+        object.__setattr__(self, "_root", root)
+        object.__setattr__(self, "name", name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")  # frozen
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def __repr__(self) -> str:
+        return f"Cell(root={self.root!r}, name={self.name!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.root, self.name) == (other.root, other.name)  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((self.root, self.name))
+
+    def __reduce__(self) -> tuple[type[Cell], tuple[Path | str, str]]:
+        return Cell, (self._root, self.name)  # (pickle and copy: no setattr on a frozen cell)
+
+    @property
+    def root(self) -> Path:
+        root = self._root
+        if isinstance(root, str):
+            from pathlib import Path  # (the daemons' and pyge's use: not at a client's start)
+            root = Path(root)
+            object.__setattr__(self, "_root", root)
+        return root
+
+    def file(self, *parts: str) -> str:
+        """The text of ``path / parts...`` (what ``str()`` of the Path would give)."""
+        return posix_join(os.fspath(self._root), self.name, *parts)
 
     @property
     def path(self) -> Path:
@@ -81,12 +143,13 @@ def cell_from_env(environ: dict[str, str] | None = None) -> Cell:
     if not root:
         raise CellNotFound("PYGE_ROOT is not set")
     name = env.get("PYGE_CELL") or env.get("SGE_CELL") or DEFAULT_CELL
-    return Cell(Path(root), name)
+    return Cell(root, name)
 
 
 def read_act_qmaster(cell: Cell) -> tuple[str, int, int]:
     """(host, request port, event port) of the cell's qmaster as it last recorded them."""
-    text = cell.act_qmaster_path.read_text().split()
+    with open(cell.file("common", "act_qmaster")) as f:  # (text: no pathlib for clients)
+        text = f.read().split()
     return text[0], int(text[1]), int(text[2])
 
 

@@ -17,17 +17,6 @@ from common.objects_conf.host import expand_hostgroup
 from common.objects_conf.queue import resolve
 
 Pairs = list[list[str]]
-# the letters of the stored states of a queue instance: C suspended and D disabled by its
-# calendar, d disabled, E error and s suspended by qmod, S suspended by subordination
-# (qstat prints them with the alarms a/A and u in the order of state_string)
-QI_STATES = "CDdESs"
-
-
-def state_string(states: str, alive: bool = True) -> str:
-    """qstat's states column in 8.1.9's order (``au``, ``Dd``): the stored letters, the
-    alarms the qmaster works out (``a``, ``A``) and ``u`` when the execd is down."""
-    letters = set(states) | (set() if alive else {"u"})
-    return "".join(c for c in "aACDduESs" if c in letters)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +27,7 @@ class QueueInstance:
     seq_no: int
     qtype: str
     alive: bool
-    states: str = ""  # letters of QI_STATES
+    states: str = ""  # letters of common.qi_letters.QI_STATES
 
     @property
     def name(self) -> str:
@@ -84,9 +73,10 @@ def host_value(queue_pairs: Pairs, name: str, host: str, groups: dict[str, list[
 
 
 def queue_instances(conf: Mapping[str, Mapping[str, Pairs]], hosts: Mapping[str, Any],
-                    states: Mapping[str, Mapping[str, Any]] | None = None
-                    ) -> list[QueueInstance]:
-    """All queue instances on known exec hosts, in queue then host order.
+                    states: Mapping[str, Mapping[str, Any]] | None = None, *,
+                    on_host: str | None = None) -> list[QueueInstance]:
+    """All queue instances on known exec hosts, in queue then host order (``on_host``:
+    only that host's).
 
     ``hosts`` maps host names to objects with an ``alive`` attribute or dicts with "alive";
     ``states`` maps ``queue@host`` to the stored qmod state (``{"states": "dE", ...}``).
@@ -95,7 +85,8 @@ def queue_instances(conf: Mapping[str, Mapping[str, Pairs]], hosts: Mapping[str,
     out: list[QueueInstance] = []
     for qname in sorted(conf["queue"]):
         pairs = conf["queue"][qname]
-        for host in sorted(queue_hosts(pairs, groups)):
+        names = queue_hosts(pairs, groups)
+        for host in sorted(names) if on_host is None else [on_host] if on_host in names else []:
             if host not in hosts:
                 continue
             qi = _instance(qname, pairs, host, groups, host_alive(hosts[host]))
@@ -123,10 +114,3 @@ def _int(text: str) -> int:
         return int(text)
     except ValueError:
         return 0
-
-
-def qtype_letters(qtype: str) -> str:
-    """``BATCH INTERACTIVE`` -> ``BI``; ``P`` is added when the queue has a pe_list."""
-    words = qtype.upper().split()
-    return "".join(letter for word, letter in (("BATCH", "B"), ("INTERACTIVE", "I"))
-                   if word in words)

@@ -10,6 +10,9 @@ import socket
 from pathlib import Path
 from typing import Any, Callable
 
+import msgpack  # noqa: F401 - loaded now, so that common.wire never reads a peer's
+# message with the small codec it keeps for the commands' start-up: a daemon decodes
+# what anybody sends with msgpack itself
 from common.cell import DEFAULT_CELL, Cell
 
 

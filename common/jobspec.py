@@ -9,12 +9,13 @@ accounting, events, snapshots and the dispatch pass can rely on the types. Names
 """
 from __future__ import annotations
 
-import re
-from datetime import datetime
-from typing import Any, Mapping
-
 from common.schema import (Bool, Bytes, Int, ListOf, MapOf, Optional, Refined, Schema,
                            SchemaError, Str, Struct, Tuple)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import datetime
+    from typing import Any, Mapping
 
 MAX_TASK_ID = (1 << 31) - 1
 MAX_PE_SLOTS = 9_999_999        # Grid Engine's "infinite" upper end of a slot range
@@ -66,13 +67,14 @@ def _job_name_rule(name: str) -> str | None:
     return validate_job_name(name)
 
 
-# The pattern is compiled on first use (re's cache), not at import: qsub's start-up is
-# benchmarked and -a/-dl are rare.
+# re is imported and the pattern compiled (re's cache) on first use, not at import: qsub's
+# start-up is benchmarked and -a/-dl are rare.
 _DATE = r"(\d{2})?(\d{2})?(\d{2})(\d{2})(\d{2})(\d{2})(?:\.(\d{2}))?"
 
 
 def date_fields(spec: str) -> tuple[int | None, int | None, int, int, int, int, int] | None:
     """The fields of a ``-a``/``-dl`` value ``[[CC]YY]MMDDhhmm[.SS]``, or None."""
+    import re
     match = re.fullmatch(_DATE, spec)
     if not match:
         return None
@@ -90,6 +92,7 @@ def date_time_to_epoch(spec: str, now: datetime) -> int:
     if found is None:
         raise ValueError(spec)
     cc, yy, mo, dd, hh, mi, ss = found
+    from datetime import datetime  # (-a and -dl only)
     year = now.year if yy is None else (now.year // 100 if cc is None else cc) * 100 + yy
     return int(datetime(year, mo, dd, hh, mi, ss, tzinfo=now.tzinfo).timestamp())
 

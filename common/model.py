@@ -8,8 +8,11 @@ read through ``common.conf_values``.
 
 A job is what ``qsub`` submitted (immutable after submission except for ``qalter``); a task
 is one schedulable unit of it (task 1 for a non-array job) and carries the state, the holds
-and where it runs. Every object has a ``version`` that increases with each change, so that
-scheduler orders computed from an old view can be refused.
+and where it runs. As in Grid Engine, a task becomes an object of its own (a ``Task``, it is
+"enrolled") only when it is dispatched or changed on its own (held, deleted or altered by
+task id); until then it is an id in its job's ``TaskRanges``, which all share one state.
+Every object has a ``version`` that increases with each change, so that scheduler orders
+computed from an old view can be refused.
 """
 from __future__ import annotations
 
@@ -50,7 +53,6 @@ class Job(_DictMixin):
     opts: dict[str, Any]               # clients.qsub.options.SubmitOptions.to_dict()
     sge_o: dict[str, str]              # HOME LOGNAME PATH SHELL WORKDIR HOST MAIL
     script: bytes | None = None        # stored script contents (None for binary jobs)
-    task_ids: list[int] = field(default_factory=lambda: [1])
     version: int = 1
     umask: int = 0o022                 # the submitter's; the job runs with it
 
@@ -61,6 +63,12 @@ class Job(_DictMixin):
     @property
     def is_array(self) -> bool:
         return bool(self.opts.get("array"))
+
+    @property
+    def array_range(self) -> list[int]:
+        """``[first, last, step]`` of ``-t`` (``[1, 1, 1]`` for a job without it)."""
+        array = self.opts.get("array")
+        return [int(v) for v in array] if array else [1, 1, 1]
 
     @property
     def priority(self) -> int:
@@ -109,6 +117,28 @@ class Task(_DictMixin):
 
 
 @dataclass(slots=True)
+class TaskRanges(_DictMixin):
+    """The tasks of a job that are not enrolled: ids in range lists (common.task_ranges).
+
+    ``pending`` tasks wait with ``holds`` (hold state when there are any); a qdel of the
+    whole job moves them to ``deleted`` (finished, never started). ``version`` rises with
+    every change but the dispatch of one of them, so that an order computed before a hold
+    or a ``qalter`` is refused, while orders for several tasks of one array in one pass
+    are not."""
+
+    job_id: int
+    pending: list[list[int]] = field(default_factory=list)
+    holds: list[str] = field(default_factory=list)
+    deleted: list[list[int]] = field(default_factory=list)
+    deleted_by: str | None = None
+    version: int = 1
+
+    @property
+    def state(self) -> State:
+        return State.HOLD if self.holds else State.PENDING
+
+
+@dataclass(slots=True)
 class ExecHost(_DictMixin):
     """Runtime state of an execution host as its execd reports it."""
 
@@ -121,7 +151,7 @@ class ExecHost(_DictMixin):
     version: int = 1
 
 
-for _cls in (Job, Task, ExecHost):
+for _cls in (Job, Task, TaskRanges, ExecHost):
     _cls._names = tuple(f.name for f in fields(_cls))
 
 

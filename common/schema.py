@@ -9,8 +9,14 @@ that nothing behind the boundary ever meets a value of an unexpected shape. Pure
 from __future__ import annotations
 
 import math
-from types import MappingProxyType
-from typing import Any, Callable, Mapping
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Mapping
+
+# types.MappingProxyType, which types.py itself defines this way: every command imports
+# this module, and the types module (with what it loads) would be its only use of it
+MappingProxyType = type(type.__dict__)
 
 MAX_STRING = 1 << 20        # one string of a message (a job's environment value, a path)
 MAX_ITEMS = 1 << 20         # entries of one list or map

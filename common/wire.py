@@ -6,17 +6,262 @@ A message is a msgpack map ``{"v": PROTOCOL_VERSION, "t": type, "id": request_id
 the body checked and in canonical shape, and refuses anything else with a ``WireError``
 naming the field, so handlers can trust every value they receive. Events on the PUB socket travel as two frames: a topic
 (``TOPIC_EVENTS`` or ``TOPIC_HEARTBEAT``) and a packed map.
+
+What a command loads at start-up is kept small (issue 12): a message type's schema is
+built the first time a message of that type is checked, and msgpack is imported only
+when a message is too large or too unusual for the small codec below.
 """
 from __future__ import annotations
 
+import sys
 
-from typing import Any
+from common.schema import (MAX_INT, AnyMap, Bool, Bytes, Float, Int, ListOf, MapOf, OneOf,
+                           Optional, Schema, SchemaError, Str, Struct, Tuple, shown)
 
-import msgpack
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any, Callable, Iterator, KeysView
 
-from common.jobspec import ALTER_CHANGES, MAX_NAME, MAX_PE_SLOTS, MAX_TASK_ID, SUBMITTED_JOB
-from common.schema import (MAX_INT, AnyMap, Bool, Bytes, Float, Int, ListOf, MapOf, OneOf, Optional, Schema,
-                           SchemaError, Str, Struct, Tuple, shown)
+
+def _import_msgpack() -> ModuleType:
+    """msgpack, imported without running the standard library's ``datetime.py`` when
+    nothing has loaded it yet (issue 12: about 1 ms of every command's start-up).
+
+    msgpack's C extension and ``msgpack.ext`` use the datetime types, for the Timestamp
+    extension that no message of ours carries. ``datetime.py`` defines all its classes in
+    Python and then replaces every one of them with those of its C accelerator
+    ``_datetime``, so while msgpack is imported ``datetime`` stands for ``_datetime`` in
+    ``sys.modules``; the name is freed again afterwards, and a later ``import datetime``
+    loads the real module, whose classes are the very objects msgpack holds."""
+    if "datetime" in sys.modules or "msgpack" in sys.modules:
+        import msgpack
+        return msgpack
+    try:
+        import _datetime
+    except ImportError:  # an interpreter without the accelerator: the plain way
+        import msgpack
+        return msgpack
+    sys.modules["datetime"] = _datetime
+    try:
+        import msgpack
+    finally:
+        if sys.modules.get("datetime") is _datetime:
+            del sys.modules["datetime"]
+    return msgpack
+
+
+_msgpack_module: ModuleType | None = None
+
+
+def _msgpack() -> ModuleType:
+    """The msgpack module, imported when it is first needed."""
+    global _msgpack_module
+    if _msgpack_module is None:
+        _msgpack_module = _import_msgpack()
+    return _msgpack_module
+
+
+# ---- the small codec ---------------------------------------------------------------------
+# A command sends one small request and, for qsub and most runs, gets one small reply:
+# importing msgpack (its C extension, msgpack.ext with collections' namedtuple, struct)
+# costs such a run about 3 ms, more than packing and unpacking a few hundred bytes in
+# Python does. Until something has imported msgpack, encode() and decode() try the
+# functions below first. They take builtin types only (exactly: no subclasses) and give
+# exactly msgpack's bytes and values (tests/unit/test_wire_small_codec.py checks both
+# against msgpack); for anything else (another type, a frame or body over SMALL_BYTES,
+# a malformed frame) they raise _NotSmall, and msgpack packs, unpacks or refuses it as
+# before. A daemon loads msgpack with its first spool record, snapshot or large message
+# (or at start, the execd) and from then on uses msgpack alone.
+SMALL_BYTES = 16 * 1024
+_MAX_DEPTH = 200  # well inside Python's recursion limit; msgpack decides about deeper nesting
+
+
+class _NotSmall(Exception):
+    """Not for the small codec: msgpack packs, unpacks or refuses it."""
+
+
+class _SmallPacker:
+    """msgpack.packb(obj, use_bin_type=True) for None, bool, int, float, str, bytes, list,
+    tuple and dict, up to SMALL_BYTES of output."""
+
+    __slots__ = ("parts", "size")
+
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+        self.size = 0
+
+    def add(self, data: bytes) -> None:
+        self.parts.append(data)
+        self.size += len(data)
+        if self.size > SMALL_BYTES:
+            raise _NotSmall
+
+    def pack(self, obj: Any, depth: int = 0) -> None:
+        kind = type(obj)
+        if obj is None:
+            self.add(b"\xc0")
+        elif kind is bool:
+            self.add(b"\xc3" if obj else b"\xc2")
+        elif kind is int:
+            self.add(_packed_int(obj))
+        elif kind is str:
+            try:
+                data = obj.encode("utf-8")
+            except UnicodeEncodeError:  # (a lone surrogate: msgpack's error)
+                raise _NotSmall from None
+            self.add(_header(len(data), 0xA0, 32, b"\xd9\xda\xdb") + data)
+        elif kind is bytes:
+            self.add(_header(len(obj), None, 0, b"\xc4\xc5\xc6") + obj)
+        elif kind is float:
+            import struct  # (a few bytes of module; no request of a command holds a float)
+            self.add(b"\xcb" + struct.pack(">d", obj))
+        elif (kind is list or kind is tuple) and depth < _MAX_DEPTH:
+            self.add(_header(len(obj), 0x90, 16, b"\xdc\xdc\xdd"))
+            for item in obj:
+                self.pack(item, depth + 1)
+        elif kind is dict and depth < _MAX_DEPTH:
+            self.add(_header(len(obj), 0x80, 16, b"\xde\xde\xdf"))
+            for key, value in obj.items():
+                self.pack(key, depth + 1)
+                self.pack(value, depth + 1)
+        else:
+            raise _NotSmall
+
+
+def _header(length: int, fix: int | None, fix_limit: int, codes: bytes) -> bytes:
+    """The type byte and length of a str, bin, array or map: the fix form below
+    ``fix_limit``, then msgpack's 8-, 16- and 32-bit forms (``codes``; arrays and maps
+    have no 8-bit form and repeat their 16-bit code)."""
+    if length < fix_limit:
+        return bytes((fix | length,))  # type: ignore[operator]
+    if length < 0x100 and codes[0] != codes[1]:
+        return bytes((codes[0], length))
+    if length < 0x10000:
+        return bytes((codes[1],)) + length.to_bytes(2, "big")
+    return bytes((codes[2],)) + length.to_bytes(4, "big")
+
+
+def _packed_int(value: int) -> bytes:
+    """msgpack's smallest form of an integer, as its C packer chooses it."""
+    if 0 <= value < 0x80:
+        return bytes((value,))
+    if -0x20 <= value < 0:
+        return bytes((value + 0x100,))
+    if value >= 0:
+        for code, size in ((0xCC, 1), (0xCD, 2), (0xCE, 4), (0xCF, 8)):
+            if value < 1 << (8 * size):
+                return bytes((code,)) + value.to_bytes(size, "big")
+    else:
+        for code, size in ((0xD0, 1), (0xD1, 2), (0xD2, 4), (0xD3, 8)):
+            if value >= -(1 << (8 * size - 1)):
+                return bytes((code,)) + value.to_bytes(size, "big", signed=True)
+    raise _NotSmall  # beyond 64 bits: msgpack's OverflowError
+
+
+class _SmallUnpacker:
+    """msgpack.unpackb(data, raw=False, strict_map_key=False) for frames made of nil,
+    booleans, integers, floats, str, bin, arrays and maps only, read to their last byte."""
+
+    __slots__ = ("data", "pos")
+
+    def __init__(self, data: bytes) -> None:
+        self.data, self.pos = data, 0
+
+    def take(self, count: int) -> bytes:
+        end = self.pos + count
+        if end > len(self.data):
+            raise _NotSmall  # truncated: msgpack's error
+        chunk, self.pos = self.data[self.pos:end], end
+        return chunk
+
+    def length(self, size: int) -> int:
+        return int.from_bytes(self.take(size), "big")
+
+    def value(self, depth: int = 0) -> Any:
+        code = self.take(1)[0]
+        if code <= 0x7F:
+            return code
+        if code >= 0xE0:
+            return code - 0x100
+        if code <= 0x8F:
+            return self.map(code & 0x0F, depth)
+        if code <= 0x9F:
+            return self.array(code & 0x0F, depth)
+        if code <= 0xBF:
+            return self.text(code & 0x1F)
+        if code == 0xC0:
+            return None
+        if code in (0xC2, 0xC3):
+            return code == 0xC3
+        if 0xC4 <= code <= 0xC6:
+            return self.take(self.length(1 << (code - 0xC4)))
+        if code in (0xCA, 0xCB):
+            import struct
+            single = code == 0xCA
+            return struct.unpack(">f" if single else ">d", self.take(4 if single else 8))[0]
+        if 0xCC <= code <= 0xCF:
+            return self.length(1 << (code - 0xCC))
+        if 0xD0 <= code <= 0xD3:
+            return int.from_bytes(self.take(1 << (code - 0xD0)), "big", signed=True)
+        if 0xD9 <= code <= 0xDB:
+            return self.text(self.length(1 << (code - 0xD9)))
+        if code in (0xDC, 0xDD):
+            return self.array(self.length(2 if code == 0xDC else 4), depth)
+        if code in (0xDE, 0xDF):
+            return self.map(self.length(2 if code == 0xDE else 4), depth)
+        raise _NotSmall  # 0xc1 and the ext types: msgpack's to read or refuse
+
+    def text(self, size: int) -> str:
+        try:
+            return self.take(size).decode("utf-8")
+        except UnicodeDecodeError:
+            raise _NotSmall from None
+
+    def array(self, count: int, depth: int) -> list[Any]:
+        if depth >= _MAX_DEPTH:
+            raise _NotSmall
+        return [self.value(depth + 1) for _ in range(count)]
+
+    def map(self, count: int, depth: int) -> dict[Any, Any]:
+        if depth >= _MAX_DEPTH:
+            raise _NotSmall
+        out: dict[Any, Any] = {}
+        for _ in range(count):
+            key = self.value(depth + 1)
+            try:
+                out[key] = self.value(depth + 1)
+            except TypeError:  # an unhashable key: msgpack's error
+                raise _NotSmall from None
+        return out
+
+
+def _packb(obj: Any) -> bytes:
+    """msgpack.packb(obj, use_bin_type=True), without msgpack for a small message while
+    nothing has loaded it."""
+    if "msgpack" not in sys.modules:
+        packer = _SmallPacker()
+        try:
+            packer.pack(obj)
+            return b"".join(packer.parts)
+        except Exception:  # _NotSmall (or a fault of ours): msgpack's answer is the rule
+            pass
+    return _msgpack().packb(obj, use_bin_type=True)  # type: ignore[no-any-return]
+
+
+def _unpackb(frame: bytes) -> Any:
+    """msgpack.unpackb(frame, raw=False, strict_map_key=False), without msgpack for a small
+    frame while nothing has loaded it."""
+    if "msgpack" not in sys.modules and type(frame) is bytes and len(frame) <= SMALL_BYTES:
+        unpacker = _SmallUnpacker(frame)
+        try:
+            value = unpacker.value()
+            if unpacker.pos == len(frame):
+                return value
+        except Exception:  # _NotSmall (or a fault of ours): msgpack's answer is the rule
+            pass
+    return _msgpack().unpackb(frame, raw=False, strict_map_key=False)
+
 
 PROTOCOL_VERSION = 1
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
@@ -28,12 +273,28 @@ LIMIT_NAMES = frozenset({"s_rt", "h_rt", "s_cpu", "h_cpu", "s_fsize", "h_fsize",
                          "h_rss", "s_vmem", "h_vmem"})
 JOB_ACTIONS = frozenset({"kill", "terminate", "suspend", "resume"})
 
-# ---- field shapes shared by several messages -----------------------------------------
-_ID = Int(0, MAX_INT)
-_JOB_ID = Int(1, MAX_INT)
-_TASK_ID = Int(1, MAX_TASK_ID)
-_NAME = Str(max_len=4096)
+# ---- field shapes shared by several messages ------------------------------------------
+# Functions rather than constants: a message type's schema is built the first time a
+# message of that type is checked (``MESSAGE_SCHEMAS``), so a command, which only ever
+# decodes replies, builds none of them at start-up.
 _RESERVED_HOSTS = frozenset({"global", "template", "none", "all"})
+
+
+def _id() -> Int:
+    return Int(0, MAX_INT)
+
+
+def _job_id() -> Int:
+    return Int(1, MAX_INT)
+
+
+def _task_id() -> Int:
+    from common.jobspec import MAX_TASK_ID
+    return Int(1, MAX_TASK_ID)
+
+
+def _name() -> Str:
+    return Str(max_len=4096)
 
 
 def _host_name(name: str) -> str | None:
@@ -47,166 +308,276 @@ def _host_name(name: str) -> str | None:
     return None
 
 
-_HOST = Str(max_len=255, nonempty=True, rule=_host_name)
-_USER = Struct(required={"name": Str(max_len=256), "uid": Int(-1, MAX_UID),
-                         "group": Str(max_len=256), "gid": Int(-1, MAX_UID)},
-               optional={"host": (Str(max_len=255), "")})
-_RANGE = Tuple((_TASK_ID, _TASK_ID, _TASK_ID))
-_TARGET = Struct(optional={"job_id": (_JOB_ID, None), "user": (_NAME, None),
-                           "name": (_NAME, None), "tasks": (ListOf(_RANGE, max_items=4096), None)},
-                 sparse=True)  # a target names a job id, a user or a name pattern
-_TARGETS = ListOf(_TARGET, max_items=1 << 16)
-_LOAD = MapOf(Str(max_len=256, nonempty=True), OneOf((Str(max_len=4096), Float())),
-              max_items=4096)
-_GRANT = Tuple((Str(max_len=4096, nonempty=True), _HOST, Int(1, MAX_PE_SLOTS)))
-_ORDER = Struct(required={"type": Str(choices=frozenset({"dispatch"})), "job_id": _JOB_ID,
-                          "task_id": _TASK_ID, "task_version": _ID,
-                          "granted": ListOf(_GRANT, min_items=1, max_items=1 << 16)},
-                optional={"pe": (Optional(Str(max_len=MAX_NAME, nonempty=True)), None)})
-_COUNT = Int(0, MAX_INT)
-_SECONDS = Float(0.0, 1e12)
-# what a shepherd reports of a finished job (execd.jobdir.make_result)
-_USAGE_FIGURE = Float(0.0, 1e20)  # execd.jobdir caps figures at 1e18
-_TASK_USAGE = Struct(required={"job_id": _JOB_ID, "task_id": _TASK_ID, "dispatched": _SECONDS,
-                               "cpu": _USAGE_FIGURE, "mem": _USAGE_FIGURE, "io": _USAGE_FIGURE,
-                               "vmem": _USAGE_FIGURE, "maxvmem": _USAGE_FIGURE})
-_RESULT = Struct(
-    required={"exit_status": Int(0, 1 << 16)},
-    optional={"signal": (Int(0, 1024), 0), "failed": (Int(0, 1024), 0),
-              "failed_reason": (Str(max_len=4096), ""), "error_message": (Str(max_len=1 << 16), ""),
-              # what the qmaster does with the task (execd.jobdir: exit or prolog 99, 100)
-              "action": (Str(choices=frozenset({"", "reschedule", "job_error",
-                                                "queue_error"})), ""),
-              "ended_by": (Str(max_len=64), ""),  # the limit or request that ended it
-              "start_time": (Optional(_SECONDS), None), "end_time": (Optional(_SECONDS), None),
-              "ru_wallclock": (Float(0.0, 1e12), 0.0), "ru_utime": (Float(0.0, 1e12), 0.0),
-              "ru_stime": (Float(0.0, 1e12), 0.0), "maxvmem": (Float(0.0, 1e20), 0.0),
-              "pid": (Int(0, MAX_INT), 0),
-              **{name: (_COUNT, 0) for name in (
-                  "ru_maxrss", "ru_ixrss", "ru_ismrss", "ru_idrss", "ru_isrss", "ru_minflt",
-                  "ru_majflt", "ru_nswap", "ru_inblock", "ru_oublock", "ru_msgsnd",
-                  "ru_msgrcv", "ru_nsignals", "ru_nvcsw", "ru_nivcsw")},
-              **{name: (Float(0.0, 1e20), 0.0) for name in ("cpu", "mem", "io", "iow")}})
-# [name, value] pairs, or the complex list's rows: each kind's validator checks the arity
-_PATH = Optional(Str(max_len=4096))
-# what the shepherd is told to run (qmaster.start_spec.start_spec); the execd adds its own
-# fields (switch_user, notify_socket, ...) to the file it writes, not to the message
-_START_SPEC = Struct(
-    required={"job_id": _JOB_ID, "task_id": Optional(_TASK_ID), "job_name": _NAME,
-              "owner": _NAME, "uid": Int(0, MAX_UID), "gid": Int(0, MAX_UID),
-              "group": _NAME, "binary": Bool(), "command": Str(max_len=1 << 16),
-              "args": ListOf(Str(), max_items=65536), "script": Optional(Bytes()),
-              "shell": Str(max_len=4096), "shell_start_mode": Str(max_len=64),
-              "cwd": _PATH, "stdout_path": _PATH, "stderr_path": _PATH, "merge": Bool(),
-              "env": MapOf(Str(max_len=4096, nonempty=True), Optional(Str())),
-              "sge_o": MapOf(Str(max_len=64, nonempty=True), Str(max_len=1 << 16)),
-              "queue": Str(max_len=4096, nonempty=True), "host": _HOST,
-              "slots": Int(1, MAX_PE_SLOTS), "nhosts": Int(1, 1 << 20),
-              "array": Optional(Tuple((_TASK_ID, _TASK_ID, _TASK_ID))),
-              "pe": Optional(Str(max_len=MAX_NAME)), "pe_hostfile": Optional(Str()),
-              "tmpdir_base": Str(max_len=4096, nonempty=True)},
-    optional={"umask": (Int(0, 0o777), 0o022),
-              # the queue instance's execution attributes, resolved for the host
-              # (qmaster.start_spec)
-              "limits": (MapOf(Str(choices=LIMIT_NAMES), Float(0.0, 1e30), max_items=32), dict),
-              "notify_job": (Bool(), False), "notify": (Float(0.0, 1e9), 60.0),
-              "dispatched": (_SECONDS, 0.0),
-              "restarted": (Int(0, 1), 0), "priority": (Int(-20, 20), 0),
-              "processors": (_PATH, None), "prolog": (_PATH, None), "epilog": (_PATH, None),
-              "starter_method": (_PATH, None), "suspend_method": (_PATH, None),
-              "resume_method": (_PATH, None), "terminate_method": (_PATH, None),
-              "login_shells": (ListOf(Str(max_len=256), max_items=256),
-                               ["bash", "sh", "ksh", "csh", "tcsh"])})
-_CONF_ROWS = ListOf(ListOf(Str(max_len=1 << 20), max_items=64), max_items=1 << 16)
-_NAMES = ListOf(Str(max_len=4096, nonempty=True), max_items=1 << 16)
-_ANY_MAP = AnyMap()  # replies: only the qmaster sends them; fields vary per request
+def _host() -> Str:
+    return Str(max_len=255, nonempty=True, rule=_host_name)
 
-# message type -> the schema of its body; decode() refuses anything it does not accept
-MESSAGE_SCHEMAS: dict[str, Schema] = {
-    # replies
-    "reply": _ANY_MAP,
-    "error": Struct(required={"code": Str(max_len=64), "message": Str()}),
+
+def _user() -> Struct:
+    return Struct(required={"name": Str(max_len=256), "uid": Int(-1, MAX_UID),
+                            "group": Str(max_len=256), "gid": Int(-1, MAX_UID)},
+                  optional={"host": (Str(max_len=255), "")})
+
+
+def _range() -> Tuple:
+    return Tuple((_task_id(), _task_id(), _task_id()))
+
+
+def _targets() -> ListOf:
+    target = Struct(optional={"job_id": (_job_id(), None), "user": (_name(), None),
+                              "name": (_name(), None),
+                              "tasks": (ListOf(_range(), max_items=4096), None)},
+                    sparse=True)  # a target names a job id, a user or a name pattern
+    return ListOf(target, max_items=1 << 16)
+
+
+def _load() -> MapOf:
+    return MapOf(Str(max_len=256, nonempty=True), OneOf((Str(max_len=4096), Float())),
+                 max_items=4096)
+
+
+def _order() -> Struct:
+    from common.jobspec import MAX_NAME, MAX_PE_SLOTS
+    grant = Tuple((Str(max_len=4096, nonempty=True), _host(), Int(1, MAX_PE_SLOTS)))
+    return Struct(required={"type": Str(choices=frozenset({"dispatch"})), "job_id": _job_id(),
+                            "task_id": _task_id(), "task_version": _id(),
+                            "granted": ListOf(grant, min_items=1, max_items=1 << 16)},
+                  optional={"pe": (Optional(Str(max_len=MAX_NAME, nonempty=True)), None)})
+
+
+def _count() -> Int:
+    return Int(0, MAX_INT)
+
+
+def _seconds() -> Float:
+    return Float(0.0, 1e12)
+
+
+def _task_usage() -> Struct:
+    figure = Float(0.0, 1e20)  # execd.jobdir caps figures at 1e18
+    return Struct(required={"job_id": _job_id(), "task_id": _task_id(),
+                            "dispatched": _seconds(), "cpu": figure, "mem": figure,
+                            "io": figure, "vmem": figure, "maxvmem": figure})
+
+
+def _result() -> Struct:
+    """What a shepherd reports of a finished job (execd.jobdir.make_result)."""
+    return Struct(
+        required={"exit_status": Int(0, 1 << 16)},
+        optional={"signal": (Int(0, 1024), 0), "failed": (Int(0, 1024), 0),
+                  "failed_reason": (Str(max_len=4096), ""),
+                  "error_message": (Str(max_len=1 << 16), ""),
+                  # what the qmaster does with the task (execd.jobdir: exit or prolog 99, 100)
+                  "action": (Str(choices=frozenset({"", "reschedule", "job_error",
+                                                    "queue_error"})), ""),
+                  "ended_by": (Str(max_len=64), ""),  # the limit or request that ended it
+                  "start_time": (Optional(_seconds()), None),
+                  "end_time": (Optional(_seconds()), None),
+                  "ru_wallclock": (Float(0.0, 1e12), 0.0), "ru_utime": (Float(0.0, 1e12), 0.0),
+                  "ru_stime": (Float(0.0, 1e12), 0.0), "maxvmem": (Float(0.0, 1e20), 0.0),
+                  "pid": (Int(0, MAX_INT), 0),
+                  **{name: (_count(), 0) for name in (
+                      "ru_maxrss", "ru_ixrss", "ru_ismrss", "ru_idrss", "ru_isrss",
+                      "ru_minflt", "ru_majflt", "ru_nswap", "ru_inblock", "ru_oublock",
+                      "ru_msgsnd", "ru_msgrcv", "ru_nsignals", "ru_nvcsw", "ru_nivcsw")},
+                  **{name: (Float(0.0, 1e20), 0.0) for name in ("cpu", "mem", "io", "iow")}})
+
+
+def _path() -> Optional:
+    return Optional(Str(max_len=4096))
+
+
+def _start_spec() -> Struct:
+    """What the shepherd is told to run (qmaster.start_spec.start_spec); the execd adds its
+    own fields (switch_user, notify_socket, ...) to the file it writes, not to the message."""
+    from common.jobspec import MAX_NAME, MAX_PE_SLOTS
+    return Struct(
+        required={"job_id": _job_id(), "task_id": Optional(_task_id()), "job_name": _name(),
+                  "owner": _name(), "uid": Int(0, MAX_UID), "gid": Int(0, MAX_UID),
+                  "group": _name(), "binary": Bool(), "command": Str(max_len=1 << 16),
+                  "args": ListOf(Str(), max_items=65536), "script": Optional(Bytes()),
+                  "shell": Str(max_len=4096), "shell_start_mode": Str(max_len=64),
+                  "cwd": _path(), "stdout_path": _path(), "stderr_path": _path(),
+                  "merge": Bool(),
+                  "env": MapOf(Str(max_len=4096, nonempty=True), Optional(Str())),
+                  "sge_o": MapOf(Str(max_len=64, nonempty=True), Str(max_len=1 << 16)),
+                  "queue": Str(max_len=4096, nonempty=True), "host": _host(),
+                  "slots": Int(1, MAX_PE_SLOTS), "nhosts": Int(1, 1 << 20),
+                  "array": Optional(Tuple((_task_id(), _task_id(), _task_id()))),
+                  "pe": Optional(Str(max_len=MAX_NAME)), "pe_hostfile": Optional(Str()),
+                  "tmpdir_base": Str(max_len=4096, nonempty=True)},
+        optional={"umask": (Int(0, 0o777), 0o022),
+                  # the queue instance's execution attributes, resolved for the host
+                  # (qmaster.start_spec)
+                  "limits": (MapOf(Str(choices=LIMIT_NAMES), Float(0.0, 1e30), max_items=32),
+                             dict),
+                  "notify_job": (Bool(), False), "notify": (Float(0.0, 1e9), 60.0),
+                  "dispatched": (_seconds(), 0.0),
+                  "restarted": (Int(0, 1), 0), "priority": (Int(-20, 20), 0),
+                  "processors": (_path(), None), "prolog": (_path(), None),
+                  "epilog": (_path(), None), "starter_method": (_path(), None),
+                  "suspend_method": (_path(), None), "resume_method": (_path(), None),
+                  "terminate_method": (_path(), None),
+                  "login_shells": (ListOf(Str(max_len=256), max_items=256),
+                                   ["bash", "sh", "ksh", "csh", "tcsh"])})
+
+
+def _conf_rows() -> ListOf:
+    """[name, value] pairs, or the complex list's rows: each kind's validator checks the
+    arity."""
+    return ListOf(ListOf(Str(max_len=1 << 20), max_items=64), max_items=1 << 16)
+
+
+def _names() -> ListOf:
+    return ListOf(Str(max_len=4096, nonempty=True), max_items=1 << 16)
+
+
+def _submitted_jobs() -> ListOf:
+    from common.jobspec import SUBMITTED_JOB
+    return ListOf(SUBMITTED_JOB, min_items=1, max_items=1 << 17)
+
+
+def _alter_changes() -> Schema:
+    from common.jobspec import ALTER_CHANGES
+    return ALTER_CHANGES
+
+
+# message type -> a function building the schema of its body (called once, on first use)
+_BUILDERS: dict[str, Callable[[], Schema]] = {
+    # replies: only the qmaster sends them; fields vary per request
+    "reply": AnyMap,
+    "error": lambda: Struct(required={"code": Str(max_len=64), "message": Str()}),
     # clients -> qmaster
-    "ping": Struct(),
-    "submit": Struct(required={"user": _USER,
-                               "jobs": ListOf(SUBMITTED_JOB, min_items=1, max_items=1 << 17)}),
-    "job_query": Struct(required={"user": _USER},
-                        optional={"include_finished": (Bool(), False),
-                                  "job_ids": (Optional(ListOf(_JOB_ID, max_items=1 << 17)), None),
-                                  "with_script": (Bool(), False), "explain": (Bool(), False),
-                                  "set_aside": (Bool(), False)}),
-    "cluster_query": Struct(required={"user": _USER}, optional={"resources": (Bool(), False)}),
-    "delete": Struct(required={"user": _USER, "targets": _TARGETS},
-                     optional={"force": (Bool(), False)}),
-    "hold": Struct(required={"user": _USER, "targets": _TARGETS,
-                             "hold_type": Str(choices=frozenset("uos"))}),
-    "release": Struct(required={"user": _USER, "targets": _TARGETS,
-                                "hold_type": Str(choices=frozenset("uos"))}),
-    "alter": Struct(required={"user": _USER, "targets": _TARGETS, "changes": ALTER_CHANGES}),
-    "wait": Struct(required={"user": _USER,
-                             "job_ids": ListOf(_JOB_ID, min_items=1, max_items=1 << 17)}),
-    "conf_get": Struct(required={"user": _USER, "kind": Str(max_len=64)}),
-    "conf_put": Struct(required={"user": _USER, "kind": Str(max_len=64),
-                                 "name": Str(max_len=4096),
-                                 "data": Optional(_CONF_ROWS),  # nil: a list entry
-                                 "mode": Str(choices=frozenset({"add", "modify"}))}),
-    "conf_del": Struct(required={"user": _USER, "kind": Str(max_len=64),
-                                 "name": Str(max_len=4096)}),
+    "ping": Struct,
+    "submit": lambda: Struct(required={"user": _user(), "jobs": _submitted_jobs()}),
+    "job_query": lambda: Struct(
+        required={"user": _user()},
+        optional={"include_finished": (Bool(), False),
+                  "job_ids": (Optional(ListOf(_job_id(), max_items=1 << 17)), None),
+                  "with_script": (Bool(), False), "explain": (Bool(), False),
+                  "set_aside": (Bool(), False),
+                  # qstat -u: only these owners' jobs (patterns)
+                  "owners": (Optional(_names()), None),
+                  # the tasks not yet dispatched or changed as range
+                  # lists ("ranges") instead of one record each
+                  "ranges": (Bool(), False)}),
+    "cluster_query": lambda: Struct(required={"user": _user()},
+                                    optional={"resources": (Bool(), False)}),
+    "delete": lambda: Struct(required={"user": _user(), "targets": _targets()},
+                             optional={"force": (Bool(), False)}),
+    "hold": lambda: Struct(required={"user": _user(), "targets": _targets(),
+                                     "hold_type": Str(choices=frozenset("uos"))}),
+    "release": lambda: Struct(required={"user": _user(), "targets": _targets(),
+                                        "hold_type": Str(choices=frozenset("uos"))}),
+    "alter": lambda: Struct(required={"user": _user(), "targets": _targets(),
+                                      "changes": _alter_changes()}),
+    "wait": lambda: Struct(required={"user": _user(),
+                                     "job_ids": ListOf(_job_id(), min_items=1,
+                                                       max_items=1 << 17)}),
+    "conf_get": lambda: Struct(required={"user": _user(), "kind": Str(max_len=64)}),
+    "conf_put": lambda: Struct(required={"user": _user(), "kind": Str(max_len=64),
+                                         "name": Str(max_len=4096),
+                                         "data": Optional(_conf_rows()),  # nil: a list entry
+                                         "mode": Str(choices=frozenset({"add", "modify"}))}),
+    "conf_del": lambda: Struct(required={"user": _user(), "kind": Str(max_len=64),
+                                         "name": Str(max_len=4096)}),
     # qmod: items in the order qmaster.queue_control applies them (clients.qmod.options)
-    "qmod": Struct(required={"user": _USER, "items": ListOf(Struct(
+    "qmod": lambda: Struct(required={"user": _user(), "items": ListOf(Struct(
         required={"action": Str(choices=frozenset({"clear", "disable", "enable", "reschedule",
                                                    "suspend", "unsuspend"})),
                   "scope": Str(choices=frozenset({"any", "job", "queue"})),
                   "ref": Str(max_len=4096, nonempty=True)},
-        optional={"tasks": (Optional(ListOf(_RANGE, max_items=4096)), None)}),
+        optional={"tasks": (Optional(ListOf(_range(), max_items=4096)), None)}),
         min_items=1, max_items=1 << 16)}, optional={"force": (Bool(), False)}),
-    "userset_entries": Struct(required={"user": _USER,
-                                        "op": Str(choices=frozenset({"add", "delete"})),
-                                        "users": _NAMES, "lists": _NAMES}),
+    "userset_entries": lambda: Struct(required={"user": _user(),
+                                                "op": Str(choices=frozenset({"add", "delete"})),
+                                                "users": _names(), "lists": _names()}),
     # execd -> qmaster
-    "register": Struct(required={"host": _HOST, "load": _LOAD,
-                                 "jobs": ListOf(Struct(required={"job_id": _JOB_ID,
-                                                                 "task_id": _TASK_ID},
-                                                       optional={"dispatched": (_SECONDS,
-                                                                                0.0)}),
-                                                max_items=1 << 16)},
-                      optional={"global_load": (_LOAD, {})}),
+    "register": lambda: Struct(
+        required={"host": _host(), "load": _load(),
+                  "jobs": ListOf(Struct(required={"job_id": _job_id(), "task_id": _task_id()},
+                                        optional={"dispatched": (_seconds(), 0.0)}),
+                                 max_items=1 << 16)},
+        optional={"global_load": (_load(), {})}),
     # "usage": each running task's usage so far (qstat -j's usage line); "global_load":
     # the values its load sensors report for the global host (global:name:value)
-    "load_report": Struct(required={"host": _HOST, "load": _LOAD},
-                          optional={"usage": (ListOf(_TASK_USAGE, max_items=1 << 16), []),
-                                    "global_load": (_LOAD, {})}),
+    "load_report": lambda: Struct(
+        required={"host": _host(), "load": _load()},
+        optional={"usage": (ListOf(_task_usage(), max_items=1 << 16), []),
+                  "global_load": (_load(), {})}),
     # "dispatched": the dispatch time of the run the message is about (start spec), so
     # that a late message of an earlier run of a rescheduled task is not taken for this one
-    "job_started": Struct(required={"host": _HOST, "job_id": _JOB_ID, "task_id": _TASK_ID,
-                                    "start_time": _SECONDS},
-                          optional={"dispatched": (_SECONDS, 0.0)}),
-    "job_finished": Struct(required={"host": _HOST, "job_id": _JOB_ID, "task_id": _TASK_ID,
-                                     "result": _RESULT},
-                           optional={"dispatched": (_SECONDS, 0.0)}),
-    "job_start_failed": Struct(required={"host": _HOST, "job_id": _JOB_ID,
-                                         "task_id": _TASK_ID, "reason": Str(max_len=1 << 16)}),
+    "job_started": lambda: Struct(required={"host": _host(), "job_id": _job_id(),
+                                            "task_id": _task_id(), "start_time": _seconds()},
+                                  optional={"dispatched": (_seconds(), 0.0)}),
+    "job_finished": lambda: Struct(required={"host": _host(), "job_id": _job_id(),
+                                             "task_id": _task_id(), "result": _result()},
+                                   optional={"dispatched": (_seconds(), 0.0)}),
+    "job_start_failed": lambda: Struct(required={"host": _host(), "job_id": _job_id(),
+                                                 "task_id": _task_id(),
+                                                 "reason": Str(max_len=1 << 16)}),
     # qmaster -> execd
-    "start_job": Struct(required={"job_id": _JOB_ID, "task_id": _TASK_ID,
-                                  "spec": _START_SPEC}),
+    "start_job": lambda: Struct(required={"job_id": _job_id(), "task_id": _task_id(),
+                                          "spec": _start_spec()}),
     # what the execd does to a running task: "terminate" (qdel: -notify warning, then
     # terminate_method), "suspend"/"resume" (-notify warning, suspend_method,
     # resume_method), "kill" (SIGKILL at once: a task the qmaster does not know)
     # "dispatched" (not 0): only that run of the task (an earlier run of a task that was
     # rescheduled while its host was lost, and may have been sent back to the same host)
-    "signal_job": Struct(required={"job_id": _JOB_ID, "task_id": _TASK_ID,
-                                   "action": Str(choices=JOB_ACTIONS)},
-                         optional={"dispatched": (_SECONDS, 0.0)}),
-    "finished_ack": Struct(required={"job_id": _JOB_ID, "task_id": _TASK_ID}),
+    "signal_job": lambda: Struct(required={"job_id": _job_id(), "task_id": _task_id(),
+                                           "action": Str(choices=JOB_ACTIONS)},
+                                 optional={"dispatched": (_seconds(), 0.0)}),
+    "finished_ack": lambda: Struct(required={"job_id": _job_id(), "task_id": _task_id()}),
     # scheduler -> qmaster
-    "snapshot": Struct(),
-    "orders": Struct(required={"orders": ListOf(_ORDER, max_items=1 << 17)}),
+    # the snapshot comes in parts (qmaster.snapshot): none for the first (configuration,
+    # hosts and the first jobs), then the "after" job id each part names for the next
+    "snapshot": lambda: Struct(optional={"after": (Optional(_id()), None)}),
+    "orders": lambda: Struct(required={"orders": ListOf(_order(), max_items=1 << 17)}),
 }
+
+
+class _Schemas:
+    """The read-only mapping ``MESSAGE_SCHEMAS``: message type -> the schema of its body,
+    built on first use and kept (decode() refuses anything it does not accept)."""
+
+    __slots__ = ("_built",)
+
+    def __init__(self) -> None:
+        self._built: dict[str, Schema] = {}
+
+    def __getitem__(self, msg_type: str) -> Schema:
+        schema = self._built.get(msg_type)
+        if schema is None:
+            schema = self._built[msg_type] = _BUILDERS[msg_type]()
+        return schema
+
+    def __contains__(self, msg_type: object) -> bool:
+        return msg_type in _BUILDERS
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_BUILDERS)
+
+    def __len__(self) -> int:
+        return len(_BUILDERS)
+
+    def keys(self) -> KeysView[str]:
+        return _BUILDERS.keys()
+
+    def values(self) -> list[Schema]:
+        return [self[t] for t in _BUILDERS]
+
+    def items(self) -> list[tuple[str, Schema]]:
+        return [(t, self[t]) for t in _BUILDERS]
+
+    def get(self, msg_type: str, default: Schema | None = None) -> Schema | None:
+        return self[msg_type] if msg_type in _BUILDERS else default
+
+
+MESSAGE_SCHEMAS = _Schemas()
 MESSAGE_FIELDS = MESSAGE_SCHEMAS  # the message types (older name)
 
 # Which message types a peer may send to the qmaster's request endpoint.
-REQUEST_TYPES = frozenset(MESSAGE_SCHEMAS) - {"reply", "error", "start_job", "signal_job",
-                                              "finished_ack"}
+REQUEST_TYPES = frozenset(_BUILDERS) - {"reply", "error", "start_job", "signal_job",
+                                        "finished_ack"}
 
 
 class WireError(Exception):
@@ -227,10 +598,9 @@ def credential_payload(payload: bytes) -> bytes:
 
 
 def encode(msg_type: str, body: dict[str, Any], request_id: int = 0) -> bytes:
-    if msg_type not in MESSAGE_SCHEMAS:
+    if msg_type not in _BUILDERS:
         raise ValueError(f"unknown message type {msg_type!r}")
-    return msgpack.packb({"v": PROTOCOL_VERSION, "t": msg_type, "id": request_id, "b": body},
-                         use_bin_type=True)
+    return _packb({"v": PROTOCOL_VERSION, "t": msg_type, "id": request_id, "b": body})
 
 
 def decode(frame: bytes) -> tuple[str, int, dict[str, Any]]:
@@ -238,7 +608,7 @@ def decode(frame: bytes) -> tuple[str, int, dict[str, Any]]:
     if len(frame) > MAX_MESSAGE_BYTES:
         raise WireError("too_large", f"message of {len(frame)} bytes exceeds the limit")
     try:
-        msg = msgpack.unpackb(frame, raw=False, strict_map_key=False)
+        msg = _unpackb(frame)
     except Exception as exc:  # msgpack raises several unrelated types
         raise WireError("malformed", f"undecodable message: {type(exc).__name__}") from None
     if not isinstance(msg, dict):
@@ -259,18 +629,19 @@ def decode(frame: bytes) -> tuple[str, int, dict[str, Any]]:
 
 
 def encode_event_batch(epoch: str, events: list[dict[str, Any]]) -> list[bytes]:
-    return [TOPIC_EVENTS, msgpack.packb({"epoch": epoch, "events": events}, use_bin_type=True)]
+    return [TOPIC_EVENTS, _msgpack().packb({"epoch": epoch, "events": events},
+                                           use_bin_type=True)]
 
 
 def encode_heartbeat(epoch: str, seq: int) -> list[bytes]:
-    return [TOPIC_HEARTBEAT, msgpack.packb({"epoch": epoch, "seq": seq}, use_bin_type=True)]
+    return [TOPIC_HEARTBEAT, _msgpack().packb({"epoch": epoch, "seq": seq}, use_bin_type=True)]
 
 
 def decode_published(frames: list[bytes]) -> tuple[bytes, dict[str, Any]]:
     if len(frames) != 2:
         raise WireError("malformed", "published message needs two frames")
     try:
-        payload = msgpack.unpackb(frames[1], raw=False, strict_map_key=False)
+        payload = _msgpack().unpackb(frames[1], raw=False, strict_map_key=False)
     except Exception:
         raise WireError("malformed", "undecodable published message") from None
     if not isinstance(payload, dict):
@@ -280,8 +651,8 @@ def decode_published(frames: list[bytes]) -> tuple[bytes, dict[str, Any]]:
 
 def pack(obj: Any) -> bytes:
     """msgpack for files written by one daemon and read by another (job specs, results)."""
-    return msgpack.packb(obj, use_bin_type=True)
+    return _msgpack().packb(obj, use_bin_type=True)  # type: ignore[no-any-return]
 
 
 def unpack(data: bytes) -> Any:
-    return msgpack.unpackb(data, raw=False, strict_map_key=False)
+    return _msgpack().unpackb(data, raw=False, strict_map_key=False)

@@ -10,7 +10,8 @@ from common.jobstate import State
 from common.model import Job
 from qmaster.context import Ctx, RequestError
 from qmaster.host_rights import require_submit_host
-from qmaster.jobs import (add_hold, may_change, remove_hold, select_targets,
+from qmaster.jobs import (add_hold, add_ranges_hold, may_change, remove_hold,
+                          remove_ranges_hold, select_targets,
                           unfinished_predecessors)
 from qmaster.project_handlers import check_job_project
 from qmaster.submit_checks import check_submission
@@ -30,12 +31,12 @@ def handle_alter(ctx: Ctx) -> dict[str, Any]:
     if not changes:  # wire.decode allowed only the alterable fields (common.jobspec)
         raise RequestError("malformed", "alter: no job attributes to change")
     results: list[dict[str, Any]] = []
-    for target, tasks in select_targets(ctx):
-        if tasks is None:
+    for target, selection in select_targets(ctx):
+        if selection is None:
             results.append({"target": target, "result": "unknown"})
             continue
-        for job_id in sorted({t.job_id for t in tasks}):
-            results.append(_alter_job(ctx, ctx.store.jobs[job_id], changes))
+        for sel in sorted(selection, key=lambda s: s.job.job_id):
+            results.append(_alter_job(ctx, sel.job, changes))
     return {"results": results}
 
 
@@ -45,7 +46,7 @@ def _alter_refusal(ctx: Ctx, job: Job, changes: dict[str, Any]) -> str | None:
     if not may_change(ctx, job):
         return (f'denied: "{user}" must be at least owner of job {job.job_id} '
                 "to change job attributes")
-    if any(t.state_enum not in ALTERABLE_STATES for t in ctx.store.job_tasks(job.job_id)
+    if any(t.state_enum not in ALTERABLE_STATES for t in ctx.store.enrolled_tasks(job.job_id)
            if t.state_enum is not State.FINISHED):
         return f"job {job.job_id} can't modify running jobs"
     priority = int(changes.get("priority", job.priority) or 0)
@@ -75,9 +76,11 @@ def _alter_job(ctx: Ctx, job: Job, changes: dict[str, Any]) -> dict[str, Any]:
     if isinstance(altered, str):
         return {"job_id": job.job_id, "result": "denied", "messages": [altered]}
     job = ctx.store.replace_job_opts(ctx.batch, job, altered)
-    for task in ctx.store.job_tasks(job.job_id):
+    # new versions: orders computed from the old requests are refused
+    if ctx.store.ranges[job.job_id].pending:
+        ctx.store.change_ranges(ctx.batch, job.job_id)
+    for task in ctx.store.enrolled_tasks(job.job_id):
         if task.state_enum in ALTERABLE_STATES:
-            # a new task version: orders computed from the old requests are refused
             ctx.store.put_task(ctx.batch, task)
     lines = [f"modified {ALTER_NAMES[key]} of job {job.job_id}"
              for key in ALTER_NAMES if key in changes and ALTER_NAMES[key]]
@@ -93,7 +96,8 @@ def _rechain_predecessors(ctx: Ctx, job: Job) -> str:
     """Set or drop the ``-hold_jid`` hold after a new predecessor list; Grid Engine's
     answer names the blocking jobs and those that no longer exist."""
     blocking = unfinished_predecessors(ctx, job)
-    for task in ctx.store.job_tasks(job.job_id):
+    (add_ranges_hold if blocking else remove_ranges_hold)(ctx, job.job_id, "h")
+    for task in ctx.store.enrolled_tasks(job.job_id):
         if task.state_enum not in ALTERABLE_STATES:
             continue
         if blocking:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable, Sequence
 
-from common.cluster import QueueInstance, attr, host_value, hostgroups, queue_instances
+from common.cluster import QueueInstance, attr, host_value, hostgroups
 from common.conf_values import seconds_or
 from common.jobstate import State
 from common.calendar_state import calendar_state
@@ -37,7 +37,7 @@ from common.subordination import (
     parse_subordinates,
 )
 from qmaster.context import Ctx
-from qmaster.placement_view import instance_alarms
+from qmaster.placement_view import instance_alarms, instances_of
 from qmaster.queue_control import resume_for, suspend_for, with_state
 
 THRESHOLD_REASON = "threshold"  # Task.suspend_reasons: qstat shows T
@@ -281,8 +281,7 @@ def heartbeat(ctx: Ctx, last_steps: dict[str, float], when: datetime) -> None:
     """Every check of one second, sharing the queue instances (for the instance names,
     hosts and whether a host is up; the states each check reads from the store)."""
     store = ctx.store
-    instances: Instances = functools.cache(
-        lambda: queue_instances(store.conf, store.hosts, store.qi_states))
+    instances: Instances = functools.cache(lambda: instances_of(store))
     release_orphans(ctx, instances)
     check_suspend_thresholds(ctx, last_steps, instances)
     check_subordination(ctx, instances)

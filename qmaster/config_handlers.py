@@ -59,7 +59,7 @@ from qmaster.store import LIST_KINDS
 from qmaster.userset_handlers import (check_lists_exist, check_unreferenced, check_userset,
                                       require_permission)
 from common.placement.offers import host_offers, instance_offers
-from qmaster.placement_view import instance_alarms, store_pass_input
+from qmaster.placement_view import instance_alarms, instances_of, store_pass_input
 from qmaster.queue_control import apply_initial_state
 
 
@@ -129,7 +129,7 @@ def handle_conf_get(ctx: Ctx) -> dict[str, Any]:
 def handle_cluster_query(ctx: Ctx) -> dict[str, Any]:
     require_known_host(ctx.store, ctx.user)
     store = ctx.store
-    instances = queue_instances(store.conf, store.hosts, store.qi_states)
+    instances = instances_of(store)
     alarms = instance_alarms(store, instances)
     view = store_pass_input(store).resources if ctx.body.get("resources") else None
     offers = {(qi.queue, qi.host): instance_offers(view, qi, store.used_slots)

@@ -72,8 +72,8 @@ def handle_register(ctx: Ctx) -> dict[str, Any]:
     _update_host(ctx, host, ctx.body["load"], ctx.body["global_load"], alive=True)
     if coming_up:  # queue_conf(5) initial_state: "on start-up of the sge_execd"
         from qmaster.queue_control import apply_initial_state  # (it imports this module)
-        apply_initial_state(ctx, [qi for qi in queue_instances(ctx.store.conf, ctx.store.hosts)
-                                  if qi.host == host])
+        apply_initial_state(ctx, queue_instances(ctx.store.conf, ctx.store.hosts,
+                                                 on_host=host))
     reported = {task_key(j["job_id"], j["task_id"]): float(j["dispatched"])
                 for j in ctx.body["jobs"]}
     _reconcile(ctx, host, reported)
@@ -151,7 +151,7 @@ def _reconcile(ctx: Ctx, host: str, reported: dict[str, float]) -> None:
     while the host was lost, or never known) is killed, even when the task has been sent
     back to this same host since."""
     on_host = set()
-    for task in list(ctx.store.tasks.values()):
+    for task in ctx.store.active_tasks():  # (a list: the loop changes tasks' states)
         if task.host != host or task.state_enum not in ACTIVE_STATES:
             continue
         on_host.add(task.key)

@@ -9,9 +9,10 @@ host to read them (``qmaster.host_rights``).
 from __future__ import annotations
 
 import fnmatch
+from dataclasses import dataclass
 from typing import Any
 
-from common.cluster import queue_instances
+from common import task_ranges
 from common.jobstate import ACTIVE_STATES, Event, State, allows
 from common.model import Job, Task, UserInfo
 from common.placement.load_alarm import exceeded, suspend_alarm_reason
@@ -19,7 +20,7 @@ from qmaster.auto_suspend import THRESHOLD_REASON
 from qmaster.context import DEFERRED, Ctx, RequestError, Waiter
 from qmaster.execd_link import finish_task, kill_on_host
 from qmaster.host_rights import require_known_host, require_submit_host
-from qmaster.placement_view import instance_alarms
+from qmaster.placement_view import instance_alarms, instances_of
 from qmaster.store import Store
 from qmaster.submit_checks import check_submission, check_submitter, scheduling_info
 
@@ -33,22 +34,22 @@ def handle_submit(ctx: Ctx) -> dict[str, Any]:
     specs = ctx.body["jobs"]
     operator = ctx.store.is_operator(user.name)
     submitter = check_submitter(ctx.store, user)
-    verdicts, task_ids = [], []
+    verdicts = []
     # wire.decode checked every job's description (common.jobspec); each is checked
     # against the cell before the first is added, and a refusal names the job
     for index, spec in enumerate(specs):
         try:
             verdicts.append(check_submission(ctx.store, spec["opts"], submitter,
                                              operator=operator))
-            task_ids.append(_task_ids(spec["opts"]["array"], _max_tasks(ctx)))
+            _check_task_count(spec["opts"]["array"], _max_tasks(ctx))
         except RequestError as err:
             if len(specs) > 1:
                 err.message = f"jobs[{index}]: {err.message}"
             raise
     if any(v.verification for v in verdicts):  # -w v/p: verify only, submit nothing
         return {"job_ids": [], "verification": [v.verification for v in verdicts]}
-    ids = [_add_job(ctx, user, {**spec, "opts": verdict.opts}, tasks)
-           for spec, verdict, tasks in zip(specs, verdicts, task_ids)]
+    ids = [_add_job(ctx, user, {**spec, "opts": verdict.opts})
+           for spec, verdict in zip(specs, verdicts)]
     if any(v.notes for v in verdicts):  # -w w, or no queue admits the user
         return {"job_ids": ids, "notes": [{"lines": v.notes, "unable": v.unable}
                                           for v in verdicts]}
@@ -66,21 +67,22 @@ def _check_min_ids(ctx: Ctx, user: UserInfo) -> None:
                                      f"minimum group id {min_gid} of cluster configuration")
 
 
-def _add_job(ctx: Ctx, user: UserInfo, spec: dict[str, Any], task_ids: list[int]) -> int:
+def _add_job(ctx: Ctx, user: UserInfo, spec: dict[str, Any]) -> int:
+    """The job with its tasks as one pending range (common.model.TaskRanges)."""
     opts = spec["opts"]
     job_id = ctx.store.allocate_job_id(ctx.batch)
     job = Job(job_id=job_id, owner=user.name, uid=user.uid, group=user.group, gid=user.gid,
               submit_time=ctx.now, opts=opts, sge_o=spec["sge_o"], script=spec["script"],
-              task_ids=task_ids, umask=spec["umask"])
+              umask=spec["umask"])
     holds = ["u"] if opts.get("hold") else []
     if unfinished_predecessors(ctx, job):
         holds.append("h")
+    ctx.store.add_job(ctx.batch, job, holds)
     if "h" in holds:
         ctx.store.hold_for_dependency(job_id, True)
-    state = State.HOLD if holds else State.PENDING
-    tasks = [Task(job_id=job_id, task_id=t, state=state, holds=list(holds)) for t in task_ids]
-    ctx.store.add_job(ctx.batch, job, tasks)
-    ctx.services.job_log("submitted", job_id=job_id, owner=user.name, tasks=len(tasks))
+    first, last, step = job.array_range
+    ctx.services.job_log("submitted", job_id=job_id, owner=user.name,
+                         tasks=(last - first) // step + 1)
     return job_id
 
 
@@ -89,74 +91,109 @@ def _max_tasks(ctx: Ctx) -> int:
     return int(text) if text.isdigit() else 75000
 
 
-def _task_ids(array: list[int] | None, max_tasks: int) -> list[int]:
+def _check_task_count(array: list[int] | None, max_tasks: int) -> None:
     if not array:
-        return [1]
+        return
     first, last, step = array  # common.jobspec: 1 <= first <= last, step >= 1
     count = (last - first) // step + 1
     if max_tasks and count > max_tasks:  # sge_conf(5): 0 means no limit
         raise RequestError("rejected", "job rejected: you tried to submit a job with more "
                                        f"than {max_tasks} tasks")
-    return list(range(first, last + 1, step))
 
 
 def unfinished_predecessors(ctx: Ctx, job: Job) -> list[int]:
     """Jobs named by ``-hold_jid`` (ids, names or patterns) that have not finished."""
     wanted = [str(x) for x in job.opts.get("hold_jid") or []]
-    out: list[int] = []
-    if not wanted:
-        return out
-    for other in ctx.store.jobs.values():
-        if other.job_id == job.job_id or ctx.store.job_finished(other.job_id):
-            continue
-        if any(_names_job(w, other, job.owner) for w in wanted):
-            out.append(other.job_id)
-    return out
-
-
-def _names_job(ref: str, job: Job, owner: str) -> bool:
-    if ref.isdigit():
-        return int(ref) == job.job_id
-    return job.owner == owner and fnmatch.fnmatchcase(job.name, ref)
+    store = ctx.store
+    found = {int(w) for w in wanted if w.isdigit() and int(w) != job.job_id
+             and int(w) in store.jobs and not store.job_finished(int(w))}
+    names = [w for w in wanted if not w.isdigit()]
+    if names:  # a name or pattern: every job of the owner that carries it
+        found.update(other.job_id for other in store.jobs.values()
+                     if other.job_id != job.job_id and other.owner == job.owner
+                     and any(fnmatch.fnmatchcase(other.name, n) for n in names)
+                     and not store.job_finished(other.job_id))
+    return sorted(found)
 
 
 def release_dependents(ctx: Ctx, finished_job_id: int) -> None:
-    """Drop the ``-hold_jid`` hold of jobs whose last predecessor just finished."""
-    for job_id in sorted(ctx.store.dependency_held):
+    """Drop the ``-hold_jid`` hold of jobs whose last predecessor just finished: only
+    the held jobs that name it are looked at (``Store.waiting_on``)."""
+    finished = ctx.store.jobs.get(finished_job_id)
+    if finished is None:
+        return
+    for job_id in sorted(ctx.store.waiting_on(finished)):
         job = ctx.store.jobs.get(job_id)
         if job is not None and unfinished_predecessors(ctx, job):
             continue
-        ctx.store.hold_for_dependency(job_id, False)
-        for task in ctx.store.job_tasks(job_id):
-            if "h" in task.holds:
-                remove_hold(ctx, task, "h")
+        release_dependency_hold(ctx, job_id)
+
+
+def release_dependency_hold(ctx: Ctx, job_id: int) -> None:
+    ctx.store.hold_for_dependency(job_id, False)
+    remove_ranges_hold(ctx, job_id, "h")
+    for task in ctx.store.enrolled_tasks(job_id):
+        if "h" in task.holds:
+            remove_hold(ctx, task, "h")
 
 
 # ---- delete / hold / release -------------------------------------------------------
-def select_targets(ctx: Ctx) -> list[tuple[dict[str, Any], list[Task] | None]]:
-    """Each request target with its tasks, or None when the job does not exist."""
+@dataclass
+class Selected:
+    """What a target names in one job: enrolled tasks, and pending ids of its ranges
+    (``all_pending``: every one of them, which a range change handles at once)."""
+
+    job: Job
+    tasks: list[Task]
+    pending: list[int]
+    all_pending: bool
+
+    @property
+    def empty(self) -> bool:
+        return not self.tasks and not self.pending and not self.all_pending
+
+
+def select_targets(ctx: Ctx) -> list[tuple[dict[str, Any], list[Selected] | None]]:
+    """Each request target with what it names per job, or None when no job exists."""
     out = []
     for target in ctx.body["targets"]:
         if not isinstance(target, dict):
             raise RequestError("malformed", "malformed job target")
-        out.append((target, _select_tasks(ctx, target)))
+        out.append((target, _select(ctx, target)))
     return out
 
 
-def _select_tasks(ctx: Ctx, target: dict[str, Any]) -> list[Task] | None:
+def _select(ctx: Ctx, target: dict[str, Any]) -> list[Selected] | None:
     jobs = _select_jobs(ctx, target)
     if not jobs:
         return None
-    wanted = target.get("tasks")
-    tasks: list[Task] = []
+    wanted = [[int(v) for v in r] for r in target.get("tasks") or []]
+    out = []
     for job in jobs:
-        for task in ctx.store.job_tasks(job.job_id):
-            if task.state_enum is State.FINISHED:
-                continue
-            if wanted and not any(_in_range(task.task_id, r) for r in wanted):
-                continue
-            tasks.append(task)
-    return tasks
+        tasks = [t for t in ctx.store.enrolled_tasks(job.job_id)
+                 if t.state_enum is not State.FINISHED
+                 and (not wanted or any(_in_range(t.task_id, r) for r in wanted))]
+        pending = ctx.store.ranges[job.job_id].pending
+        whole = bool(pending) and (not wanted or task_ranges.covered_by(pending, wanted))
+        ids = [] if whole or not pending else list(task_ranges.ids_in(pending, wanted))
+        selected = Selected(job, tasks, ids, whole)
+        if not selected.empty:
+            out.append(selected)
+    return out
+
+
+def selected_pending_ids(ctx: Ctx, sel: Selected) -> list[int]:
+    """Every pending id the selection names, one by one (for per-task answers)."""
+    if sel.all_pending:
+        return list(task_ranges.ids(ctx.store.ranges[sel.job.job_id].pending))
+    return sel.pending
+
+
+def enroll_selected(ctx: Ctx, sel: Selected) -> list[Task]:
+    """The selection's tasks, its named pending ids enrolled (a task changed on its own
+    becomes an object), in task id order."""
+    tasks = sel.tasks + [ctx.store.enroll(ctx.batch, sel.job.job_id, t) for t in sel.pending]
+    return sorted(tasks, key=lambda t: t.task_id)
 
 
 def _select_jobs(ctx: Ctx, target: dict[str, Any]) -> list[Job]:
@@ -193,29 +230,36 @@ def handle_delete(ctx: Ctx) -> dict[str, Any]:
     for target in ctx.body["targets"]:
         # selected when its turn comes: an earlier target of the request may have
         # deleted the job already (qdel 5 5: the second finds no job 5)
-        results.extend(_delete_target(ctx, target, _select_tasks(ctx, target)))
+        results.extend(_delete_target(ctx, target, _select(ctx, target)))
     return {"results": results}
 
 
-def _delete_target(ctx: Ctx, target: dict[str, Any], tasks: list[Task] | None
+def _delete_target(ctx: Ctx, target: dict[str, Any], selection: list[Selected] | None
                    ) -> list[dict[str, Any]]:
-    if tasks is None:
+    if selection is None:
         return [{"target": target, "result": "unknown"}]
     out = []
-    for job_id in sorted({t.job_id for t in tasks}):
-        job = ctx.store.jobs[job_id]
-        if not may_change(ctx, job):
-            out.append({"job_id": job_id, "result": "denied", "owner": job.owner})
+    for sel in selection:
+        if not may_change(ctx, sel.job):
+            out.append({"job_id": sel.job.job_id, "result": "denied", "owner": sel.job.owner})
             continue
-        mine = [t for t in tasks if t.job_id == job_id]
-        out.extend(_delete_tasks(ctx, job, mine, bool(target.get("tasks"))))
+        out.extend(_delete_tasks(ctx, sel, bool(target.get("tasks"))))
     return out
 
 
-def _delete_tasks(ctx: Ctx, job: Job, tasks: list[Task], by_task: bool
-                  ) -> list[dict[str, Any]]:
-    out = []
+def _delete_tasks(ctx: Ctx, sel: Selected, by_task: bool) -> list[dict[str, Any]]:
+    job = sel.job
+    per_task = by_task and job.is_array  # qdel -t on an array: an answer per task
+    answers: list[tuple[int, dict[str, Any]]] = []
     immediate = False
+    if per_task:
+        answers += [(t, {"job_id": job.job_id, "task_id": t, "result": "deleted"})
+                    for t in selected_pending_ids(ctx, sel)] if sel.all_pending else []
+    if sel.all_pending:  # the job's pending ids end without becoming tasks
+        immediate = ctx.store.delete_pending(ctx.batch, job.job_id, ctx.user.name) > 0
+        tasks = sel.tasks
+    else:
+        tasks = enroll_selected(ctx, sel)
     for task in tasks:
         active = task.state_enum in ACTIVE_STATES
         ctx.store.transition(ctx.batch, task, Event.DELETE, deleted_by=ctx.user.name)
@@ -225,13 +269,16 @@ def _delete_tasks(ctx: Ctx, job: Job, tasks: list[Task], by_task: bool
             if forced:  # qdel -f: gone now, whether or not the execd ever confirms
                 finish_task(ctx, task, {"exit_status": 137, "signal": 9, "failed": 100,
                                         "end_time": ctx.now})
-            out.append({"job_id": job.job_id, "task_id": task.task_id if job.is_array else None,
-                        "result": "forced" if forced else "registered"})
+            answers.append((task.task_id, {
+                "job_id": job.job_id, "task_id": task.task_id if job.is_array else None,
+                "result": "forced" if forced else "registered"}))
         else:
             immediate = True
-            if by_task and job.is_array:
-                out.append({"job_id": job.job_id, "task_id": task.task_id, "result": "deleted"})
-    if immediate and not (by_task and job.is_array):
+            if per_task:
+                answers.append((task.task_id, {"job_id": job.job_id, "task_id": task.task_id,
+                                               "result": "deleted"}))
+    out = [answer for _, answer in sorted(answers, key=lambda a: a[0])]
+    if immediate and not per_task:
         out.append({"job_id": job.job_id, "task_id": None, "result": "deleted"})
     return out
 
@@ -250,32 +297,48 @@ def _change_holds(ctx: Ctx, *, add: bool) -> dict[str, Any]:
     if hold_type not in HOLD_TYPES:
         raise RequestError("malformed", f"invalid hold type {hold_type!r}")
     results = []
-    for target, tasks in select_targets(ctx):
-        if tasks is None:
+    for target, selection in select_targets(ctx):
+        if selection is None:
             results.append({"target": target, "result": "unknown"})
             continue
-        for job_id in sorted({t.job_id for t in tasks}):
-            mine = [t for t in tasks if t.job_id == job_id]
-            results.append(_hold_job(ctx, ctx.store.jobs[job_id], mine, hold_type, add))
+        results.extend(_hold_job(ctx, sel, hold_type, add) for sel in selection)
     return {"results": results}
 
 
-def _hold_job(ctx: Ctx, job: Job, tasks: list[Task], hold_type: str, add: bool
-              ) -> dict[str, Any]:
-    user = ctx.user.name
+def _hold_job(ctx: Ctx, sel: Selected, hold_type: str, add: bool) -> dict[str, Any]:
+    user, job = ctx.user.name, sel.job
     if hold_type == "s":
         allowed = ctx.store.is_manager(user)
     else:
         allowed = (hold_type == "u" and job.owner == user) or ctx.store.is_operator(user)
     if not allowed:
         return {"job_id": job.job_id, "result": "denied", "owner": job.owner}
+    task_ids = selected_pending_ids(ctx, sel) if job.is_array and sel.all_pending else []
+    if sel.all_pending:
+        (add_ranges_hold if add else remove_ranges_hold)(ctx, job.job_id, hold_type)
+    tasks = sel.tasks if sel.all_pending else enroll_selected(ctx, sel)
     for task in tasks:
         if add:
             add_hold(ctx, task, hold_type)
         else:
             remove_hold(ctx, task, hold_type)
+    task_ids = sorted(task_ids + [t.task_id for t in tasks])
     return {"job_id": job.job_id, "result": "modified",
-            "task_ids": [t.task_id for t in tasks] if job.is_array else None}
+            "task_ids": task_ids if job.is_array else None}
+
+
+def add_ranges_hold(ctx: Ctx, job_id: int, hold_type: str) -> None:
+    """A hold on every pending id of the job at once."""
+    rng = ctx.store.ranges[job_id]
+    if rng.pending and hold_type not in rng.holds:
+        ctx.store.change_ranges(ctx.batch, job_id, holds=sorted({*rng.holds, hold_type}))
+
+
+def remove_ranges_hold(ctx: Ctx, job_id: int, hold_type: str) -> None:
+    rng = ctx.store.ranges.get(job_id)
+    if rng is not None and rng.pending and hold_type in rng.holds:
+        ctx.store.change_ranges(ctx.batch, job_id,
+                                holds=[h for h in rng.holds if h != hold_type])
 
 
 def add_hold(ctx: Ctx, task: Task, hold_type: str) -> None:
@@ -313,7 +376,7 @@ def handle_wait(ctx: Ctx) -> dict[str, Any]:
 
 
 def job_results(ctx: Ctx, ids: set[int]) -> dict[int, list[dict[str, Any]]]:
-    return {j: [_task_result(t) for t in ctx.store.job_tasks(j)] for j in sorted(ids)}
+    return {j: [_task_result(t) for t in ctx.store.all_tasks(j)] for j in sorted(ids)}
 
 
 def _task_result(task: Task) -> dict[str, Any]:
@@ -327,20 +390,28 @@ def handle_job_query(ctx: Ctx) -> dict[str, Any]:
     store = ctx.store
     wanted = ctx.body.get("job_ids")
     finished = bool(ctx.body.get("include_finished"))
-    jobs = [j for j in store.jobs.values()
-            if (wanted is None or j.job_id in wanted)
-            and (finished or not store.job_finished(j.job_id))]
+    owners = ctx.body.get("owners")
+    if wanted is not None:  # a few jobs by id: no walk through every job
+        candidates = [store.jobs[j] for j in sorted(set(wanted)) if j in store.jobs]
+    else:
+        candidates = list(store.jobs.values())
+    jobs = [j for j in candidates
+            if (finished or not store.job_finished(j.job_id))
+            and (owners is None or any(fnmatch.fnmatchcase(j.owner, o) for o in owners))]
     with_script = bool(ctx.body.get("with_script"))
-    reply: dict[str, Any] = {
-        "jobs": [j.to_dict() if with_script else j.summary() for j in jobs],
-        "tasks": [t.to_dict() for j in jobs for t in store.job_tasks(j.job_id)]}
+    reply: dict[str, Any] = {"jobs": [j.to_dict() if with_script else j.summary()
+                                      for j in jobs]}
+    if ctx.body.get("ranges"):  # unenrolled tasks as range lists, not one by one
+        reply["tasks"] = [t.to_dict() for j in jobs for t in store.enrolled_tasks(j.job_id)]
+        reply["ranges"] = [store.ranges[j.job_id].to_dict() for j in jobs]
+    else:
+        reply["tasks"] = [t.to_dict() for j in jobs for t in store.all_tasks(j.job_id)]
     if ctx.body["set_aside"]:  # unreadable in the spool at start-up: qstat -j says why
         reply["set_aside"] = {job_id: why for job_id, why in store.aside_jobs.items()
                               if wanted is None or job_id in wanted}
     if ctx.body.get("explain"):  # qstat -j: why pending jobs wait
         reply["scheduling_info"] = scheduling_info(store, [
-            j for j in jobs if any(t.state_enum is State.PENDING
-                                   for t in store.job_tasks(j.job_id))])
+            j for j in jobs if store.job_has_pending(j.job_id)])
         _add_suspend_alarms(store, jobs, reply["scheduling_info"])
     return reply
 
@@ -348,11 +419,11 @@ def handle_job_query(ctx: Ctx) -> dict[str, Any]:
 def _add_suspend_alarms(store: Store, jobs: list[Job], info: dict[int, list[str]]) -> None:
     """A job a suspend threshold stopped: 8.1.9's ``queue instance "all.q@vm" is in
     suspend alarm: ...`` first, while its instance is over the threshold."""
-    stopped = {j.job_id: [t for t in store.job_tasks(j.job_id)
+    stopped = {j.job_id: [t for t in store.enrolled_tasks(j.job_id)
                           if THRESHOLD_REASON in t.suspend_reasons] for j in jobs}
     if not any(stopped.values()):
         return
-    alarms = instance_alarms(store, queue_instances(store.conf, store.hosts, store.qi_states))
+    alarms = instance_alarms(store, instances_of(store))
     for job_id, tasks in stopped.items():
         lines = []
         for task in tasks:

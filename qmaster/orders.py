@@ -1,4 +1,4 @@
-"""Scheduler requests: the snapshot for its mirror, and the validation of its orders.
+"""Scheduler requests: the snapshot for its mirror (in parts), and the validation of its orders.
 
 The scheduler has no authority. Each dispatch order carries the version of the task it was
 computed from; the qmaster accepts it only if the task is still pending at that version,
@@ -31,7 +31,9 @@ from common.placement.resources import ResourceView, apply, check_grant, debits,
 
 
 def handle_snapshot(ctx: Ctx) -> dict[str, Any]:
-    snap = ctx.store.snapshot()
+    """One part of the snapshot (``Store.snapshot_part``), with the epoch and the last
+    event published before it: a mirror applies the events after the first part's."""
+    snap = ctx.store.snapshot_part(ctx.body.get("after"))
     snap["epoch"] = ctx.services.epoch
     snap["seq"] = ctx.services.seq
     return snap
@@ -175,7 +177,9 @@ def _refusal(ctx: Ctx, order: Any, instances: dict[tuple[str, str], QueueInstanc
     if not isinstance(order, dict) or order.get("type") != "dispatch":
         return "unknown order"
     try:
-        task = ctx.store.tasks.get(task_key(int(order["job_id"]), int(order["task_id"])))
+        job_id, task_id = int(order["job_id"]), int(order["task_id"])
+        task = ctx.store.tasks.get(task_key(job_id, task_id)) or \
+            ctx.store.unenrolled_task(job_id, task_id)
         granted = [(str(q), str(h), int(s)) for q, h, s in order["granted"]]
     except (KeyError, TypeError, ValueError):
         return "malformed order"
@@ -208,7 +212,10 @@ def _slots_refusal(ctx: Ctx, granted: list[tuple[str, str, int]],
 
 
 def _dispatch(ctx: Ctx, order: dict[str, Any]) -> None:
-    task: Task = ctx.store.tasks[task_key(int(order["job_id"]), int(order["task_id"]))]
+    job_id, task_id = int(order["job_id"]), int(order["task_id"])
+    task: Task | None = ctx.store.tasks.get(task_key(job_id, task_id))
+    if task is None:  # a pending id of the job's ranges becomes a task of its own
+        task = ctx.store.enroll(ctx.batch, job_id, task_id)
     granted = [[str(q), str(h), int(s)] for q, h, s in order["granted"]]
     master_queue, master_host, _ = granted[0]
     ctx.store.transition(ctx.batch, task, Event.DISPATCH, granted=granted,

@@ -4,7 +4,8 @@ store to ``common.placement.inputs.pass_input``, used by the order checks, ``qsu
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any
 
 from common.cluster import QueueInstance, attr, queue_instances
 from common.conf_values import seconds_or
@@ -12,7 +13,8 @@ from common.placement.load_alarm import Check
 from common.model import Job
 from common.placement.dispatch import PassInput
 from common.placement.inputs import host_loads, pass_input, queue_thresholds
-from common.placement.resources import load_view
+from common.placement.pass_conf import conf_fields
+from common.placement.resources import LevelKey, complex_list, fixed_levels, load_view
 from common.placement.job import PlacementJob, placement_job
 from qmaster.store import Store
 
@@ -23,19 +25,54 @@ def as_placement_job(job: Job) -> PlacementJob:
                           "opts": job.opts})
 
 
+@dataclass
+class _Layout:
+    """What the store's layout gives the pass input, kept while it stays the same."""
+
+    store: Store
+    generation: int
+    instances: list[QueueInstance]
+    fixed: dict[LevelKey, dict[str, str]]
+    fields: dict[str, Any]
+    thresholds: dict[tuple[str, str], Any]
+
+
+_layout: _Layout | None = None
+
+
+def instances_of(store: Store) -> list[QueueInstance]:
+    """The store's queue instances with their qmod states, as long as its
+    ``layout_generation`` stays (a list the caller must not change)."""
+    return _current_layout(store).instances
+
+
+def _current_layout(store: Store) -> _Layout:
+    global _layout
+    if _layout is None or _layout.store is not store or \
+            _layout.generation != store.layout_generation:
+        instances = queue_instances(store.conf, store.hosts, store.qi_states)
+        _layout = _Layout(store, store.layout_generation, instances,
+                          fixed_levels(store.conf, instances, complex_list(store.conf)),
+                          conf_fields(store.conf), queue_thresholds(store.conf, instances))
+    return _layout
+
+
 def store_pass_input(store: Store, *, occupied: bool = True) -> PassInput:
     """The pass's view of the store. ``occupied`` False: the empty cluster of ``qsub -w
     e/w/v`` (no slot or consumable in use, every host up, no queue instance disabled,
-    suspended or in error)."""
+    suspended or in error). The queue instances, their fixed resource levels and
+    thresholds are kept between calls until the store's layout changes."""
     active = [t.to_dict() for t in store.active_tasks() if t.job_id in store.jobs] \
         if occupied else []
     jobs = {t["job_id"]: as_placement_job(store.jobs[t["job_id"]]) for t in active}
-    # the cluster as it is knows its disabled, suspended and erroneous queue instances
-    instances = queue_instances(store.conf, store.hosts, store.qi_states) if occupied \
-        else None
-    inp = pass_input(store.conf, store.hosts, jobs, active,
-                     used=store.used_slots if occupied else None, instances=instances,
-                     now=time.time() if occupied else None)
+    if occupied:  # the cluster as it is knows its disabled, suspended, erroneous instances
+        layout = _current_layout(store)
+        inp = pass_input(store.conf, store.hosts, jobs, active, used=store.used_slots,
+                         instances=list(layout.instances), fixed=layout.fixed,
+                         fields=layout.fields, thresholds=layout.thresholds,
+                         now=time.time())
+    else:
+        inp = pass_input(store.conf, store.hosts, jobs, active)
     if not occupied:  # the empty cluster counts every host as up, and carries no load
         inp.instances = [replace(qi, alive=True) for qi in inp.instances]
         inp.overloaded, inp.host_loads = {}, None

@@ -32,9 +32,10 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from common.cluster import (
-    QI_STATES, QueueInstance, attr, host_value, hostgroups, queue_instances,
+    QueueInstance, attr, host_value, hostgroups, queue_instances,
 )
 from common.jobstate import Event, State
+from common.qi_letters import QI_STATES
 from common.model import Job, Task
 from common.objects_conf.host import expand_hostgroup
 from qmaster.context import Ctx
@@ -335,7 +336,8 @@ class _Run:
         job = self.store.jobs.get(job_id)
         if job is None or self.store.job_finished(job_id):
             return False
-        tasks = [t for t in self.store.job_tasks(job_id) if t.state_enum is not State.FINISHED
+        # (unenrolled pending ids as the tasks they stand for: they get answers only)
+        tasks = [t for t in self.store.all_tasks(job_id) if t.state_enum is not State.FINISHED
                  and (not ranges or any(_in_range(t.task_id, r) for r in ranges))]
         if not tasks:
             return False

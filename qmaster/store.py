@@ -15,16 +15,20 @@ batch commit without a trace of it.
 """
 from __future__ import annotations
 
+import fnmatch
 from collections import OrderedDict
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Callable
 
+from common import task_ranges
 from common.jobspec import check_job_options
 from common.jobstate import ACTIVE_STATES, Event, State, next_state
-from common.model import CONF_KINDS, ORDERED_KINDS, ExecHost, Job, Task, task_key
+from common.model import CONF_KINDS, ORDERED_KINDS, ExecHost, Job, Task, TaskRanges, task_key
 from qmaster.spool import Transaction
 
 FINISHED_JOBS_KEPT = 1000  # finished jobs kept for qstat -s z and late `wait` requests
+SNAPSHOT_PART_RECORDS = 5000  # jobs and tasks per snapshot part (a few MiB at most)
+TASK_ID_MASK = (1 << 32) - 1  # a snapshot cursor's task id bits
 
 # name lists: users (qconf -am/-ao) and hosts (qconf -ah/-as, see qmaster.host_rights)
 LIST_KINDS = ("manager", "operator", "adminhost", "submithost")
@@ -90,11 +94,21 @@ _ABSENT = object()
 def _job(data: Any) -> Job:
     """A spooled job, its options checked by the job description as at submission."""
     job = Job.from_dict(_map(data))
-    if type(job.job_id) is not int or not isinstance(job.owner, str) or \
-            not isinstance(job.task_ids, list) or not all(type(t) is int for t in job.task_ids):
+    if type(job.job_id) is not int or not isinstance(job.owner, str):
         raise ValueError("job fields of the wrong type")
     job.opts = check_job_options(job.opts)
     return job
+
+
+def _ranges(data: Any) -> TaskRanges:
+    ranges = TaskRanges.from_dict(_map(data))
+    lists = (ranges.pending, ranges.deleted)
+    if type(ranges.job_id) is not int or not all(
+            isinstance(r, list) and len(r) == 3 and all(type(v) is int for v in r) and
+            1 <= r[0] <= r[1] and r[2] >= 1 for rl in lists for r in rl) or \
+            not all(h in "uosh" and len(h) == 1 for h in ranges.holds):
+        raise ValueError("task range fields of the wrong type")
+    return ranges
 
 
 def _task(data: Any) -> Task:
@@ -140,7 +154,11 @@ def _restore(mapping: dict[Any, Any], key: Any, old: Any) -> None:
 class Store:
     def __init__(self) -> None:
         self.jobs: dict[int, Job] = {}
-        self.tasks: dict[str, Task] = {}
+        self.tasks: dict[str, Task] = {}  # enrolled tasks by "job.task" (common.model)
+        self.enrolled: dict[int, dict[int, Task]] = {}  # the same, job id -> task id -> task
+        self.ranges: dict[int, TaskRanges] = {}  # every job's tasks that are not enrolled
+        # per job: tasks not finished yet (pending ids and enrolled tasks); 0 = finished
+        self.unfinished: dict[int, int] = {}
         self.hosts: dict[str, ExecHost] = {}
         self.conf: dict[str, dict[str, list[list[str]]]] = {k: {} for k in CONF_KINDS}
         self.lists: dict[str, list[str]] = {k: [] for k in LIST_KINDS}
@@ -149,13 +167,21 @@ class Store:
         self.finished_order: OrderedDict[int, None] = OrderedDict()
         self.pending_accounting: dict[str, dict[str, Any]] = {}
         self.dependency_held: set[int] = set()  # jobs waiting for -hold_jid predecessors
+        # the held jobs by what their -hold_jid names: a job id, or a name or pattern
+        self.waits_on_id: dict[int, set[int]] = {}
+        self.waits_on_name: dict[str, set[int]] = {}
+        self._dependency_refs: dict[int, list[str]] = {}  # what each was indexed by
         self.active: set[str] = set()  # keys of tasks that hold slots (ACTIVE_STATES)
         self._journal: list[Callable[[], None]] = []  # how to undo each change, in order
         self.set_aside: dict[tuple[str, str], str] = {}  # spooled objects not loaded: why
         self.aside_jobs: dict[int, str] = {}  # jobs set aside, now or at an earlier start
-        # "queue@host" -> {"states": letters of common.cluster.QI_STATES, "reason": why E}
+        # "queue@host" -> {"states": letters of common.qi_letters.QI_STATES, "reason": why E}
         # (spool kind and event kind "qstate"; an instance without states has no entry)
         self.qi_states: dict[str, dict[str, str]] = {}
+        # rises whenever what the queue instances and their fixed resource levels are
+        # made of changes (configuration, hosts coming or going up or down, qmod
+        # states), and at every rollback: qmaster.placement_view keeps them until then
+        self.layout_generation = 0
 
     # ---- all or nothing --------------------------------------------------------------
     def savepoint(self, batch: Batch) -> Savepoint:
@@ -166,6 +192,7 @@ class Store:
         """Take back every change made since ``point``: store, transaction, events, outbox."""
         while len(self._journal) > point.journal:
             self._journal.pop()()
+        self.layout_generation += 1
         batch.txn.rollback(point.txn)
         del batch.events[point.events:]
         del batch.outbox[point.outbox:]
@@ -202,8 +229,36 @@ class Store:
             self._undo(lambda: members.add(key))
 
     def hold_for_dependency(self, job_id: int, held: bool) -> None:
-        """Record that ``job_id`` waits (or no longer waits) for -hold_jid predecessors."""
+        """Record that ``job_id`` waits (or no longer waits) for -hold_jid predecessors;
+        a held job is indexed by its references as they are now (after a qalter too)."""
+        self._index_dependency(job_id, False)
         self._set_member(self.dependency_held, job_id, held)
+        if held:
+            self._index_dependency(job_id, True)
+
+    def _index_dependency(self, job_id: int, add: bool) -> None:
+        if add:
+            job = self.jobs.get(job_id)
+            refs = [str(r) for r in (job.opts.get("hold_jid") or [])] if job else []
+            self._set_item(self._dependency_refs, job_id, refs)
+        else:  # the references it was indexed by (a qalter may have changed them since)
+            refs = self._pop_item(self._dependency_refs, job_id) or []
+        for ref in refs:
+            if ref.isdigit():
+                members = self.waits_on_id.setdefault(int(ref), set())
+            else:
+                members = self.waits_on_name.setdefault(ref, set())
+            self._set_member(members, job_id, add)
+
+    def waiting_on(self, finished: Job) -> set[int]:
+        """Held jobs whose -hold_jid may name ``finished`` (by id, or by name for jobs of
+        the same owner)."""
+        found = set(self.waits_on_id.get(finished.job_id, ()))
+        for pattern, members in self.waits_on_name.items():
+            if members and fnmatch.fnmatchcase(finished.name, pattern):
+                found.update(m for m in members if m in self.jobs and
+                             self.jobs[m].owner == finished.owner)
+        return found
 
     # ---- loading -------------------------------------------------------------------
     def load(self, objects: dict[str, dict[str, Any]], meta: dict[str, int]) -> None:
@@ -211,7 +266,8 @@ class Store:
         should be is not loaded but listed in ``set_aside`` ((kind, key) -> why), for
         the server to move aside and report: start-up never fails on one object."""
         self.set_aside = {}
-        self._load_jobs(objects.get("job", {}), objects.get("task", {}))
+        self._load_jobs(objects.get("job", {}), objects.get("task", {}),
+                        objects.get("ranges", {}))
         for key, entry in objects.get("aside:job", {}).items():
             why = entry.get("why") if isinstance(entry, dict) else None
             if key.isdigit():
@@ -237,9 +293,11 @@ class Store:
         next_id = meta.get("next_job_id", 1)
         self.next_job_id = next_id if type(next_id) is int and 0 < next_id < 10_000_000 \
             else max(self.jobs, default=0) + 1
+        self.layout_generation += 1
         self._rebuild_derived()
 
-    def _load_jobs(self, jobs: dict[str, Any], tasks: dict[str, Any]) -> None:
+    def _load_jobs(self, jobs: dict[str, Any], tasks: dict[str, Any],
+                   ranges: dict[str, Any]) -> None:
         by_job: dict[str, list[tuple[str, Any]]] = {}
         for key, data in tasks.items():
             by_job.setdefault(key.partition(".")[0], []).append((key, data))
@@ -247,15 +305,26 @@ class Store:
             job = self._loaded("job", key, data, _job)
             mine = by_job.pop(key, [])
             loaded = [self._loaded("task", k, d, _task) for k, d in mine]
-            if job is None or any(t is None for t in loaded) or \
-                    {t.task_id for t in loaded if t} - set(job.task_ids):
+            # a spool from before task ranges has every task enrolled and no ranges
+            spooled = ranges.pop(key, None)
+            rng = self._loaded("ranges", key, spooled, _ranges) if spooled is not None \
+                else TaskRanges(job_id=job.job_id if job is not None else 0)
+            if job is None or rng is None or any(t is None for t in loaded) or \
+                    not _consistent(job, rng, [t for t in loaded if t is not None]):
                 self._set_aside_job(key, data, mine, "the job or one of its tasks is unreadable")
+                if spooled is not None:
+                    self.set_aside.setdefault(("ranges", key), f"its job {key} was set aside")
                 continue
             self.jobs[job.job_id] = job
+            self.ranges[job.job_id] = rng
+            self.enrolled[job.job_id] = {t.task_id: t for t in
+                                         sorted(loaded, key=lambda t: t.task_id) if t}
             self.tasks.update((t.key, t) for t in loaded if t is not None)
         for key, mine in by_job.items():  # tasks whose job is missing
             for task_key_, data in mine:
                 self.set_aside.setdefault(("task", task_key_), "its job is missing")
+        for key in ranges:
+            self.set_aside.setdefault(("ranges", key), "its job is missing")
 
     def _set_aside_job(self, key: str, data: Any, tasks: list[tuple[str, Any]],
                        why: str) -> None:
@@ -278,6 +347,13 @@ class Store:
                 self.active.add(task.key)
             if "h" in task.holds:
                 self.dependency_held.add(task.job_id)
+        for job_id, rng in self.ranges.items():
+            self.unfinished[job_id] = task_ranges.count(rng.pending) + sum(
+                t.state_enum is not State.FINISHED for t in self.enrolled[job_id].values())
+            if "h" in rng.holds and rng.pending:
+                self.dependency_held.add(job_id)
+        for job_id in self.dependency_held:
+            self._index_dependency(job_id, True)
         done = [j for j in self.jobs.values() if self.job_finished(j.job_id)]
         for job in sorted(done, key=lambda j: j.job_id):
             self.finished_order[job.job_id] = None
@@ -287,15 +363,41 @@ class Store:
         """Tasks that hold slots and consumables on a host now."""
         return [self.tasks[key] for key in self.active if key in self.tasks]
 
-    def job_tasks(self, job_id: int) -> list[Task]:
-        job = self.jobs.get(job_id)
-        if job is None:
-            return []
-        return [self.tasks[task_key(job_id, t)] for t in job.task_ids
-                if task_key(job_id, t) in self.tasks]
+    def enrolled_tasks(self, job_id: int) -> list[Task]:
+        """The job's tasks that are objects of their own, by task id (not its pending
+        ids: ``ranges``)."""
+        tasks = self.enrolled.get(job_id)
+        return sorted(tasks.values(), key=lambda t: t.task_id) if tasks else []
+
+    def all_tasks(self, job_id: int) -> list[Task]:
+        """Every task of the job, its unenrolled ids as the tasks they stand for (not
+        stored), by task id: for answers that name tasks one by one."""
+        tasks = self.enrolled_tasks(job_id)
+        rng = self.ranges.get(job_id)
+        if rng is None or not (rng.pending or rng.deleted):
+            return tasks
+        virtual = [Task(job_id=job_id, task_id=t, state=rng.state, holds=list(rng.holds),
+                        version=rng.version) for t in task_ranges.ids(rng.pending)]
+        virtual += [Task(job_id=job_id, task_id=t, state=State.FINISHED,
+                         deleted_by=rng.deleted_by) for t in task_ranges.ids(rng.deleted)]
+        return sorted(tasks + virtual, key=lambda t: t.task_id)
+
+    def unenrolled_task(self, job_id: int, task_id: int) -> Task | None:
+        """What a pending id of the job's ranges would be as a task (not stored)."""
+        rng = self.ranges.get(job_id)
+        if rng is None or not task_ranges.contains(rng.pending, task_id):
+            return None
+        return Task(job_id=job_id, task_id=task_id, state=rng.state, holds=list(rng.holds),
+                    version=rng.version)
 
     def job_finished(self, job_id: int) -> bool:
-        return all(t.state_enum is State.FINISHED for t in self.job_tasks(job_id))
+        return self.unfinished.get(job_id, 0) == 0
+
+    def job_has_pending(self, job_id: int) -> bool:
+        """Whether any task of the job waits (pending ids, or enrolled pending tasks)."""
+        rng = self.ranges.get(job_id)
+        return bool(rng and rng.pending and not rng.holds) or any(
+            t.state_enum is State.PENDING for t in self.enrolled.get(job_id, {}).values())
 
     def is_manager(self, user: str) -> bool:
         return user in self.lists["manager"]
@@ -310,13 +412,68 @@ class Store:
         return default
 
     # ---- changes -------------------------------------------------------------------
-    def add_job(self, batch: Batch, job: Job, tasks: list[Task]) -> None:
+    def add_job(self, batch: Batch, job: Job, holds: list[str]) -> None:
+        """A new job, its tasks all pending (with ``holds``) in its task ranges."""
         self._set_item(self.jobs, job.job_id, job)
         batch.txn.put("job", str(job.job_id), job.to_dict())
         batch.event("job", "put", str(job.job_id), job.summary())
-        for task in tasks:
-            self._set_item(self.tasks, task.key, task)
-            self._write_task(batch, task)
+        first, last, step = job.array_range
+        pending = [task_ranges.normalized(first, last, step)]
+        self._set_item(self.enrolled, job.job_id, {})
+        self._set_item(self.unfinished, job.job_id, task_ranges.count(pending))
+        self._write_ranges(batch, TaskRanges(job_id=job.job_id, pending=pending,
+                                             holds=list(holds)))
+
+    def _write_ranges(self, batch: Batch, rng: TaskRanges) -> None:
+        self._set_item(self.ranges, rng.job_id, rng)
+        data = rng.to_dict()
+        batch.txn.put("ranges", str(rng.job_id), data)
+        batch.event("ranges", "put", str(rng.job_id), data)
+
+    def change_ranges(self, batch: Batch, job_id: int, **changes: Any) -> TaskRanges:
+        """Change the job's unenrolled tasks (holds; none: a new version only, after a
+        qalter), so that orders computed before are refused."""
+        rng = self.ranges[job_id]
+        new = replace(rng, **changes, version=rng.version + 1)
+        self._write_ranges(batch, new)
+        return new
+
+    def enroll(self, batch: Batch, job_id: int, task_id: int) -> Task:
+        """Make pending id ``task_id`` of the job a task of its own (to dispatch it, or to
+        change it alone), in the state its ranges give it."""
+        rng = self.ranges[job_id]
+        if not task_ranges.contains(rng.pending, task_id):
+            raise KeyError(f"task {job_id}.{task_id} is not pending in its ranges")
+        task = Task(job_id=job_id, task_id=task_id, state=rng.state, holds=list(rng.holds),
+                    version=rng.version)
+        # the same version: orders for the job's other pending ids stay good
+        self._set_item(self.ranges, job_id, replace(
+            rng, pending=task_ranges.without(rng.pending, task_id)))
+        data = self.ranges[job_id].to_dict()
+        batch.txn.put("ranges", str(job_id), data)
+        batch.event("ranges", "put", str(job_id), data)
+        self._set_item(self.tasks, task.key, task)
+        self._set_item(self.enrolled[job_id], task_id, task)
+        self._write_task(batch, task)
+        return task
+
+    def delete_pending(self, batch: Batch, job_id: int, deleted_by: str) -> int:
+        """qdel of a job: its pending (and held) ids end at once, never started. Returns
+        how many there were."""
+        rng = self.ranges[job_id]
+        gone = task_ranges.count(rng.pending)
+        if not gone:
+            return 0
+        self.change_ranges(batch, job_id, pending=[], deleted=task_ranges.joined(
+            rng.deleted, rng.pending), deleted_by=deleted_by)
+        self._task_ends(batch, job_id, gone)
+        return gone
+
+    def _task_ends(self, batch: Batch, job_id: int, how_many: int = 1) -> None:
+        left = self.unfinished.get(job_id, 0) - how_many
+        self._set_item(self.unfinished, job_id, left)
+        if left <= 0:
+            self._job_done(batch, job_id)
 
     def replace_job_opts(self, batch: Batch, job: Job, opts: dict[str, Any]) -> Job:
         """qalter: the job with new request options and a higher version, spooled and
@@ -367,8 +524,8 @@ class Store:
         if is_active and not was_active:
             self._count_slots(task, +1)
             self._set_member(self.active, task.key, True)
-        if new is State.FINISHED and self.job_finished(task.job_id):
-            self._job_done(batch, task.job_id)
+        if new is State.FINISHED and old is not State.FINISHED:
+            self._task_ends(batch, task.job_id)
 
     def _count_slots(self, task: Task, sign: int) -> None:
         for queue, host, slots in task.granted:
@@ -387,17 +544,22 @@ class Store:
         job = self._pop_item(self.jobs, job_id)
         if job is None:
             return
-        for tid in job.task_ids:
+        for tid in self._pop_item(self.enrolled, job_id) or {}:
             key = task_key(job_id, tid)
             if self._pop_item(self.tasks, key) is not None:
                 batch.txn.delete("task", key)
                 batch.event("task", "del", key)
+        self._pop_item(self.ranges, job_id)
+        self._pop_item(self.unfinished, job_id)
+        batch.txn.delete("ranges", str(job_id))
         batch.txn.delete("job", str(job_id))
         batch.event("job", "del", str(job_id))
 
     def put_host(self, batch: Batch, host: ExecHost, *, spool: bool = True) -> None:
         """Store ``host`` (a new object: callers never change a stored one in place)."""
         previous = self.hosts.get(host.name)
+        if previous is None or previous.alive != host.alive:
+            self.layout_generation += 1
         host.version = (previous.version if previous is not None else host.version) + 1
         self._set_item(self.hosts, host.name, host)
         if spool:
@@ -405,6 +567,7 @@ class Store:
         batch.event("host", "put", host.name, host.to_dict())
 
     def put_conf(self, batch: Batch, kind: str, name: str, pairs: list[list[str]]) -> None:
+        self.layout_generation += 1
         if kind in ORDERED_KINDS:  # added or changed: last in the master list
             self._move_to_end(self.conf[kind], name, pairs)
             batch.txn.put(ORDER_KIND, kind, list(self.conf[kind]))
@@ -414,6 +577,7 @@ class Store:
         batch.event(kind, "put", name, pairs)
 
     def delete_conf(self, batch: Batch, kind: str, name: str) -> None:
+        self.layout_generation += 1
         if kind in ORDERED_KINDS:  # a rollback puts it back in its place
             self._remember_order(self.conf[kind])
             self.conf[kind].pop(name, None)
@@ -439,6 +603,7 @@ class Store:
 
     def put_qi_state(self, batch: Batch, name: str, states: str, reason: str = "") -> None:
         """Store the qmod states of queue instance ``name`` ("" removes the entry)."""
+        self.layout_generation += 1
         if not states:
             if self._pop_item(self.qi_states, name) is not None:
                 batch.txn.delete("qstate", name)
@@ -465,17 +630,49 @@ class Store:
         batch.txn.set_meta("next_job_id", self.next_job_id)
         return job_id
 
-    def snapshot(self) -> dict[str, Any]:
-        """Everything a scheduler or another subscriber needs to build its mirror."""
-        live_jobs = [j for j in self.jobs.values() if j.job_id not in self.finished_order]
-        return {
-            "jobs": [j.summary() for j in live_jobs],
-            "tasks": [t.to_dict() for j in live_jobs for t in self.job_tasks(j.job_id)],
-            "hosts": [h.to_dict() for h in self.hosts.values()],
-            "conf": {kind: dict(objs) for kind, objs in self.conf.items()},
-            "lists": dict(self.lists),
-            "qstates": {name: dict(state) for name, state in self.qi_states.items()},
-        }
+    def snapshot_part(self, after: int | None, records: int | None = None
+                      ) -> dict[str, Any]:
+        """One part of what a scheduler needs to build its mirror: the first part
+        (``after`` None) has the configuration and the hosts, every part the next live
+        jobs in job id order with their ranges and unfinished enrolled tasks, about
+        ``records`` of them, so that no part grows with the cell. ``next`` names where
+        the following part starts (None: this was the last), as ``job_id << 32 | task
+        id``: the job's record and its tasks up to that id have been sent.
+
+        Parts are taken at different times; a subscriber applies the events published
+        after the first part to all of them. Events carry whole objects, so an object a
+        later part already shows newer comes out right once the events are applied."""
+        records = records or SNAPSHOT_PART_RECORDS
+        part: dict[str, Any] = {"jobs": [], "ranges": [], "tasks": []}
+        if after is None:
+            part.update(hosts=[h.to_dict() for h in self.hosts.values()],
+                        conf={kind: dict(objs) for kind, objs in self.conf.items()},
+                        lists=dict(self.lists),
+                        qstates={name: dict(state) for name, state in self.qi_states.items()})
+            after = 0
+        cursor_job, cursor_task = after >> 32, after & TASK_ID_MASK
+        sent = 0
+        for job_id in sorted(j for j in self.jobs if j >= cursor_job):
+            if self.job_finished(job_id):
+                continue
+            if job_id != cursor_job:  # a job not begun: its record first
+                cursor_task = 0
+                part["jobs"].append(self.jobs[job_id].summary())
+                part["ranges"].append(self.ranges[job_id].to_dict())
+                sent += 1
+            for task in self.enrolled_tasks(job_id):
+                if task.task_id <= cursor_task or task.state_enum is State.FINISHED:
+                    continue
+                if sent >= records:
+                    part["next"] = job_id << 32 | (task.task_id - 1)
+                    return part
+                part["tasks"].append(task.to_dict())
+                sent += 1
+            if sent >= records:
+                part["next"] = job_id << 32 | TASK_ID_MASK
+                return part
+        part["next"] = None
+        return part
 
 
 def _in_order(objects: dict[str, Any], order: Any) -> dict[str, Any]:
@@ -486,3 +683,14 @@ def _in_order(objects: dict[str, Any], order: Any) -> dict[str, Any]:
     seen = set(named)
     rest = sorted(n for n in objects if n not in seen)
     return {name: objects[name] for name in [*named, *rest]}
+
+
+def _consistent(job: Job, rng: TaskRanges, tasks: list[Task]) -> bool:
+    """The job's ranges and enrolled tasks name ids of its array, each once."""
+    first, last, step = job.array_range
+    enrolled = {t.task_id for t in tasks}
+    in_array = all(first <= t <= last and (t - first) % step == 0 for t in enrolled)
+    lists = (rng.pending, rng.deleted)
+    return rng.job_id == job.job_id and in_array and len(enrolled) == len(tasks) and all(
+        first <= r[0] and r[1] <= last for rl in lists for r in rl) and not any(
+        task_ranges.contains(rl, t) for rl in lists for t in enrolled)

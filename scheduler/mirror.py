@@ -1,6 +1,7 @@
 """The scheduler's mirror of the qmaster's store, built from a snapshot and kept by events.
 
-Pure: ``Mirror.from_snapshot`` and ``Mirror.apply`` take the dicts the qmaster publishes;
+Pure: ``Mirror.from_snapshot``, ``Mirror.add_part`` (the snapshot's further parts) and
+``Mirror.apply`` take the dicts the qmaster publishes;
 jobs are kept as ``PlacementJob``s (a job record placement cannot read is kept aside in
 ``unreadable`` and reported); ``Mirror.pass_input`` hands the mirror to
 ``common.placement.inputs.pass_input``.
@@ -22,7 +23,7 @@ from common.placement.pass_conf import conf_fields
 from common.placement.resources import LevelKey, complex_list, fixed_levels
 
 # events that can make a pass find something new to do
-TRIGGER_KINDS = frozenset({"job", "task", "host", "queue", "hgrp", "pe", "exechost", "userset",
+TRIGGER_KINDS = frozenset({"job", "task", "ranges", "host", "queue", "hgrp", "pe", "exechost", "userset",
                            "complex", "order_refused", "qstate", "rqs"})
 
 
@@ -32,7 +33,9 @@ class Mirror:
     seq: int = 0
     jobs: dict[int, PlacementJob] = field(default_factory=dict)
     unreadable: dict[int, str] = field(default_factory=dict)  # job id -> why
-    tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tasks: dict[str, dict[str, Any]] = field(default_factory=dict)  # enrolled tasks
+    ranges: dict[int, dict[str, Any]] = field(default_factory=dict)  # job id -> TaskRanges
+    placeable: set[int] = field(default_factory=set)  # jobs with pending ids, no holds
     hosts: dict[str, dict[str, Any]] = field(default_factory=dict)
     conf: dict[str, dict[str, Any]] = field(default_factory=lambda: {k: {} for k in CONF_KINDS})
     pending: set[str] = field(default_factory=set)
@@ -47,15 +50,27 @@ class Mirror:
 
     @classmethod
     def from_snapshot(cls, snap: dict[str, Any]) -> "Mirror":
+        """The mirror from the snapshot's first part (the configuration and the hosts,
+        and the first jobs); ``add_part`` takes the others."""
         mirror = cls(epoch=snap["epoch"], seq=int(snap["seq"]))
-        mirror.jobs, mirror.unreadable = placement_jobs(snap["jobs"])
-        for task in snap["tasks"]:
-            mirror._put_task(task)
         mirror.hosts = {h["name"]: h for h in snap["hosts"]}
         for kind in CONF_KINDS:
             mirror.conf[kind] = dict(snap["conf"].get(kind, {}))
         mirror.qstates = dict(snap.get("qstates") or {})
+        mirror.add_part(snap)
         return mirror
+
+    def add_part(self, part: dict[str, Any]) -> None:
+        """Jobs, task ranges and enrolled tasks of one snapshot part. Parts after the
+        first are taken later; the events since the first part, applied afterwards,
+        bring everything to the same point (they carry whole objects)."""
+        jobs, unreadable = placement_jobs(part["jobs"])
+        self.jobs.update(jobs)
+        self.unreadable.update(unreadable)
+        for rng in part.get("ranges") or []:
+            self._put_ranges(rng)
+        for task in part["tasks"]:
+            self._put_task(task)
 
     def apply(self, event: dict[str, Any]) -> bool:
         """Apply one event; True when it may give the dispatch pass something to do."""
@@ -65,6 +80,11 @@ class Mirror:
             self._apply_job(op, key, obj)
         elif kind == "task":
             self._apply_task(op, key, obj)
+        elif kind == "ranges":
+            if op == "del":
+                self._drop_ranges(int(key))
+            else:
+                self._put_ranges(obj)
         elif kind == "host":
             self._apply_host(key, obj)
         elif kind == "qstate":
@@ -91,10 +111,27 @@ class Mirror:
         job_id = int(key)
         self.jobs.pop(job_id, None)
         self.unreadable.pop(job_id, None)
-        if op != "del":
+        if op == "del":
+            self._drop_ranges(job_id)
+        else:
             jobs, unreadable = placement_jobs([obj])
             self.jobs.update(jobs)
             self.unreadable.update(unreadable)
+
+    def _put_ranges(self, rng: dict[str, Any]) -> None:
+        job_id = int(rng["job_id"])
+        self.ranges[job_id] = rng
+        if rng["pending"] and not rng["holds"]:
+            self.placeable.add(job_id)
+        else:
+            self.placeable.discard(job_id)
+
+    def _drop_ranges(self, job_id: int) -> None:
+        self.ranges.pop(job_id, None)
+        self.placeable.discard(job_id)
+
+    def has_pending(self) -> bool:
+        return bool(self.pending or self.placeable)
 
     def _apply_task(self, op: str, key: str, obj: Any) -> None:
         if op == "del" or obj["state"] == State.FINISHED:
@@ -142,6 +179,8 @@ class Mirror:
         ``inflight``: task key -> (granted, PE) of orders sent but not yet seen as
         events; their consumables and PE slots count as taken."""
         pending = [self.tasks[k] for k in self.pending if k not in exclude]
+        ranges = {j: (self.ranges[j]["pending"], int(self.ranges[j]["version"]))
+                  for j in self.placeable}
         instances = self.instances()
         if self._fixed is None:
             self._fixed = fixed_levels(self.conf, instances, complex_list(self.conf))
@@ -154,6 +193,7 @@ class Mirror:
         if self._thresholds is None:
             self._thresholds = queue_thresholds(self.conf, instances)
         return pass_input(self.conf, self.hosts, self.jobs, active, pending=pending,
+                          pending_ranges=ranges, exclude=exclude,
                           used=self.used, instances=instances, fixed=self._fixed,
                           fields=self._conf_fields, now=time.time(),
                           thresholds=self._thresholds)

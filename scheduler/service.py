@@ -127,10 +127,18 @@ class SchedulerService:
         await asyncio.sleep(0.05)  # let the subscription reach the publisher
         snap = await self._request(req, "snapshot", {})
         self.mirror = Mirror.from_snapshot(snap)
+        parts = 1
+        while snap.get("next") is not None:  # the other parts (qmaster.store.snapshot_part)
+            snap = await self._request(req, "snapshot", {"after": snap["next"]})
+            if snap.get("epoch") != self.mirror.epoch:
+                raise Resync("qmaster restarted during the snapshot")
+            self.mirror.add_part(snap)
+            parts += 1
         self.inflight.clear()
         self._dirty = True
         self._last_beat = time.monotonic()
-        self._log("mirror built", seq=self.mirror.seq, jobs=len(self.mirror.jobs))
+        self._log("mirror built", seq=self.mirror.seq, jobs=len(self.mirror.jobs),
+                  parts=parts)
 
     async def _loop(self, sub: zmq.asyncio.Socket, req: zmq.asyncio.Socket) -> None:
         while not self._stop.is_set():
@@ -192,7 +200,7 @@ class SchedulerService:
         for _, granted, _ in self.inflight.values():
             for queue, host, slots in granted:
                 inflight_used[(queue, host)] = inflight_used.get((queue, host), 0) + int(slots)
-        if not self.mirror.pending or self.mirror.free_slots(inflight_used) <= 0:
+        if not self.mirror.has_pending() or self.mirror.free_slots(inflight_used) <= 0:
             return
         stats = PassStats()
         try:
@@ -202,6 +210,7 @@ class SchedulerService:
             for key, slots in inflight_used.items():
                 inp.used[key] = inp.used.get(key, 0) + slots
             orders = dispatch_pass(inp, stats)
+            took = time.monotonic() - self._last_pass
         except Exception as exc:  # noqa: BLE001 - a bad pass must not end the session:
             # restarting it would only meet the same data again; the next event retries
             if self.log:
@@ -221,6 +230,7 @@ class SchedulerService:
             order = refused.get("order") or {}
             self.inflight.pop(f"{order.get('job_id')}.{order.get('task_id')}", None)
         self._log("pass", considered=stats.considered, orders=len(orders),
+                  seconds=round(took, 4),
                   refused=len(reply.get("refused", [])))
 
     def _report_unevaluable(self, found: dict[int, str]) -> None:

@@ -11,19 +11,21 @@ groups; such a pattern is matched literally and so selects nothing).
 """
 from __future__ import annotations
 
-import fnmatch
 import sys
 import time
-from typing import Iterable, TextIO
 
 from clients.qacct.options import (
-    NO_JOBS, USAGE, Handler, Options, QacctExit, error, parse_args, parse_date_time, usage,
+    NO_JOBS, USAGE, Options, QacctExit, error, parse_args, parse_date_time, usage,
 )
 from clients.render.qacct import COLUMNS, format_memory, group_usage, job_block, summary
 from common.accounting import AccountingFormatError, AccountingRecord, is_skipped_line, parse_line
 from common.cell import CellNotFound, cell_from_env
 
-__all__ = ["NO_JOBS", "USAGE", "Handler", "Options", "format_memory", "group_usage", "job_block",
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable, TextIO
+
+__all__ = ["NO_JOBS", "USAGE", "Options", "format_memory", "group_usage", "job_block",
            "main", "parse_args", "parse_date_time", "run", "scan", "selected", "summary"]
 
 # ---------------------------------------------------------------- selection and main
@@ -37,11 +39,11 @@ def selected(opts: Options, rec: AccountingRecord) -> bool:
             continue
         if (str(want).lower() != str(have).lower()) if key == "host" else want != have:
             return False
-    instance = f"{rec.qname}@{rec.hostname}"
-    if opts.queue_patterns and not any(fnmatch.fnmatchcase(instance, p) for p in opts.queue_patterns):
+    if opts.queue_patterns and not any(_matches(f"{rec.qname}@{rec.hostname}", p)
+                                       for p in opts.queue_patterns):
         return False
     if opts.job_given and not opts.all_jobs and rec.job_number != opts.job_number and not (
-            opts.job_name is not None and fnmatch.fnmatchcase(rec.job_name, opts.job_name)):
+            opts.job_name is not None and _matches(rec.job_name, opts.job_name)):
         return False
     if opts.tasks and not opts.all_jobs:
         low, high, step = opts.tasks
@@ -51,6 +53,11 @@ def selected(opts: Options, rec: AccountingRecord) -> bool:
     if (opts.begin is not None and moment < opts.begin) or (opts.end is not None and moment > opts.end):
         return False
     return not (opts.master_only and rec.pe_taskid != "NONE")
+
+
+def _matches(name: str, pattern: str) -> bool:
+    import fnmatch  # (patterns only: fnmatch loads re, 4 ms of a command's start)
+    return fnmatch.fnmatchcase(name, pattern)
 
 
 def _open_lines(opts: Options) -> TextIO:

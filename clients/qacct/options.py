@@ -4,13 +4,18 @@ table and :func:`parse_args` (into :class:`Options`), with 8.1.9's wording and e
 from __future__ import annotations
 
 import grp
-import re
 import sys
 import time
-from dataclasses import dataclass, field
-from typing import Callable, NoReturn, TextIO
 
+from clients.record import Record, field
 from clients.render.qacct import NUMERIC_COLUMNS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, NoReturn, TextIO
+
+# ``re`` is imported by the parsers of option values that need it, when they run (its
+# import costs a command's start-up about 4 ms)
 
 _OPTION_HELP = (
     ("-ar [ar_id]", "list [matching] advance reservations"),
@@ -40,7 +45,7 @@ USAGE = ("SGE 8.1.9\nusage: qacct [options]\n"
          + "\n begin_time, end_time              [[CC]YYMMDDhhmm[.SS]\n"
          + " queue                             [cluster_queue|queue_instance|queue_domain|pattern]\n")
 
-_LEADING_UINT = re.compile(r"\s*\+?(\d+)")
+_LEADING_UINT = r"\s*\+?(\d+)"
 NO_JOBS = "no jobs running since startup"
 
 
@@ -54,8 +59,7 @@ class QacctExit(Exception):
 
 # ---------------------------------------------------------------- options
 
-@dataclass
-class Options:
+class Options(Record):
     """qacct's command line: "-X value" selects (chosen), "-X" alone lists (listed)."""
 
     chosen: dict[str, object] = field(default_factory=dict)
@@ -89,7 +93,8 @@ def error(message: str) -> None:
 
 def _leading_uint(text: str) -> int | None:
     """What sscanf("%u") reads from the start of ``text``, or None."""
-    match = _LEADING_UINT.match(text)
+    import re
+    match = re.match(_LEADING_UINT, text)
     return int(match.group(1)) if match else None
 
 
@@ -139,11 +144,13 @@ def parse_date_time(text: str, now: float) -> int:
 
 
 def _atoi(text: str) -> int:
+    import re
     match = re.match(r"\d+", text)
     return int(match.group()) if match else 0
 
 
 def _parse_tasks(text: str) -> tuple[int, int, int]:
+    import re
     match = re.fullmatch(r"(\d+)(?:-(\d+)(?::(\d+))?)?", text.split(",")[0])
     if not match or int(match.group(1)) < 1 or int(match.group(2) or match.group(1)) < int(match.group(1)):
         raise ValueError(text)
@@ -151,7 +158,8 @@ def _parse_tasks(text: str) -> tuple[int, int, int]:
     return low, int(match.group(2) or low), int(match.group(3) or 1) or 1
 
 
-Handler = Callable[[Options, list[str], int], int]
+if TYPE_CHECKING:
+    Handler = Callable[[Options, list[str], int], int]
 
 
 def _value_or_list(key: str, convert: Callable[[str], object] = str) -> Handler:

@@ -18,8 +18,7 @@ words the confirmation. The list semantics follow the 8.1.9 qmaster's sublist up
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from clients.record import Record, field
 from common.conf_values import is_none, split_assignments, split_names
 from common.conffile import ConfError
 from common.objects_conf.queue import NO_OVERRIDES, format_host_overrides, parse_host_overrides
@@ -58,8 +57,7 @@ class AttrError(Exception):
         self.message = message
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(Record, frozen=True):
     """One option as given: ``option attr value`` (``value`` is empty for -purge)."""
 
     option: str
@@ -67,8 +65,7 @@ class Request:
     value: str = ""
 
 
-@dataclass
-class Outcome:
+class Outcome(Record):
     """The changed value and Grid Engine's notes; ``applied`` False: send nothing."""
 
     value: str
@@ -76,8 +73,7 @@ class Outcome:
     applied: bool = True
 
 
-@dataclass
-class Result:
+class Result(Record):
     pairs: Pairs
     notes: list[str]
     applied: bool

@@ -8,14 +8,15 @@ confirmations and refusals to stderr (:func:`err`).
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import tempfile
-from dataclasses import dataclass
-from typing import Callable
 
 from clients.api import Client, ClientError
 from clients.qconf.files import FileError, parse_object_text, read_object_file
+from clients.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 # store kind -> objects_conf kind
 KINDS = {"queue": "queue", "hgrp": "hostgroup", "exechost": "exechost", "pe": "pe",
@@ -45,8 +46,7 @@ class QconfError(Exception):
         self.code = code
 
 
-@dataclass
-class Session:
+class Session(Record):
     client_factory: Callable[[], Client]
     _client: Client | None = None
 
@@ -122,6 +122,8 @@ def edit(text: str) -> tuple[str, bool]:
     """``text`` as saved in ``$EDITOR``, and whether the editor wrote the file: 8.1.9's
     qconf tells an unchanged file by its modification time, so saving the same text
     counts as a change."""
+    import subprocess  # (the editing options only: these two load a dozen modules)
+    import tempfile
     editor = os.environ.get("EDITOR") or "vi"
     with tempfile.NamedTemporaryFile("w", suffix=".qconf", delete=False) as fh:
         fh.write(text)

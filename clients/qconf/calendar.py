@@ -12,7 +12,6 @@ reading in file``.
 """
 from __future__ import annotations
 
-from typing import Callable
 
 from clients.qconf.base import (
     QconfError, Session, edit, put, remove, show_object, show_sorted_names,
@@ -21,6 +20,10 @@ from clients.qconf.files import FileError, parse_object_text
 from common.conf_values import get
 from common.objects_conf import render_object, template
 from common.objects_conf.calendar import calendar_line_problem
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 KIND = "calendar"
 NOT_KNOWN = "{} is not a calendar"

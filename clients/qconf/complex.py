@@ -10,7 +10,6 @@ the list it holds: two administrators adding attributes at once lose neither.
 """
 from __future__ import annotations
 
-from typing import Callable
 
 from clients.qconf.base import QconfError, Session, edit_text, err, out, put, remove
 from clients.qconf.files import FileError, parse_edited_complexes, read_complex_file
@@ -19,6 +18,10 @@ from common.resource.complexes import (
     COMPLEX_KIND, COMPLEX_OBJECT, ComplexAttr, ComplexError, complexes_from_rows,
     render_complex_list, rows_of,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 
 def complexes(s: Session) -> list[ComplexAttr]:

@@ -35,13 +35,16 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Callable
 
 from clients.api import ClientError
 from clients.qconf.base import QconfError, Session, edit, err, out, put
 from clients.qconf.files import FileError, parse_object_text
 from clients.qconf.hosts import canonical_name
 from common.objects_conf import render_configuration
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 KIND = "conf"
 GLOBAL = "global"

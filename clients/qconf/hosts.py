@@ -24,12 +24,12 @@ both is the qmaster's view of the requester, not this machine's own idea of its 
 """
 from __future__ import annotations
 
-import ipaddress
-import socket
-from typing import Callable
-
 from clients.api import Client, ClientError
 from clients.qconf.base import EMPTY_LIST, UNRESOLVABLE, QconfError, Session, err, out
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 ADMIN, SUBMIT = "adminhost", "submithost"
 # the pseudo kind qmaster.host_rights.HOST_RIGHTS (clients do not import the qmaster)
@@ -55,6 +55,8 @@ def canonical_name(host: str) -> str | None:
     """What the resolver calls ``host``, as Grid Engine stores a host that is added: the
     canonical name of a name, the name of an address (or the address when it has none);
     None when ``host`` does not resolve."""
+    import ipaddress  # (the options that add or check a host only)
+    import socket
     try:
         ipaddress.ip_address(host)
     except ValueError:

@@ -11,7 +11,6 @@ stderr with 1.
 from __future__ import annotations
 
 import sys
-from typing import Callable
 
 from clients.api import ClientError, connect_or_exit, resolvable
 from clients.joblist import NO_OPTION_ARGUMENT
@@ -37,6 +36,10 @@ from clients.qconf.userset import USERSET_OPTIONS
 from common.conffile import ConfError
 from common.objects_conf import render_object, template
 from common.objects_conf.host import check_hostgroup_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 __all__ = ["QconfError", "Session", "edit_text", "main", "run"]
 

@@ -12,7 +12,6 @@ editor returns unchanged is ``file unchanged`` with exit status 1; a failed ``-a
 """
 from __future__ import annotations
 
-from typing import Callable
 
 from clients.qconf.base import (
     QconfError, Session, edit, put, remove, show_object, show_sorted_names,
@@ -20,6 +19,10 @@ from clients.qconf.base import (
 from clients.qconf.files import FileError, parse_object_text
 from common.objects_conf import render_object, template
 from common.objects_conf.project import project_line_problem
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 KIND = "project"
 NOT_KNOWN = "{} is not known as a project"

@@ -12,7 +12,6 @@ fail; every set of a file is answered, not only the first.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable
 
 from clients.api import ClientError
 from clients.qconf.attr import ADD, DELETE, MODIFY
@@ -21,6 +20,10 @@ from clients.qconf.hosts import canonical_name
 from common.quota.rqs_format import (Limit, RqsFormatError, Rule, RuleSet, format_rule_sets,
                                      parse_bool, parse_limits, parse_rule_sets,
                                      rule_set_from_pairs, rule_set_pairs, with_host_names)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 KIND = "rqs"
 NO_SETS = "No resource quota set found"

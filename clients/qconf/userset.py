@@ -13,7 +13,6 @@ or refusal, goes to stderr, as the 8.1.9 captures show.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
 
 from clients.api import ClientError
 from clients.qconf.base import (EMPTY_LIST, MISSING, QconfError, Session, edit_text, err, out,
@@ -21,6 +20,10 @@ from clients.qconf.base import (EMPTY_LIST, MISSING, QconfError, Session, edit_t
 from clients.qconf.files import FileError, parse_object_text, read_object_file
 from common.objects_conf import render_object
 from common.objects_conf.userset import userset_pairs
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 KIND = "userset"
 ERROR_READING_IN_FILE = "error reading in file"

@@ -12,10 +12,12 @@ the order on the command line), each option's arguments in command line order. J
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
 from clients.joblist import NO_OPTION_ARGUMENT, RangeError, parse_job_ref, _task_option
+from clients.record import Record, field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # short option, long option, action, scope ("any": a job or a queue), in 8.1.9's order
 OPTIONS: tuple[tuple[str, str, str, str], ...] = (
@@ -65,16 +67,14 @@ wc_queue_list              wc_queue[','wc_queue[','...]]
 """
 
 
-@dataclass
-class Request:
+class Request(Record):
     """What qmod asks the qmaster: items in the order they apply, and ``-f``."""
 
     items: list[dict[str, Any]] = field(default_factory=list)
     force: bool = False
 
 
-@dataclass
-class Refusal(Exception):
+class Refusal(Record, Exception):
     """What qmod prints instead of asking (stdout, stderr) and its exit status."""
 
     stdout: str = ""

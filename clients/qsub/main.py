@@ -9,29 +9,34 @@ from __future__ import annotations
 import os
 import sys
 import time
-from pathlib import Path
-from typing import Any
 
 from clients.api import (Client, ClientError, checked_jobs, current_umask, resolvable,
                          submit_environment)
 from clients.qsub.options import (IMMEDIATE_NOT_SCHEDULED, WAITING_FOR_IMMEDIATE, QsubError,
                                   SubmitOptions, immediate_scheduled, parse_qsub,
                                   submitted_message, sync_report, unable_to_run)
-from common.cell import CellNotFound, cell_from_env
+from common.cell import CellNotFound, cell_from_env, posix_join
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def default_request_texts(cwd: str, home: str) -> list[str]:
-    """Contents of the cell's, the user's and the directory's ``sge_request`` files."""
-    paths: list[Path] = []
+    """Contents of the cell's, the user's and the directory's ``sge_request`` files.
+
+    Paths as text, not pathlib (an import every qsub would pay for, issue 12)."""
+    paths: list[str] = []
     try:
-        paths.append(cell_from_env().common_dir / "sge_request")
+        paths.append(cell_from_env().file("common", "sge_request"))
     except CellNotFound:
         pass
-    paths += [Path(home) / ".sge_request", Path(cwd) / ".sge_request"]
+    paths += [posix_join(home, ".sge_request"), posix_join(cwd, ".sge_request")]
     texts = []
     for path in paths:
         try:
-            texts.append(path.read_text())
+            with open(path) as f:
+                texts.append(f.read())
         except OSError:
             continue
     return texts

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterable, Mapping
 
 from clients.joblist import TaskRange
 from clients.qsub.messages import (IMMEDIATE_NOT_SCHEDULED, VERIFY_FOUND_QUEUES,
@@ -34,7 +32,12 @@ from clients.qsub.parser import (ARG_SWITCH, CMDLINE, DEFAULTS, SCRIPT, SCRIPT_S
                                  parse_lines, parse_source)
 from clients.qsub.values import (STATUS_EDISK, STATUS_ENOIMP, STATUS_ESEMANTIC, STATUS_ESYNTAX,
                                  STATUS_EUNKNOWN, UNKNOWN_LATER)
+from clients.record import Record, as_dict, field
 from common.jobspec import date_time_to_epoch, validate_job_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable, Mapping
 
 __all__ = [
     "CMDLINE", "DEFAULTS", "DEFAULT_PREFIX", "IMMEDIATE_NOT_SCHEDULED", "SCRIPT",
@@ -48,9 +51,8 @@ __all__ = [
 DEFAULT_PREFIX = "#$"
 
 
-@dataclass
-class SubmitOptions:
-    """Everything one qsub invocation asks for, typed."""
+class SubmitOptions(Record):
+    """Everything one qsub invocation asks for, typed (a record: clients.record)."""
 
     job_name: str = ""
     script_path: str | None = None      # None: script read from stdin
@@ -109,7 +111,7 @@ class SubmitOptions:
     def to_dict(self) -> dict[str, Any]:
         """Plain types only (tuples become lists), ready for msgpack."""
         return {k: list(v) if isinstance(v, tuple) else v
-                for k, v in asdict(self).items()}
+                for k, v in as_dict(self).items()}
 
     def job_opts(self) -> dict[str, Any]:
         """to_dict() without what stays in the client (script text, warnings,
@@ -181,7 +183,8 @@ def _fold(merged: list[ParsedOption], opts: SubmitOptions) -> None:
     opts.env = dict(keyed.get("-v", []))
 
 
-_Apply = Callable[[SubmitOptions, ParsedOption], None]  # one switch into the options
+if TYPE_CHECKING:
+    _Apply = Callable[[SubmitOptions, ParsedOption], None]  # one switch into the options
 
 
 def _set(name: str, convert: Callable[[Any], Any] = lambda v: v) -> _Apply:

@@ -11,11 +11,13 @@ the prefix of the source they come from. Pure apart from the injected
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
-
 from clients.qsub.values import (FLAG_OPTIONS, OPTION_SPECS, STATUS_EDISK, STATUS_ESEMANTIC,
                                  STATUS_EUNKNOWN, UNKNOWN_LATER, WARN_ON_REPEAT_FLAGS,
                                  ParseError, parse_ranges)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Mapping, Sequence
 
 # (error prefix, warning prefix) of each source
 CMDLINE = ("qsub: ", "qsub: warning: ")

@@ -7,11 +7,15 @@ when the argument is missing and whether repeating the switch warns. Pure.
 """
 from __future__ import annotations
 
-import re
-from typing import Any, Callable, Mapping
-
 from clients.joblist import RangeError, TaskRange, parse_range_list
 from common.jobspec import date_fields as _date_fields
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Mapping
+
+# ``re`` is imported by the parsers that use it, when they do: it loads enum and
+# functools, 4 ms of a qsub start that uses none of -c, -p, -js, -ar or -tc.
 
 STATUS_ESEMANTIC, STATUS_EUNKNOWN, STATUS_ENOIMP = 2, 4, 5
 STATUS_ESYNTAX, STATUS_EDISK = 7, 14
@@ -34,6 +38,7 @@ def _yes_no(switch: str, arg: str) -> bool:
 
 def _seconds(text: str) -> int | None:
     """Grid Engine time value `[[h:]m:]s` as seconds."""
+    import re
     if not re.fullmatch(r"\d*(:\d*){0,2}", text) or not text.strip(":"):
         return None
     total = 0
@@ -125,6 +130,7 @@ def _job_name(switch: str, arg: str) -> str:
 
 
 def _priority(switch: str, arg: str) -> int:
+    import re
     if not re.fullmatch(r"\s*[+-]?\d+", arg) or not -1023 <= int(arg) <= 1024:
         raise ParseError(f'invalid priority "{arg}".  Must be an integer from -1023 to 1024',
                          STATUS_ESYNTAX)
@@ -133,6 +139,7 @@ def _priority(switch: str, arg: str) -> int:
 
 def _uint(message: str, status: int = STATUS_ESEMANTIC) -> Callable[[str, str], int]:
     def parse(switch: str, arg: str) -> int:
+        import re
         if not re.fullmatch(r"\s*\+?\d+", arg):
             raise ParseError(message.format(arg=arg), status)
         return int(arg)

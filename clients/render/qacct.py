@@ -4,13 +4,15 @@ columns. Pure: accounting records in, text out (times shown in local time).
 """
 from __future__ import annotations
 
-import signal
 import sys
 import time
-from dataclasses import dataclass
-from typing import Iterable
 
+from clients.record import Record
 from common.accounting import AccountingRecord
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable
 
 # get_sstate_description(): shepherd failure codes of sge_status(5) (execution_states.h).
 _FAILED_TEXT = dict(enumerate((
@@ -57,6 +59,7 @@ def _ctime(seconds: int) -> str:
 
 def _signal_name(number: int) -> str:
     """strsignal() of glibc."""
+    import signal  # (the failed and exit_status rows of a signalled job only)
     try:
         text = signal.strsignal(number)
     except ValueError:
@@ -118,8 +121,7 @@ def job_block(rec: AccountingRecord) -> str:
 
 # ---------------------------------------------------------------- summary table
 
-@dataclass
-class _Usage:
+class _Usage(Record):
     wallclock: float = 0.0
     utime: float = 0.0
     stime: float = 0.0

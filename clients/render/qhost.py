@@ -20,12 +20,13 @@ K/M/G/T suffix ("23.5G", "216.0M", "0.0"), -F values per complex type ("23.330G"
 
 from __future__ import annotations
 
-import re
-from typing import Any
-
 from clients.render.qstat import format_hms, format_memory, job_header, job_line, xml_escape
 
-HostRow = dict[str, Any]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+HostRow = dict[str, "Any"]
 
 QHOST_XSD = "http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/resources/schemas/qhost/qhost.xsd"
 _HEAD = ("HOSTNAME", "ARCH", "NCPU", "NSOC", "NCOR", "NTHR", "LOAD", "MEMTOT", "MEMUSE", "SWAPTO", "SWAPUS")
@@ -33,7 +34,8 @@ _HOST_KEYS = ("arch_string", "num_proc", "m_socket", "m_core", "m_thread", "load
               "mem_total", "mem_used", "swap_total", "swap_used")
 _MULTIPLIERS = {"k": 1e3, "K": 1024.0, "m": 1e6, "M": 1024.0 ** 2, "g": 1e9, "G": 1024.0 ** 3,
                 "t": 1e12, "T": 1024.0 ** 4}
-_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)([kKmMgGtT]?)\s*$")
+# compiled on first use (re's cache): importing re costs a command's start-up about 4 ms
+_NUMBER = r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)([kKmMgGtT]?)\s*$"
 _STRING_TYPES = ("STRING", "CSTRING", "RESTRING", "HOST")
 _JOB_INDENT = "   "
 _JOB_QUEUE_WIDTH = 10  # qhost -j prints queue instance names cut to 10 characters
@@ -43,7 +45,8 @@ def parse_memory(text: str) -> float | None:
     """parse_ulong_val(TYPE_MEM): number with optional k/K/m/M/g/G/t/T; None if unparsable."""
     if text.strip().lower() in ("infinity", "inf"):
         return float("inf")
-    match = _NUMBER.match(text)
+    import re
+    match = re.match(_NUMBER, text)
     if match is None:
         return None
     return float(match.group(1)) * _MULTIPLIERS.get(match.group(2), 1.0)

@@ -37,12 +37,14 @@ ClusterQueueRow (qstat -g c): name: str, load: float | None, used, resv, availab
 
 from __future__ import annotations
 
-from typing import Any
-
 from clients.render.format import (XML_DECL, format_c_ctime, format_ctime, format_hms,
                                    format_memory, format_xml_time, xml_escape, xml_line)
 from clients.render.qstat_job import (DETAIL_XSD, MSG_JOBS_NOT_FOUND, XmlNode, render_job_detail,
                                       render_job_detail_xml, render_jobs_not_found, xml_tree)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "DEFAULT_QUEUE_WIDTH", "DETAIL_XSD", "MSG_JOBS_NOT_FOUND", "QSTAT_XSD", "XML_DECL", "JobRow",
@@ -53,8 +55,8 @@ __all__ = [
     "xml_tree",
 ]
 
-JobRow = dict[str, Any]
-QueueRow = dict[str, Any]
+JobRow = dict[str, "Any"]
+QueueRow = dict[str, "Any"]
 
 DEFAULT_QUEUE_WIDTH = 30
 QSTAT_XSD = "http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/resources/schemas/qstat/qstat.xsd"

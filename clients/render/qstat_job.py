@@ -39,9 +39,11 @@ JobDetail keys (lines appear in this order; optional ones only when set, as in 8
 
 from __future__ import annotations
 
-from typing import Any
-
 from clients.render.format import XML_DECL, format_c_ctime, format_hms, format_memory, xml_escape
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _SGE_PREFIX = "__SGE_PREFIX__"
 _O_VARS = (("O_HOME", "sge_o_home"), ("O_LOGNAME", "sge_o_log_name"), ("O_PATH", "sge_o_path"),
@@ -198,7 +200,7 @@ _MAIL_BITS = {"a": 0x40000, "b": 0x80000, "e": 0x100000, "n": 0x200000, "s": 0x4
 _TYPE_BITS = {"immediate": 0x01, "binary": 0x40, "noshell": 0x100}
 _CKPT_BITS = {"m": 0x01, "s": 0x02, "x": 0x04, "n": 0x08, "r": 0x10}
 _BASE_PRIORITY = 1024
-XmlNode = tuple[str, Any]  # (tag, str) leaf or (tag, list[XmlNode]) element with children
+XmlNode = tuple[str, "Any"]  # (tag, str) leaf or (tag, list[XmlNode]) element with children
 
 
 def xml_tree(nodes: list[XmlNode], depth: int) -> list[str]:

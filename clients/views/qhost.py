@@ -5,9 +5,11 @@ its running jobs (``-j``). No I/O here.
 """
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # (typing only for type checkers: a command starts small)
+if TYPE_CHECKING:
+    from typing import Any
 
-from common.cluster import state_string
+from common.qi_letters import state_string
 from clients.views.qstat import (
     JobFilter, JobRow, Reply, hosts_by_name, instance_jobs, instance_name, queue_type,
 )

@@ -11,17 +11,22 @@ No I/O here.
 """
 from __future__ import annotations
 
-import fnmatch
-from dataclasses import dataclass
-from typing import Any, Iterable
+from fnmatch import fnmatchcase
 
-from common.cluster import qtype_letters
-from common.cluster import state_string
+from clients.record import Record
 from common.jobstate import ACTIVE_STATES, WAITING_STATES, State, state_letters
-from common.resource.complexes import ComplexAttr, default_complexes, resolve_name
+from common.qi_letters import qtype_letters, state_string
 
-JobRow = dict[str, Any]
-Reply = dict[str, Any]
+# what a command loads at start-up stays small (issue 12): typing and the complex list
+# only when they are needed
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterable
+
+    from common.resource.complexes import ComplexAttr
+
+JobRow = dict[str, "Any"]
+Reply = dict[str, "Any"]
 
 # -s letters: the hold ones select pending tasks by kind of hold (qstat(1))
 HOLD_FLAGS = ("hu", "ho", "hs", "hd", "hj", "ha")
@@ -30,8 +35,14 @@ _S_EXPANSION = {"h": HOLD_FLAGS + ("p",), "a": ("p", "r", "s")}
 DEFAULT_STATES = frozenset({"p", "r", "s"})
 HELD_PRIO, NORMAL_PRIO = 0.0, 0.5
 DEFAULT_DEPARTMENT = "defaultdepartment"
-_COMPLEXES = default_complexes()
-_SHORTCUTS = {a.name: a.shortcut for a in _COMPLEXES}
+_COMPLEXES: list[ComplexAttr] = []  # Grid Engine's default complex list, when first needed
+
+
+def _complexes() -> list[ComplexAttr]:
+    if not _COMPLEXES:
+        from common.resource.complexes import default_complexes
+        _COMPLEXES.extend(default_complexes())
+    return _COMPLEXES
 
 
 def parse_state_filter(text: str) -> frozenset[str] | None:
@@ -54,8 +65,7 @@ def parse_state_filter(text: str) -> frozenset[str] | None:
     return frozenset(found)
 
 
-@dataclass(frozen=True)
-class JobFilter:
+class JobFilter(Record, frozen=True):
     """What qstat selects: -s states, -u users (fnmatch patterns, None = all), -q instances."""
 
     states: frozenset[str] = DEFAULT_STATES
@@ -63,7 +73,7 @@ class JobFilter:
     instances: frozenset[str] | None = None  # selected "queue@host" names, None = all
 
     def owner_ok(self, owner: str) -> bool:
-        return self.users is None or any(fnmatch.fnmatchcase(owner, u) for u in self.users)
+        return self.users is None or any(fnmatchcase(owner, u) for u in self.users)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -106,21 +116,34 @@ def range_text(first: int, last: int, step: int) -> str:
     return f"{first}-{last}:{step}"
 
 
-def task_ranges(ids: Iterable[int], job_task_ids: list[int], step: int) -> str:
-    """The ids as runs of the job's task sequence, comma separated ("1,3,5", "3-10:1")."""
-    wanted, runs, run = set(ids), [], []
-    for tid in job_task_ids:
-        if tid in wanted:
-            run.append(tid)
-        elif run:
-            runs.append(run)
-            run = []
-    runs += [run] if run else []
-    return ",".join(range_text(r[0], r[-1], step) for r in runs)
+def task_ranges(spans: Iterable[tuple[int, int]], step: int) -> str:
+    """Ids of a job's task sequence (``-t n-m:step``) as its runs, comma separated
+    ("1,3,5", "3-10:1"). ``spans``: (first, last) pieces of the sequence (a single id is
+    (id, id)); pieces that follow each other in the sequence make one run."""
+    runs: list[list[int]] = []
+    for first, last in sorted(spans):
+        if runs and first == runs[-1][1] + step:
+            runs[-1][1] = last
+        else:
+            runs.append([first, last])
+    return ",".join(range_text(first, last, step) for first, last in runs)
+
+
+def _spans(group: list[Reply]) -> list[tuple[int, int]]:
+    """The ids a group of task records stands for: a record of a range list
+    (``_range_records``) its ranges, any other its own id."""
+    out: list[tuple[int, int]] = []
+    for task in group:
+        if "ranges" in task:
+            out += [(int(r[0]), int(r[1])) for r in task["ranges"]]
+        else:
+            out.append((int(task["task_id"]), int(task["task_id"])))
+    return out
 
 
 def complex_attr(name: str) -> ComplexAttr | None:
-    return resolve_name(_COMPLEXES, name)
+    from common.resource.complexes import resolve_name
+    return resolve_name(_complexes(), name)
 
 
 def _full_name(name: str) -> str:
@@ -145,9 +168,11 @@ def pe_range(pe: list[Any] | None) -> str | None:
 def predecessors(job: Reply, jobs: list[Reply]) -> list[int]:
     """Unfinished jobs named by -hold_jid (ids, or names/patterns of the owner's jobs)."""
     wanted = [str(w) for w in _opts(job).get("hold_jid") or []]
+    if not wanted:  # (every row asks: no walk through every job for nothing)
+        return []
     return [j["job_id"] for j in jobs if j["job_id"] != job["job_id"] and any(
         (w == str(j["job_id"])) if w.isdigit() else
-        (j["owner"] == job["owner"] and fnmatch.fnmatchcase(_opts(j).get("job_name") or "", w))
+        (j["owner"] == job["owner"] and fnmatchcase(_opts(j).get("job_name") or "", w))
         for w in wanted)]
 
 
@@ -225,12 +250,31 @@ def pending_shown(job: Reply, task: Reply, flt: JobFilter) -> bool:
 
 
 def _selected_jobs(reply: Reply, flt: JobFilter) -> list[tuple[Reply, list[Reply]]]:
-    """The jobs of owners -u selects, by job id, each with its tasks by task id."""
+    """The jobs of owners -u selects, by job id, each with its tasks by task id (the
+    ids of a job's task ranges as one record per range list: ``_range_records``)."""
     jobs = {j["job_id"]: j for j in reply.get("jobs") or []}
+    records = [*(reply.get("tasks") or []), *_range_records(reply.get("ranges") or [])]
     tasks: dict[int, list[Reply]] = {}
-    for task in sorted(reply.get("tasks") or [], key=lambda t: (t["job_id"], t["task_id"])):
+    for task in sorted(records, key=lambda t: (t["job_id"], t["task_id"])):
         tasks.setdefault(task["job_id"], []).append(task)
     return [(jobs[j], tasks.get(j, [])) for j in sorted(jobs) if flt.owner_ok(jobs[j]["owner"])]
+
+
+def _range_records(ranges: list[Reply]) -> list[Reply]:
+    """A job's tasks that are not enrolled (common.model.TaskRanges), as two records:
+    its pending ids, which share one state and its holds, and the ids a qdel ended
+    before they started (finished). Each carries its ``ranges``; ``task_id`` is the
+    first id, which orders it among the job's other tasks."""
+    out = []
+    for rng in ranges:
+        holds = list(rng.get("holds") or [])
+        for ids, state, extra in (
+                (rng.get("pending"), State.HOLD if holds else State.PENDING, {"holds": holds}),
+                (rng.get("deleted"), State.FINISHED, {"deleted_by": rng.get("deleted_by")})):
+            if ids:
+                out.append({"job_id": rng["job_id"], "task_id": int(ids[0][0]),
+                            "state": str(state), "ranges": ids, **extra})
+    return out
 
 
 def running_rows(reply: Reply, cluster: Reply, flt: JobFilter) -> list[JobRow]:
@@ -267,8 +311,7 @@ def _job_pending_rows(job: Reply, tasks: list[Reply], all_jobs: list[Reply]) -> 
         row = job_row(job, group[0], all_jobs)
         if _is_array(job):
             row["task_id"] = None
-            row["pending_tasks"] = task_ranges([t["task_id"] for t in group],
-                                               list(job.get("task_ids") or []), step)
+            row["pending_tasks"] = task_ranges(_spans(group), step)
         rows.append(row)
     return rows
 
@@ -319,13 +362,13 @@ def _offers(inst: Reply, load: dict[str, str], names: list[str] | None) -> list[
         return host_resources(load, names)
     wanted = None if names is None else set(names)
     return [list(line) for line in offered if wanted is None or line[1] in wanted
-            or _SHORTCUTS.get(line[1]) in wanted]
+            or {a.name: a.shortcut for a in _complexes()}.get(line[1]) in wanted]
 
 
 def host_resources(load: dict[str, str], names: list[str] | None) -> list[list[str]]:
     """qstat -F lines [dominance, name, value] from a host's load values, in complex order."""
     shown = []
-    for attr in sorted(_COMPLEXES, key=lambda a: a.name):
+    for attr in sorted(_complexes(), key=lambda a: a.name):
         if attr.name in load and (names is None or attr.name in names or attr.shortcut in names):
             shown.append(["hl", attr.name, load[attr.name]])
     return shown

@@ -7,6 +7,7 @@ beats a host group value, which beats the default (``resolve``).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Iterable, Mapping
 
 from common.conf_values import (check_assignments, check_bool, check_choice, check_int,
@@ -142,6 +143,7 @@ def _override_default(text: str, start: int, attr: str) -> str:
 
 def _override_items(text: str, rest: str) -> dict[str, str]:
     overrides: dict[str, str] = {}
+    seen: set[str] = set()  # names without case (a slots list names every exec host)
     while rest:
         close = rest.find("]")
         if not rest.startswith("[") or close < 0:
@@ -151,8 +153,9 @@ def _override_items(text: str, rest: str) -> dict[str, str]:
         host = host.strip()
         if not equal or not host:
             raise ConfError("'=' has to sepatate host or group from value")
-        if host.lower() in (known.lower() for known in overrides):
+        if host.lower() in seen:
             raise ConfError(f"Multiple values for one queue domain/host ({host}) are not allowed")
+        seen.add(host.lower())
         overrides[host] = value.strip()
         rest = _after_item(text, rest[close + 1:].lstrip())
     return overrides
@@ -176,15 +179,27 @@ def format_host_overrides(default: str, overrides: Mapping[str, str] | Iterable[
     return default + "".join(f",[{host}={value}]" for host, value in items)
 
 
+@lru_cache(maxsize=1024)
+def _override_table(attr_value: str) -> tuple[str, dict[str, str], tuple[tuple[str, str], ...]]:
+    """(default, host entries by lower-case name, group entries in order) of a value:
+    read once per distinct value, since a queue's ``slots`` may name every exec host
+    and is looked up for each of them."""
+    default, overrides = parse_host_overrides(attr_value)
+    by_host: dict[str, str] = {}
+    for key, value in overrides.items():
+        by_host.setdefault(key.lower(), value)
+    groups = tuple((k, v) for k, v in overrides.items() if k.startswith("@"))
+    return default, by_host, groups
+
+
 def resolve(attr_value: str, host: str, hostgroups: HostGroups) -> str:
     """The value on ``host``: its own entry, else the first of its groups', else the default."""
-    default, overrides = parse_host_overrides(attr_value)
-    wanted = host.lower()
-    for key, value in overrides.items():
-        if key.lower() == wanted:
-            return value
-    for key, value in overrides.items():
-        if key.startswith("@") and host_in_group(host, key, hostgroups):
+    default, by_host, groups = _override_table(attr_value)
+    value = by_host.get(host.lower())
+    if value is not None:
+        return value
+    for key, value in groups:
+        if host_in_group(host, key, hostgroups):
             return value
     return default
 

@@ -16,9 +16,11 @@ to measure it). Parallel jobs: ``PEConf`` (allocation rule, total ``slots`` limi
 from __future__ import annotations
 
 import fnmatch
+import heapq
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
+from common import task_ranges
 from common.cluster import QueueInstance
 from common.placement.job import PlacementJob
 from common.resource.complexes import ResourceRequest
@@ -64,6 +66,10 @@ class PassInput:
     thresholds: dict[SlotKey, InstanceThresholds] = field(default_factory=dict)
     host_loads: HostLoads | None = None
     overloaded: dict[SlotKey, str] = field(default_factory=dict)
+    # the pending ids of jobs' task ranges (common.model.TaskRanges) that may be placed:
+    # job id -> (range list, the ranges' version, which an order for one carries)
+    pending_ranges: Mapping[int, tuple[list[list[int]], int]] = field(default_factory=dict)
+    exclude: frozenset[str] | set[str] = frozenset()  # "job.task" keys not to place now
     _by_host: dict[str, list[tuple[SlotKey, InstanceThresholds]]] | None = field(
         default=None, repr=False, init=False)
 
@@ -107,6 +113,33 @@ def pending_order(jobs: Mapping[int, PlacementJob], pending: Iterable[dict[str, 
                                           t["task_id"]))
 
 
+def pending_jobs(inp: PassInput) -> list[tuple[int, Iterator[dict[str, Any]], int]]:
+    """The jobs with pending tasks in placement order (``-p`` high first, then job id),
+    each with its pending tasks in task id order (enrolled task records and the ids of
+    its ranges, made into records only as the pass reaches them) and how many there are.
+    A job's tasks share its requests, so the pass leaves a job at its first task that
+    finds no room: a million-task array costs what the tasks placed cost."""
+    enrolled: dict[int, list[dict[str, Any]]] = {}
+    for task in inp.pending:
+        enrolled.setdefault(task["job_id"], []).append(task)
+    ids = [j for j in set(enrolled) | set(inp.pending_ranges) if j in inp.jobs]
+    ids.sort(key=lambda j: (-inp.jobs[j].priority, j))
+    out = []
+    for job_id in ids:
+        records = sorted(enrolled.get(job_id, ()), key=lambda t: t["task_id"])
+        ranges, version = inp.pending_ranges.get(job_id, ([], 0))
+        total = len(records) + task_ranges.count(ranges)
+        out.append((job_id, _job_tasks(job_id, records, ranges, version, inp.exclude), total))
+    return out
+
+
+def _job_tasks(job_id: int, records: list[dict[str, Any]], ranges: list[list[int]],
+               version: int, exclude: frozenset[str] | set[str]) -> Iterator[dict[str, Any]]:
+    unenrolled = (t for t in task_ranges.ids(ranges) if f"{job_id}.{t}" not in exclude)
+    virtual = ({"job_id": job_id, "task_id": t, "version": version} for t in unenrolled)
+    yield from heapq.merge(records, virtual, key=lambda t: t["task_id"])
+
+
 def _free_slots(inp: PassInput) -> dict[SlotKey, int]:
     return {(qi.queue, qi.host): qi.slots - inp.used.get((qi.queue, qi.host), 0)
             for qi in inp.instances
@@ -129,40 +162,46 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
     categories: dict[tuple[Any, ...], Category] = {}
     full: set[tuple[Any, ...]] = set()
     pe_used = dict(inp.pe_used)
-    for task in pending_order(inp.jobs, inp.pending):
-        job = inp.jobs.get(task["job_id"])
-        if job is None:
-            continue
-        stats.considered += 1
-        if task["job_id"] in stats.unevaluable:
-            continue
+    for job_id, tasks, total in pending_jobs(inp):
+        job = inp.jobs[job_id]
         try:
             key = job.category
-            if key in full:
-                stats.skipped_by_category += 1
-                continue
-            category = categories.get(key)
-            if category is None:
-                stats.categories += 1
-                category = _category(job, ranked, inp)
-                if inp.category_cache:
-                    categories[key] = category
-            placed = _place(job, category, free, inp, pe_used)
         except Exception as exc:  # noqa: BLE001 - one job must not stop every job's pass
-            stats.unevaluable[task["job_id"]] = f"{type(exc).__name__}: {exc}"
+            stats.unevaluable[job_id] = f"{type(exc).__name__}: {exc}"
             continue
-        if placed is None:
-            if inp.category_cache:
-                full.add(key)
+        if key in full:
+            stats.considered += total
+            stats.skipped_by_category += total
             continue
-        granted, pe_name = placed
-        order = {"type": "dispatch", "job_id": task["job_id"], "task_id": task["task_id"],
-                 "task_version": task["version"], "granted": granted}
-        if pe_name is not None:
-            order["pe"] = pe_name
-        orders.append(order)
-        _adjust_load(inp, granted, free)
-        left -= sum(g[2] for g in granted)
+        for seen, task in enumerate(tasks, 1):
+            stats.considered += 1
+            try:
+                category = categories.get(key)
+                if category is None:
+                    stats.categories += 1
+                    category = _category(job, ranked, inp)
+                    if inp.category_cache:
+                        categories[key] = category
+                placed = _place(job, category, free, inp, pe_used)
+            except Exception as exc:  # noqa: BLE001 - one job must not stop every job's pass
+                stats.unevaluable[job_id] = f"{type(exc).__name__}: {exc}"
+                break
+            if placed is None:  # the job's other tasks would find no room either
+                if inp.category_cache:
+                    full.add(key)
+                    stats.considered += total - seen
+                    stats.skipped_by_category += total - seen
+                break
+            granted, pe_name = placed
+            order = {"type": "dispatch", "job_id": job_id, "task_id": task["task_id"],
+                     "task_version": task["version"], "granted": granted}
+            if pe_name is not None:
+                order["pe"] = pe_name
+            orders.append(order)
+            _adjust_load(inp, granted, free)
+            left -= sum(g[2] for g in granted)
+            if left <= 0:
+                break
         if left <= 0:
             break
     stats.orders = len(orders)

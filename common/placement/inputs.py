@@ -50,6 +50,8 @@ def _job_id(record: Any) -> int:
 def pass_input(conf: Conf, hosts: Mapping[str, Any], jobs: Mapping[int, PlacementJob],
                active: Sequence[Mapping[str, Any]], *,
                pending: Sequence[Mapping[str, Any]] = (),
+               pending_ranges: Mapping[int, tuple[list[list[int]], int]] | None = None,
+               exclude: frozenset[str] | set[str] = frozenset(),
                used: Mapping[tuple[str, str], int] | None = None,
                instances: list[QueueInstance] | None = None,
                fixed: dict[LevelKey, dict[str, str]] | None = None,
@@ -62,7 +64,9 @@ def pass_input(conf: Conf, hosts: Mapping[str, Any], jobs: Mapping[int, Placemen
     empty cluster). ``instances``, ``fixed`` and ``fields`` may be given when the caller
     keeps them between passes. The resource view is fresh: the pass debits into it.
     ``now``: the time load adjustments decay by (None: no adjustments); ``thresholds``:
-    :func:`queue_thresholds` when the caller keeps them."""
+    :func:`queue_thresholds` when the caller keeps them. ``pending_ranges``: job id ->
+    (pending ids of its task ranges, their version); ``exclude``: "job.task" keys of
+    tasks not to place (orders in flight)."""
     instances = queue_instances(conf, hosts) if instances is None else instances
     fields = conf_fields(conf) if fields is None else fields
     holding = [t for t in active if t.get("granted") and t["job_id"] in jobs]
@@ -80,7 +84,8 @@ def pass_input(conf: Conf, hosts: Mapping[str, Any], jobs: Mapping[int, Placemen
         if check is not None:
             overloaded[key] = overload_reason(f"{key[0]}@{key[1]}", check)
     return PassInput(
-        jobs=jobs, pending=list(pending), instances=instances, used=dict(used or {}),
+        jobs=jobs, pending=list(pending), pending_ranges=dict(pending_ranges or {}),
+        exclude=exclude, instances=instances, used=dict(used or {}),
         thresholds=thresholds, host_loads=loads, overloaded=overloaded,
         # hosts are ranked by sched_conf(5) load_formula over their load values after
         # load_scaling (as matching sees them) and with the load adjustments

@@ -146,5 +146,6 @@ def test_an_unknown_host_stops_no_jobs(tmp_path: Path) -> None:
     qm, job = threshold_cell(tmp_path)
     report_load(qm, "1")
     qm.server.store.hosts["h1"].alive = False  # no load values: "au", but jobs stay
+    qm.server.store.layout_generation += 1  # (what Store.put_host does for a change)
     run_checks(qm, {}, 100.0)
     assert qm.tasks(job)[0]["state"] == "running"

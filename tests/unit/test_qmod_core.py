@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from common import wire
-from common.cluster import QueueInstance, state_string
+from common.cluster import QueueInstance
+from common.qi_letters import state_string
 from common.jobstate import State, state_letters
 from common.model import Task
 from qmaster.queue_control import (accepts_new_jobs, may_modify_queue, plan_reschedule,

@@ -53,7 +53,7 @@ def test_an_unformattable_record_is_replaced_and_the_qmaster_goes_on(tmp_path: P
     qm = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
     qm.register("h1")
     job = qm.submit()
-    record = accounting_record(qm.server.store.jobs[job], qm.server.store.tasks[f"{job}.1"],
+    record = accounting_record(qm.server.store.jobs[job], qm.server.store.all_tasks(job)[0],
                                qm.server.store)
     spool_rows(tmp_path, {("acct", "77.1"): {**record, "owner": "x:y\nz",
                                               "job_number": 77}})
@@ -69,7 +69,7 @@ def test_start_up_sets_unreadable_objects_aside_and_reports_them(tmp_path: Path)
     bad_opts = {**qm.server.store.jobs[good].to_dict(), "job_id": 8,
                 "opts": {**qm.server.store.jobs[good].opts, "hard_queues": 5}}
     spool_rows(tmp_path, {("job", "8"): bad_opts,
-                          ("task", "8.1"): {**qm.server.store.tasks[f"{good}.1"].to_dict(),
+                          ("task", "8.1"): {**qm.server.store.all_tasks(good)[0].to_dict(),
                                             "job_id": 8},
                           ("job", "9"): 17, ("task", "12.1"): {"job_id": "x"},
                           ("queue", "broken.q"): [["qname", 5]]})

@@ -251,21 +251,37 @@ def test_parse_state_filter_keeps_grid_engine_quirk() -> None:
     assert v.parse_state_filter("huhu") is None
 
 
+def _ids(ids: list[int]) -> list[tuple[int, int]]:
+    return [(t, t) for t in ids]
+
+
 def test_task_ranges_texts() -> None:
-    assert v.task_ranges([3, 4, 5, 6, 7, 8, 9, 10], list(range(1, 11)), 1) == "3-10:1"
-    assert v.task_ranges([1, 3, 5], [1, 2, 3, 4, 5], 1) == "1,3,5"
-    assert v.task_ranges([1, 3, 5, 7, 9], [1, 3, 5, 7, 9], 2) == "1-9:2"
-    assert v.task_ranges([3, 4], [1, 2, 3, 4], 1) == "3,4"
+    assert v.task_ranges(_ids([3, 4, 5, 6, 7, 8, 9, 10]), 1) == "3-10:1"
+    assert v.task_ranges(_ids([1, 3, 5]), 1) == "1,3,5"
+    assert v.task_ranges(_ids([1, 3, 5, 7, 9]), 2) == "1-9:2"
+    assert v.task_ranges(_ids([3, 4]), 1) == "3,4"
+    # pieces of a range list and single ids that follow each other make one run
+    assert v.task_ranges([(5, 75000), (1, 3), (4, 4)], 1) == "1-75000:1"
+    assert v.task_ranges([(1, 9), (13, 21)], 2) == "1-9:2,13-21:2"
 
 
-@given(st.sets(st.integers(1, 40), min_size=1))
-def test_task_ranges_cover_exactly_the_ids(ids: set[int]) -> None:
-    text = v.task_ranges(ids, list(range(1, 41)), 1)
+@given(st.sets(st.integers(1, 40), min_size=1), st.integers(1, 3))
+def test_task_ranges_cover_exactly_the_ids(ids: set[int], step: int) -> None:
+    # the ids of a job -t 1-118:step, as single ids and as spans of runs
+    ids = {1 + (t - 1) * step for t in ids}
+    spans: list[tuple[int, int]] = []
+    for t in sorted(ids):
+        if spans and spans[-1][1] + step == t and t % 3:
+            spans[-1] = (spans[-1][0], t)
+        else:
+            spans.append((t, t))
+    text = v.task_ranges(spans, step)
+    assert text == v.task_ranges(_ids(sorted(ids)), step)
     covered: set[int] = set()
     for part in text.split(","):
-        bounds, _, step = part.partition(":")
+        bounds, _, step_text = part.partition(":")
         low, _, high = bounds.partition("-")
-        covered |= set(range(int(low), int(high or low) + 1, int(step or 1)))
+        covered |= set(range(int(low), int(high or low) + 1, int(step_text or step)))
     assert covered == ids
 
 

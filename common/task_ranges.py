@@ -1,0 +1,117 @@
+"""Task id range lists: the tasks of an array job that are not objects of their own.
+
+Grid Engine keeps the tasks of an array job that have not been dispatched or changed as
+range lists (``1-75000:1``), not as one record each; so do we (``common.model.TaskRanges``).
+A range list is a list of ``[first, last, step]`` with ``first <= last``, sorted by
+``first``, the ranges not interleaving (they all come from one array range ``-t n-m:s`` by
+taking ids out of it). A range of one id has step 1. Pure: lists in, lists out; nothing
+here walks the ids of a range unless asked to (``ids``, ``ids_in``), so a 75,000-task
+array costs the same as one task.
+"""
+from __future__ import annotations
+
+from bisect import bisect_right
+from typing import Iterable, Iterator, Sequence
+
+Range = list[int]          # [first, last, step]
+RangeList = list[list[int]]
+
+
+def normalized(first: int, last: int, step: int) -> Range:
+    """``[first, last, step]`` with ``last`` an id of the range (1-9:3 is 1-7:3)."""
+    last = first + (last - first) // step * step
+    return [first, last, step if last > first else 1]
+
+
+def count(ranges: Sequence[Sequence[int]]) -> int:
+    return sum((last - first) // step + 1 for first, last, step in ranges)
+
+
+def first_id(ranges: Sequence[Sequence[int]]) -> int | None:
+    return ranges[0][0] if ranges else None
+
+
+def _index(ranges: Sequence[Sequence[int]], task_id: int) -> int:
+    """The index of the range that may hold ``task_id`` (-1: none)."""
+    return bisect_right(ranges, task_id, key=lambda r: r[0]) - 1
+
+
+def _in_range(rng: Sequence[int], task_id: int) -> bool:
+    first, last, step = rng
+    return first <= task_id <= last and (task_id - first) % step == 0
+
+
+def contains(ranges: Sequence[Sequence[int]], task_id: int) -> bool:
+    i = _index(ranges, task_id)
+    return i >= 0 and _in_range(ranges[i], task_id)
+
+
+def without(ranges: Sequence[Sequence[int]], task_id: int) -> RangeList:
+    """``ranges`` without ``task_id`` (a new list; unchanged copy when it is not there)."""
+    out = [list(r) for r in ranges]
+    i = _index(out, task_id)
+    if i < 0 or not _in_range(out[i], task_id):
+        return out
+    first, last, step = out[i]
+    pieces = []
+    if task_id > first:
+        pieces.append(normalized(first, task_id - step, step))
+    if task_id < last:
+        pieces.append(normalized(task_id + step, last, step))
+    out[i:i + 1] = pieces
+    return out
+
+
+def without_ids(ranges: Sequence[Sequence[int]], task_ids: Iterable[int]) -> RangeList:
+    out = [list(r) for r in ranges]
+    for task_id in sorted(set(task_ids), reverse=True):  # later pieces first: indexes hold
+        out = without(out, task_id)
+    return out
+
+
+def joined(a: Sequence[Sequence[int]], b: Sequence[Sequence[int]]) -> RangeList:
+    """Both lists in one (they hold different ids: pieces of one array range)."""
+    return sorted(([*r] for r in [*a, *b]), key=lambda r: r[0])
+
+
+def ids(ranges: Sequence[Sequence[int]]) -> Iterator[int]:
+    for first, last, step in ranges:
+        yield from range(first, last + 1, step)
+
+
+def ids_in(ranges: Sequence[Sequence[int]], wanted: Sequence[Sequence[int]]) -> Iterator[int]:
+    """The ids of ``ranges`` that ``wanted`` (a request's ranges, which may interleave)
+    names, in order, each once; the work is bounded by the overlap, not the array."""
+    seen_up_to = 0
+    for first, last, step in ranges:
+        hits: set[int] = set()
+        for w_first, w_last, w_step in wanted:
+            low, high = max(first, w_first), min(last, w_last)
+            if low > high:
+                continue
+            low += (first - low) % step  # the first id of ``ranges`` at or after low
+            # walk the sparser of the two progressions across the overlap
+            if step >= w_step:
+                hits.update(t for t in range(low, high + 1, step)
+                            if (t - w_first) % w_step == 0)
+            else:
+                start = w_first + -(-(low - w_first) // w_step) * w_step
+                hits.update(t for t in range(start, high + 1, w_step)
+                            if (t - first) % step == 0)
+        for task_id in sorted(hits):
+            if task_id > seen_up_to:
+                seen_up_to = task_id
+                yield task_id
+
+
+def covered_by(ranges: Sequence[Sequence[int]], wanted: Sequence[Sequence[int]]) -> bool:
+    """Whether ``wanted`` names every id of ``ranges`` (qdel -t 1-75000 on a whole array)."""
+    return all(any(_range_within(r, w) for w in wanted) for r in ranges)
+
+
+def _range_within(rng: Sequence[int], wanted: Sequence[int]) -> bool:
+    first, last, step = rng
+    w_first, w_last, w_step = wanted
+    if first < w_first or last > w_last or (first - w_first) % w_step:
+        return False
+    return first == last or step % w_step == 0
