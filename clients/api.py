@@ -231,17 +231,18 @@ class Client:
     def jobs(self, job_ids: list[int] | None = None, *, include_finished: bool = False,
              with_script: bool = False, explain: bool = False,
              set_aside: bool = False, ranges: bool = False,
-             owners: list[str] | None = None) -> dict[str, Any]:
+             owners: list[str] | None = None, brief: bool = False) -> dict[str, Any]:
         """Jobs and tasks; ``explain`` adds ``scheduling_info`` {job id: reason lines}
         for pending jobs (what ``qstat -j`` shows); ``set_aside`` adds ``set_aside``
         {job id: why}: jobs the qmaster found unreadable in its spool at start-up.
         ``ranges``: the tasks not dispatched or changed on their own come as each job's
         range lists (``"ranges"``: ``common.model.TaskRanges``) instead of one record
         each, so that a large array costs no more than a job; ``owners``: only the jobs
-        of these owners (patterns)."""
+        of these owners (patterns); ``brief``: job records with only what a listing shows
+        (``qmaster.jobs.LISTING_OPTS``)."""
         body: dict[str, Any] = {"user": self._user(), "include_finished": include_finished,
                                 "with_script": with_script, "explain": explain,
-                                "set_aside": set_aside, "ranges": ranges}
+                                "set_aside": set_aside, "ranges": ranges, "brief": brief}
         if job_ids is not None:
             body["job_ids"] = list(job_ids)
         if owners is not None:

@@ -71,9 +71,10 @@ def changed_tasks(view: JobView, hold_type: str, add: bool,
                   selected: list[int] | None = None) -> list[int]:
     """Unfinished tasks of the job (of ``selected`` if given) whose holds this change
     would alter."""
+    chosen = None if selected is None else set(selected)  # (75,000 tasks: no list scans)
     return sorted(t for t, holds in view.holds.items()
                   if (hold_type in holds) != add and view.states.get(t) != "finished"
-                  and (selected is None or t in selected))
+                  and (chosen is None or t in chosen))
 
 
 class HoldCommand:

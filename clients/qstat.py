@@ -286,7 +286,7 @@ def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
         return 0
     # array tasks as range lists; only the selected owners' jobs, unless -r must name
     # predecessors of other owners
-    reply = client.jobs(include_finished="z" in args.states, ranges=True,
+    reply = client.jobs(include_finished="z" in args.states, ranges=True, brief=True,
                         owners=list(flt.users) if flt.users and not args.resources else None)
     pending = _ungrouped(pending_rows(reply, flt), reply) if "d" in args.group else pending_rows(reply, flt)
     pending += zombie_rows(reply, flt)

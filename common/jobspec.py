@@ -43,9 +43,12 @@ _NAME_CHARS = [("\n", "Return"), ("\t", "Tab"), ("\r", "Carriage return"), ("/",
                ("?", "Questionmark")]
 
 
+_DIGITS = frozenset("0123456789")
+
+
 def validate_job_name(name: str) -> str | None:
     """The qmaster's refusal of a job name (verify_str_key, QSUB_TABLE), or None."""
-    if name[:1] in tuple("0123456789"):
+    if name[:1] in _DIGITS:
         return f'denied: "{name}" is not a valid object name (cannot start with a digit)'
     if len(name) > MAX_NAME:
         return f"string is longer than {MAX_NAME}, this is not allowed for objectnames"
@@ -53,7 +56,10 @@ def validate_job_name(name: str) -> str | None:
         if char in name:
             shown = f" ('{char}')" if char.isprintable() else ""
             return f"{label}{shown} not allowed in objectname"
-    bad = next((c for c in name if not (c.isascii() and c.isprintable() and c != " ")), None)
+    # (the common case at once: every stored job's name is checked again at restart)
+    plain = name.isascii() and name.isprintable() and " " not in name
+    bad = None if plain else next(
+        (c for c in name if not (c.isascii() and c.isprintable() and c != " ")), None)
     if bad is not None:
         return f"Non-graphic character (hex {ord(bad) & 0xFF:x}) not allowed in objectname"
     if name.upper() in ("NONE", "ALL", "TEMPLATE"):

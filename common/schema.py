@@ -275,25 +275,38 @@ class Struct(Schema):
     sparse: bool = False  # absent optional fields stay absent (no default)
     describe = "a map"
 
+    _plan: tuple[Any, ...] | None = None  # (made on first use) the fields as tuples
+
     def check(self, value: Any, path: str = "") -> dict[str, Any]:
         if type(value) is not dict:
             raise self.wrong(value, path)
-        if not self.open:
-            unknown = [k for k in value if k not in self.required and k not in self.optional]
-            if unknown:
-                raise SchemaError(_join(path, _field_name(unknown[0])), "unknown field")
+        if self._plan is None:  # every stored job is checked again at a restart: no
+            # per-call work that the schema fixes once
+            self._plan = (tuple(self.required.items()),
+                          tuple((n, s, d, callable(d), d() if callable(d) else d)
+                                for n, (s, d) in self.optional.items()),
+                          frozenset(self.required) | frozenset(self.optional))
+        required, optional, known = self._plan
+        if not self.open and not known.issuperset(value):
+            unknown = [k for k in value if k not in known]
+            raise SchemaError(_join(path, _field_name(unknown[0])), "unknown field")
         out: dict[str, Any] = {}
-        for name, schema in self.required.items():
+        for name, schema in required:
             if name not in value:
                 raise SchemaError(_join(path, name), "missing field")
-            out[name] = schema.check(value[name], _join(path, name))
-        for name, (schema, default) in self.optional.items():
+            out[name] = schema.check(value[name], f"{path}.{name}" if path else name)
+        sparse = self.sparse
+        for name, schema, default, make, sample in optional:
             given = value.get(name, _MISSING)
             if given is _MISSING:
-                if not self.sparse:
-                    out[name] = default() if callable(default) else default
+                if not sparse:
+                    out[name] = default() if make else default
+            elif given is sample or (type(given) is type(sample) and given == sample):
+                # the value the schema itself fills in (a stored job carries most
+                # options at their defaults): accepted as it is, unchecked
+                out[name] = given
             else:
-                out[name] = schema.check(given, _join(path, name))
+                out[name] = schema.check(given, f"{path}.{name}" if path else name)
         return out
 
 

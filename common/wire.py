@@ -459,7 +459,9 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
                   "owners": (Optional(_names()), None),
                   # the tasks not yet dispatched or changed as range
                   # lists ("ranges") instead of one record each
-                  "ranges": (Bool(), False)}),
+                  "ranges": (Bool(), False),
+                  # job records with only what a job listing shows (qstat, qhost -j)
+                  "brief": (Bool(), False)}),
     "cluster_query": lambda: Struct(required={"user": _user()},
                                     optional={"resources": (Bool(), False)}),
     "delete": lambda: Struct(required={"user": _user(), "targets": _targets()},

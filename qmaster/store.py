@@ -159,6 +159,7 @@ class Store:
         self.ranges: dict[int, TaskRanges] = {}  # every job's tasks that are not enrolled
         # per job: tasks not finished yet (pending ids and enrolled tasks); 0 = finished
         self.unfinished: dict[int, int] = {}
+        self.owner_jobs: dict[str, set[int]] = {}  # owner -> job ids (qstat -u: no walk)
         self.hosts: dict[str, ExecHost] = {}
         self.conf: dict[str, dict[str, list[list[str]]]] = {k: {} for k in CONF_KINDS}
         self.lists: dict[str, list[str]] = {k: [] for k in LIST_KINDS}
@@ -347,6 +348,8 @@ class Store:
                 self.active.add(task.key)
             if "h" in task.holds:
                 self.dependency_held.add(task.job_id)
+        for job in self.jobs.values():
+            self.owner_jobs.setdefault(job.owner, set()).add(job.job_id)
         for job_id, rng in self.ranges.items():
             self.unfinished[job_id] = task_ranges.count(rng.pending) + sum(
                 t.state_enum is not State.FINISHED for t in self.enrolled[job_id].values())
@@ -415,6 +418,7 @@ class Store:
     def add_job(self, batch: Batch, job: Job, holds: list[str]) -> None:
         """A new job, its tasks all pending (with ``holds``) in its task ranges."""
         self._set_item(self.jobs, job.job_id, job)
+        self._set_member(self.owner_jobs.setdefault(job.owner, set()), job.job_id, True)
         batch.txn.put("job", str(job.job_id), job.to_dict())
         batch.event("job", "put", str(job.job_id), job.summary())
         first, last, step = job.array_range
@@ -544,6 +548,7 @@ class Store:
         job = self._pop_item(self.jobs, job_id)
         if job is None:
             return
+        self._set_member(self.owner_jobs.get(job.owner, set()), job_id, False)
         for tid in self._pop_item(self.enrolled, job_id) or {}:
             key = task_key(job_id, tid)
             if self._pop_item(self.tasks, key) is not None:

@@ -50,6 +50,7 @@ class SchedulerService:
         self._last_beat = time.monotonic()
         self._stop = asyncio.Event()
         self.passes = 0
+        self._last_empty_log = 0.0
 
     def stop(self) -> None:
         self._stop.set()
@@ -219,7 +220,11 @@ class SchedulerService:
         finally:  # jobs the mirror could not read, and jobs the pass could not place
             self._report_unevaluable({**self.mirror.unreadable, **stats.unevaluable})
         self.passes += 1
-        if not orders:
+        if not orders:  # logged too, but at most every 10 s: idle passes come often
+            if time.monotonic() - self._last_empty_log >= SAFETY_PASS_SECONDS:
+                self._last_empty_log = time.monotonic()
+                self._log("pass", considered=stats.considered, orders=0,
+                          seconds=round(took, 4))
             return
         for order in orders:
             task_key = f"{order['job_id']}.{order['task_id']}"

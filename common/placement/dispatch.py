@@ -113,28 +113,28 @@ def pending_order(jobs: Mapping[int, PlacementJob], pending: Iterable[dict[str, 
                                           t["task_id"]))
 
 
-def pending_jobs(inp: PassInput) -> list[tuple[int, Iterator[dict[str, Any]], int]]:
+def pending_jobs(inp: PassInput
+                 ) -> Iterator[tuple[int, list[dict[str, Any]], tuple[list[list[int]], int]]]:
     """The jobs with pending tasks in placement order (``-p`` high first, then job id),
-    each with its pending tasks in task id order (enrolled task records and the ids of
-    its ranges, made into records only as the pass reaches them) and how many there are.
-    A job's tasks share its requests, so the pass leaves a job at its first task that
-    finds no room: a million-task array costs what the tasks placed cost."""
+    each with its enrolled pending task records and its pending ranges (with their
+    version). Lazy: a pass that fills the cluster early looks at no more jobs."""
     enrolled: dict[int, list[dict[str, Any]]] = {}
     for task in inp.pending:
         enrolled.setdefault(task["job_id"], []).append(task)
     ids = [j for j in set(enrolled) | set(inp.pending_ranges) if j in inp.jobs]
     ids.sort(key=lambda j: (-inp.jobs[j].priority, j))
-    out = []
+    no_ranges: tuple[list[list[int]], int] = ([], 0)
     for job_id in ids:
-        records = sorted(enrolled.get(job_id, ()), key=lambda t: t["task_id"])
-        ranges, version = inp.pending_ranges.get(job_id, ([], 0))
-        total = len(records) + task_ranges.count(ranges)
-        out.append((job_id, _job_tasks(job_id, records, ranges, version, inp.exclude), total))
-    return out
+        yield job_id, enrolled.get(job_id, []), inp.pending_ranges.get(job_id, no_ranges)
 
 
 def _job_tasks(job_id: int, records: list[dict[str, Any]], ranges: list[list[int]],
                version: int, exclude: frozenset[str] | set[str]) -> Iterator[dict[str, Any]]:
+    """A job's pending tasks in task id order: its enrolled records and the ids of its
+    ranges, made into records only as the pass reaches them. A job's tasks share its
+    requests, so the pass leaves a job at its first task that finds no room: a
+    million-task array costs what the tasks placed cost."""
+    records = sorted(records, key=lambda t: t["task_id"])
     unenrolled = (t for t in task_ranges.ids(ranges) if f"{job_id}.{t}" not in exclude)
     virtual = ({"job_id": job_id, "task_id": t, "version": version} for t in unenrolled)
     yield from heapq.merge(records, virtual, key=lambda t: t["task_id"])
@@ -162,17 +162,19 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
     categories: dict[tuple[Any, ...], Category] = {}
     full: set[tuple[Any, ...]] = set()
     pe_used = dict(inp.pe_used)
-    for job_id, tasks, total in pending_jobs(inp):
+    for job_id, records, (ranges, version) in pending_jobs(inp):
         job = inp.jobs[job_id]
         try:
             key = job.category
         except Exception as exc:  # noqa: BLE001 - one job must not stop every job's pass
             stats.unevaluable[job_id] = f"{type(exc).__name__}: {exc}"
             continue
+        total = len(records) + task_ranges.count(ranges)
         if key in full:
             stats.considered += total
             stats.skipped_by_category += total
             continue
+        tasks = _job_tasks(job_id, records, ranges, version, inp.exclude)
         for seen, task in enumerate(tasks, 1):
             stats.considered += 1
             try:

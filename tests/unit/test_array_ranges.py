@@ -189,6 +189,7 @@ def test_a_restart_reads_ranges_tasks_and_counters_back(qm: Harness, tmp_path: P
     assert {k: t.to_dict() for k, t in again.tasks.items()} == \
         {k: t.to_dict() for k, t in before.tasks.items()}
     assert again.unfinished[job] == 89 and again.dependency_held == {waiting}
+    assert again.owner_jobs == before.owner_jobs == {"alice": {job, waiting}}
     assert again.waits_on_id[job] == {waiting}
 
 
@@ -275,3 +276,22 @@ def test_only_the_owners_asked_for_are_answered(qm: Harness) -> None:
     qm.submit(ROOT)
     reply = qm.call("job_query", {"user": ALICE.to_dict(), "owners": ["ali*"]})
     assert [j["job_id"] for j in reply["jobs"]] == [mine]
+
+
+def test_a_brief_listing_gives_qstat_the_same_rows(qm: Harness) -> None:
+    qm.register("h1")
+    qm.submit(job_name="first", hard_resources={"arch": "lx-amd64"}, priority=-3)
+    qm.submit(hold_jid=["first"], soft_queues=["all.q"], array=[1, 9, 2])
+    qm.submit(pe=["smp", 2, 4], pe_ranges=[[2, 4]], hard_queues=["all.q"], hold=True)
+    job = qm.submit(array=[1, 4, 1])
+    version = ranges_of(qm, job).version
+    qm.call("orders", {"orders": [order(job, 1, version)]})
+    body = {"user": ALICE.to_dict(), "ranges": True, "include_finished": True}
+    full, brief = qm.call("job_query", body), qm.call("job_query", {**body, "brief": True})
+    assert len(wire.pack(brief)) < len(wire.pack(full)) / 3
+    flt = views.JobFilter(states=views.parse_state_filter("prsz") or frozenset(), users=["*"])
+    cluster = qm.call("cluster_query", {"user": ALICE.to_dict()})
+    for rows in (views.pending_rows, views.zombie_rows):
+        assert rows(brief, flt) == rows(full, flt)
+    assert views.running_rows(brief, cluster, flt) == views.running_rows(full, cluster, flt)
+    assert len(views.running_rows(full, cluster, flt)) == 1
