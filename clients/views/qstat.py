@@ -11,8 +11,6 @@ No I/O here.
 """
 from __future__ import annotations
 
-from fnmatch import fnmatchcase
-
 from clients.record import Record
 from common.jobstate import ACTIVE_STATES, WAITING_STATES, State, state_letters
 from common.qi_letters import qtype_letters, state_string
@@ -73,7 +71,10 @@ class JobFilter(Record, frozen=True):
     instances: frozenset[str] | None = None  # selected "queue@host" names, None = all
 
     def owner_ok(self, owner: str) -> bool:
-        return self.users is None or any(fnmatchcase(owner, u) for u in self.users)
+        if self.users is None:
+            return True
+        from fnmatch import fnmatchcase  # (with re: only when -u names users)
+        return any(fnmatchcase(owner, u) for u in self.users)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -170,6 +171,7 @@ def predecessors(job: Reply, jobs: list[Reply]) -> list[int]:
     wanted = [str(w) for w in _opts(job).get("hold_jid") or []]
     if not wanted:  # (every row asks: no walk through every job for nothing)
         return []
+    from fnmatch import fnmatchcase
     return [j["job_id"] for j in jobs if j["job_id"] != job["job_id"] and any(
         (w == str(j["job_id"])) if w.isdigit() else
         (j["owner"] == job["owner"] and fnmatchcase(_opts(j).get("job_name") or "", w))

@@ -66,9 +66,9 @@ HEAVY = frozenset({
 _DATACLASSES = ("dataclasses", "inspect", "ast", "dis", "tokenize", "copy", "weakref",
                 "contextlib", "collections", "typing")
 _RE = ("re", "enum", "functools")
-_VIEWS = ("common.jobstate (StrEnum: enum, functools, re), which clients.views.qstat "
+_VIEWS = ("common.jobstate (StrEnum: enum, functools), which clients.views.qstat "
           "imports for the task states")
-_VIEWS_LOAD = (*_RE, "fnmatch", "collections", "common.jobstate")
+_VIEWS_LOAD = ("enum", "functools", "collections", "common.jobstate")
 # command -> {module it still loads: the cause}; only what the clients cannot change
 EXCEPTIONS: dict[str, dict[str, str]] = {
     "clients.qstat": {m: _VIEWS for m in _VIEWS_LOAD},
