@@ -18,9 +18,9 @@ import os
 import pwd
 import time
 
-from clients.record import Record
 from common import wire
 from common.cell import Cell, CellNotFound, cell_from_env, read_act_qmaster
+from common.userinfo import UserInfo
 from common.zmtp import Dealer
 
 TYPE_CHECKING = False
@@ -52,20 +52,9 @@ def resolvable(host: str) -> bool:
     return True
 
 
-class User(Record, frozen=True):
-    """Who sends a request, as the client states it: the fields and ``to_dict`` of
-    ``common.model.UserInfo``, which the qmaster uses (any object with ``name`` and
-    ``to_dict`` may stand in ``Client.user``)."""
-
-    name: str
-    uid: int
-    group: str
-    gid: int
-    host: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "uid": self.uid, "group": self.group, "gid": self.gid,
-                "host": self.host}
+# who sends a request (common.userinfo, shared with the qmaster); any object with
+# ``name`` and ``to_dict`` may stand in ``Client.user``
+User = UserInfo
 
 
 def current_user() -> User:

@@ -15,7 +15,7 @@ import sys
 from clients.api import Client, ClientError
 from clients.joblist import (NO_OPTION_ARGUMENT, JobRef, JobSelection, RangeError,
                              parse_job_selection)
-from clients.record import Record, field
+from common.record import Record, field
 from common.cell import CellNotFound
 
 TYPE_CHECKING = False

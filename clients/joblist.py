@@ -12,7 +12,7 @@ prefixed "error: " (the client logging of Grid Engine).
 """
 from __future__ import annotations
 
-from clients.record import Record, field
+from common.record import Record, field
 
 STATUS_ESEMANTIC = 2
 STATUS_ESYNTAX = 7

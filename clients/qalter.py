@@ -19,7 +19,7 @@ from clients.joblist import (NO_OPTION_ARGUMENT, JobRef, JobSelection, RangeErro
                              job_does_not_exist, parse_job_ref)
 from clients.qsub.parser import OptionParser, ParseContext, ParsedOption
 from clients.qsub.values import STATUS_ENOIMP, ParseError
-from clients.record import Record, field
+from common.record import Record, field
 from common.cell import CellNotFound
 
 TYPE_CHECKING = False

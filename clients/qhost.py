@@ -14,7 +14,7 @@ import _socket
 import sys
 
 from clients.api import ClientError, connect_or_exit
-from clients.record import Record, field
+from common.record import Record, field
 from clients.render.qhost import render_hosts, render_hosts_xml
 from clients.views.qhost import host_rows
 

@@ -17,7 +17,7 @@ import sys
 
 from clients.render import qstat as rq
 from clients.api import Client, ClientError, connect_or_exit
-from clients.record import Record, field
+from common.record import Record, field
 from clients.views.qstat import (DEFAULT_STATES, JobFilter, cluster_queue_summary,
                                  hosts_by_name, instance_name, instance_states,
                                  parse_state_filter, pending_rows, queue_rows, running_rows,

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 from common.jobstate import State
+from common.userinfo import UserInfo as UserInfo  # (re-exported: the qmaster takes it here)
 
 # configuration kinds kept as ordered [name, value] pair lists, by the qmaster's store and
 # the scheduler's mirror ("complex": the complex list; "rqs": resource quota sets;
@@ -157,24 +158,3 @@ for _cls in (Job, Task, TaskRanges, ExecHost):
 
 def task_key(job_id: int, task_id: int) -> str:
     return f"{job_id}.{task_id}"
-
-
-@dataclass(frozen=True, slots=True)
-class UserInfo:
-    """Who sends a request, as the client states it."""
-
-    name: str
-    uid: int
-    group: str
-    gid: int
-    host: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "uid": self.uid, "group": self.group, "gid": self.gid,
-                "host": self.host}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "UserInfo":
-        return cls(str(data.get("name", "")), int(data.get("uid", -1)),
-                   str(data.get("group", "")), int(data.get("gid", -1)),
-                   str(data.get("host", "")))

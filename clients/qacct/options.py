@@ -7,7 +7,7 @@ import grp
 import sys
 import time
 
-from clients.record import Record, field
+from common.record import Record, field
 from clients.render.qacct import NUMERIC_COLUMNS
 
 TYPE_CHECKING = False

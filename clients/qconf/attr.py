@@ -18,7 +18,7 @@ words the confirmation. The list semantics follow the 8.1.9 qmaster's sublist up
 """
 from __future__ import annotations
 
-from clients.record import Record, field
+from common.record import Record, field
 from common.conf_values import is_none, split_assignments, split_names
 from common.conffile import ConfError
 from common.objects_conf.queue import NO_OVERRIDES, format_host_overrides, parse_host_overrides

@@ -12,7 +12,7 @@ import sys
 
 from clients.api import Client, ClientError
 from clients.qconf.files import FileError, parse_object_text, read_object_file
-from clients.record import Record
+from common.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

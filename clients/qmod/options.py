@@ -13,7 +13,7 @@ the order on the command line), each option's arguments in command line order. J
 from __future__ import annotations
 
 from clients.joblist import NO_OPTION_ARGUMENT, RangeError, parse_job_ref, _task_option
-from clients.record import Record, field
+from common.record import Record, field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

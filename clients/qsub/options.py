@@ -32,7 +32,7 @@ from clients.qsub.parser import (ARG_SWITCH, CMDLINE, DEFAULTS, SCRIPT, SCRIPT_S
                                  parse_lines, parse_source)
 from clients.qsub.values import (STATUS_EDISK, STATUS_ENOIMP, STATUS_ESEMANTIC, STATUS_ESYNTAX,
                                  STATUS_EUNKNOWN, UNKNOWN_LATER)
-from clients.record import Record, as_dict, field
+from common.record import Record, as_dict, field
 from common.jobspec import date_time_to_epoch, validate_job_name
 
 TYPE_CHECKING = False
@@ -52,7 +52,7 @@ DEFAULT_PREFIX = "#$"
 
 
 class SubmitOptions(Record):
-    """Everything one qsub invocation asks for, typed (a record: clients.record)."""
+    """Everything one qsub invocation asks for, typed (a record: common.record)."""
 
     job_name: str = ""
     script_path: str | None = None      # None: script read from stdin

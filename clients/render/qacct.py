@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 import time
 
-from clients.record import Record
+from common.record import Record
 from common.accounting import AccountingRecord
 
 TYPE_CHECKING = False

@@ -11,7 +11,7 @@ No I/O here.
 """
 from __future__ import annotations
 
-from clients.record import Record
+from common.record import Record
 from common.jobstate import ACTIVE_STATES, WAITING_STATES, State, state_letters
 from common.qi_letters import qtype_letters, state_string
 

@@ -32,7 +32,8 @@ QSUB_STDLIB = frozenset({
     "math",                     # common.schema (finite numbers)
 })
 QSUB_PROJECT = frozenset({
-    "clients", "clients.api", "clients.joblist", "clients.record", "clients.qsub",
+    "clients", "clients.api", "clients.joblist", "common.record", "common.userinfo",
+    "clients.qsub",
     "clients.qsub.main", "clients.qsub.messages", "clients.qsub.options",
     "clients.qsub.parser", "clients.qsub.values",
     "common", "common.cell", "common.jobspec", "common.schema", "common.wire", "common.zmtp",

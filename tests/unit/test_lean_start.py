@@ -1,5 +1,5 @@
 """The pieces that keep the commands' start-up small (issue 12) behave as what they replace:
-``clients.record.Record`` as a dataclass, ``common.cell.Cell`` as the frozen dataclass it
+``common.record.Record`` as a dataclass, ``common.cell.Cell`` as the frozen dataclass it
 was (``posix_join`` as pathlib), the lazily built wire schemas, msgpack imported without
 ``datetime.py``, ``SyncReport`` as a NamedTuple, and the commands' launchers."""
 from __future__ import annotations
@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from clients.qsub.messages import SyncReport, sync_report
-from clients.record import Record, as_dict, field
+from common.record import Record, as_dict, field
 from common import wire
 from common.cell import Cell, cell_from_env, posix_join
 from tests.commands import COMMANDS, ENTRY_MODULES
