@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 # (``common.jobspec``) only when jobs are submitted.
 
 DEFAULT_TIMEOUT = 60.0
+# a request on job targets goes on where the qmaster stopped (Client._on_targets), each
+# time at least one job further: this bounds the loop (a million jobs, and more)
+MAX_RESUMED_REQUESTS = 10_000
 
 
 class ClientError(Exception):
@@ -236,22 +239,54 @@ class Client:
             body["job_ids"] = list(job_ids)
         if owners is not None:
             body["owners"] = list(owners)
-        return self.request("job_query", body)
+        reply = self.request("job_query", body)
+        for _ in range(MAX_RESUMED_REQUESTS):  # the answer comes in parts: the rest
+            after = reply.pop("next", None)
+            if after is None:
+                return reply
+            if type(after) is not int or after <= body.get("after", 0):
+                raise ClientError("malformed", "the qmaster's answer goes on where it began")
+            body["after"] = after
+            part = self.request("job_query", body)
+            for name in ("jobs", "tasks", "ranges"):
+                if name in part:
+                    reply.setdefault(name, []).extend(part[name])
+            if "scheduling_info" in part:
+                reply.setdefault("scheduling_info", {}).update(part["scheduling_info"])
+            reply["next"] = part.get("next")
+        raise ClientError("malformed", f"job listing still not done after "
+                          f"{MAX_RESUMED_REQUESTS} parts")
 
     def delete(self, targets: list[dict[str, Any]], *, force: bool = False
                ) -> list[dict[str, Any]]:
         """Delete jobs; ``force`` (managers only) forgets running ones at once (qdel -f)."""
-        body = {"user": self._user(), "targets": targets, "force": force}
-        return self.request("delete", body)["results"]
+        return self._on_targets("delete", {"user": self._user(), "targets": targets,
+                                           "force": force})
 
     def hold(self, targets: list[dict[str, Any]], hold_type: str = "u") -> list[dict[str, Any]]:
-        return self.request("hold", {"user": self._user(), "targets": targets,
-                                     "hold_type": hold_type})["results"]
+        return self._on_targets("hold", {"user": self._user(), "targets": targets,
+                                         "hold_type": hold_type})
 
     def release(self, targets: list[dict[str, Any]], hold_type: str = "u"
                 ) -> list[dict[str, Any]]:
-        return self.request("release", {"user": self._user(), "targets": targets,
-                                        "hold_type": hold_type})["results"]
+        return self._on_targets("release", {"user": self._user(), "targets": targets,
+                                            "hold_type": hold_type})
+
+    def _on_targets(self, msg_type: str, body: dict[str, Any]) -> list[dict[str, Any]]:
+        """The results of a request on job targets. The qmaster works through so many
+        jobs per request and says where to go on (``resume``: a target's index, and the
+        last job it did of a user or name target): the rest is sent again until done, as
+        Grid Engine's qdel repeats a discontinued transaction."""
+        targets, results = list(body["targets"]), []
+        for _ in range(MAX_RESUMED_REQUESTS):
+            reply = self.request(msg_type, {**body, "targets": targets})
+            results += reply["results"]
+            resume = reply.get("resume")
+            if not resume:
+                return results
+            targets = _resumed(targets, resume)
+        raise ClientError(f"{msg_type}: still not done after {MAX_RESUMED_REQUESTS} "
+                          "requests")
 
     def alter(self, targets: list[dict[str, Any]], changes: dict[str, Any]
               ) -> list[dict[str, Any]]:
@@ -259,8 +294,8 @@ class Client:
         ``SubmitOptions`` field names: hard_resources, soft_resources, hard_queues,
         soft_queues, priority, job_name, pe, pe_ranges, hold_jid. One result per job:
         ``result`` ("modified", "denied" or "unknown") and Grid Engine's ``messages``."""
-        return self.request("alter", {"user": self._user(), "targets": targets,
-                                      "changes": changes})["results"]
+        return self._on_targets("alter", {"user": self._user(), "targets": targets,
+                                          "changes": changes})
 
     def wait(self, job_ids: list[int], timeout: float | None = None
              ) -> dict[int, list[dict[str, Any]]]:
@@ -307,6 +342,25 @@ class Client:
         user and list, lists outermost: ``ok`` and Grid Engine's ``message``."""
         return self.request("userset_entries", {"user": self._user(), "op": op,
                                                 "users": users, "lists": lists})["results"]
+
+
+def _resumed(targets: list[dict[str, Any]], resume: Any) -> list[dict[str, Any]]:
+    """The targets a repeated request sends: from the one the qmaster stopped in, going
+    on after the last job it did there. A ``resume`` that makes no progress is refused
+    (a faulty qmaster must not keep the command going round)."""
+    index = resume.get("target") if isinstance(resume, dict) else None
+    after = resume.get("after") if isinstance(resume, dict) else None
+    if type(index) is not int or not 0 <= index < len(targets) or \
+            (after is not None and type(after) is not int):
+        raise ClientError("malformed", f"malformed resume in the qmaster's answer: {resume!r}")
+    rest = targets[index:]
+    if after is not None:
+        if after <= int(rest[0].get("after") or 0):
+            raise ClientError("malformed", "the qmaster's answer resumes where it began")
+        rest[0] = {**rest[0], "after": after}
+    elif index == 0:
+        raise ClientError("malformed", "the qmaster's answer resumes where it began")
+    return rest
 
 
 def _qmaster_key(cell: Cell) -> bytes | None:

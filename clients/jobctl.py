@@ -76,10 +76,12 @@ def job_views(reply: dict[str, Any]) -> dict[int, JobView]:
 def seen_jobs(client: Client, refs: list[JobRef], users: list[str]) -> dict[int, JobView]:
     """The jobs the command looks at before acting: when every item names a job id, those
     jobs only (they are all the answers can be about: a qdel of one job in a cell of
-    thousands then reads one job, not all of them), else every job."""
+    thousands then reads one job, not all of them), for ``-u`` alone those users' jobs,
+    else every job; as listings (a view reads the owner, the name and the array)."""
     if refs and not users and all(ref.is_id for ref in refs):
-        return job_views(client.jobs(sorted({int(ref.target) for ref in refs}), ranges=True))
-    return job_views(client.jobs(ranges=True))
+        return job_views(client.jobs(sorted({int(ref.target) for ref in refs}), ranges=True,
+                                     brief=True))
+    return job_views(client.jobs(ranges=True, brief=True, owners=None if refs else users))
 
 
 def targets(sel: JobSelection, user: str, views: dict[int, JobView]) -> list[Target]:

@@ -34,12 +34,15 @@ ORDERED_KINDS = ("rqs",)
 
 class _DictMixin:
     _names: ClassVar[tuple[str, ...]]
+    _name_set: ClassVar[frozenset[str]]
 
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self._names}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Any:
+        if data.keys() <= cls._name_set:  # as we wrote it: no field to drop (a restart
+            return cls(**data)            # reads 100,000s of these)
         return cls(**{k: v for k, v in data.items() if k in cls._names})
 
 
@@ -154,6 +157,7 @@ class ExecHost(_DictMixin):
 
 for _cls in (Job, Task, TaskRanges, ExecHost):
     _cls._names = tuple(f.name for f in fields(_cls))
+    _cls._name_set = frozenset(_cls._names)
 
 
 def task_key(job_id: int, task_id: int) -> str:

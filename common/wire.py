@@ -325,7 +325,9 @@ def _range() -> Tuple:
 def _targets() -> ListOf:
     target = Struct(optional={"job_id": (_job_id(), None), "user": (_name(), None),
                               "name": (_name(), None),
-                              "tasks": (ListOf(_range(), max_items=4096), None)},
+                              "tasks": (ListOf(_range(), max_items=4096), None),
+                              # a repeated request: a user's or name's jobs after this
+                              "after": (_job_id(), None)},
                     sparse=True)  # a target names a job id, a user or a name pattern
     return ListOf(target, max_items=1 << 16)
 
@@ -461,7 +463,9 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
                   # lists ("ranges") instead of one record each
                   "ranges": (Bool(), False),
                   # job records with only what a job listing shows (qstat, qhost -j)
-                  "brief": (Bool(), False)}),
+                  "brief": (Bool(), False),
+                  # the next part of a listing: the jobs after this one
+                  "after": (Int(0, MAX_INT), 0)}),
     "cluster_query": lambda: Struct(required={"user": _user()},
                                     optional={"resources": (Bool(), False)}),
     "delete": lambda: Struct(required={"user": _user(), "targets": _targets()},

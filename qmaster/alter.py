@@ -11,7 +11,7 @@ from common.model import Job
 from qmaster.context import Ctx, RequestError
 from qmaster.host_rights import require_submit_host
 from qmaster.jobs import (add_hold, add_ranges_hold, may_change, remove_hold,
-                          remove_ranges_hold, select_targets,
+                          remove_ranges_hold, REQUEST_JOBS, TargetWalk,
                           unfinished_predecessors)
 from qmaster.project_handlers import check_job_project
 from qmaster.submit_checks import check_submission
@@ -31,13 +31,14 @@ def handle_alter(ctx: Ctx) -> dict[str, Any]:
     if not changes:  # wire.decode allowed only the alterable fields (common.jobspec)
         raise RequestError("malformed", "alter: no job attributes to change")
     results: list[dict[str, Any]] = []
-    for target, selection in select_targets(ctx):
+    walk = TargetWalk(ctx, REQUEST_JOBS)
+    for target, selection in walk:
         if selection is None:
             results.append({"target": target, "result": "unknown"})
             continue
-        for sel in sorted(selection, key=lambda s: s.job.job_id):
+        for sel in selection:  # by job id
             results.append(_alter_job(ctx, sel.job, changes))
-    return {"results": results}
+    return walk.reply(results)
 
 
 def _alter_refusal(ctx: Ctx, job: Job, changes: dict[str, Any]) -> str | None:

@@ -9,6 +9,8 @@ host to read them (``qmaster.host_rights``).
 from __future__ import annotations
 
 import fnmatch
+import heapq
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +27,11 @@ from qmaster.store import Store
 from qmaster.submit_checks import check_submission, check_submitter, scheduling_info
 
 HOLD_TYPES = {"u", "o", "s"}
+# jobs one delete, hold, release or alter request works through before it answers with
+# where a repeated request goes on (TargetWalk): about a tenth of a second of deletions
+REQUEST_JOBS = 1000
+# jobs and tasks in one part of a job_query reply (a few MiB, some tens of milliseconds)
+QUERY_RECORDS = 5000
 
 
 def handle_submit(ctx: Ctx) -> dict[str, Any]:
@@ -153,18 +160,45 @@ class Selected:
         return not self.tasks and not self.pending and not self.all_pending
 
 
-def select_targets(ctx: Ctx) -> list[tuple[dict[str, Any], list[Selected] | None]]:
-    """Each request target with what it names per job, or None when no job exists."""
-    out = []
-    for target in ctx.body["targets"]:
-        if not isinstance(target, dict):
-            raise RequestError("malformed", "malformed job target")
-        out.append((target, _select(ctx, target)))
-    return out
+class TargetWalk:
+    """A request's targets in turn, each with what it names per job (None when no job
+    exists), selected when its turn comes: an earlier target may have changed or
+    deleted a job already (qdel 5 5: the second finds no job 5).
+
+    At most ``limit`` jobs in all: a request that names more (``qdel -u``, ``qhold`` of
+    a user's jobs) stops there and its reply says in ``resume`` where a repeated request
+    goes on: the target's index, and for a user or name target the last job done
+    (``after``). The client sends the rest again, as Grid Engine's qdel does when its
+    qmaster discontinues a large deletion (STATUS_OK_DOAGAIN), so that no one request
+    holds up everyone else's for long."""
+
+    def __init__(self, ctx: Ctx, limit: int) -> None:
+        self.ctx, self.limit = ctx, limit
+        self.resume: dict[str, int] | None = None
+
+    def __iter__(self) -> Iterator[tuple[dict[str, Any], list[Selected] | None]]:
+        left = self.limit
+        for index, target in enumerate(self.ctx.body["targets"]):
+            if left <= 0:
+                self.resume = {"target": index}
+                return
+            jobs = _select_jobs(self.ctx, target, left + 1)
+            if len(jobs) > left:
+                jobs = jobs[:left]
+                self.resume = {"target": index, "after": jobs[-1].job_id}
+            left -= len(jobs)
+            yield target, _select(self.ctx, target, jobs)
+            if self.resume is not None:
+                return
+
+    def reply(self, results: list[dict[str, Any]]) -> dict[str, Any]:
+        reply: dict[str, Any] = {"results": results}
+        if self.resume is not None:
+            reply["resume"] = self.resume
+        return reply
 
 
-def _select(ctx: Ctx, target: dict[str, Any]) -> list[Selected] | None:
-    jobs = _select_jobs(ctx, target)
+def _select(ctx: Ctx, target: dict[str, Any], jobs: list[Job]) -> list[Selected] | None:
     if not jobs:
         return None
     wanted = [[int(v) for v in r] for r in target.get("tasks") or []]
@@ -196,20 +230,27 @@ def enroll_selected(ctx: Ctx, sel: Selected) -> list[Task]:
     return sorted(tasks, key=lambda t: t.task_id)
 
 
-def _select_jobs(ctx: Ctx, target: dict[str, Any]) -> list[Job]:
+def _select_jobs(ctx: Ctx, target: dict[str, Any], limit: int) -> list[Job]:
+    """The unfinished jobs the target names, by job id, at most ``limit``; a user or
+    name target only those after its ``after`` (a repeated request going on)."""
     store = ctx.store
     if "job_id" in target:
         job = store.jobs.get(int(target["job_id"]))
         return [job] if job and not store.job_finished(job.job_id) else []
-    if "user" in target:
+    after = int(target.get("after") or 0)
+    if "user" in target:  # through the owners' index: no walk over every job
         pattern = str(target["user"])
-        return [j for j in store.jobs.values() if fnmatch.fnmatchcase(j.owner, pattern)
-                and not store.job_finished(j.job_id)]
-    if "name" in target:
+        ids: Iterable[int] = (
+            j for owner, owned in store.owner_jobs.items()
+            if fnmatch.fnmatchcase(owner, pattern) for j in owned if j > after)
+    elif "name" in target:
         pattern = str(target["name"])
-        return [j for j in store.jobs.values() if fnmatch.fnmatchcase(j.name, pattern)
-                and not store.job_finished(j.job_id)]
-    return []
+        ids = (j.job_id for j in store.jobs.values()
+               if j.job_id > after and fnmatch.fnmatchcase(j.name, pattern))
+    else:
+        return []
+    wanted = (j for j in ids if j in store.jobs and not store.job_finished(j))
+    return [store.jobs[j] for j in heapq.nsmallest(limit, wanted)]
 
 
 def _in_range(task_id: int, rng: Any) -> bool:
@@ -227,11 +268,10 @@ def handle_delete(ctx: Ctx) -> dict[str, Any]:
     if ctx.body.get("force") and not ctx.store.is_manager(ctx.user.name):
         return {"results": [{"result": "force_denied"}]}
     results = []
-    for target in ctx.body["targets"]:
-        # selected when its turn comes: an earlier target of the request may have
-        # deleted the job already (qdel 5 5: the second finds no job 5)
-        results.extend(_delete_target(ctx, target, _select(ctx, target)))
-    return {"results": results}
+    walk = TargetWalk(ctx, REQUEST_JOBS)
+    for target, selection in walk:
+        results.extend(_delete_target(ctx, target, selection))
+    return walk.reply(results)
 
 
 def _delete_target(ctx: Ctx, target: dict[str, Any], selection: list[Selected] | None
@@ -297,12 +337,13 @@ def _change_holds(ctx: Ctx, *, add: bool) -> dict[str, Any]:
     if hold_type not in HOLD_TYPES:
         raise RequestError("malformed", f"invalid hold type {hold_type!r}")
     results = []
-    for target, selection in select_targets(ctx):
+    walk = TargetWalk(ctx, REQUEST_JOBS)
+    for target, selection in walk:
         if selection is None:
             results.append({"target": target, "result": "unknown"})
             continue
         results.extend(_hold_job(ctx, sel, hold_type, add) for sel in selection)
-    return {"results": results}
+    return walk.reply(results)
 
 
 def _hold_job(ctx: Ctx, sel: Selected, hold_type: str, add: bool) -> dict[str, Any]:
@@ -386,42 +427,60 @@ def _task_result(task: Task) -> dict[str, Any]:
 
 
 def handle_job_query(ctx: Ctx) -> dict[str, Any]:
+    """Jobs with their tasks, by job id, in parts: a part holds about ``QUERY_RECORDS``
+    jobs and tasks (at least one job), and ``next`` names its last job while more may
+    follow; the client asks again ``after`` it. No reply grows with the cell, and a
+    listing of 100,000 jobs holds up other requests for one part at a time."""
     require_known_host(ctx.store, ctx.user)
     store = ctx.store
-    wanted = ctx.body.get("job_ids")
-    finished = bool(ctx.body.get("include_finished"))
-    owners = ctx.body.get("owners")
-    if wanted is not None:  # a few jobs by id: no walk through every job
-        candidates = [store.jobs[j] for j in sorted(set(wanted)) if j in store.jobs]
-    elif owners is not None:  # qstat -u: the owners' jobs by the store's index
-        names = [o for o in store.owner_jobs if any(fnmatch.fnmatchcase(o, p) for p in owners)]
-        candidates = [store.jobs[j] for j in sorted(set().union(*(store.owner_jobs[o]
-                                                                  for o in names)))
-                      if j in store.jobs]
-    else:
-        candidates = list(store.jobs.values())
-    jobs = [j for j in candidates
-            if (finished or not store.job_finished(j.job_id))
-            and (owners is None or any(fnmatch.fnmatchcase(j.owner, o) for o in owners))]
-    with_script = bool(ctx.body.get("with_script"))
-    if ctx.body.get("brief"):  # a tenth of the bytes to pack, send and read for qstat
+    body = ctx.body
+    finished = bool(body.get("include_finished"))
+    by_ranges = bool(body.get("ranges"))
+    candidates = heapq.nsmallest(QUERY_RECORDS, _query_ids(store, body))
+    jobs: list[Job] = []
+    tasks: list[Task] = []
+    full = len(candidates) == QUERY_RECORDS  # more may follow the last candidate
+    last = 0
+    for last in candidates:
+        if not finished and store.job_finished(last):
+            continue
+        jobs.append(store.jobs[last])
+        tasks += store.enrolled_tasks(last) if by_ranges else store.all_tasks(last)
+        if len(jobs) + len(tasks) >= QUERY_RECORDS:
+            full = last != candidates[-1] or full
+            break
+    with_script = bool(body.get("with_script"))
+    if body.get("brief"):  # a tenth of the bytes to pack, send and read for qstat
         records = [_listing(j) for j in jobs]
     else:
         records = [j.to_dict() if with_script else j.summary() for j in jobs]
-    reply: dict[str, Any] = {"jobs": records}
-    if ctx.body.get("ranges"):  # unenrolled tasks as range lists, not one by one
-        reply["tasks"] = [t.to_dict() for j in jobs for t in store.enrolled_tasks(j.job_id)]
+    reply: dict[str, Any] = {"jobs": records, "tasks": [t.to_dict() for t in tasks]}
+    if by_ranges:  # unenrolled tasks as range lists, not one by one
         reply["ranges"] = [store.ranges[j.job_id].to_dict() for j in jobs]
-    else:
-        reply["tasks"] = [t.to_dict() for j in jobs for t in store.all_tasks(j.job_id)]
-    if ctx.body["set_aside"]:  # unreadable in the spool at start-up: qstat -j says why
+    if body["set_aside"]:  # unreadable in the spool at start-up: qstat -j says why
+        wanted = body.get("job_ids")
         reply["set_aside"] = {job_id: why for job_id, why in store.aside_jobs.items()
                               if wanted is None or job_id in wanted}
-    if ctx.body.get("explain"):  # qstat -j: why pending jobs wait
+    if body.get("explain"):  # qstat -j: why pending jobs wait
         reply["scheduling_info"] = scheduling_info(store, [
             j for j in jobs if store.job_has_pending(j.job_id)])
         _add_suspend_alarms(store, jobs, reply["scheduling_info"])
+    if full:
+        reply["next"] = last
     return reply
+
+
+def _query_ids(store: Store, body: dict[str, Any]) -> Iterable[int]:
+    """The ids of the jobs a query names, after its ``after``, in no particular order."""
+    after = int(body.get("after") or 0)
+    wanted, owners = body.get("job_ids"), body.get("owners")
+    if wanted is not None:  # a few jobs by id: no walk through every job
+        return {j for j in wanted if j > after and j in store.jobs}
+    if owners is not None:  # qstat -u: the owners' jobs by the store's index
+        return {j for owner, owned in store.owner_jobs.items()
+                if any(fnmatch.fnmatchcase(owner, p) for p in owners)
+                for j in owned if j > after and j in store.jobs}
+    return (j for j in store.jobs if j > after)
 
 
 # the options a job listing reads (clients.views.qstat: rows, -r, -ext, -s filters)

@@ -12,7 +12,9 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Protocol
 
-from common.wire import pack, unpack
+import msgpack
+
+from common.wire import pack
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS objects (kind TEXT NOT NULL, key TEXT NOT NULL, data BLOB NOT NULL,
@@ -98,8 +100,9 @@ class SqliteSpool:
 
     def load(self) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
         objects: dict[str, dict[str, Any]] = {}
+        unpackb = msgpack.unpackb  # once, not per object: a restart reads 100,000s
         for kind, key, data in self.db.execute("SELECT kind, key, data FROM objects"):
-            objects.setdefault(kind, {})[key] = unpack(data)
+            objects.setdefault(kind, {})[key] = unpackb(data, raw=False, strict_map_key=False)
         meta = dict(self.db.execute("SELECT key, value FROM meta"))
         return objects, meta
 

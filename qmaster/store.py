@@ -102,13 +102,26 @@ def _job(data: Any) -> Job:
 
 def _ranges(data: Any) -> TaskRanges:
     ranges = TaskRanges.from_dict(_map(data))
-    lists = (ranges.pending, ranges.deleted)
-    if type(ranges.job_id) is not int or not all(
-            isinstance(r, list) and len(r) == 3 and all(type(v) is int for v in r) and
-            1 <= r[0] <= r[1] and r[2] >= 1 for rl in lists for r in rl) or \
-            not all(h in "uosh" and len(h) == 1 for h in ranges.holds):
+    if type(ranges.job_id) is not int or not _range_list(ranges.pending) or \
+            not _range_list(ranges.deleted) or \
+            not all(type(h) is str and len(h) == 1 and h in "uosh" for h in ranges.holds):
         raise ValueError("task range fields of the wrong type")
     return ranges
+
+
+def _range_list(ranges: Any) -> bool:
+    """A list of ``[first, last, step]`` with 1 <= first <= last and step >= 1 (a loop,
+    not nested generators: a restart reads one per job)."""
+    if type(ranges) is not list:
+        return False
+    for r in ranges:
+        if type(r) is not list or len(r) != 3:
+            return False
+        first, last, step = r
+        if type(first) is not int or type(last) is not int or type(step) is not int or \
+                not 1 <= first <= last or step < 1:
+            return False
+    return True
 
 
 def _task(data: Any) -> Task:
@@ -693,9 +706,12 @@ def _in_order(objects: dict[str, Any], order: Any) -> dict[str, Any]:
 def _consistent(job: Job, rng: TaskRanges, tasks: list[Task]) -> bool:
     """The job's ranges and enrolled tasks name ids of its array, each once."""
     first, last, step = job.array_range
+    lists = (rng.pending, rng.deleted)
+    if not tasks:  # most jobs (a restart checks every one)
+        return rng.job_id == job.job_id and all(
+            first <= r[0] and r[1] <= last for rl in lists for r in rl)
     enrolled = {t.task_id for t in tasks}
     in_array = all(first <= t <= last and (t - first) % step == 0 for t in enrolled)
-    lists = (rng.pending, rng.deleted)
     return rng.job_id == job.job_id and in_array and len(enrolled) == len(tasks) and all(
         first <= r[0] and r[1] <= last for rl in lists for r in rl) and not any(
         task_ranges.contains(rl, t) for rl in lists for t in enrolled)
