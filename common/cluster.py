@@ -66,6 +66,26 @@ def queue_hosts(queue_pairs: Pairs, groups: dict[str, list[str]]) -> set[str]:
     return hosts
 
 
+def queue_has_host(queue_pairs: Pairs, host: str, groups: dict[str, list[str]]) -> bool:
+    """Whether ``host`` is in the queue's hostlist: ``host in queue_hosts(...)``, without
+    the set of every host (1,000 hosts registering would each build it)."""
+    if host.startswith("@"):
+        return False
+    in_groups = host.upper() != "NONE"  # (a group's NONE entries name no host)
+    return any(entry == host or (in_groups and entry.startswith("@") and
+                                 _group_has(entry, host, groups, ()))
+               for entry in _split(attr(queue_pairs, "hostlist", "NONE")))
+
+
+def _group_has(name: str, host: str, groups: dict[str, list[str]],
+               path: tuple[str, ...]) -> bool:
+    if name in path:  # a cycle: expand_hostgroup's error, as for the whole set
+        expand_hostgroup(path[0], groups)
+    members = groups.get(name, ())
+    return host in members or any(
+        m.startswith("@") and _group_has(m, host, groups, path + (name,)) for m in members)
+
+
 def host_value(queue_pairs: Pairs, name: str, host: str, groups: dict[str, list[str]],
                default: str = "") -> str:
     """The value of a queue attribute on one host, honouring ``[host=..]`` and ``[@group=..]``."""
@@ -85,8 +105,11 @@ def queue_instances(conf: Mapping[str, Mapping[str, Pairs]], hosts: Mapping[str,
     out: list[QueueInstance] = []
     for qname in sorted(conf["queue"]):
         pairs = conf["queue"][qname]
-        names = queue_hosts(pairs, groups)
-        for host in sorted(names) if on_host is None else [on_host] if on_host in names else []:
+        if on_host is not None:  # one host (a registration): no group expanded whole
+            chosen = [on_host] if queue_has_host(pairs, on_host, groups) else []
+        else:
+            chosen = sorted(queue_hosts(pairs, groups))
+        for host in chosen:
             if host not in hosts:
                 continue
             qi = _instance(qname, pairs, host, groups, host_alive(hosts[host]))

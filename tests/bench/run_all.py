@@ -41,7 +41,9 @@ free ports; always stopped and removed after, whatever happened):
    dispatch pass (a probe job's submit to the scheduler's ``pass`` log line; its
    ``seconds=`` field when the scheduler logs one); a qmaster restart from its spool until
    it answers a request and until the scheduler has built its mirror again (its
-   ``mirror built`` log line).
+   ``mirror built`` log line); ``qstat`` of every job and ``qdel -u`` of the bulk user's
+   jobs through the commands, each with the longest a ping of another connection waited
+   meanwhile.
 
 ``--quick`` runs small sizes (10 qsub, 50-job loop, 5,000-task array, scale 5,000 jobs and
 50,000 tasks on 50 hosts) to check that the harness works, in a few minutes.
@@ -827,6 +829,60 @@ def _scale(rep: Report, sz: Sizes, local: LocalCell, client: Client, env: dict[s
     _qstat_user(rep, sz, local, env)
     _pass_time(rep, sz, local, client)
     _restart(rep, sz, local)
+    _large_requests(rep, sz, local, env)
+
+
+class PingWatch:
+    """Another user's view while a large request runs: a ping every 10 ms on a
+    connection of its own, and the longest wait for an answer."""
+
+    def __init__(self, cell: Cell) -> None:
+        self.cell, self.longest, self.count = cell, 0.0, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> PingWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
+
+    def _run(self) -> None:
+        with Client(self.cell, timeout=60) as client:
+            while not self._stop.is_set():
+                start = time.perf_counter()
+                client.request("ping", {})
+                self.longest = max(self.longest, time.perf_counter() - start)
+                self.count += 1
+                self._stop.wait(0.01)
+
+
+def _large_requests(rep: Report, sz: Sizes, local: LocalCell, env: dict[str, str]) -> None:
+    """A listing of every job and the deletion of the bulk user's jobs through the
+    commands, each with the longest a ping of another connection waited meanwhile (the
+    qmaster answers such requests in parts: no part may hold up the rest for long)."""
+    goal = "other requests answered within 1 s"
+    figure = "scale: `qstat` of every job (through the command); longest ping meanwhile"
+    try:
+        with PingWatch(local.cell) as watch:
+            took, done = run_cmd("qstat", [], env, sz.timeout)
+        lines = max(0, len(done.stdout.splitlines()) - 2)
+        rep.row(figure, f"{secs(took)}, {lines:,} lines; longest ping {ms(watch.longest)} "
+                        f"({watch.count} pings)", goal)
+    except Exception as err:  # noqa: BLE001
+        rep.failed(figure, err, goal)
+    user = pwd.getpwuid(os.getuid()).pw_name
+    figure = f"scale: `qdel -u {user}` of the bulk jobs and arrays; longest ping meanwhile"
+    try:
+        with PingWatch(local.cell) as watch:
+            took, done = run_cmd("qdel", ["-u", user], env, sz.timeout)
+        lines = len(done.stdout.splitlines())
+        rep.row(figure, f"{secs(took)}, {lines:,} lines; longest ping {ms(watch.longest)} "
+                        f"({watch.count} pings)", goal)
+    except Exception as err:  # noqa: BLE001
+        rep.failed(figure, err, goal)
 
 
 def _pending_job(i: int, array: tuple[int, int, int] | None = None) -> dict[str, Any]:

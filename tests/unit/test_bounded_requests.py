@@ -21,8 +21,8 @@ class HarnessClient(Client):
     def __init__(self, qm: Harness, user: Any = ALICE) -> None:  # noqa: D107 - no socket
         self.qm, self.user, self.requests = qm, user, 0
 
-    def request(self, msg_type: str, body: dict[str, Any], timeout: float | None = None
-                ) -> dict[str, Any]:
+    def request(self, msg_type: str, body: dict[str, Any], timeout: float | None = None,
+                **_: Any) -> dict[str, Any]:
         self.requests += 1
         return self.qm.call(msg_type, body)
 
