@@ -172,4 +172,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    import clients  # (as the launcher, clients/scripts/)
+    clients.run(main)

@@ -15,13 +15,9 @@ from __future__ import annotations
 import os
 import sys
 
-from clients.render import qstat as rq
 from clients.api import Client, ClientError, connect_or_exit
 from common.record import Record, field
-from clients.views.qstat import (DEFAULT_STATES, JobFilter, cluster_queue_summary,
-                                 hosts_by_name, instance_name, instance_states,
-                                 parse_state_filter, pending_rows, queue_rows, running_rows,
-                                 zombie_rows)
+from common.task_letters import DEFAULT_STATES, parse_state_filter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,7 +25,9 @@ if TYPE_CHECKING:
 
 # Imported where the options that need them are handled (issue 12): qstat -j's views
 # (clients.views.detail), -q's host groups (common.cluster, common.objects_conf) and
-# fnmatch (re).
+# fnmatch (re). The views and renderers of a listing (clients.views.qstat,
+# clients.render.qstat) are imported while the qmaster works on the jobs asked for
+# (``_load_listing``), or where a function needs them first.
 
 PRODUCT = "SGE 8.1.9"
 _FLAGS = ("-help", "-ncb", "-f", "-ext", "-urg", "-pri", "-xml", "-ne", "-r", "-t")
@@ -208,6 +206,7 @@ def select_instances(refs: list[str], cluster: dict[str, Any],
                      groups: dict[str, list[str]]) -> frozenset[str]:
     """Instances matched by a wc_queue_list: "cq", "cq@host", "cq@@hostgroup" (wildcards)."""
     import fnmatch
+    from clients.views.qstat import instance_name
     from common.objects_conf.host import expand_hostgroup
     chosen: set[str] = set()
     for ref in refs:
@@ -225,6 +224,7 @@ def select_instances(refs: list[str], cluster: dict[str, Any],
 
 
 def _pe_instances(pes: list[str], cluster: dict[str, Any]) -> frozenset[str]:
+    from clients.views.qstat import instance_name
     return frozenset(instance_name(i["queue"], i["host"]) for i in cluster.get("instances") or []
                      if set(str(i.get("pe_list") or "").split()) & set(pes))
 
@@ -240,6 +240,7 @@ def _instances(args: QstatArgs, client: Client, cluster: dict[str, Any]) -> froz
         if not selected:
             raise QstatExit(f"error: no queues remaining after {option} queue selection")
     if args.queue_states:
+        from clients.views.qstat import hosts_by_name, instance_name, instance_states
         hosts = hosts_by_name(cluster)
         found = frozenset(instance_name(i["queue"], i["host"])
                           for i in cluster.get("instances") or []
@@ -254,12 +255,21 @@ def _hostgroups(client: Client) -> dict[str, list[str]]:
     return hostgroups({"hgrp": client.conf_get("hgrp")})
 
 
-def queue_width(cluster: dict[str, Any]) -> int:
-    """30, or SGE_LONG_QNAMES (at least 10; -1 = the longest queue instance name)."""
+def _long_qnames() -> int | None:
+    """SGE_LONG_QNAMES as a number (0 when it is not one), None when it is not set."""
     env = os.environ.get("SGE_LONG_QNAMES")
     if env is None:
-        return rq.DEFAULT_QUEUE_WIDTH
-    width = int(env) if env.lstrip("-").isdigit() else 0
+        return None
+    return int(env) if env.lstrip("-").isdigit() else 0
+
+
+def queue_width(cluster: dict[str, Any]) -> int:
+    """30, or SGE_LONG_QNAMES (at least 10; -1 = the longest queue instance name)."""
+    from clients.render.qstat import DEFAULT_QUEUE_WIDTH
+    from clients.views.qstat import instance_name
+    width = _long_qnames()
+    if width is None:
+        return DEFAULT_QUEUE_WIDTH
     if width == -1:
         names = [instance_name(i["queue"], i["host"]) for i in cluster.get("instances") or []]
         return max([len(n) for n in names] + [-1])
@@ -273,30 +283,61 @@ def _strip_binding(rows: list[dict[str, Any]]) -> None:
         row["binding"] = None
 
 
+def _needs_cluster_first(args: QstatArgs) -> bool:
+    """Whether the listing reads the queue instances whatever the jobs are: queue
+    selection (-q, -pe, -qs), queue output (-f, -F, -explain, -g c) or queue names as
+    wide as the longest (SGE_LONG_QNAMES=-1). Else only the order of running rows needs
+    them, and a listing without started tasks asks the qmaster for the jobs alone."""
+    return bool(args.full or "c" in args.group or args.queues or args.pes
+                or args.queue_states or _long_qnames() == -1)
+
+
+def _load_listing() -> None:
+    """Import the views and renderers of a listing (while the qmaster works on its jobs)."""
+    import clients.render.qstat  # noqa: F401
+    import clients.views.qstat  # noqa: F401
+
+
 def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
-    cluster = client.cluster(resources=args.show_queue_resources)
-    flt = JobFilter(states=args.states, users=effective_users(args.users, client.user.name),
-                    instances=_instances(args, client, cluster))
-    width = queue_width(cluster)
+    cluster = client.cluster(resources=args.show_queue_resources) \
+        if _needs_cluster_first(args) else None
+    users = effective_users(args.users, client.user.name)
+    instances = None if cluster is None else _instances(args, client, cluster)
     if "c" in args.group:
         if args.xml:
             raise QstatExit('error: qstat option "-g c -xml" is not supported by pygridengine')
-        out.write(rq.render_cluster_queue_summary(cluster_queue_summary(cluster, flt.instances),
-                                                  extended=args.extended, queue_width=width))
+        from clients.render.qstat import render_cluster_queue_summary
+        from clients.views.qstat import cluster_queue_summary
+        out.write(render_cluster_queue_summary(cluster_queue_summary(cluster or {}, instances),
+                                               extended=args.extended,
+                                               queue_width=queue_width(cluster or {})))
         return 0
     # array tasks as range lists; only the selected owners' jobs, unless -r must name
     # predecessors of other owners
     reply = client.jobs(include_finished="z" in args.states, ranges=True, brief=True,
-                        owners=list(flt.users) if flt.users and not args.resources else None)
-    pending = _ungrouped(pending_rows(reply, flt), reply) if "d" in args.group else pending_rows(reply, flt)
-    pending += zombie_rows(reply, flt)
+                        owners=list(users) if users and not args.resources else None,
+                        while_waiting=_load_listing)
+    from clients.render import qstat as rq
+    from clients.views import qstat as views
+    flt = views.JobFilter(states=args.states, users=users, instances=instances)
+    width = queue_width(cluster or {})
+    # the jobs -u selects, once for every kind of row; the -r and -ext blocks only when shown
+    selected = views.selected_jobs(reply, flt)
+    columns = views.Columns(resources=args.resources, extended=args.extended)
+    pending = views.pending_rows(reply, flt, columns=columns, selected=selected)
+    pending = _ungrouped(pending, reply) if "d" in args.group else pending
+    pending += views.zombie_rows(reply, flt, columns=columns, selected=selected)
     if args.full:
-        queues = queue_rows(cluster, reply, flt, resource_names=args.resource_names,
-                            show_resources=args.show_queue_resources, explain=args.explain)
+        queues = views.queue_rows(cluster or {}, reply, flt, resource_names=args.resource_names,
+                                  show_resources=args.show_queue_resources,
+                                  explain=args.explain, columns=columns, selected=selected)
         queues = [q for q in queues if q["jobs"]] if args.no_empty else queues
         rows = pending + [r for q in queues for r in q["jobs"]]
     else:
-        running = running_rows(reply, cluster, flt)
+        if cluster is None and views.shows_started_tasks(selected, flt):  # instances' order
+            cluster = client.cluster(resources=args.show_queue_resources)
+        running = views.running_rows(reply, cluster or {}, flt, columns=columns,
+                                     selected=selected)
         rows = running + pending
     if args.no_binding:
         _strip_binding(rows)
@@ -337,6 +378,7 @@ def _range_ids(spec: str) -> list[int]:
 
 
 def unknown_jobs_xml(items: list[str]) -> str:
+    from clients.render import qstat as rq
     body = rq.xml_tree([("element", [("ST_name", item)]) for item in items], 1)
     return "\n".join([rq.XML_DECL, "<unknown_jobs >"] + body + ["</unknown_jobs>"]) + "\n"
 
@@ -346,6 +388,7 @@ def job_details(args: QstatArgs, client: Client, out: TextIO, err: TextIO) -> in
     if not args.job_items:
         # without a list 8.1.9 prints the scheduler's global messages; none are kept here
         return 0
+    from clients.render import qstat as rq
     from clients.views.detail import job_detail, select_jobs
     everything = client.jobs(set_aside=True, ranges=True)
     chosen, _missing = select_jobs(everything.get("jobs") or [], args.job_items)
@@ -398,4 +441,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    import clients  # (as the launcher, clients/scripts/)
+    clients.run(main, collect=False)

@@ -22,7 +22,8 @@ class RemoteError(ConnectionError):
 
 
 class RemoteDealer:
-    """The same interface as ``common.zmtp.Dealer``: ``send``, ``recv``, ``close``."""
+    """The same interface as ``common.zmtp.Dealer``: ``send``, ``recv``, ``answered``,
+    ``close``."""
 
     def __init__(self, host: str, port: int, qmaster_key: bytes, timeout: float,
                  munge_socket: str | None = None) -> None:
@@ -49,6 +50,9 @@ class RemoteDealer:
             if self._sock.poll(int(left * 1000) + 1):
                 return self._sock.recv_multipart()[-1]
         raise TimeoutError("no answer in time")
+
+    def answered(self, timeout: float) -> bool:
+        return bool(self._sock.poll(int(timeout * 1000)))
 
     def close(self) -> None:
         self._sock.close(0)

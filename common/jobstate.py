@@ -25,6 +25,12 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+# the state column qstat prints (import-free for the commands: common.task_letters)
+from common.task_letters import state_letters
+
+__all__ = ["ACTIVE_STATES", "TRANSITIONS", "WAITING_STATES", "Event", "IllegalTransition",
+           "State", "allows", "next_state", "state_letters"]
+
 
 class State(StrEnum):
     PENDING = "pending"
@@ -108,37 +114,3 @@ def next_state(state: State, event: Event) -> State:
 
 def allows(state: State, event: Event) -> bool:
     return (state, event) in TRANSITIONS
-
-
-def state_letters(state: State, holds: frozenset[str] | set[str] = frozenset(),
-                  queue_suspended: bool = False, *,
-                  suspend_reasons: frozenset[str] | set[str] | list[str] = (),
-                  restarted: bool = False) -> str:
-    """Grid Engine's qstat state column for a task (``qw``, ``hqw``, ``r``, ``Eqw``, ``dr``,
-    ``s``, ``S``, ``Ss``, ``Rq``, ``Rr`` ...).
-
-    The letters come in Grid Engine's order (d E S T h R q r s t w): ``S`` the task's queue
-    instance is suspended (qmod -s, subordination, a calendar), ``T`` a suspend threshold
-    of its queue instance stopped it, ``s`` the task itself (qmod -sj), ``R`` it was started again
-    (rescheduled; Grid Engine shows ``R`` instead of ``w`` while it waits, ``Rq``), ``r``
-    only while nothing suspends it.
-    """
-    reasons = set(suspend_reasons) | ({"queue"} if queue_suspended else set())
-    if state is S.SUSPENDED and not reasons:  # a record from before reasons were kept
-        reasons = {"job"}
-    hold = "h" if holds else ""
-    again = "R" if restarted else ""
-    if state is S.PENDING or state is S.HOLD:
-        return f"{hold}{again}q" if again else f"{hold}qw"
-    if state is S.ERROR:
-        return f"E{hold}{again}q" if again else f"E{hold}qw"
-    if state is S.DELETED:
-        return "dr"
-    if state not in (S.TRANSFERRING, S.RUNNING, S.SUSPENDED):
-        return "z"
-    big_s = "S" if reasons & {"queue", "subordinate", "slot-subordinate", "calendar"} else ""
-    big_t = "T" if "threshold" in reasons else ""
-    small_s = "s" if "job" in reasons else ""
-    running = "" if reasons or state is S.TRANSFERRING else "r"
-    moving = "t" if state is S.TRANSFERRING else ""
-    return f"{big_s}{big_t}{hold}{again}{running}{small_s}{moving}"

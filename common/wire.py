@@ -62,6 +62,18 @@ def _msgpack() -> ModuleType:
     return _msgpack_module
 
 
+def load_msgpack() -> None:
+    """Import msgpack now, for a large message that is on its way (``decode`` then
+    unpacks every message with it): a client calls this while the qmaster works on an
+    answer it expects to be large, so that the import overlaps the qmaster's work."""
+    _msgpack()
+
+
+def msgpack_loaded() -> bool:
+    """Whether msgpack is imported (by ``load_msgpack`` or anything else)."""
+    return "msgpack" in sys.modules
+
+
 # ---- the small codec ---------------------------------------------------------------------
 # A command sends one small request and, for qsub and most runs, gets one small reply:
 # importing msgpack (its C extension, msgpack.ext with collections' namedtuple, struct)

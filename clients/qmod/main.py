@@ -39,4 +39,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    import clients  # (as the launcher, clients/scripts/)
+    clients.run(main)

@@ -4,8 +4,11 @@ reports a finished job. Grid Engine 8.1.9's exact wording. Pure.
 """
 from __future__ import annotations
 
-from clients.joblist import TaskRange, format_task_range
 from common.jobspec import default_job_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from clients.joblist import TaskRange
 
 
 def job_name_default(script_path: str | None, binary: bool = False,
@@ -21,7 +24,10 @@ def unable_to_run(reason: str) -> str:
 
 def job_id_text(job_id: int, array: TaskRange | None = None) -> str:
     """`5`, or `5.1-10:1` for a job array."""
-    return f"{job_id}.{format_task_range(array)}" if array else str(job_id)
+    if not array:
+        return str(job_id)
+    from clients.joblist import format_task_range  # (an array job's only)
+    return f"{job_id}.{format_task_range(array)}"
 
 
 def submitted_message(job_id: int, name: str, array: TaskRange | None = None,

@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import sys
 
-from clients.joblist import TaskRange
 from clients.qsub.messages import (IMMEDIATE_NOT_SCHEDULED, VERIFY_FOUND_QUEUES,
                                    WAITING_FOR_IMMEDIATE, SyncReport, immediate_scheduled,
                                    job_id_text, job_name_default, submitted_message,
@@ -38,6 +37,8 @@ from common.jobspec import date_time_to_epoch, validate_job_name
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Iterable, Mapping
+
+    from clients.joblist import TaskRange
 
 __all__ = [
     "CMDLINE", "DEFAULTS", "DEFAULT_PREFIX", "IMMEDIATE_NOT_SCHEDULED", "SCRIPT",

@@ -7,12 +7,16 @@ when the argument is missing and whether repeating the switch warns. Pure.
 """
 from __future__ import annotations
 
-from clients.joblist import RangeError, TaskRange, parse_range_list
 from common.jobspec import date_fields as _date_fields
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Mapping
+
+    from clients.joblist import TaskRange
+
+# clients.joblist (task range lists) is imported by the parsers of -t and -pe, when they
+# run: the rest of qsub does without it (issue 12)
 
 # ``re`` is imported by the parsers that use it, when they do: it loads enum and
 # functools, 4 ms of a qsub start that uses none of -c, -p, -js, -ar or -tc.
@@ -165,6 +169,7 @@ def _task_range(switch: str, arg: str) -> TaskRange:
 
 def parse_ranges(arg: str, step_allowed: bool, inf_allowed: bool) -> list[TaskRange]:
     """parse_range_list, its refusal as a ParseError (for -t and -pe)."""
+    from clients.joblist import RangeError, parse_range_list
     try:
         return parse_range_list(arg, step_allowed=step_allowed, inf_allowed=inf_allowed)
     except RangeError as err:

@@ -12,9 +12,18 @@ _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
-def format_ctime(ts: float) -> str:
-    """The job table's date column, e.g. ``11/22/2026 02:39:00``."""
-    return time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(ts))
+def format_ctime(ts: float, seen: dict[float, str] | None = None) -> str:
+    """The job table's date column, e.g. ``11/22/2026 02:39:00``. ``seen``: the dates of
+    the seconds one listing has shown so far (jobs submitted in a loop share their
+    seconds: a listing of thousands formats each second once). Not kept beyond a
+    listing: the local time zone may change in between (time.tzset)."""
+    if seen is None:
+        return time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(ts))
+    second = ts // 1  # what localtime() shows of ts (it rounds down, as here)
+    text = seen.get(second)
+    if text is None:
+        text = seen[second] = time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(second))
+    return text
 
 
 def format_xml_time(ts: float) -> str:

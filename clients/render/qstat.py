@@ -6,7 +6,8 @@ strings out.  Times are epoch floats shown in local time.
 
 ``qstat -j`` (text and -xml, with its JobDetail keys) is ``clients.render.qstat_job`` and the
 single-value formatters (dates, durations, memory, XML escaping) are ``clients.render.format``;
-their public names are re-exported here, so callers keep using ``clients.render.qstat``.
+their public names are re-exported here, so callers keep using ``clients.render.qstat``
+(``qstat -j``'s on first use: a listing does not load them, issue 12).
 
 JobRow (one line of the job table; ``-f`` uses the same rows inside QueueRow["jobs"]):
     job_id: int            task_id: int | None (None for non-array jobs)
@@ -39,12 +40,25 @@ from __future__ import annotations
 
 from clients.render.format import (XML_DECL, format_c_ctime, format_ctime, format_hms,
                                    format_memory, format_xml_time, xml_escape, xml_line)
-from clients.render.qstat_job import (DETAIL_XSD, MSG_JOBS_NOT_FOUND, XmlNode, render_job_detail,
-                                      render_job_detail_xml, render_jobs_not_found, xml_tree)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from clients.render.qstat_job import (DETAIL_XSD, MSG_JOBS_NOT_FOUND, XmlNode,
+                                          render_job_detail, render_job_detail_xml,
+                                          render_jobs_not_found, xml_tree)
+
+# clients.render.qstat_job's names, imported when one is first asked for (PEP 562)
+_QSTAT_JOB_NAMES = frozenset({"DETAIL_XSD", "MSG_JOBS_NOT_FOUND", "XmlNode", "render_job_detail",
+                              "render_job_detail_xml", "render_jobs_not_found", "xml_tree"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _QSTAT_JOB_NAMES:
+        from clients.render import qstat_job
+        return getattr(qstat_job, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "DEFAULT_QUEUE_WIDTH", "DETAIL_XSD", "MSG_JOBS_NOT_FOUND", "QSTAT_XSD", "XML_DECL", "JobRow",
@@ -115,16 +129,18 @@ def _usage_columns(row: JobRow) -> str:
 
 def job_line(row: JobRow, *, extended: bool = False, full: bool = False,
              queue_width: int = DEFAULT_QUEUE_WIDTH, indent: str = "",
-             master_label: str | None = None, print_jobid: bool = True) -> str:
-    """One job line without newline; ``master_label`` switches to qhost's MASTER/SLAVE column."""
-    if print_jobid:
+             master_label: str | None = None, print_jobid: bool = True,
+             dates: dict[float, str] | None = None) -> str:
+    """One job line without newline; ``master_label`` switches to qhost's MASTER/SLAVE column;
+    ``dates``: the listing's dates so far (``format_ctime``)."""
+    if print_jobid and not extended:
+        text = indent + _identity_columns(row, dates)
+    elif print_jobid:
         text = f"{indent}{row['job_id']:7d} {row['prio']:7.5f} "
-        text += f"{row.get('ntckts') or 0.0:7.5f} " if extended else ""
+        text += f"{row.get('ntckts') or 0.0:7.5f} "
         text += f"{row['name']:<10.10} {row['owner']:<12.12} "
-        if extended:
-            text += f"{row.get('project') or 'NA':<16.16} {row.get('department') or 'NA':<10.10} "
+        text += f"{row.get('project') or 'NA':<16.16} {row.get('department') or 'NA':<10.10} "
         text += f"{row['state']:<5.5} "
-        text += "" if extended else format_ctime(_shown_time(row)) + " "
     else:
         # continuation lines of a parallel job (qhost -j): identity columns stay blank
         text = indent + " " * (8 + 8 + (8 if extended else 0) + 24 + (28 if extended else 0) + 6)
@@ -134,6 +150,19 @@ def job_line(row: JobRow, *, extended: bool = False, full: bool = False,
         text += f"{row.get('queue') or '':<{queue_width}.{queue_width}} "
     text += f"{master_label:<7.6}" if master_label is not None else f"{row['slots']:5d} "
     return text + _task_column(row)
+
+
+def _identity_columns(row: JobRow, dates: dict[float, str] | None) -> str:
+    """job-ID to submit/start at of a line without -ext: one format for the many rows of
+    a listing (``dates``: ``format_ctime``'s)."""
+    return (f"{row['job_id']:7d} {row['prio']:7.5f} {row['name']:<10.10} {row['owner']:<12.12} "
+            f"{row['state']:<5.5} {format_ctime(_shown_time(row), dates)} ")
+
+
+def _table_line(row: JobRow, queue_width: int, dates: dict[float, str]) -> str:
+    """``job_line(row, queue_width=queue_width)``, the plain table's line, as one format."""
+    return (f"{_identity_columns(row, dates)}{row.get('queue') or '':<{queue_width}.{queue_width}} "
+            f"{row['slots']:5d} {_task_column(row)}")
 
 
 def _labelled(label: str, value: str) -> str:
@@ -179,9 +208,13 @@ def resource_lines(row: JobRow) -> str:
 
 def _job_lines(rows: list[JobRow], *, extended: bool, full: bool, show_resources: bool,
                queue_width: int) -> str:
-    out = []
+    out: list[str] = []
+    dates: dict[float, str] = {}  # (format_ctime: each second once per listing)
+    plain = not extended and not full
     for row in rows:
-        out.append(job_line(row, extended=extended, full=full, queue_width=queue_width) + "\n")
+        out.append((_table_line(row, queue_width, dates) if plain else
+                    job_line(row, extended=extended, full=full, queue_width=queue_width,
+                             dates=dates)) + "\n")
         if show_resources:
             out.append(resource_lines(row))
     return "".join(out)

@@ -11,7 +11,8 @@ if TYPE_CHECKING:
 
 from common.qi_letters import state_string
 from clients.views.qstat import (
-    JobFilter, JobRow, Reply, hosts_by_name, instance_jobs, instance_name, queue_type,
+    JobFilter, JobRow, Reply, Selected, hosts_by_name, instance_jobs, instance_name,
+    queue_type, selected_jobs, started_jobs,
 )
 
 
@@ -32,6 +33,7 @@ def host_rows(cluster: Reply, reply: Reply | None = None, *, hosts: list[str] | 
         wanted = {h.lower() for h in hosts}
         names = [n for n in names if n.lower() in wanted]
     flt = JobFilter(states=frozenset({"r", "s"}), users=users)
+    started = started_jobs(selected_jobs(reply, flt)) if reply else []  # (once, not per host)
     offered = cluster.get("host_resources")
     rows = [{"name": "global", "load_values": {}, "resources": _offered(offered, "global"),
              "queues": [], "jobs": []}]
@@ -39,7 +41,7 @@ def host_rows(cluster: Reply, reply: Reply | None = None, *, hosts: list[str] | 
         load = (runtime.get(name) or {}).get("load") or {}
         rows.append({"name": name, "load_values": load, "resources": _offered(offered, name),
                      "queues": _host_queues(cluster, name),
-                     "jobs": _host_jobs(cluster, name, reply, flt) if reply else []})
+                     "jobs": _host_jobs(cluster, name, reply, flt, started) if reply else []})
     return rows
 
 
@@ -52,6 +54,8 @@ def _host_queues(cluster: Reply, host: str) -> list[dict[str, Any]]:
             for i in cluster.get("instances") or [] if i["host"] == host]
 
 
-def _host_jobs(cluster: Reply, host: str, reply: Reply, flt: JobFilter) -> list[JobRow]:
+def _host_jobs(cluster: Reply, host: str, reply: Reply, flt: JobFilter,
+               started: Selected) -> list[JobRow]:
     return [row for inst in cluster.get("instances") or [] if inst["host"] == host
-            for row in instance_jobs(instance_name(inst["queue"], host), reply, flt)]
+            for row in instance_jobs(instance_name(inst["queue"], host), reply, flt,
+                                     selected=started)]

@@ -12,8 +12,14 @@ No I/O here.
 from __future__ import annotations
 
 from common.record import Record
-from common.jobstate import ACTIVE_STATES, WAITING_STATES, State, state_letters
 from common.qi_letters import qtype_letters, state_string
+# the task states as the plain strings of the reply (not common.jobstate's StrEnum: 2 ms
+# of enum at every start, and a conversion per task)
+from common.task_letters import (ACTIVE, FINISHED, HOLD, PENDING, SUSPENDED, WAITING,
+                                 state_letters)
+# qstat -s (its letters select tasks by state): clients.qstat parses them before it loads
+# this module; they are here too for the views' callers
+from common.task_letters import DEFAULT_STATES, HOLD_FLAGS, parse_state_filter
 
 # what a command loads at start-up stays small (issue 12): typing and the complex list
 # only when they are needed
@@ -26,11 +32,6 @@ if TYPE_CHECKING:
 JobRow = dict[str, "Any"]
 Reply = dict[str, "Any"]
 
-# -s letters: the hold ones select pending tasks by kind of hold (qstat(1))
-HOLD_FLAGS = ("hu", "ho", "hs", "hd", "hj", "ha")
-_S_FLAGS = ("hu", "hs", "ho", "hd", "hj", "ha", "h", "p", "r", "s", "z", "a")
-_S_EXPANSION = {"h": HOLD_FLAGS + ("p",), "a": ("p", "r", "s")}
-DEFAULT_STATES = frozenset({"p", "r", "s"})
 HELD_PRIO, NORMAL_PRIO = 0.0, 0.5
 DEFAULT_DEPARTMENT = "defaultdepartment"
 _COMPLEXES: list[ComplexAttr] = []  # Grid Engine's default complex list, when first needed
@@ -43,26 +44,6 @@ def _complexes() -> list[ComplexAttr]:
     return _COMPLEXES
 
 
-def parse_state_filter(text: str) -> frozenset[str] | None:
-    """The -s argument as a set of p r s z and hold letters; None when Grid Engine refuses it.
-
-    Like build_job_state_filter(), every flag found at the current position is consumed
-    in table order, so "hup" is "hu" plus "p"; hold letters imply "p".
-    """
-    found: set[str] = set()
-    rest = text
-    while rest:
-        matched = False
-        for flag in _S_FLAGS:
-            if rest.startswith(flag):
-                found.update(_S_EXPANSION.get(flag, (flag,)))
-                found.update(("p",) if flag.startswith("h") else ())
-                rest, matched = rest[len(flag):], True
-        if not matched:
-            return None
-    return frozenset(found)
-
-
 class JobFilter(Record, frozen=True):
     """What qstat selects: -s states, -u users (fnmatch patterns, None = all), -q instances."""
 
@@ -73,8 +54,33 @@ class JobFilter(Record, frozen=True):
     def owner_ok(self, owner: str) -> bool:
         if self.users is None:
             return True
-        from fnmatch import fnmatchcase  # (with re: only when -u names users)
-        return any(fnmatchcase(owner, u) for u in self.users)
+        patterns = []
+        for user in self.users:
+            if _PATTERN_CHARS.isdisjoint(user):
+                if owner == user:  # (what fnmatch makes of a word without pattern chars)
+                    return True
+            else:
+                patterns.append(user)
+        if not patterns:
+            return False
+        from fnmatch import fnmatchcase  # (with re: only when -u gives a pattern)
+        return any(fnmatchcase(owner, u) for u in patterns)
+
+
+# what makes a -u word a pattern: a word without them matches itself alone (fnmatch)
+_PATTERN_CHARS = frozenset("*?[")
+
+
+class Columns(Record, frozen=True):
+    """Which blocks of a job row besides the job line are worked out: the ``-r`` block
+    (resources, queues, predecessors, binding) and the ``-ext`` columns (tickets, project,
+    department, usage). A listing without them skips their work for every row."""
+
+    resources: bool = True
+    extended: bool = True
+
+
+ALL_COLUMNS = Columns()
 
 
 # --------------------------------------------------------------------------- helpers
@@ -91,20 +97,16 @@ def _is_array(job: Reply) -> bool:
     return bool(_opts(job).get("array"))
 
 
-def _state(task: Reply) -> State:
-    return State(task["state"])
-
-
 def task_letters(task: Reply) -> str:
     """The state column: holds, qmod's suspensions ("s" the job's, "S" its queue
     instance's) and restarts (qmod -rj: "Rq", "Rr")."""
-    return state_letters(_state(task), set(task.get("holds") or []),
-                         suspend_reasons=set(task.get("suspend_reasons") or []),
+    return state_letters(task["state"], task.get("holds") or (),
+                         suspend_reasons=task.get("suspend_reasons") or (),
                          restarted=int(task.get("restarts") or 0) > 0)
 
 
 def _prio(task: Reply) -> float:
-    waiting = _state(task) in WAITING_STATES
+    waiting = task["state"] in WAITING
     return HELD_PRIO if waiting and task.get("holds") else NORMAL_PRIO
 
 
@@ -201,7 +203,7 @@ def _request_fields(job: Reply, jobs: list[Reply]) -> dict[str, Any]:
 def _ext_fields(job: Reply, task: Reply) -> dict[str, Any]:
     """The -ext columns: project, department and usage of a started task."""
     usage = task.get("usage") or {}
-    started = _state(task) in ACTIVE_STATES
+    started = task["state"] in ACTIVE
     return {"ntckts": _prio(task), "project": _opts(job).get("project"),
             "department": DEFAULT_DEPARTMENT,
             **{k: (float(usage[k]) if started and k in usage else None)
@@ -209,24 +211,30 @@ def _ext_fields(job: Reply, task: Reply) -> dict[str, Any]:
 
 
 def job_row(job: Reply, task: Reply, jobs: list[Reply], *, queue: str | None = None,
-            slots: int | None = None, master: bool = True) -> JobRow:
-    """One row for ``task``; a started task shows its start time and queue instance."""
-    opts = _opts(job)
+            slots: int | None = None, master: bool = True, columns: Columns = ALL_COLUMNS
+            ) -> JobRow:
+    """One row for ``task``; a started task shows its start time and queue instance.
+    ``columns`` says which blocks besides the job line it gets (``Columns``)."""
+    opts = job.get("opts") or {}
     name = str(opts.get("job_name") or "")
-    active = _state(task) in ACTIVE_STATES
+    state = task["state"]
+    active = state in ACTIVE
     start = (task.get("start_time") or task.get("dispatch_time")) if active else None
     pe = opts.get("pe")
     row: JobRow = {
-        "job_id": job["job_id"], "task_id": task["task_id"] if _is_array(job) else None,
-        "prio": _prio(task), "name": name, "full_name": name, "owner": job["owner"],
+        "job_id": job["job_id"], "task_id": task["task_id"] if opts.get("array") else None,
+        "prio": HELD_PRIO if state in WAITING and task.get("holds") else NORMAL_PRIO,
+        "name": name, "full_name": name, "owner": job["owner"],
         "state": task_letters(task), "submit_time": job["submit_time"], "start_time": start,
         "queue": queue, "master": master, "pending_tasks": None,
         "slots": slots if slots is not None else (task.get("slots") or 1) if active
         else (int(pe[1]) if pe else 1),
         "granted_pe": pe[0] if pe and active else None,
         "granted_pe_slots": task.get("slots") or 1}
-    row.update(_request_fields(job, jobs))
-    row.update(_ext_fields(job, task))
+    if columns.resources:
+        row.update(_request_fields(job, jobs))
+    if columns.extended:
+        row.update(_ext_fields(job, task))
     return row
 
 
@@ -240,7 +248,7 @@ def _has_hold(job: Reply, task: Reply, flag: str) -> bool:
 def active_shown(job: Reply, task: Reply, flt: JobFilter) -> bool:
     """-s r shows running (and transferring, deleting) tasks, -s s suspended ones, and a
     hold letter also started tasks carrying that hold."""
-    letter = "s" if _state(task) is State.SUSPENDED else "r"
+    letter = "s" if task["state"] == SUSPENDED else "r"
     holds = [f for f in ("hu", "ho", "hs") if f in flt.states and _has_hold(job, task, f)]
     return letter in flt.states or bool(holds)
 
@@ -251,15 +259,34 @@ def pending_shown(job: Reply, task: Reply, flt: JobFilter) -> bool:
     return "p" in flt.states and (not wanted or any(_has_hold(job, task, f) for f in wanted))
 
 
-def _selected_jobs(reply: Reply, flt: JobFilter) -> list[tuple[Reply, list[Reply]]]:
+Selected = list[tuple[Reply, list[Reply]]]
+
+
+def selected_jobs(reply: Reply, flt: JobFilter) -> Selected:
     """The jobs of owners -u selects, by job id, each with its tasks by task id (the
-    ids of a job's task ranges as one record per range list: ``_range_records``)."""
+    ids of a job's task ranges as one record per range list: ``_range_records``). A
+    listing works this out once and hands it to each kind of row (``selected``)."""
     jobs = {j["job_id"]: j for j in reply.get("jobs") or []}
-    records = [*(reply.get("tasks") or []), *_range_records(reply.get("ranges") or [])]
     tasks: dict[int, list[Reply]] = {}
-    for task in sorted(records, key=lambda t: (t["job_id"], t["task_id"])):
-        tasks.setdefault(task["job_id"], []).append(task)
-    return [(jobs[j], tasks.get(j, [])) for j in sorted(jobs) if flt.owner_ok(jobs[j]["owner"])]
+    for record in (*(reply.get("tasks") or []), *_range_records(reply.get("ranges") or [])):
+        tasks.setdefault(record["job_id"], []).append(record)
+    out = []
+    users = flt.users
+    # the -u words without pattern characters, matched at once (owner_ok for the others)
+    plain = frozenset(u for u in users or () if _PATTERN_CHARS.isdisjoint(u))
+    patterns = users is not None and len(plain) < len(users)
+    for job_id in sorted(jobs):
+        job = jobs[job_id]
+        if users is None or job["owner"] in plain or (patterns and flt.owner_ok(job["owner"])):
+            own = tasks.get(job_id, [])
+            if len(own) > 1:  # (stable: a task before a range record of the same id)
+                own.sort(key=_task_id)
+            out.append((job, own))
+    return out
+
+
+def _task_id(task: Reply) -> int:
+    return task["task_id"]  # type: ignore[no-any-return]
 
 
 def _range_records(ranges: list[Reply]) -> list[Reply]:
@@ -270,47 +297,62 @@ def _range_records(ranges: list[Reply]) -> list[Reply]:
     out = []
     for rng in ranges:
         holds = list(rng.get("holds") or [])
-        for ids, state, extra in (
-                (rng.get("pending"), State.HOLD if holds else State.PENDING, {"holds": holds}),
-                (rng.get("deleted"), State.FINISHED, {"deleted_by": rng.get("deleted_by")})):
-            if ids:
-                out.append({"job_id": rng["job_id"], "task_id": int(ids[0][0]),
-                            "state": str(state), "ranges": ids, **extra})
+        pending, deleted = rng.get("pending"), rng.get("deleted")
+        if pending:
+            out.append({"job_id": rng["job_id"], "task_id": int(pending[0][0]),
+                        "state": HOLD if holds else PENDING, "ranges": pending,
+                        "holds": holds})
+        if deleted:
+            out.append({"job_id": rng["job_id"], "task_id": int(deleted[0][0]),
+                        "state": FINISHED, "ranges": deleted,
+                        "deleted_by": rng.get("deleted_by")})
     return out
 
 
-def running_rows(reply: Reply, cluster: Reply, flt: JobFilter) -> list[JobRow]:
+def running_rows(reply: Reply, cluster: Reply, flt: JobFilter, *,
+                 columns: Columns = ALL_COLUMNS, selected: Selected | None = None
+                 ) -> list[JobRow]:
     """Plain qstat's started tasks: one row at the master queue instance, queue by queue."""
     all_jobs = reply.get("jobs") or []
     order = {instance_name(i["queue"], i["host"]): n
              for n, i in enumerate(cluster.get("instances") or [])}
     found: list[tuple[int, int, int, JobRow]] = []
-    for job, tasks in _selected_jobs(reply, flt):
+    for job, tasks in selected_jobs(reply, flt) if selected is None else selected:
         for task in tasks:
-            if _state(task) not in ACTIVE_STATES or not active_shown(job, task, flt):
+            if task["state"] not in ACTIVE or not active_shown(job, task, flt):
                 continue
             inst = instance_name(task.get("queue") or "", task.get("host") or "")
             if flt.instances is not None and inst not in flt.instances:
                 continue
             found.append((order.get(inst, len(order)), job["job_id"], task["task_id"],
-                          job_row(job, task, all_jobs, queue=inst)))
+                          job_row(job, task, all_jobs, queue=inst, columns=columns)))
     return [row for *_, row in sorted(found, key=lambda f: f[:3])]
+
+
+def shows_started_tasks(selected: Selected, flt: JobFilter) -> bool:
+    """Whether plain qstat shows a started task of the selected jobs: only then do its
+    rows need the cluster's queue instances (their order, ``running_rows``)."""
+    return any(task["state"] in ACTIVE and active_shown(job, task, flt)
+               for job, tasks in selected for task in tasks)
 
 
 def _pending_groups(tasks: list[Reply]) -> list[list[Reply]]:
     """Waiting tasks grouped by equal state and holds; the group without holds first."""
+    if len(tasks) == 1:
+        return [tasks]
     groups: dict[tuple[str, tuple[str, ...]], list[Reply]] = {}
     for task in tasks:
         groups.setdefault((task["state"], tuple(sorted(task.get("holds") or []))), []).append(task)
     return sorted(groups.values(), key=lambda g: (bool(g[0].get("holds")), g[0]["task_id"]))
 
 
-def _job_pending_rows(job: Reply, tasks: list[Reply], all_jobs: list[Reply]) -> list[JobRow]:
+def _job_pending_rows(job: Reply, tasks: list[Reply], all_jobs: list[Reply],
+                      columns: Columns) -> list[JobRow]:
     """One row per group of tasks; an array job shows the group's ids as task ranges."""
     rows = []
     step = int((_opts(job).get("array") or [1, 1, 1])[2])
     for group in _pending_groups(tasks):
-        row = job_row(job, group[0], all_jobs)
+        row = job_row(job, group[0], all_jobs, columns=columns)
         if _is_array(job):
             row["task_id"] = None
             row["pending_tasks"] = task_ranges(_spans(group), step)
@@ -318,24 +360,34 @@ def _job_pending_rows(job: Reply, tasks: list[Reply], all_jobs: list[Reply]) -> 
     return rows
 
 
-def _rows_in_states(reply: Reply, flt: JobFilter, states: frozenset[State]) -> list[JobRow]:
+def _rows_in_states(reply: Reply, flt: JobFilter, states: frozenset[str], columns: Columns,
+                    selected: Selected | None) -> list[JobRow]:
     all_jobs, rows = reply.get("jobs") or [], []
-    for job, tasks in _selected_jobs(reply, flt):
-        chosen = [t for t in tasks if _state(t) in states
-                  and (_state(t) is State.FINISHED or pending_shown(job, t, flt))]
-        rows += _job_pending_rows(job, chosen, all_jobs) if chosen else []
+    # -s p without hold letters shows every waiting task (pending_shown, once for all)
+    every_waiting = "p" in flt.states and flt.states.isdisjoint(HOLD_FLAGS)
+    for job, tasks in selected_jobs(reply, flt) if selected is None else selected:
+        chosen = [t for t in tasks if t["state"] in states and (
+            every_waiting or t["state"] == FINISHED or pending_shown(job, t, flt))]
+        if len(chosen) == 1 and not _is_array(job):  # (one row as it is: no grouping)
+            rows.append(job_row(job, chosen[0], all_jobs, columns=columns))
+        elif chosen:
+            rows += _job_pending_rows(job, chosen, all_jobs, columns)
     return rows
 
 
-def pending_rows(reply: Reply, flt: JobFilter) -> list[JobRow]:
+def pending_rows(reply: Reply, flt: JobFilter, *, columns: Columns = ALL_COLUMNS,
+                 selected: Selected | None = None) -> list[JobRow]:
     """Waiting tasks (qw, hqw, Eqw): by priority, then job id."""
-    rows = _rows_in_states(reply, flt, WAITING_STATES)
+    rows = _rows_in_states(reply, flt, WAITING, columns, selected)
     return sorted(rows, key=lambda r: (-r["prio"], r["job_id"]))
 
 
-def zombie_rows(reply: Reply, flt: JobFilter) -> list[JobRow]:
+def zombie_rows(reply: Reply, flt: JobFilter, *, columns: Columns = ALL_COLUMNS,
+                selected: Selected | None = None) -> list[JobRow]:
     """-s z: finished tasks of the jobs the reply holds (state "z"), grouped like pending."""
-    return _rows_in_states(reply, flt, frozenset({State.FINISHED})) if "z" in flt.states else []
+    if "z" not in flt.states:
+        return []
+    return _rows_in_states(reply, flt, frozenset({FINISHED}), columns, selected)
 
 
 # --------------------------------------------------------------------------- queues (-f)
@@ -376,19 +428,33 @@ def host_resources(load: dict[str, str], names: list[str] | None) -> list[list[s
     return shown
 
 
-def instance_jobs(name: str, reply: Reply, flt: JobFilter) -> list[JobRow]:
+def instance_jobs(name: str, reply: Reply, flt: JobFilter, *,
+                  columns: Columns = ALL_COLUMNS, selected: Selected | None = None
+                  ) -> list[JobRow]:
     """Started tasks with slots in this instance (their slots here); master first granted."""
     all_jobs, rows = reply.get("jobs") or [], []
-    for job, tasks in _selected_jobs(reply, flt):
+    for job, tasks in selected_jobs(reply, flt) if selected is None else selected:
         for task in tasks:
-            if _state(task) not in ACTIVE_STATES or not active_shown(job, task, flt):
+            if task["state"] not in ACTIVE or not active_shown(job, task, flt):
                 continue
             granted = task.get("granted") or [[task.get("queue"), task.get("host"), task.get("slots")]]
             here = sum(int(g[2] or 0) for g in granted if instance_name(g[0], g[1]) == name)
             master = instance_name(task.get("queue") or "", task.get("host") or "") == name
             if here or master:
-                rows.append(job_row(job, task, all_jobs, queue=name, slots=here, master=master))
+                rows.append(job_row(job, task, all_jobs, queue=name, slots=here, master=master,
+                                    columns=columns))
     return rows
+
+
+def started_jobs(selected: Selected) -> Selected:
+    """The selected jobs that have started tasks, with those tasks only: what each queue
+    instance of ``qstat -f`` and each host of ``qhost -j`` looks through for its jobs."""
+    out = []
+    for job, tasks in selected:
+        started = [task for task in tasks if task["state"] in ACTIVE]
+        if started:
+            out.append((job, started))
+    return out
 
 
 def instance_states(inst: Reply, hosts: dict[str, Reply]) -> str:
@@ -413,9 +479,11 @@ def explanations(inst: Reply, states: str, letters: str) -> list[str]:
 
 def queue_rows(cluster: Reply, reply: Reply, flt: JobFilter, *,
                resource_names: list[str] | None = None, show_resources: bool = False,
-               explain: str = "") -> list[dict[str, Any]]:
+               explain: str = "", columns: Columns = ALL_COLUMNS,
+               selected: Selected | None = None) -> list[dict[str, Any]]:
     """qstat -f queue instances (those -q/-qs selected) with their jobs."""
     hosts, out = hosts_by_name(cluster), []
+    started = started_jobs(selected_jobs(reply, flt) if selected is None else selected)
     for inst in cluster.get("instances") or []:
         name = instance_name(inst["queue"], inst["host"])
         if flt.instances is not None and name not in flt.instances:
@@ -428,7 +496,8 @@ def queue_rows(cluster: Reply, reply: Reply, flt: JobFilter, *,
                     "used": int(inst.get("used") or 0), "total": int(inst.get("slots") or 0),
                     "load_avg": _load_float(load, "load_avg") if alive else None,
                     "arch": load.get("arch"), "states": states,
-                    "jobs": instance_jobs(name, reply, flt),
+                    "jobs": instance_jobs(name, reply, flt, columns=columns,
+                                          selected=started),
                     "explain": explanations(inst, states, explain),
                     "resources": _offers(inst, load, resource_names) if show_resources else []})
     return out

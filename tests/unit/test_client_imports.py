@@ -28,17 +28,17 @@ QSUB_STDLIB = frozenset({
     "__future__",               # from __future__ import annotations
     "grp", "pwd",               # the submitting user's names (clients.api.current_user)
     "_socket",                  # the host name, the qmaster's Unix socket (not socket: enums)
-    "itertools",                # clients.api's request ids
     "math",                     # common.schema (finite numbers)
 })
 QSUB_PROJECT = frozenset({
-    "clients", "clients.api", "clients.joblist", "common.record", "common.userinfo",
+    "clients", "clients.api", "common.record", "common.userinfo",
     "clients.qsub",
     "clients.qsub.main", "clients.qsub.messages", "clients.qsub.options",
     "clients.qsub.parser", "clients.qsub.values",
     "common", "common.cell", "common.jobspec", "common.schema", "common.wire", "common.zmtp",
 })
-# (msgpack is not on the list: common.wire packs and unpacks small messages itself)
+# (msgpack is not on the list: common.wire packs and unpacks small messages itself;
+# clients.joblist neither: only -t and -pe parse task ranges)
 
 HOW_TO_UPDATE = (
     "Every module qsub imports at start-up costs every job submitted through it. Import it "
@@ -67,13 +67,8 @@ HEAVY = frozenset({
 _DATACLASSES = ("dataclasses", "inspect", "ast", "dis", "tokenize", "copy", "weakref",
                 "contextlib", "collections", "typing")
 _RE = ("re", "enum", "functools")
-_VIEWS = ("common.jobstate (StrEnum: enum, functools), which clients.views.qstat "
-          "imports for the task states")
-_VIEWS_LOAD = ("enum", "functools", "collections", "common.jobstate")
 # command -> {module it still loads: the cause}; only what the clients cannot change
 EXCEPTIONS: dict[str, dict[str, str]] = {
-    "clients.qstat": {m: _VIEWS for m in _VIEWS_LOAD},
-    "clients.qhost": {m: "clients.views.qhost, which imports " + _VIEWS for m in _VIEWS_LOAD},
     "clients.qacct.main": {
         m: "common.accounting (dataclass AccountingRecord, pathlib, typing)"
         for m in (*_DATACLASSES, *_RE, "fnmatch", "pathlib", "urllib", "ipaddress",

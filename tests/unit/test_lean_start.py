@@ -1,24 +1,31 @@
 """The pieces that keep the commands' start-up small (issue 12) behave as what they replace:
 ``common.record.Record`` as a dataclass, ``common.cell.Cell`` as the frozen dataclass it
 was (``posix_join`` as pathlib), the lazily built wire schemas, msgpack imported without
-``datetime.py``, ``SyncReport`` as a NamedTuple, and the commands' launchers."""
+``datetime.py``, ``SyncReport`` as a NamedTuple, ``common.task_letters`` as
+``common.jobstate``'s enum, the commands' launchers and ``clients.run`` as the
+interpreter's own exit, and the client's work while the qmaster answers."""
 from __future__ import annotations
 
 import copy
 import dataclasses
+import itertools
+import os
 import pickle
+import socket
 import subprocess
 import sys
 import tomllib
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from clients import api
 from clients.qsub.messages import SyncReport, sync_report
 from common.record import Record, as_dict, field
-from common import wire
+from common import jobstate, task_letters, wire
 from common.cell import Cell, cell_from_env, posix_join
 from tests.commands import COMMANDS, ENTRY_MODULES
 
@@ -155,4 +162,140 @@ def test_every_command_has_a_launcher_that_pip_installs() -> None:
         assert text.startswith("#!python\n")  # pip puts the environment's python there
         assert f"from {ENTRY_MODULES[name]} import main\n" in text
         assert "import re" not in text
+        # clients.run, and the same way under python -m
+        collect = ", collect=False" if name in ("qstat", "qhost") else ""
+        assert text.endswith(f"from clients import run\nfrom {ENTRY_MODULES[name]} import "
+                             f"main\n\nrun(main{collect})\n")
+        module = ROOT / (ENTRY_MODULES[name].replace(".", "/") + ".py")
+        assert module.read_text().endswith(f"\n    clients.run(main{collect})\n")
     assert not set(COMMANDS) & set(config["project"]["scripts"])
+
+
+# ---- clients.run -------------------------------------------------------------------------
+
+def _ran(body: str, ending: str, stdout: Any = subprocess.PIPE) -> subprocess.CompletedProcess[str]:
+    """A command whose main() is ``body``, ended by ``ending``: the interpreter's own
+    way (``sys.exit(main())``) or ``run(main)``; stdout buffered, as a user's."""
+    code = (f"import sys\nsys.path[:0] = {[p for p in sys.path if p]!r}\n"
+            "def main():\n" + "".join(f"    {line}\n" for line in body.splitlines())
+            + ending + "\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    return subprocess.run([sys.executable, "-c", code], stdout=stdout,
+                          stderr=subprocess.PIPE, text=True, timeout=60, env=env)
+
+
+PLAIN, RUN = "sys.exit(main())", "from clients import run\nrun(main)"
+
+
+@pytest.mark.parametrize("body", [
+    "sys.stdout.write('out'); sys.stderr.write('err'); return 3",  # flushed, then the status
+    "print('x')",                                                 # None: 0
+    "raise SystemExit(4)", "raise SystemExit('why')", "return 'text'",
+    "raise ValueError('boom')",
+])
+def test_run_ends_as_the_interpreter_would(body: str) -> None:
+    plain, ran = _ran(body, PLAIN), _ran(body, RUN)
+    assert (ran.returncode, ran.stdout) == (plain.returncode, plain.stdout)
+    last = plain.stderr.strip().splitlines()[-1:]  # (a traceback's frames differ)
+    assert ran.stderr.strip().splitlines()[-1:] == last
+
+
+@pytest.mark.parametrize("target", ["/dev/full", "closed pipe"])
+def test_run_reports_an_unwritable_stdout_as_the_interpreter_does(target: str) -> None:
+    body = "sys.stdout.write('small'); return 3"  # buffered: the flush at the end fails
+    results = []
+    for ending in (PLAIN, RUN):
+        if target == "/dev/full":
+            with open("/dev/full", "w") as full:
+                results.append(_ran(body, ending, stdout=full))
+        else:
+            read, write = os.pipe()
+            os.close(read)
+            try:
+                results.append(_ran(body, ending, stdout=write))
+            finally:
+                os.close(write)
+    plain, ran = results
+    assert plain.returncode == ran.returncode == 120
+    assert ran.stderr == plain.stderr and "Exception ignored" in ran.stderr
+
+
+def test_run_collects_no_cycles_only_when_asked() -> None:
+    body = "import gc; print(gc.isenabled())"
+    assert _ran(body, RUN).stdout == "True\n"
+    assert _ran(body, "from clients import run\nrun(main, collect=False)").stdout == "False\n"
+
+
+# ---- the task states without the enum ------------------------------------------------------
+
+def test_the_task_letters_are_the_enums_values() -> None:
+    assert task_letters.STATES == {state.value for state in jobstate.State}
+    assert task_letters.ACTIVE == {state.value for state in jobstate.ACTIVE_STATES}
+    assert task_letters.WAITING == {state.value for state in jobstate.WAITING_STATES}
+    assert jobstate.state_letters is task_letters.state_letters
+    reasons = ["queue", "job", "threshold", "calendar", "subordinate", "slot-subordinate"]
+    for state, holds, queue, restarted, n in itertools.product(
+            jobstate.State, ([], ["u"]), (False, True), (False, True), range(3)):
+        for chosen in itertools.combinations(reasons, n):
+            args = (holds, queue)
+            kwargs = {"suspend_reasons": list(chosen), "restarted": restarted}
+            assert task_letters.state_letters(state.value, *args, **kwargs) == \
+                task_letters.state_letters(state, *args, **kwargs)
+
+
+# ---- while the qmaster answers -----------------------------------------------------------
+
+def test_a_peek_tells_whether_the_answer_has_begun() -> None:
+    class Local:  # common.zmtp.Dealer's socket, as _answer_begun reads it
+        def __init__(self, sock: socket.socket) -> None:
+            self.sock = sock
+
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        assert not api._answer_begun(Local(ours), 0.01)
+        theirs.sendall(b"x")
+        assert api._answer_begun(Local(ours), 0.01)
+        assert ours.recv(8) == b"x"  # nothing was taken
+        theirs.close()
+        assert api._answer_begun(Local(ours), 0.01)  # closed: recv reports it
+
+
+class _Conn:
+    """A connection that answers every request with an empty reply; ``begun`` says
+    whether the answer is there when asked; ``log`` what happened, in order."""
+
+    def __init__(self, begun: bool, log: list[str]) -> None:
+        self.begun, self.log, self.last = begun, log, b""
+
+    def send(self, payload: bytes) -> None:
+        self.log.append("send")
+        self.last = payload
+
+    def answered(self, timeout: float) -> bool:
+        self.log.append("peek")
+        return self.begun
+
+    def recv(self, timeout: float) -> bytes:
+        self.log.append("recv")
+        return wire.encode("reply", {}, wire.decode(self.last)[1])
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("large, begun, loads", [(True, False, True), (True, True, False),
+                                                 (False, False, False)])
+def test_the_client_works_while_the_qmaster_answers(
+        monkeypatch: pytest.MonkeyPatch, large: bool, begun: bool, loads: bool) -> None:
+    log: list[str] = []
+    monkeypatch.setattr(wire, "msgpack_loaded", lambda: False)
+    monkeypatch.setattr(wire, "load_msgpack", lambda: log.append("msgpack"))
+    client = api.Client(host="qmaster", port=1)
+    monkeypatch.setattr(client, "_connection", lambda timeout: _Conn(begun, log))
+    reply = client.request("ping", {}, large=large, while_waiting=lambda: log.append("work"))
+    assert reply == {}
+    assert log == ["send", "work"] + (["peek"] if large else []) + \
+        (["msgpack"] if loads else []) + ["recv"]
+    log.clear()
+    client.jobs(while_waiting=lambda: log.append("work"))  # a listing: large
+    assert log[:3] == ["send", "work", "peek"]
