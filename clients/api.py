@@ -248,7 +248,9 @@ class Client:
         range lists (``"ranges"``: ``common.model.TaskRanges``) instead of one record
         each, so that a large array costs no more than a job; ``owners``: only the jobs
         of these owners (patterns); ``brief``: job records with only what a listing shows
-        (``qmaster.jobs.LISTING_OPTS``)."""
+        (``qmaster.jobs.LISTING_OPTS``), and of them and of the ranges only the fields
+        that are set (read an absent one as empty); ``while_waiting``: as ``request``'s, for the
+        first part."""
         body: dict[str, Any] = {"user": self._user(), "include_finished": include_finished,
                                 "with_script": with_script, "explain": explain,
                                 "set_aside": set_aside, "ranges": ranges, "brief": brief}
@@ -363,8 +365,6 @@ class Client:
                                                 "users": users, "lists": lists})["results"]
 
 
-def _resumed(targets: list[dict[str, Any]], resume: Any) -> list[dict[str, Any]]:
-    """The targets a repeated request sends: from the one the qmaster stopped in, going
 def _answer_begun(conn: Any, timeout: float) -> bool:
     """Whether the qmaster's answer has begun to arrive within ``timeout`` seconds;
     nothing is read. A remote connection says so itself (``answered``); on the local
@@ -383,6 +383,8 @@ def _answer_begun(conn: Any, timeout: float) -> bool:
     return True
 
 
+def _resumed(targets: list[dict[str, Any]], resume: Any) -> list[dict[str, Any]]:
+    """The targets a repeated request sends: from the one the qmaster stopped in, going
     on after the last job it did there. A ``resume`` that makes no progress is refused
     (a faulty qmaster must not keep the command going round)."""
     index = resume.get("target") if isinstance(resume, dict) else None

@@ -450,13 +450,15 @@ def handle_job_query(ctx: Ctx) -> dict[str, Any]:
             full = last != candidates[-1] or full
             break
     with_script = bool(body.get("with_script"))
-    if body.get("brief"):  # a tenth of the bytes to pack, send and read for qstat
+    brief = bool(body.get("brief"))
+    if brief:  # a tenth of the bytes to pack, send and read for qstat
         records = [_listing(j) for j in jobs]
     else:
         records = [j.to_dict() if with_script else j.summary() for j in jobs]
     reply: dict[str, Any] = {"jobs": records, "tasks": [t.to_dict() for t in tasks]}
     if by_ranges:  # unenrolled tasks as range lists, not one by one
-        reply["ranges"] = [store.ranges[j.job_id].to_dict() for j in jobs]
+        reply["ranges"] = [_set_fields(store.ranges[j.job_id].to_dict()) if brief
+                           else store.ranges[j.job_id].to_dict() for j in jobs]
     if body["set_aside"]:  # unreadable in the spool at start-up: qstat -j says why
         wanted = body.get("job_ids")
         reply["set_aside"] = {job_id: why for job_id, why in store.aside_jobs.items()
@@ -490,10 +492,17 @@ LISTING_OPTS = ("job_name", "array", "pe", "pe_ranges", "priority", "hold_jid", 
 
 
 def _listing(job: Job) -> dict[str, Any]:
+    """The job as a listing reads it: ``LISTING_OPTS`` that are set (a listing reads an
+    absent one as its empty default, None, [], {} or 0: most jobs set few)."""
     opts = job.opts
     return {"job_id": job.job_id, "owner": job.owner, "group": job.group,
             "submit_time": job.submit_time,
-            "opts": {name: opts[name] for name in LISTING_OPTS if name in opts}}
+            "opts": {name: opts[name] for name in LISTING_OPTS if opts.get(name)}}
+
+
+def _set_fields(record: dict[str, Any]) -> dict[str, Any]:
+    """A record without its empty fields, for a listing (which reads them with defaults)."""
+    return {name: value for name, value in record.items() if value}
 
 
 def _add_suspend_alarms(store: Store, jobs: list[Job], info: dict[int, list[str]]) -> None:

@@ -147,3 +147,16 @@ def test_a_job_listing_comes_in_parts_that_add_up_to_the_whole(
     assert len(whole[2]["jobs"]) == 18 and len(whole[2]["tasks"]) == 12 + 5 + 6
     assert array in whole[2]["scheduling_info"]  # (held jobs have none)
     assert "next" not in whole[0]
+
+
+def test_a_bulk_submit_is_bounded(qm: Harness) -> None:
+    """One submit request is checked, numbered and spooled in one transaction: it may
+    carry at most MAX_SUBMIT_JOBS jobs (about a second of the qmaster's time)."""
+    from common.wire import MAX_SUBMIT_JOBS
+    job = job_request("/bin/true", binary=True, hold=True)
+    with pytest.raises(RuntimeError, match=f"jobs: needs 1 to {MAX_SUBMIT_JOBS} entries, "
+                                           f"has {MAX_SUBMIT_JOBS + 1}"):
+        qm.call("submit", {"user": ALICE.to_dict(), "jobs": [job] * (MAX_SUBMIT_JOBS + 1)})
+    assert qm.server.store.jobs == {}
+    reply = qm.call("submit", {"user": ALICE.to_dict(), "jobs": [job] * MAX_SUBMIT_JOBS})
+    assert len(reply["job_ids"]) == MAX_SUBMIT_JOBS
