@@ -51,6 +51,26 @@ def cgroup2_mount(mountinfo: str) -> str | None:
     return None
 
 
+def cgroup2_options(mountinfo: str) -> frozenset[str]:
+    """The mount and super-block options of the cgroup2 hierarchy in a
+    ``/proc/self/mountinfo`` text (empty when there is none)."""
+    for line in mountinfo.splitlines():
+        left, sep, right = line.partition(" - ")
+        fields, more = left.split(), right.split()
+        if sep and more[:1] == ["cgroup2"] and len(fields) >= 6:
+            return frozenset(fields[5].split(",")) | frozenset(
+                more[2].split(",") if len(more) >= 3 else ())
+    return frozenset()
+
+
+def slow_joins(options: frozenset[str], kernel_features: str) -> bool:
+    """Whether a process joining a cgroup waits for an RCU grace period (10 to 30 ms on
+    a small VM): so unless the hierarchy is mounted with ``favordynmods``, which kernels
+    from 6.0 offer (``/sys/kernel/cgroup/features``). A job's first process joins its
+    cgroup before it runs, so this is part of every job's start."""
+    return "favordynmods" in kernel_features.split() and "favordynmods" not in options
+
+
 def own_cgroup(proc_cgroup: str) -> str | None:
     """This process's path in the unified hierarchy (the ``0::`` line of
     ``/proc/self/cgroup``)."""
@@ -99,6 +119,7 @@ class Subtree:
 
     path: Path
     controllers: frozenset[str]
+    slow_joins: bool = False  # see ``slow_joins``: the execd's log says so
 
 
 def subtree_name(host: str, spool_dir: Path) -> str:
@@ -120,7 +141,8 @@ def prepare_subtree(host: str, spool_dir: Path, *, proc: Path = Path("/proc"),
     job cgroups can have the memory and io controllers. A cgroup that also holds other
     processes (a login session) is left as it is: jobs get cgroups without controllers."""
     try:
-        mount = cgroup2_mount((proc / "self/mountinfo").read_text())
+        mountinfo = (proc / "self/mountinfo").read_text()
+        mount = cgroup2_mount(mountinfo)
         own = own_cgroup((proc / "self/cgroup").read_text())
     except OSError as exc:
         raise CgroupError(f"cannot read the process's cgroups: {exc}") from exc
@@ -139,7 +161,11 @@ def prepare_subtree(host: str, spool_dir: Path, *, proc: Path = Path("/proc"),
     if own != "/":
         _move_ours_out(base, base / SUBTREE / f"{name}.daemon")
     controllers = _enable_controllers([base] + levels, wanted)
-    return Subtree(levels[-1], controllers)
+    try:
+        features = Path("/sys/kernel/cgroup/features").read_text()
+    except OSError:
+        features = ""
+    return Subtree(levels[-1], controllers, slow_joins(cgroup2_options(mountinfo), features))
 
 
 def _move_ours_out(base: Path, leaf: Path) -> None:

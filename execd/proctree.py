@@ -80,13 +80,29 @@ def with_io(table: Mapping[int, Proc], pids: Iterable[int]) -> dict[int, Proc]:
 
 def process_table() -> dict[int, Proc]:
     """Every process of the host now (without I/O counters, see ``with_io``)."""
+    return processes(int(name) for name in os.listdir("/proc") if name.isdigit())
+
+
+def processes(pids: Iterable[int]) -> dict[int, Proc]:
+    """The table of ``pids`` alone (those still there): what a job's cgroup holds costs
+    a read per process of the job, not one per process of the host."""
     table = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            proc = _stat(int(name))
-            if proc is not None:
-                table[proc.pid] = proc
+    for pid in pids:
+        proc = _stat(pid)
+        if proc is not None:
+            table[proc.pid] = proc
     return table
+
+
+def children(pid: int) -> list[int] | None:
+    """The children of ``pid`` (a single-threaded process) from
+    ``/proc/<pid>/task/<pid>/children``; None where the kernel has no such file
+    (CONFIG_PROC_CHILDREN): the caller then reads the whole table."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", "rb") as f:
+            return [int(p) for p in f.read().split()]
+    except (OSError, ValueError):
+        return None
 
 
 def tree(table: Mapping[int, Proc], root: int, reaper: int,

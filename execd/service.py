@@ -112,6 +112,9 @@ class ExecdService:
                 self.cgroups = cgroups_mod.prepare_subtree(self.host, self.spool_dir)
                 self._log("info", "jobs contained in cgroups", subtree=str(self.cgroups.path),
                           controllers=sorted(self.cgroups.controllers))
+                if self.cgroups.slow_joins:
+                    self._log("info", "each job waits about 10 ms to join its cgroup: "
+                              "mount cgroup2 with favordynmods to start jobs faster")
             except cgroups_mod.CgroupError as exc:
                 self._log("info", "jobs followed by their process tree (no cgroups)",
                           reason=str(exc))

@@ -472,8 +472,20 @@ class _JobWatch:
             pids |= {p for p in self.cgroup.pids() if p in table}
         return table, pids
 
+    def _measured(self) -> tuple[dict[int, proctree.Proc], set[int]]:
+        """The processes a usage sample reads: with a cgroup, the cgroup's alone (every
+        process the job started is in it, and the cgroup's own counters hold the cpu and
+        I/O of those gone), so that a sample twice a second costs a read per process of
+        the job, not one per process of the host (issue 12); without, the tree. A
+        process that left the cgroup (only root can move it) is found by the full search
+        of ``end_leftovers`` and of signals."""
+        if self.cgroup is None:
+            return self._tree()
+        table = proctree.processes(self.cgroup.pids())
+        return table, set(table)
+
     def _usage(self) -> proctree.Usage:
-        table, pids = self._tree()
+        table, pids = self._measured()
         use = proctree.usage(proctree.with_io(table, pids), pids)
         if self.cgroup is None:
             return use
@@ -567,10 +579,14 @@ class _JobWatch:
 
 def _reap_orphans(keep: set[int]) -> None:
     """Reap the children of the shepherd that are not ``keep`` (re-parented orphans)."""
-    for proc in proctree.process_table().values():
-        if proc.ppid == os.getpid() and proc.pid not in keep:
+    me = os.getpid()
+    mine = proctree.children(me)
+    if mine is None:
+        mine = [p.pid for p in proctree.process_table().values() if p.ppid == me]
+    for pid in mine:
+        if pid not in keep:
             try:
-                os.waitpid(proc.pid, os.WNOHANG)
+                os.waitpid(pid, os.WNOHANG)
             except ChildProcessError:
                 pass
 

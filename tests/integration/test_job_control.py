@@ -315,3 +315,22 @@ def test_a_terminate_request_ends_a_running_prolog(launcher: Launcher, tmp_path:
     jobdir.write_control(job_dir, "terminate")
     result = wait_result(job_dir)
     assert result["action"] == "queue_error" and "job ran" not in output(tmp_path)
+
+
+def test_the_table_of_some_processes_and_the_children_of_one() -> None:
+    """What a usage sample of a job in a cgroup reads (its processes alone) and how the
+    shepherd finds its orphans to reap (its children) without reading every process."""
+    import subprocess
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        gone = max(proctree.process_table()) + 100_000  # (beyond any pid in use now)
+        table = proctree.processes([child.pid, os.getpid(), gone])
+        assert set(table) == {child.pid, os.getpid()}
+        assert table[child.pid].ppid == os.getpid()
+        mine = proctree.children(os.getpid())
+        if mine is not None:  # (None: a kernel without CONFIG_PROC_CHILDREN)
+            assert child.pid in mine
+        assert proctree.children(gone) is None
+    finally:
+        child.kill()
+        child.wait()

@@ -8,8 +8,8 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from execd.cgroups import (cgroup2_mount, flat_keys, io_bytes, memory_limit, own_cgroup,
-                           subtree_name)
+from execd.cgroups import (cgroup2_mount, cgroup2_options, flat_keys, io_bytes, memory_limit,
+                           own_cgroup, slow_joins, subtree_name)
 
 HYBRID = """\
 25 30 0:22 / /sys rw,nosuid,nodev,noexec,relatime shared:7 - sysfs sysfs rw
@@ -23,6 +23,19 @@ def test_the_unified_mount_is_found_among_v1_hierarchies() -> None:
     assert cgroup2_mount(HYBRID) == "/sys/fs/cgroup/unified"
     assert cgroup2_mount(HYBRID.replace("cgroup2 cgroup2", "cgroup cgroup")) is None
     assert cgroup2_mount("") is None
+
+
+def test_joins_are_slow_unless_the_kernel_favours_dynamic_changes() -> None:
+    """favordynmods is a super-block option of cgroup2 (Linux 6.0 and later): without it
+    a process joining a cgroup waits for an RCU grace period."""
+    features = "nsdelegate\nfavordynmods\nmemory_localevents\n"
+    assert cgroup2_options(HYBRID) == {"rw", "nosuid", "nodev", "noexec", "relatime"}
+    assert slow_joins(cgroup2_options(HYBRID), features)
+    fast = HYBRID.replace("cgroup2 cgroup2 rw", "cgroup2 cgroup2 rw,nsdelegate,favordynmods")
+    assert "favordynmods" in cgroup2_options(fast)
+    assert not slow_joins(cgroup2_options(fast), features)
+    assert not slow_joins(cgroup2_options(HYBRID), "nsdelegate\n")  # a kernel before 6.0
+    assert cgroup2_options("") == frozenset()
 
 
 def test_own_cgroup_is_the_unified_line() -> None:
@@ -40,6 +53,7 @@ def test_flat_keyed_files_and_io_stat() -> None:
 @given(st.text(max_size=300))
 def test_parsers_never_raise(text: str) -> None:
     cgroup2_mount(text)
+    cgroup2_options(text)
     own_cgroup(text)
     flat_keys(text)
     io_bytes(text)
