@@ -217,8 +217,10 @@ def _open_for_append(path: Path) -> tuple[int, bool]:
         return os.open(path, flags), False
 
 
-def append_records(path: str | os.PathLike[str], records: Iterable[AccountingRecord]) -> int:
-    """Append ``records`` to the accounting file at ``path`` and fsync it.
+def append_records(path: str | os.PathLike[str], records: Iterable[AccountingRecord], *,
+                   durable: bool = True) -> int:
+    """Append ``records`` to the accounting file at ``path`` and fsync it (``durable``;
+    else the caller syncs later, ``sync_file``).
 
     A new file starts with Grid Engine's header comment, as 8.1.9 writes it. All records are
     formatted before the file is touched, so a record that cannot be written
@@ -234,12 +236,27 @@ def append_records(path: str | os.PathLike[str], records: Iterable[AccountingRec
     try:
         # One write call: concurrent appenders (O_APPEND) never interleave within it.
         _write_all(fd, ((HEADER if created else "") + "".join(lines)).encode())
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)
     if created:
         _fsync_dir(target.parent)
     return len(lines)
+
+
+def sync_file(path: str | os.PathLike[str]) -> bool:
+    """fsync the file at ``path`` (what ``append_records(durable=False)`` wrote there);
+    False when there is no such file (it was moved or removed meanwhile)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return True
 
 
 def read_records(path: str | os.PathLike[str]) -> list[AccountingRecord]:

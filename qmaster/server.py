@@ -87,6 +87,9 @@ HANDLERS: dict[str, Handler] = {
 
 MAX_BATCH = 500
 HEARTBEAT_SECONDS = 1.0
+# the accounting file is fsynced this long after a record was appended at most (its
+# records are durable in the spool meanwhile)
+ACCOUNTING_SYNC_SECONDS = 0.5
 LOCK_FILE = "qmaster.lock"  # in the spool directory, held by the running qmaster
 
 
@@ -111,7 +114,9 @@ class QmasterServer:
         self._zap: gate.ZapHandler | None = None
         self._managers = managers or []
         self._min_uid = min_uid
-        self._acct_written: list[str] = []
+        self._acct_written: list[str] = []  # their spooled copies go with the next batch
+        self._acct_unsynced = accounting_log.Unsynced(cell.accounting_path,
+                                                      ACCOUNTING_SYNC_SECONDS)
         self._stop = asyncio.Event()
         self.started = time.time()  # hosts get max_unheard from here to report
         self.suspend_steps: dict[str, float] = {}  # instance -> its last threshold step
@@ -232,6 +237,7 @@ class QmasterServer:
             if self._zap is not None:
                 self._zap.stop()
             zctx.term()
+            self._sync_accounting(force=True)
             self.spool.close()
             self._info("qmaster stopped")
 
@@ -277,6 +283,7 @@ class QmasterServer:
 
     def _process(self, received: list[Incoming]) -> None:
         batch = Batch()
+        self._sync_accounting()
         for name in self._acct_written:
             batch.txn.delete("acct", name)
         self._acct_written = []
@@ -375,11 +382,10 @@ class QmasterServer:
     def _commit_and_send(self, batch: Batch, replies: list[tuple[bytes, bytes]]) -> None:
         self.spool.commit(batch.txn)
         self.store.forget_journal()
-        if batch.accounting:
+        if batch.accounting:  # (durable in the spool already: the file is synced later)
             accounting_log.write_records(self.cell.accounting_path, batch.accounting,
-                                         self._bad_record)
-            self._acct_written.extend(f"{r['job_number']}.{r['task_number'] or 1}"
-                                      for r in batch.accounting)
+                                         self._bad_record, durable=False)
+            self._acct_unsynced.add(batch.accounting, time.monotonic())
         for identity, reply in replies:
             self._send(identity, reply)
         self._publish(batch.events)
@@ -391,6 +397,17 @@ class QmasterServer:
                 continue
             self._send(out.identity, wire.encode(out.msg_type, out.body))
         self._answer_waiters(batch)
+
+    def _sync_accounting(self, *, force: bool = False) -> None:
+        """Make the accounting file durable once every ACCOUNTING_SYNC_SECONDS at most:
+        the records then synced may leave the spool with the next batch."""
+        try:
+            done = self._acct_unsynced.synced(time.monotonic(), force=force)
+        except OSError as exc:  # (kept, and tried again at the next batch)
+            self._error("accounting file not synced", path=str(self.cell.accounting_path),
+                        error=repr(exc))
+            return
+        self._acct_written.extend(f"{r['job_number']}.{r['task_number'] or 1}" for r in done)
 
     def _publish(self, events: list[dict[str, Any]]) -> None:
         if not events:
@@ -436,6 +453,7 @@ class QmasterServer:
     async def _heartbeat(self) -> None:
         while True:
             await asyncio.sleep(HEARTBEAT_SECONDS)
+            self._sync_accounting()  # (an idle qmaster's too)
             self.pub.send_multipart(wire.encode_heartbeat(self.services.epoch,
                                                           self.services.seq))
             try:

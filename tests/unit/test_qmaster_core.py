@@ -136,6 +136,45 @@ def test_finish_writes_accounting_once_and_frees_slots(qm: Harness) -> None:
     assert qm.tasks(job)[0]["state"] == "finished"
 
 
+def test_an_accounting_record_leaves_the_spool_once_the_file_is_synced(qm: Harness) -> None:
+    """The accounting file is appended at once but fsynced at most every
+    ACCOUNTING_SYNC_SECONDS; until then the record stays spooled (a qmaster that dies
+    meanwhile appends it at its next start if the file lacks it)."""
+    qm.register("h1")
+    job = qm.submit()
+    qm.dispatch(job)
+    qm.call("job_started", {"host": "h1", "job_id": job, "task_id": 1, "start_time": 100.0},
+            identity=b"execd:h1")
+    result = {"exit_status": 0, "signal": 0, "failed": 0, "start_time": 100.0,
+              "end_time": 101.0}
+    qm.call("job_finished", {"host": "h1", "job_id": job, "task_id": 1, "result": result},
+            identity=b"execd:h1")
+    assert [r.job_number for r in read_records(qm.cell.accounting_path)] == [job]
+    qm.call("ping", {}, identity=b"execd:h1")  # (a batch: nothing synced yet)
+    assert f"{job}.1" in qm.server.spool.load()[0].get("acct", {})
+    qm.server._acct_unsynced.every = 0.0  # the time has come
+    qm.call("ping", {}, identity=b"execd:h1")  # synced; the spooled copy goes next
+    qm.call("ping", {}, identity=b"execd:h1")
+    assert f"{job}.1" not in qm.server.spool.load()[0].get("acct", {})
+    assert [r.job_number for r in read_records(qm.cell.accounting_path)] == [job]
+
+
+def test_records_whose_file_went_away_before_the_sync_are_written_again(
+        tmp_path: Path) -> None:
+    from qmaster.accounting_log import Unsynced, write_records
+    path = tmp_path / "accounting"
+    record = {"qname": "all.q", "hostname": "h1", "group": "g", "owner": "o",
+              "job_name": "j", "job_number": 7, "task_number": 0}
+    pending = Unsynced(path, every=1.0)
+    write_records(path, [record], durable=False)
+    pending.add([record], now=10.0)
+    assert pending.synced(10.5) == []  # not yet
+    path.unlink()  # (an administrator moved it away)
+    assert pending.synced(11.0) == [record]
+    assert [r.job_number for r in read_records(path)] == [7]
+    assert pending.synced(20.0, force=True) == []
+
+
 def test_wait_is_answered_when_the_job_ends(qm: Harness) -> None:
     qm.register("h1")
     job = qm.submit()
