@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from common import task_letters as names
 # the state column qstat prints (import-free for the commands: common.task_letters)
 from common.task_letters import state_letters
 
@@ -33,14 +34,15 @@ __all__ = ["ACTIVE_STATES", "TRANSITIONS", "WAITING_STATES", "Event", "IllegalTr
 
 
 class State(StrEnum):
-    PENDING = "pending"
-    HOLD = "hold"
-    TRANSFERRING = "transferring"
-    RUNNING = "running"
-    SUSPENDED = "suspended"
-    FINISHED = "finished"
-    ERROR = "error"
-    DELETED = "deleted"  # deletion requested while the task is on an execution host
+    """A task's state; its value is the plain name the commands read (common.task_letters)."""
+    PENDING = names.PENDING
+    HOLD = names.HOLD
+    TRANSFERRING = names.TRANSFERRING
+    RUNNING = names.RUNNING
+    SUSPENDED = names.SUSPENDED
+    FINISHED = names.FINISHED
+    ERROR = names.ERROR
+    DELETED = names.DELETED  # deletion requested while the task is on an execution host
 
 
 class Event(StrEnum):
