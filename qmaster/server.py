@@ -159,6 +159,9 @@ class QmasterServer:
                                                  list(pending.values()), self._bad_record)
         if missing:
             accounting_log.write_records(self.cell.accounting_path, missing)
+        elif pending:  # in the file, but perhaps not yet on disk (a qmaster that died
+            # between appending them and its next sync): synced before their copies go
+            accounting_log.sync_file(self.cell.accounting_path)
         self._acct_written = list(pending)
         self.store.pending_accounting = {}
 

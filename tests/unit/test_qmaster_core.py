@@ -92,7 +92,7 @@ def test_job_ids_persist_across_restart(qm: Harness, tmp_path: Path) -> None:
     ids = [qm.submit() for _ in range(3)]
     assert ids == [1, 2, 3]
     qm.server.spool.close()
-    again = Harness(tmp_path)
+    again = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
     assert again.submit() == 4
     assert set(again.server.store.jobs) == {1, 2, 3, 4}
 
@@ -157,6 +157,27 @@ def test_an_accounting_record_leaves_the_spool_once_the_file_is_synced(qm: Harne
     qm.call("ping", {}, identity=b"execd:h1")
     assert f"{job}.1" not in qm.server.spool.load()[0].get("acct", {})
     assert [r.job_number for r in read_records(qm.cell.accounting_path)] == [job]
+
+
+def test_a_restart_syncs_records_a_dead_qmaster_appended_but_never_synced(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A qmaster that dies between appending a record and syncing the file leaves it
+    spooled; the next one finds it in the file (no duplicate) and syncs the file before
+    the spooled copy goes."""
+    from qmaster import accounting_log
+    first = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
+    first.register("h1")
+    job = first.submit()
+    first.dispatch(job)
+    result = {"exit_status": 0, "signal": 0, "failed": 0, "start_time": 1.0, "end_time": 2.0}
+    first.call("job_finished", {"host": "h1", "job_id": job, "task_id": 1, "result": result},
+               identity=b"execd:h1")
+    assert first.server._acct_unsynced.records  # appended, not yet synced: then it dies
+    synced: list[Path] = []
+    monkeypatch.setattr(accounting_log, "sync_file", lambda path: synced.append(path) or True)
+    again = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
+    assert synced == [again.cell.accounting_path]
+    assert [r.job_number for r in read_records(again.cell.accounting_path)] == [job]
 
 
 def test_records_whose_file_went_away_before_the_sync_are_written_again(
