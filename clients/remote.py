@@ -52,7 +52,8 @@ class RemoteDealer:
         raise TimeoutError("no answer in time")
 
     def answered(self, timeout: float) -> bool:
-        return bool(self._sock.poll(int(timeout * 1000)))
+        # (a negative timeout would make zmq wait for ever)
+        return bool(self._sock.poll(max(0, int(timeout * 1000))))
 
     def close(self) -> None:
         self._sock.close(0)

@@ -217,46 +217,69 @@ def _open_for_append(path: Path) -> tuple[int, bool]:
         return os.open(path, flags), False
 
 
-def append_records(path: str | os.PathLike[str], records: Iterable[AccountingRecord], *,
-                   durable: bool = True) -> int:
-    """Append ``records`` to the accounting file at ``path`` and fsync it (``durable``;
-    else the caller syncs later, ``sync_file``).
+def append_records(path: str | os.PathLike[str], records: Iterable[AccountingRecord]) -> int:
+    """Append ``records`` to the accounting file at ``path`` and fsync it.
 
     A new file starts with Grid Engine's header comment, as 8.1.9 writes it. All records are
     formatted before the file is touched, so a record that cannot be written
     (AccountingFormatError) leaves the file unchanged. Nothing is written, and no file is
     created, for an empty iterable. Returns the number of records written.
     """
+    fd, count = _append(path, records)
+    if fd is not None:
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    return count
+
+
+def append_unsynced(path: str | os.PathLike[str],
+                    records: Iterable[AccountingRecord]) -> int | None:
+    """``append_records`` without the fsync: the open descriptor of the file written
+    (the caller fsyncs it when it must be durable, and closes it), None when there was
+    nothing to write. Through the descriptor the fsync reaches the file these records
+    went to, even when it has been renamed (rotated) since."""
+    return _append(path, records)[0]
+
+
+def _append(path: str | os.PathLike[str], records: Iterable[AccountingRecord]
+            ) -> tuple[int | None, int]:
+    """(the open descriptor or None, the number of records written)."""
     lines = [to_line(record) + "\n" for record in records]
     if not lines:
-        return 0
+        return None, 0
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, created = _open_for_append(target)
     try:
         # One write call: concurrent appenders (O_APPEND) never interleave within it.
         _write_all(fd, ((HEADER if created else "") + "".join(lines)).encode())
-        if durable:
-            os.fsync(fd)
-    finally:
+        if created:
+            _fsync_dir(target.parent)
+    except BaseException:
         os.close(fd)
-    if created:
-        _fsync_dir(target.parent)
-    return len(lines)
+        raise
+    return fd, len(lines)
 
 
-def sync_file(path: str | os.PathLike[str]) -> bool:
-    """fsync the file at ``path`` (what ``append_records(durable=False)`` wrote there);
-    False when there is no such file (it was moved or removed meanwhile)."""
+def end_last_line(path: str | os.PathLike[str]) -> bool:
+    """Make the file end with a newline, so that what is appended next starts a line of
+    its own: a power cut can leave a partly written last record (or zeros) behind, which
+    would otherwise swallow the next one. True when a newline was added."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND)
     except FileNotFoundError:
         return False
     try:
+        size = os.fstat(fd).st_size
+        if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+            return False
+        _write_all(fd, b"\n")
         os.fsync(fd)
+        return True
     finally:
         os.close(fd)
-    return True
 
 
 def read_records(path: str | os.PathLike[str]) -> list[AccountingRecord]:

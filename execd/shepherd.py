@@ -417,6 +417,7 @@ class _JobWatch:
         self.job_dir, self.spec, self.pid, self.env, self.groups = \
             job_dir, spec, pid, env, groups
         self.cgroup = cgroup
+        self.joined = False  # the job's first process has been seen in its cgroup
         variables = {**jobdir.procedure_variables(spec, env), "job_pid": str(pid)}
         self.control = Controller.from_spec(spec, variables)
         self.measure = _Measure()
@@ -476,12 +477,18 @@ class _JobWatch:
         """The processes a usage sample reads: with a cgroup, the cgroup's alone (every
         process the job started is in it, and the cgroup's own counters hold the cpu and
         I/O of those gone), so that a sample twice a second costs a read per process of
-        the job, not one per process of the host (issue 12); without, the tree. A
-        process that left the cgroup (only root can move it) is found by the full search
-        of ``end_leftovers`` and of signals."""
+        the job, not one per process of the host (issue 12); without, the tree. A job
+        whose first process did not join its cgroup (the child's join may fail) is
+        measured by its tree too; a process that left the cgroup (only root can move it)
+        is found by the full search of ``end_leftovers`` and of signals."""
         if self.cgroup is None:
             return self._tree()
-        table = proctree.processes(self.cgroup.pids())
+        pids = self.cgroup.pids()
+        if self.pid in pids:
+            self.joined = True
+        if not self.joined:
+            return self._tree()
+        table = proctree.processes(pids)
         return table, set(table)
 
     def _usage(self) -> proctree.Usage:

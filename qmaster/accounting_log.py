@@ -12,7 +12,9 @@ from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any, Callable
 
-from common.accounting import AccountingRecord, append_records, sync_file
+import os
+
+from common.accounting import AccountingRecord, append_records, append_unsynced, end_last_line
 from common.model import Job, Task
 from qmaster.store import Store
 
@@ -123,8 +125,31 @@ def _number(value: Any, kind: type) -> Any:
 
 
 def write_records(path: Path, records: list[dict[str, Any]],
-                  complain: Complaint | None = None, *, durable: bool = True) -> None:
-    append_records(path, [writable(r, complain) for r in records], durable=durable)
+                  complain: Complaint | None = None) -> None:
+    append_records(path, [writable(r, complain) for r in records])
+
+
+def recover(path: Path, records: list[dict[str, Any]],
+            complain: Complaint | None = None) -> None:
+    """At start-up: make the spooled ``records`` durable in the accounting file, whose
+    tail may already hold them (appended by a qmaster that died before its next sync)
+    or end in a partly written line (a power cut). The file is made to end a line,
+    then what it lacks is appended; either way it is synced before the spooled copies
+    may go."""
+    if not records:
+        return
+    end_last_line(path)
+    missing = recover_pending(path, records, complain)
+    fd = append_unsynced(path, [writable(r, complain) for r in missing]) if missing else None
+    if fd is None:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def recover_pending(path: Path, records: list[dict[str, Any]],
@@ -156,26 +181,56 @@ class Unsynced:
     """Records appended to the accounting file without an fsync each (one a batch, about
     a millisecond with the qmaster's loop held, was a sixth of its busy time in a drain
     of short jobs). They stay spooled (the ``acct`` objects the batch that ended their
-    jobs committed) until ``synced`` has made the file durable; a qmaster that dies
-    before then appends at its next start what the file lacks (``recover_pending``)."""
+    jobs committed) until ``synced`` has made them durable; a qmaster that dies before
+    then appends at its next start what the file lacks (``recover``).
+
+    Each append keeps the descriptor of the file it wrote, so the fsync reaches that
+    file even when it has been renamed since (rotated); records whose file was removed
+    before its fsync, or whose fsync failed, are appended again, durably (an fsync that
+    failed once may report success the next time without the data on disk)."""
 
     def __init__(self, path: Path, every: float) -> None:
         self.path, self.every = path, every
-        self.records: list[dict[str, Any]] = []
-        self.since = 0.0  # when the oldest record of ``records`` was appended
+        self.written: list[tuple[int, list[dict[str, Any]]]] = []  # (fd, its records)
+        self.since = 0.0  # when the oldest record of ``written`` was appended
 
-    def add(self, records: list[dict[str, Any]], now: float) -> None:
-        if not self.records:
+    def append(self, records: list[dict[str, Any]], now: float,
+               complain: Complaint | None = None) -> None:
+        """Append ``records`` to the file, not yet durably."""
+        fd = append_unsynced(self.path, [writable(r, complain) for r in records])
+        if fd is None:
+            return
+        if not self.written:
             self.since = now
-        self.records.extend(records)
+        self.written.append((fd, list(records)))
 
     def synced(self, now: float, *, force: bool = False) -> list[dict[str, Any]]:
-        """The records now durable in the file (their spooled copies may go): all of
-        them once ``every`` seconds have passed since the oldest (or ``force``), else
-        none. A file that is gone meanwhile gets them again, durably."""
-        if not self.records or (not force and now - self.since < self.every):
+        """The records now durable (their spooled copies may go): all of them once
+        ``every`` seconds have passed since the oldest (or ``force``), else none."""
+        if not self.written or (not force and now - self.since < self.every):
             return []
-        if not sync_file(self.path):
-            write_records(self.path, self.records)
-        done, self.records = self.records, []
+        done: list[dict[str, Any]] = []
+        again: list[dict[str, Any]] = []
+        files: dict[tuple[int, int], int] = {}  # (one fsync per file)
+        try:
+            for fd, records in self.written:
+                info = os.fstat(fd)
+                if info.st_nlink == 0:  # removed before it was synced
+                    again += records
+                    continue
+                key = (info.st_dev, info.st_ino)
+                if key not in files:
+                    try:
+                        os.fsync(fd)
+                        files[key] = 0
+                    except OSError:
+                        files[key] = -1
+                (done if files[key] == 0 else again).extend(records)
+        finally:
+            for fd, _ in self.written:
+                os.close(fd)
+            self.written = []
+        if again:
+            write_records(self.path, again)
+            done += again
         return done

@@ -87,8 +87,8 @@ HANDLERS: dict[str, Handler] = {
 
 MAX_BATCH = 500
 HEARTBEAT_SECONDS = 1.0
-# the accounting file is fsynced this long after a record was appended at most (its
-# records are durable in the spool meanwhile)
+# an appended accounting record is fsynced at the first batch or heartbeat this long after
+# it was appended (its spooled copy keeps it durable meanwhile)
 ACCOUNTING_SYNC_SECONDS = 0.5
 LOCK_FILE = "qmaster.lock"  # in the spool directory, held by the running qmaster
 
@@ -155,15 +155,15 @@ class QmasterServer:
 
     def _recover_accounting(self) -> None:
         pending = self.store.pending_accounting
-        missing = accounting_log.recover_pending(self.cell.accounting_path,
-                                                 list(pending.values()), self._bad_record)
-        if missing:
-            accounting_log.write_records(self.cell.accounting_path, missing)
-        elif pending:  # in the file, but perhaps not yet on disk (a qmaster that died
-            # between appending them and its next sync): synced before their copies go
-            accounting_log.sync_file(self.cell.accounting_path)
-        self._acct_written = list(pending)
         self.store.pending_accounting = {}
+        try:
+            accounting_log.recover(self.cell.accounting_path, list(pending.values()),
+                                   self._bad_record)
+        except OSError as exc:  # they stay spooled, for the next start
+            self._error("accounting records not recovered", error=repr(exc),
+                        path=str(self.cell.accounting_path))
+            return
+        self._acct_written = list(pending)
 
     def _bind(self, ctx: zmq.asyncio.Context) -> None:
         """The request socket: the Unix socket for local clients (ids from the kernel),
@@ -386,9 +386,7 @@ class QmasterServer:
         self.spool.commit(batch.txn)
         self.store.forget_journal()
         if batch.accounting:  # (durable in the spool already: the file is synced later)
-            accounting_log.write_records(self.cell.accounting_path, batch.accounting,
-                                         self._bad_record, durable=False)
-            self._acct_unsynced.add(batch.accounting, time.monotonic())
+            self._acct_unsynced.append(batch.accounting, time.monotonic(), self._bad_record)
         for identity, reply in replies:
             self._send(identity, reply)
         self._publish(batch.events)
@@ -402,8 +400,10 @@ class QmasterServer:
         self._answer_waiters(batch)
 
     def _sync_accounting(self, *, force: bool = False) -> None:
-        """Make the accounting file durable once every ACCOUNTING_SYNC_SECONDS at most:
-        the records then synced may leave the spool with the next batch."""
+        """Make the appended accounting records durable ACCOUNTING_SYNC_SECONDS after the
+        oldest of them, at the first batch or heartbeat after that (so within about
+        ACCOUNTING_SYNC_SECONDS + HEARTBEAT_SECONDS): the records then synced may leave
+        the spool with the next batch."""
         try:
             done = self._acct_unsynced.synced(time.monotonic(), force=force)
         except OSError as exc:  # (kept, and tried again at the next batch)

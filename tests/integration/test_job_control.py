@@ -334,3 +334,33 @@ def test_the_table_of_some_processes_and_the_children_of_one() -> None:
     finally:
         child.kill()
         child.wait()
+
+
+def test_a_job_that_did_not_join_its_cgroup_is_measured_by_its_tree(tmp_path: Path) -> None:
+    """The child's join of the job's cgroup may fail (the job still runs): its usage
+    samples then read its process tree, so that h_vmem and h_cpu still apply."""
+    import subprocess
+    from execd.shepherd import _JobWatch
+
+    class EmptyCgroup:  # a cgroup the job never joined
+        def pids(self) -> set[int]:
+            return set()
+
+        def cpu_seconds(self) -> float:
+            return 0.0
+
+        def io_bytes(self) -> int:
+            return 0
+
+    job = subprocess.Popen([PY, "-c", "x = bytearray(64 << 20); import time; time.sleep(30)"])
+    try:
+        deadline = time.monotonic() + 10
+        watch = _JobWatch(tmp_path, make_spec(tmp_path), job.pid, {}, [],
+                          EmptyCgroup())  # type: ignore[arg-type]
+        while (use := watch._usage()).vmem < 64 << 20:
+            assert time.monotonic() < deadline, use
+            time.sleep(0.05)
+        assert not watch.joined
+    finally:
+        job.kill()
+        job.wait()

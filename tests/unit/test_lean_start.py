@@ -299,3 +299,22 @@ def test_the_client_works_while_the_qmaster_answers(
     log.clear()
     client.jobs(while_waiting=lambda: log.append("work"))  # a listing: large
     assert log[:3] == ["send", "work", "peek"]
+
+
+def test_a_remote_connection_asked_whether_answered_after_its_time_says_no_at_once() -> None:
+    """``Client.request`` asks how the answer stands QUICK_ANSWER_SECONDS after sending,
+    less the time its own work took: that may be below zero, which must not make zmq's
+    poll wait for ever."""
+    import time
+    import zmq
+    from clients.remote import RemoteDealer
+    ctx = zmq.Context.instance()
+    sock = ctx.socket(zmq.DEALER)
+    try:
+        dealer = RemoteDealer.__new__(RemoteDealer)
+        dealer._sock = sock
+        start = time.monotonic()
+        assert dealer.answered(-0.5) is False
+        assert time.monotonic() - start < 1.0
+    finally:
+        sock.close(0)

@@ -8,7 +8,7 @@ import pytest
 
 from clients.api import job_request
 from common import wire
-from common.accounting import read_records
+from common.accounting import parse_line, read_records
 from common.cell import Cell
 from common.model import UserInfo
 from qmaster.server import QmasterServer
@@ -159,41 +159,70 @@ def test_an_accounting_record_leaves_the_spool_once_the_file_is_synced(qm: Harne
     assert [r.job_number for r in read_records(qm.cell.accounting_path)] == [job]
 
 
+def _finished_job(qm: Harness) -> int:
+    qm.register("h1")
+    job = qm.submit()
+    qm.dispatch(job)
+    result = {"exit_status": 0, "signal": 0, "failed": 0, "start_time": 1.0, "end_time": 2.0}
+    qm.call("job_finished", {"host": "h1", "job_id": job, "task_id": 1, "result": result},
+            identity=b"execd:h1")
+    return job
+
+
 def test_a_restart_syncs_records_a_dead_qmaster_appended_but_never_synced(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A qmaster that dies between appending a record and syncing the file leaves it
     spooled; the next one finds it in the file (no duplicate) and syncs the file before
     the spooled copy goes."""
-    from qmaster import accounting_log
+    import os
     first = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
-    first.register("h1")
-    job = first.submit()
-    first.dispatch(job)
-    result = {"exit_status": 0, "signal": 0, "failed": 0, "start_time": 1.0, "end_time": 2.0}
-    first.call("job_finished", {"host": "h1", "job_id": job, "task_id": 1, "result": result},
-               identity=b"execd:h1")
-    assert first.server._acct_unsynced.records  # appended, not yet synced: then it dies
-    synced: list[Path] = []
-    monkeypatch.setattr(accounting_log, "sync_file", lambda path: synced.append(path) or True)
+    job = _finished_job(first)
+    assert first.server._acct_unsynced.written  # appended, not yet synced: then it dies
+    synced: list[int] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(os.fstat(fd).st_ino)
+        real_fsync(fd)
+    monkeypatch.setattr(os, "fsync", fsync)
     again = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
-    assert synced == [again.cell.accounting_path]
+    assert again.cell.accounting_path.stat().st_ino in synced
     assert [r.job_number for r in read_records(again.cell.accounting_path)] == [job]
 
 
-def test_records_whose_file_went_away_before_the_sync_are_written_again(
+def test_a_record_cut_short_by_a_power_cut_does_not_swallow_the_recovered_ones(
         tmp_path: Path) -> None:
-    from qmaster.accounting_log import Unsynced, write_records
+    first = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
+    job = _finished_job(first)
+    path = first.cell.accounting_path
+    path.write_text(path.read_text().rsplit("\n", 2)[0] + "\nall.q:vm:ro")  # torn
+    Harness(tmp_path, auto_add_hosts=True, default_slots=2)
+    lines = path.read_text().splitlines()
+    assert lines[-2] == "all.q:vm:ro"  # (the torn line stays, alone: qacct skips it)
+    record = parse_line(lines[-1] + "\n")
+    assert record is not None and record.job_number == job
+
+
+def test_appended_records_are_synced_in_the_file_they_went_to(tmp_path: Path) -> None:
+    """A file renamed (rotated) before the sync is synced through the descriptor its
+    records went in by; records whose file was removed are written again."""
+    from qmaster.accounting_log import Unsynced
     path = tmp_path / "accounting"
     record = {"qname": "all.q", "hostname": "h1", "group": "g", "owner": "o",
               "job_name": "j", "job_number": 7, "task_number": 0}
     pending = Unsynced(path, every=1.0)
-    write_records(path, [record], durable=False)
-    pending.add([record], now=10.0)
+    pending.append([record], now=10.0)
     assert pending.synced(10.5) == []  # not yet
-    path.unlink()  # (an administrator moved it away)
-    assert pending.synced(11.0) == [record]
-    assert [r.job_number for r in read_records(path)] == [7]
-    assert pending.synced(20.0, force=True) == []
+    path.rename(tmp_path / "accounting.1")  # (logrotate)
+    pending.append([{**record, "job_number": 8}], now=10.6)
+    assert [r["job_number"] for r in pending.synced(11.0)] == [7, 8]
+    assert [r.job_number for r in read_records(tmp_path / "accounting.1")] == [7]
+    assert [r.job_number for r in read_records(path)] == [8]
+    pending.append([{**record, "job_number": 9}], now=12.0)
+    path.unlink()  # removed before it was synced: written again
+    assert [r["job_number"] for r in pending.synced(20.0, force=True)] == [9]
+    assert [r.job_number for r in read_records(path)] == [9]
+    assert pending.synced(30.0, force=True) == []
 
 
 def test_wait_is_answered_when_the_job_ends(qm: Harness) -> None:
