@@ -202,6 +202,10 @@ class Unsynced:
             return
         if not self.written:
             self.since = now
+        elif _same_file(fd, self.written[-1][0]):  # (one descriptor per file held)
+            os.close(fd)
+            self.written[-1][1].extend(records)
+            return
         self.written.append((fd, list(records)))
 
     def synced(self, now: float, *, force: bool = False) -> list[dict[str, Any]]:
@@ -234,3 +238,8 @@ class Unsynced:
             write_records(self.path, again)
             done += again
         return done
+
+
+def _same_file(fd: int, other: int) -> bool:
+    one, two = os.fstat(fd), os.fstat(other)
+    return (one.st_dev, one.st_ino) == (two.st_dev, two.st_ino)

@@ -213,10 +213,13 @@ def test_appended_records_are_synced_in_the_file_they_went_to(tmp_path: Path) ->
     pending = Unsynced(path, every=1.0)
     pending.append([record], now=10.0)
     assert pending.synced(10.5) == []  # not yet
+    pending.append([{**record, "job_number": 70}], now=10.5)
+    assert len(pending.written) == 1  # (the same file: one descriptor held)
     path.rename(tmp_path / "accounting.1")  # (logrotate)
     pending.append([{**record, "job_number": 8}], now=10.6)
-    assert [r["job_number"] for r in pending.synced(11.0)] == [7, 8]
-    assert [r.job_number for r in read_records(tmp_path / "accounting.1")] == [7]
+    assert len(pending.written) == 2
+    assert [r["job_number"] for r in pending.synced(11.0)] == [7, 70, 8]
+    assert [r.job_number for r in read_records(tmp_path / "accounting.1")] == [7, 70]
     assert [r.job_number for r in read_records(path)] == [8]
     pending.append([{**record, "job_number": 9}], now=12.0)
     path.unlink()  # removed before it was synced: written again
