@@ -60,6 +60,10 @@ def test_simulated_hosts_register_run_and_stop(live_cell: LocalCell) -> None:
             assert killed["signal"] == 9 and killed["exit_status"] == 137, killed
             # load reports keep the hosts alive
             assert all(h["alive"] for h in cl.cluster()["hosts"] if h["name"] in HOSTS)
+        # (announced at the simulator's first sweep after the last registration: up to
+        # a quarter of a second, which the work above may take less than)
+        wait_for(lambda: any("3 hosts registered" in line for line in lines), 10,
+                 "the simulator's announcement")
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=5) == 0
         reader.join(timeout=5)
