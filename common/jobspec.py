@@ -273,6 +273,15 @@ def check_job_options(data: Any, path: str = "opts") -> dict[str, Any]:
     return _checked(JOB_OPTIONS, data, path)
 
 
+def sparse_job_options(opts: dict[str, Any]) -> dict[str, Any]:
+    """Checked options without those at their defaults, which ``check_job_options``
+    fills in again: how the qmaster spools a job (most of its options are defaults, and
+    a restart reads every job)."""
+    struct = JOB_OPTIONS.inner
+    assert isinstance(struct, Struct)
+    return struct.sparse_copy(opts)
+
+
 def check_submitted_job(data: Any, path: str = "job") -> dict[str, Any]:
     """One job of a submit request (options, script, SGE_O_* values), checked."""
     return _checked(SUBMITTED_JOB, data, path)

@@ -277,16 +277,22 @@ class Struct(Schema):
 
     _plan: tuple[Any, ...] | None = None  # (made on first use) the fields as tuples
 
+    def _make_plan(self) -> tuple[Any, ...]:
+        # every stored job is checked again at a restart: no per-call work that the
+        # schema fixes once
+        optional = {n: (s, d() if callable(d) else d) for n, (s, d) in self.optional.items()}
+        # the defaults in declared order; a made one (a new list or map per call) is a
+        # placeholder here that every call replaces
+        template = {n: sample for n, (_, sample) in optional.items()}
+        made = tuple((n, d) for n, (_, d) in self.optional.items() if callable(d))
+        self._plan = (tuple(self.required.items()), optional, template, made,
+                      frozenset(self.required) | frozenset(self.optional))
+        return self._plan
+
     def check(self, value: Any, path: str = "") -> dict[str, Any]:
         if type(value) is not dict:
             raise self.wrong(value, path)
-        if self._plan is None:  # every stored job is checked again at a restart: no
-            # per-call work that the schema fixes once
-            self._plan = (tuple(self.required.items()),
-                          tuple((n, s, d, callable(d), d() if callable(d) else d)
-                                for n, (s, d) in self.optional.items()),
-                          frozenset(self.required) | frozenset(self.optional))
-        required, optional, known = self._plan
+        required, optional, template, made, known = self._plan or self._make_plan()
         if not self.open and not known.issuperset(value):
             unknown = [k for k in value if k not in known]
             raise SchemaError(_join(path, _field_name(unknown[0])), "unknown field")
@@ -295,18 +301,33 @@ class Struct(Schema):
             if name not in value:
                 raise SchemaError(_join(path, name), "missing field")
             out[name] = schema.check(value[name], f"{path}.{name}" if path else name)
-        sparse = self.sparse
-        for name, schema, default, make, sample in optional:
-            given = value.get(name, _MISSING)
-            if given is _MISSING:
-                if not sparse:
-                    out[name] = default() if make else default
-            elif given is sample or (type(given) is type(sample) and given == sample):
+        if not self.sparse:  # every optional field, in declared order, at its default...
+            out.update(template)
+            for name, make in made:
+                out[name] = make()
+        for name, given in value.items():  # ...and those given, checked
+            entry = optional.get(name)
+            if entry is None:  # required (done above), or unknown to an open struct
+                continue
+            schema, sample = entry
+            if given is sample or (type(given) is type(sample) and given == sample):
                 # the value the schema itself fills in (a stored job carries most
                 # options at their defaults): accepted as it is, unchecked
                 out[name] = given
             else:
                 out[name] = schema.check(given, f"{path}.{name}" if path else name)
+        return out
+
+    def sparse_copy(self, value: dict[str, Any]) -> dict[str, Any]:
+        """``value`` (a result of ``check``) without the optional fields at their
+        defaults: what ``check`` makes whole again (a spooled job is mostly defaults)."""
+        optional = (self._plan or self._make_plan())[1]
+        out = {}
+        for name, given in value.items():
+            entry = optional.get(name)
+            if entry is not None and type(given) is type(entry[1]) and given == entry[1]:
+                continue
+            out[name] = given
         return out
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, Callable
 
 from common import task_ranges
-from common.jobspec import check_job_options
+from common.jobspec import check_job_options, sparse_job_options
 from common.jobstate import ACTIVE_STATES, Event, State, next_state
 from common.model import CONF_KINDS, ORDERED_KINDS, ExecHost, Job, Task, TaskRanges, task_key
 from qmaster.spool import Transaction
@@ -98,6 +98,14 @@ def _job(data: Any) -> Job:
         raise ValueError("job fields of the wrong type")
     job.opts = check_job_options(job.opts)
     return job
+
+
+def _spooled_job(job: Job) -> dict[str, Any]:
+    """What the spool keeps of a job: its options without those at their defaults
+    (``_job`` fills them in again when it reads it back)."""
+    data = job.to_dict()
+    data["opts"] = sparse_job_options(job.opts)
+    return data
 
 
 def _ranges(data: Any) -> TaskRanges:
@@ -432,7 +440,7 @@ class Store:
         """A new job, its tasks all pending (with ``holds``) in its task ranges."""
         self._set_item(self.jobs, job.job_id, job)
         self._set_member(self.owner_jobs.setdefault(job.owner, set()), job.job_id, True)
-        batch.txn.put("job", str(job.job_id), job.to_dict())
+        batch.txn.put("job", str(job.job_id), _spooled_job(job))
         batch.event("job", "put", str(job.job_id), job.summary())
         first, last, step = job.array_range
         pending = [task_ranges.normalized(first, last, step)]
@@ -497,7 +505,7 @@ class Store:
         published so that the scheduler's mirror sees the new requests."""
         new = replace(job, opts=dict(opts), version=job.version + 1)
         self._set_item(self.jobs, job.job_id, new)
-        batch.txn.put("job", str(job.job_id), new.to_dict())
+        batch.txn.put("job", str(job.job_id), _spooled_job(new))
         batch.event("job", "put", str(job.job_id), new.summary())
         return new
 
