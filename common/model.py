@@ -79,7 +79,8 @@ class Job(_DictMixin):
         return int(self.opts.get("priority") or 0)
 
     def summary(self) -> dict[str, Any]:
-        """The job without its script, for events and queries."""
+        """The job without its script, for queries (events and snapshots carry
+        ``common.placement.job.placement_record``)."""
         data = self.to_dict()
         data["script"] = None
         return data

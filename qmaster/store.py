@@ -24,6 +24,7 @@ from common import task_ranges
 from common.jobspec import check_job_options, sparse_job_options
 from common.jobstate import ACTIVE_STATES, Event, State, next_state
 from common.model import CONF_KINDS, ORDERED_KINDS, ExecHost, Job, Task, TaskRanges, task_key
+from common.placement.job import placement_record
 from qmaster.spool import Transaction
 
 FINISHED_JOBS_KEPT = 1000  # finished jobs kept for qstat -s z and late `wait` requests
@@ -106,6 +107,11 @@ def _spooled_job(job: Job) -> dict[str, Any]:
     data = job.to_dict()
     data["opts"] = sparse_job_options(job.opts)
     return data
+
+
+def _for_scheduler(job: Job) -> dict[str, Any]:
+    """A job as events and snapshots carry it: what the scheduler's placement reads."""
+    return placement_record(job.job_id, job.owner, job.group, job.opts)
 
 
 def _ranges(data: Any) -> TaskRanges:
@@ -441,7 +447,7 @@ class Store:
         self._set_item(self.jobs, job.job_id, job)
         self._set_member(self.owner_jobs.setdefault(job.owner, set()), job.job_id, True)
         batch.txn.put("job", str(job.job_id), _spooled_job(job))
-        batch.event("job", "put", str(job.job_id), job.summary())
+        batch.event("job", "put", str(job.job_id), _for_scheduler(job))
         first, last, step = job.array_range
         pending = [task_ranges.normalized(first, last, step)]
         self._set_item(self.enrolled, job.job_id, {})
@@ -506,7 +512,7 @@ class Store:
         new = replace(job, opts=dict(opts), version=job.version + 1)
         self._set_item(self.jobs, job.job_id, new)
         batch.txn.put("job", str(job.job_id), _spooled_job(new))
-        batch.event("job", "put", str(job.job_id), new.summary())
+        batch.event("job", "put", str(job.job_id), _for_scheduler(new))
         return new
 
     def put_task(self, batch: Batch, task: Task, **changes: Any) -> None:
@@ -683,7 +689,7 @@ class Store:
                 continue
             if job_id != cursor_job:  # a job not begun: its record first
                 cursor_task = 0
-                part["jobs"].append(self.jobs[job_id].summary())
+                part["jobs"].append(_for_scheduler(self.jobs[job_id]))
                 part["ranges"].append(self.ranges[job_id].to_dict())
                 sent += 1
             for task in self.enrolled_tasks(job_id):

@@ -63,7 +63,7 @@ class Mirror:
     def add_part(self, part: dict[str, Any]) -> None:
         """Jobs, task ranges and enrolled tasks of one snapshot part. Parts after the
         first are taken later; the events since the first part, applied afterwards,
-        bring everything to the same point (they carry whole objects)."""
+        bring everything to the same point (they carry complete records)."""
         jobs, unreadable = placement_jobs(part["jobs"])
         self.jobs.update(jobs)
         self.unreadable.update(unreadable)

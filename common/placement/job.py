@@ -1,8 +1,8 @@
 """What the placement library knows of a job, typed: its owner and the requests that decide
-where it may run (``-q``, ``-l``, ``-pe``, ``-p``). Built once from a job record (the dict a
-job travels as in the spool, events and snapshots, its options checked by
-``common.jobspec``), so that the pass, the explanations and the qmaster's order checks
-read attributes, never option maps. Pure.
+where it may run (``-q``, ``-l``, ``-pe``, ``-p``). Built once from a job record (the
+qmaster's whole job, or its ``placement_record``, which events and snapshots carry; the
+options checked by ``common.jobspec``), so that the pass, the explanations and the
+qmaster's order checks read attributes, never option maps. Pure.
 """
 from __future__ import annotations
 
@@ -52,6 +52,21 @@ class PlacementJob:
 
 def _sorted(requests: Mapping[str, str]) -> Pairs:
     return tuple(sorted(requests.items()))
+
+
+# the options ``placement_job`` reads; a job travels to the scheduler with these alone
+PLACEMENT_OPTS = ("pe", "pe_ranges", "priority", "hard_queues", "soft_queues",
+                  "hard_resources", "soft_resources", "project")
+
+
+def placement_record(job_id: int, owner: str, group: str,
+                     opts: Mapping[str, Any]) -> dict[str, Any]:
+    """The job record ``placement_job`` reads: the job's ``PLACEMENT_OPTS`` that are set
+    (it reads an absent one as its default: None, 0 or empty). What the qmaster's events
+    and snapshot carry of a job: the scheduler needs no more, and a whole job (its
+    environment, paths, names) is ten times the bytes to pack and read."""
+    return {"job_id": job_id, "owner": owner, "group": group,
+            "opts": {name: opts[name] for name in PLACEMENT_OPTS if opts.get(name)}}
 
 
 def placement_job(record: Mapping[str, Any]) -> PlacementJob:

@@ -44,7 +44,8 @@ def test_alter_resources_and_name_of_a_pending_job(qm: Harness) -> None:
     assert stored.name == "renamed" and stored.version == version + 1
     assert qm.tasks(job)[0]["version"] > task_version
     events = [e for frames in qm.pub.sent for e in _events(frames)]
-    assert any(e["kind"] == "job" and e["obj"]["opts"]["job_name"] == "renamed"
+    # the scheduler's view of the job: what placement reads (not its name)
+    assert any(e["kind"] == "job" and e["obj"]["opts"] == {"hard_resources": {"arch": "nosuch"}}
                for e in events)
 
 
