@@ -140,7 +140,10 @@ _VARIABLES = MapOf(Str(max_len=4096, nonempty=True, rule=_env_name), Optional(St
 _TASK_ID = Int(1, MAX_TASK_ID)
 _SLOTS = Int(0, MAX_PE_SLOTS)  # 0 is refused in Grid Engine's words (_check_relations)
 
-# name -> (schema, default); a callable default is called for each job
+# name -> (schema, default); a callable default is called for each job. The qmaster spools
+# a job without its options at these defaults (sparse_job_options): changing a default
+# changes every job already spooled at the old one, at the next restart, unless the
+# change comes with a migration of the spool.
 OPTION_SCHEMAS: dict[str, tuple[Schema, Any]] = {
     "job_name": (Str(rule=_job_name_rule), "STDIN"),
     "script_path": (Optional(Str(nonempty=True)), None),

@@ -305,9 +305,25 @@ class Struct(Schema):
             out.update(template)
             for name, make in made:
                 out[name] = make()
-        for name, given in value.items():  # ...and those given, checked
+        try:
+            self._check_given(value, optional, out, path)
+        except SchemaError:
+            # a body with several faults is refused for the first in declared order
+            # (for a job, its name first: Grid Engine's wording), whatever the order of
+            # its keys
+            self._check_given({n: value[n] for n in optional if n in value}, optional, {},
+                              path)
+            raise
+        return out
+
+    @staticmethod
+    def _check_given(value: dict[str, Any], optional: dict[str, tuple[Schema, Any]],
+                     out: dict[str, Any], path: str) -> None:
+        """The optional fields ``value`` gives, checked into ``out`` (in its order;
+        a sparse struct's output follows the sender's order)."""
+        for name, given in value.items():
             entry = optional.get(name)
-            if entry is None:  # required (done above), or unknown to an open struct
+            if entry is None:  # required (done already), or unknown to an open struct
                 continue
             schema, sample = entry
             if given is sample or (type(given) is type(sample) and given == sample):
@@ -316,7 +332,6 @@ class Struct(Schema):
                 out[name] = given
             else:
                 out[name] = schema.check(given, f"{path}.{name}" if path else name)
-        return out
 
     def sparse_copy(self, value: dict[str, Any]) -> dict[str, Any]:
         """``value`` (a result of ``check``) without the optional fields at their

@@ -112,3 +112,14 @@ def test_a_restart_still_reads_a_job_spooled_with_every_option(tmp_path: Path) -
     again = Harness(tmp_path)
     assert again.server.store.jobs[job_id] == before
     again.server.spool.close()
+
+
+def test_of_several_faults_the_first_declared_is_named_whatever_the_key_order() -> None:
+    struct = Struct(optional={"first": (Int(0, 9), 0), "second": (Int(0, 9), 0)})
+    for body in ({"second": 10, "first": 10}, {"first": 10, "second": 10}):
+        with pytest.raises(SchemaError, match="first"):
+            struct.check(body)
+    for body in ({"mail_options": "zz", "job_name": "1x"},
+                 {"job_name": "1x", "mail_options": "zz"}):
+        with pytest.raises(SchemaError, match="job_name"):
+            check_job_options(body)
