@@ -257,6 +257,10 @@ def _home_lookup(owner: str, owner_home: str) -> jobdir.HomeOf:
 # ------------------------------------------------------------- runtime: the shepherd
 
 _current_job: dict[str, int] = {}
+# whether the shepherd is its descendants' reaper (run_shepherd): then every process the
+# job left behind outside its cgroup hangs below the shepherd once the job's first process
+# has ended (end_leftovers)
+_reaper = {"on": False}
 
 
 def _forward_signal(signum: int, _frame: Any) -> None:
@@ -484,8 +488,9 @@ class _JobWatch:
         if self.cgroup is None:
             return self._tree()
         pids = self.cgroup.pids()
-        if self.pid in pids:
-            self.joined = True
+        if not self.joined:  # seen in it, or (gone already) it ran in it: only the job's
+            # first process joins the cgroup, the rest of the job is born in it
+            self.joined = self.pid in pids or bool(self.cgroup.cpu_seconds())
         if not self.joined:
             return self._tree()
         table = proctree.processes(pids)
@@ -569,6 +574,14 @@ class _JobWatch:
                 limits = jobdir.option(self.spec, "limits")
                 self.control.ended_by = "h_vmem" if memory_limit(limits) == \
                     memory_limit({"h_vmem": limits.get("h_vmem")}) else "h_rss"
+            if self.joined and _reaper["on"] and not self.cgroup.pids() and \
+                    not _live_children(set(self.helpers)):
+                # the cgroup is empty, and nothing of the job lives outside it: what left
+                # the cgroup (only root moves a process) would hang below the shepherd
+                # now, as a child or a child's descendant. No search of every process
+                # of the host (issue 12: the largest cost of a short job's shepherd).
+                _reap_orphans(set(self.helpers))
+                return
         for _ in range(3):
             table, pids = self._tree()
             pids.discard(self.pid)
@@ -582,6 +595,16 @@ class _JobWatch:
             self.measure.add(proctree.usage(table, pids))
             time.sleep(0.05)
         _reap_orphans(set(self.helpers))
+
+
+def _live_children(keep: set[int]) -> bool:
+    """Whether the shepherd has a child other than ``keep`` that is not a zombie."""
+    me = os.getpid()
+    mine = proctree.children(me)
+    if mine is None:
+        return True  # (no children file: the caller searches the whole table)
+    others = proctree.processes(pid for pid in mine if pid not in keep)
+    return any(proc.state != "Z" for proc in others.values())
 
 
 def _reap_orphans(keep: set[int]) -> None:
@@ -766,7 +789,7 @@ def run_shepherd(job_dir: Path) -> None:
     job_dir = Path(job_dir)
     jobdir.write_pid_file(job_dir / jobdir.SHEPHERD_PID_FILE, os.getpid())
     _install_signal_handlers()
-    proctree.become_subreaper()
+    _reaper["on"] = proctree.become_subreaper()
     spec: Mapping[str, Any] = {}
     try:
         spec = jobdir.read_spec(job_dir)

@@ -127,6 +127,42 @@ def test_kill_ends_every_process_of_the_cgroup(launcher: Launcher, subtree: Subt
     assert jobdir.read_result(job_dir) is not None
 
 
+
+def test_a_process_moved_out_of_the_cgroup_still_ends_with_the_job(
+        launcher: Launcher, subtree: Subtree, tmp_path: Path) -> None:
+    """Only root can move a process out of the job's cgroup (here: the test, into a
+    sibling cgroup). Once the job's first process has ended, such a process hangs below
+    the shepherd, which searches for it and ends it although the cgroup is empty."""
+    script = (f"sleep 30 & echo $! > {tmp_path}/left\n"
+              f"while [ ! -e {tmp_path}/go ]; do sleep 0.05; done\n")
+    job_dir = start(launcher, tmp_path, script, **cgroup_spec(subtree))
+    deadline = time.monotonic() + 5
+    while not (tmp_path / "left").exists() or not (tmp_path / "left").read_text().strip():
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    left = int((tmp_path / "left").read_text())
+    elsewhere = subtree.path / f"elsewhere-{job_dir.name}"
+    elsewhere.mkdir()
+    try:
+        (elsewhere / "cgroup.procs").write_text(str(left))
+        (tmp_path / "go").touch()
+        assert wait_result(job_dir, timeout=20)["exit_status"] == 0
+        deadline = time.monotonic() + 5
+        while not gone(left):
+            assert time.monotonic() < deadline, "a process moved out of the cgroup survived"
+            time.sleep(0.02)
+    finally:
+        if not gone(left):
+            os.kill(left, 9)
+        deadline = time.monotonic() + 5
+        while elsewhere.exists():
+            try:
+                elsewhere.rmdir()
+            except OSError:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+
+
 MOVE_ASIDE = """
 import json, os, subprocess, sys
 from pathlib import Path
