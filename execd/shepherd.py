@@ -483,8 +483,9 @@ class _JobWatch:
         I/O of those gone), so that a sample twice a second costs a read per process of
         the job, not one per process of the host (issue 12); without, the tree. A job
         whose first process did not join its cgroup (the child's join may fail) is
-        measured by its tree too; a process that left the cgroup (only root can move it)
-        is found by the full search of ``end_leftovers`` and of signals."""
+        measured by its tree too; a process moved out of the cgroup (by root, or by the
+        owner of a delegated tree) is found by the searches of ``end_leftovers`` and of
+        signals."""
         if self.cgroup is None:
             return self._tree()
         pids = self.cgroup.pids()
@@ -575,12 +576,13 @@ class _JobWatch:
                 self.control.ended_by = "h_vmem" if memory_limit(limits) == \
                     memory_limit({"h_vmem": limits.get("h_vmem")}) else "h_rss"
             if self.joined and _reaper["on"] and not self.cgroup.pids() and \
-                    not _live_children(set(self.helpers)):
-                # the cgroup is empty, and nothing of the job lives outside it: what left
-                # the cgroup (only root moves a process) would hang below the shepherd
-                # now, as a child or a child's descendant. No search of every process
-                # of the host (issue 12: the largest cost of a short job's shepherd).
-                _reap_orphans(set(self.helpers))
+                    not _unreaped_children(set(self.helpers)):
+                # the cgroup is empty, and nothing of the job lives outside it: a process
+                # moved out of the cgroup (by root, or by the owner of a delegated tree)
+                # would hang below the shepherd now, as a child or a child's descendant,
+                # and a child hands its children over before it can be reaped. No search
+                # of every process of the host (issue 12: the largest cost of a short
+                # job's shepherd).
                 return
         for _ in range(3):
             table, pids = self._tree()
@@ -597,14 +599,13 @@ class _JobWatch:
         _reap_orphans(set(self.helpers))
 
 
-def _live_children(keep: set[int]) -> bool:
-    """Whether the shepherd has a child other than ``keep`` that is not a zombie."""
-    me = os.getpid()
-    mine = proctree.children(me)
-    if mine is None:
-        return True  # (no children file: the caller searches the whole table)
-    others = proctree.processes(pid for pid in mine if pid not in keep)
-    return any(proc.state != "Z" for proc in others.values())
+def _unreaped_children(keep: set[int]) -> bool:
+    """Whether the shepherd has a child other than ``keep`` once it has reaped those it
+    can. Not the children's states: a process whose main thread has exited shows as a
+    zombie while its other threads run, and cannot be reaped until they end."""
+    _reap_orphans(keep)
+    mine = proctree.children(os.getpid())
+    return mine is None or any(pid not in keep for pid in mine)
 
 
 def _reap_orphans(keep: set[int]) -> None:

@@ -130,9 +130,10 @@ def test_kill_ends_every_process_of_the_cgroup(launcher: Launcher, subtree: Subt
 
 def test_a_process_moved_out_of_the_cgroup_still_ends_with_the_job(
         launcher: Launcher, subtree: Subtree, tmp_path: Path) -> None:
-    """Only root can move a process out of the job's cgroup (here: the test, into a
-    sibling cgroup). Once the job's first process has ended, such a process hangs below
-    the shepherd, which searches for it and ends it although the cgroup is empty."""
+    """Root, or the owner of a delegated tree, can move a process out of the job's
+    cgroup (here: the test, into a sibling cgroup). Once the job's first process has
+    ended, such a process hangs below the shepherd, which searches for it and ends it
+    although the cgroup is empty."""
     script = (f"sleep 30 & echo $! > {tmp_path}/left\n"
               f"while [ ! -e {tmp_path}/go ]; do sleep 0.05; done\n")
     job_dir = start(launcher, tmp_path, script, **cgroup_spec(subtree))
@@ -153,6 +154,83 @@ def test_a_process_moved_out_of_the_cgroup_still_ends_with_the_job(
             time.sleep(0.02)
     finally:
         if not gone(left):
+            os.kill(left, 9)
+        deadline = time.monotonic() + 5
+        while elsewhere.exists():
+            try:
+                elsewhere.rmdir()
+            except OSError:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+
+
+
+# A process whose main thread exits while another thread runs on: it shows as a zombie
+# and cannot be reaped until the other thread ends. It waits for the test to have moved
+# it out of the job's cgroup.
+HALF_DEAD = """
+import ctypes, os, sys, threading, time
+threading.Thread(target=time.sleep, args=(60,)).start()
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.02)
+ctypes.CDLL(None).pthread_exit(None)
+"""
+
+
+def _running_threads(pid: int) -> int:
+    count = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0
+    for tid in tasks:
+        if not gone_task(pid, int(tid)):
+            count += 1
+    return count
+
+
+def gone_task(pid: int, tid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+def test_a_moved_process_whose_main_thread_exited_still_ends_with_the_job(
+        launcher: Launcher, subtree: Subtree, tmp_path: Path) -> None:
+    """It looks like a zombie, but its other thread runs: the shepherd, which cannot
+    reap it, searches for it and ends it."""
+    (tmp_path / "half_dead.py").write_text(HALF_DEAD)
+    script = (f"{sys.executable} {tmp_path}/half_dead.py {tmp_path}/moved & "
+              f"echo $! > {tmp_path}/left\n"
+              f"while [ ! -e {tmp_path}/go ]; do sleep 0.05; done\n")
+    job_dir = start(launcher, tmp_path, script, **cgroup_spec(subtree))
+    deadline = time.monotonic() + 10
+    while not (tmp_path / "left").exists() or not (tmp_path / "left").read_text().strip():
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    left = int((tmp_path / "left").read_text())
+    elsewhere = subtree.path / f"elsewhere-{job_dir.name}"
+    elsewhere.mkdir()
+    try:
+        while _running_threads(left) < 2:  # (its second thread has started)
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        (elsewhere / "cgroup.procs").write_text(str(left))
+        (tmp_path / "moved").touch()
+        while not gone_task(left, left):  # the main thread has exited
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        assert _running_threads(left) == 1
+        (tmp_path / "go").touch()
+        assert wait_result(job_dir, timeout=20)["exit_status"] == 0
+        deadline = time.monotonic() + 5
+        while _running_threads(left):
+            assert time.monotonic() < deadline, "a half-dead process survived the job"
+            time.sleep(0.02)
+    finally:
+        if _running_threads(left):
             os.kill(left, 9)
         deadline = time.monotonic() + 5
         while elsewhere.exists():

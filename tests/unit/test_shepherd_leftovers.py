@@ -1,8 +1,8 @@
 """How the shepherd ends what a job left behind (``_JobWatch.end_leftovers``): a job in a
 cgroup that it joined, once the cgroup is empty, costs no search of every process of the
-host unless the shepherd (its descendants' reaper) still has a live child, which could be
-a process that left the cgroup; without a cgroup, or without being the reaper, it searches
-as before. The processes and the cgroup are stand-ins here; tests/integration/
+host unless the shepherd (its descendants' reaper) still has a child it cannot reap, which
+could be a process that left the cgroup; without a cgroup, or without being the reaper, it
+searches as before. The processes and the cgroup are stand-ins here; tests/integration/
 test_cgroups.py runs the real thing."""
 from __future__ import annotations
 
@@ -15,9 +15,11 @@ from execd.shepherd import _JobWatch, _Measure
 
 
 class FakeCgroup:
-    def __init__(self, procs: set[int] | None = None, cpu: float = 0.25) -> None:
+    def __init__(self, procs: set[int] | None = None, cpu: float = 0.25,
+                 unkillable: bool = False) -> None:
         self.procs = procs or set()
         self.cpu = cpu
+        self.unkillable = unkillable  # (still populated when kill_all gives up)
         self.killed = 0
 
     def pids(self) -> set[int]:
@@ -31,7 +33,8 @@ class FakeCgroup:
 
     def kill_all(self) -> None:
         self.killed += 1
-        self.procs.clear()
+        if not self.unkillable:
+            self.procs.clear()
 
     def peak_memory(self) -> None:
         return None
@@ -58,18 +61,30 @@ def proc(pid: int, state: str) -> proctree.Proc:
 
 @pytest.fixture
 def host(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    """The shepherd's children and the host's process table, and the full searches."""
-    seen: dict[str, Any] = {"children": [], "table": {}, "searches": 0}
+    """The shepherd's children (None: no children file) and the host's process table,
+    the full searches, and which children waitpid reaps: zombies, but not ``unreapable``
+    ones (a process whose main thread exited while others run shows as a zombie)."""
+    seen: dict[str, Any] = {"children": [], "table": {}, "searches": 0,
+                            "unreapable": set()}
 
     def table() -> dict[int, proctree.Proc]:
         seen["searches"] += 1
         return dict(seen["table"])
 
-    monkeypatch.setattr(proctree, "children", lambda pid: list(seen["children"]))
+    def waitpid(pid: int, flags: int) -> tuple[int, int]:
+        proc_ = seen["table"].get(pid)
+        if proc_ is None or proc_.state != "Z" or pid in seen["unreapable"]:
+            return 0, 0
+        seen["children"].remove(pid)
+        del seen["table"][pid]
+        return pid, 0
+
+    monkeypatch.setattr(proctree, "children", lambda pid: None if seen["children"] is None
+                        else list(seen["children"]))
     monkeypatch.setattr(proctree, "processes",
                         lambda pids: {p: seen["table"][p] for p in pids if p in seen["table"]})
     monkeypatch.setattr(proctree, "process_table", table)
-    monkeypatch.setattr(shepherd.os, "waitpid", lambda pid, flags: (0, 0))
+    monkeypatch.setattr(shepherd.os, "waitpid", waitpid)
     monkeypatch.setitem(shepherd._reaper, "on", True)
     return seen
 
@@ -82,10 +97,35 @@ def test_an_emptied_cgroup_and_no_live_child_need_no_search(host: dict[str, Any]
     assert w.measure.cpu == 0.25  # the cgroup's counter
 
 
-def test_zombie_children_need_no_search(host: dict[str, Any]) -> None:
+def test_zombie_children_are_reaped_and_need_no_search(host: dict[str, Any]) -> None:
     host["children"], host["table"] = [77], {77: proc(77, "Z")}
     watch(FakeCgroup()).end_leftovers()
-    assert host["searches"] == 0
+    assert host["searches"] == 0 and host["children"] == []
+
+
+def test_a_zombie_that_cannot_be_reaped_is_searched_for(host: dict[str, Any]) -> None:
+    """Its main thread exited; its other threads run on (outside the cgroup)."""
+    host["children"], host["table"] = [77], {77: proc(77, "Z")}
+    host["unreapable"].add(77)
+    watch(FakeCgroup()).end_leftovers()
+    assert host["searches"] >= 1
+
+
+def test_a_running_method_helper_needs_no_search(host: dict[str, Any]) -> None:
+    host["children"], host["table"] = [77], {77: proc(77, "S")}
+    w = watch(FakeCgroup())
+    w.helpers = {77: object()}  # type: ignore[dict-item]
+    w.end_leftovers()
+    assert host["searches"] == 0 and host["children"] == [77]
+
+
+@pytest.mark.parametrize("case", ["no children file", "cgroup not emptied"])
+def test_what_cannot_be_known_is_searched_for(host: dict[str, Any], case: str) -> None:
+    if case == "no children file":
+        host["children"] = None
+    watch(FakeCgroup(procs={55}, unkillable=case == "cgroup not emptied")).end_leftovers()
+    # (without a children file, reaping the orphans reads the table as well)
+    assert host["searches"] >= (2 if case == "no children file" else 1)
 
 
 def test_a_live_child_outside_the_cgroup_is_searched_for(host: dict[str, Any]) -> None:
@@ -102,7 +142,10 @@ def test_otherwise_every_process_is_searched(host: dict[str, Any],
         monkeypatch.setitem(shepherd._reaper, "on", False)
     cgroup = None if case == "no cgroup" else FakeCgroup(cpu=0.0 if case == "never joined"
                                                          else 0.25)
-    watch(cgroup, joined=False).end_leftovers()
+    w = watch(cgroup, joined=case == "not the reaper")
+    # (the last sample of a job that never joined searches too: not counted here)
+    w._usage = lambda: proctree.Usage(cpu=0.0, vmem=0, rss=0, io=0)  # type: ignore[method-assign]
+    w.end_leftovers()
     assert host["searches"] >= 1
 
 
