@@ -1,18 +1,19 @@
 """Accounting records of finished tasks, written durably and exactly once.
 
 A record is first stored in the spool (kind ``acct``) in the same transaction that marks
-the task finished; after the commit it is appended to the accounting file and fsynced, and
-the spool entry is dropped in a later transaction. After a crash between those steps the
-qmaster appends the records still in the spool unless the file already ends with them.
+the task finished; after the commit it is appended to the accounting file, which is
+fsynced at most about ``qmaster.server.ACCOUNTING_SYNC_SECONDS`` later (``Unsynced``),
+and only then is the spool entry dropped, in a later transaction. After a crash between
+those steps the qmaster appends the records still in the spool unless the file already
+ends with them.
 """
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any, Callable
-
-import os
 
 from common.accounting import AccountingRecord, append_records, append_unsynced, end_last_line
 from common.model import Job, Task

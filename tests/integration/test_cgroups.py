@@ -5,6 +5,7 @@ tests/integration/test_job_control.py shows).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -20,6 +21,7 @@ from execd import jobdir
 from execd.cgroups import CgroupError, Subtree, prepare_subtree, release_subtree
 from execd.launcher import Launcher
 from execd.shepherd import request_action
+from tests.integration.cellutil import wait_for
 from tests.integration.test_job_control import job_pid, output, start, wait_for_text
 from tests.integration.test_shepherd import wait_result
 
@@ -41,11 +43,7 @@ def cgroup_spec(subtree: Subtree) -> dict[str, Any]:
 
 
 def gone(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return True
-    return state in ("Z", "X")
+    return _task_gone(pid, pid)
 
 
 def test_the_job_runs_in_its_own_cgroup_which_is_removed_after(
@@ -128,6 +126,49 @@ def test_kill_ends_every_process_of_the_cgroup(launcher: Launcher, subtree: Subt
 
 
 
+def _task_gone(pid: int, tid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+def _running_threads(pid: int) -> int:
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0
+    return sum(not _task_gone(pid, int(tid)) for tid in tasks)
+
+
+def _written_pid(path: Path, timeout: float) -> int:
+    """The pid the job writes to ``path``, once it has."""
+    text = wait_for(lambda: path.exists() and path.read_text().strip(), timeout,
+                    f"a pid in {path.name}", interval=0.02)
+    return int(text)
+
+
+@contextlib.contextmanager
+def _sibling_cgroup(subtree: Subtree, job_dir: Path, pid: int) -> Iterator[Path]:
+    """A cgroup beside the job's, to move ``pid`` into; ``pid`` is killed if it still
+    runs when the test ends, and the cgroup removed."""
+    elsewhere = subtree.path / f"elsewhere-{job_dir.name}"
+    elsewhere.mkdir()
+    try:
+        yield elsewhere
+    finally:
+        if _running_threads(pid):
+            os.kill(pid, 9)
+        deadline = time.monotonic() + 5
+        while elsewhere.exists():
+            try:
+                elsewhere.rmdir()
+            except OSError:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+
+
 def test_a_process_moved_out_of_the_cgroup_still_ends_with_the_job(
         launcher: Launcher, subtree: Subtree, tmp_path: Path) -> None:
     """Root, or the owner of a delegated tree, can move a process out of the job's
@@ -137,14 +178,8 @@ def test_a_process_moved_out_of_the_cgroup_still_ends_with_the_job(
     script = (f"sleep 30 & echo $! > {tmp_path}/left\n"
               f"while [ ! -e {tmp_path}/go ]; do sleep 0.05; done\n")
     job_dir = start(launcher, tmp_path, script, **cgroup_spec(subtree))
-    deadline = time.monotonic() + 5
-    while not (tmp_path / "left").exists() or not (tmp_path / "left").read_text().strip():
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
-    left = int((tmp_path / "left").read_text())
-    elsewhere = subtree.path / f"elsewhere-{job_dir.name}"
-    elsewhere.mkdir()
-    try:
+    left = _written_pid(tmp_path / "left", 5)
+    with _sibling_cgroup(subtree, job_dir, left) as elsewhere:
         (elsewhere / "cgroup.procs").write_text(str(left))
         (tmp_path / "go").touch()
         assert wait_result(job_dir, timeout=20)["exit_status"] == 0
@@ -152,17 +187,6 @@ def test_a_process_moved_out_of_the_cgroup_still_ends_with_the_job(
         while not gone(left):
             assert time.monotonic() < deadline, "a process moved out of the cgroup survived"
             time.sleep(0.02)
-    finally:
-        if not gone(left):
-            os.kill(left, 9)
-        deadline = time.monotonic() + 5
-        while elsewhere.exists():
-            try:
-                elsewhere.rmdir()
-            except OSError:
-                assert time.monotonic() < deadline
-                time.sleep(0.05)
-
 
 
 # A process whose main thread exits while another thread runs on: it shows as a zombie
@@ -177,26 +201,6 @@ ctypes.CDLL(None).pthread_exit(None)
 """
 
 
-def _running_threads(pid: int) -> int:
-    count = 0
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return 0
-    for tid in tasks:
-        if not gone_task(pid, int(tid)):
-            count += 1
-    return count
-
-
-def gone_task(pid: int, tid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
-    except OSError:
-        return True
-    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
-
-
 def test_a_moved_process_whose_main_thread_exited_still_ends_with_the_job(
         launcher: Launcher, subtree: Subtree, tmp_path: Path) -> None:
     """It looks like a zombie, but its other thread runs: the shepherd, which cannot
@@ -207,19 +211,14 @@ def test_a_moved_process_whose_main_thread_exited_still_ends_with_the_job(
               f"while [ ! -e {tmp_path}/go ]; do sleep 0.05; done\n")
     job_dir = start(launcher, tmp_path, script, **cgroup_spec(subtree))
     deadline = time.monotonic() + 10
-    while not (tmp_path / "left").exists() or not (tmp_path / "left").read_text().strip():
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
-    left = int((tmp_path / "left").read_text())
-    elsewhere = subtree.path / f"elsewhere-{job_dir.name}"
-    elsewhere.mkdir()
-    try:
+    left = _written_pid(tmp_path / "left", 10)
+    with _sibling_cgroup(subtree, job_dir, left) as elsewhere:
         while _running_threads(left) < 2:  # (its second thread has started)
             assert time.monotonic() < deadline
             time.sleep(0.02)
         (elsewhere / "cgroup.procs").write_text(str(left))
         (tmp_path / "moved").touch()
-        while not gone_task(left, left):  # the main thread has exited
+        while not _task_gone(left, left):  # the main thread has exited
             assert time.monotonic() < deadline
             time.sleep(0.02)
         assert _running_threads(left) == 1
@@ -229,17 +228,6 @@ def test_a_moved_process_whose_main_thread_exited_still_ends_with_the_job(
         while _running_threads(left):
             assert time.monotonic() < deadline, "a half-dead process survived the job"
             time.sleep(0.02)
-    finally:
-        if _running_threads(left):
-            os.kill(left, 9)
-        deadline = time.monotonic() + 5
-        while elsewhere.exists():
-            try:
-                elsewhere.rmdir()
-            except OSError:
-                assert time.monotonic() < deadline
-                time.sleep(0.05)
-
 
 MOVE_ASIDE = """
 import json, os, subprocess, sys
