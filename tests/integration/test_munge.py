@@ -299,10 +299,14 @@ def test_error_pickles_with_its_fields(sock: str) -> None:
 # --- as root: another user's credential --------------------------------------------
 
 def _runnable_by_anyone(path: str) -> bool:
+    """Whether others may execute ``path``: the file it leads to, and every directory on
+    the way both to that file and to ``path`` itself (a venv's interpreter is a link to
+    the system's, from a directory that may be private)."""
     real = Path(path).resolve()
     if not os.stat(real).st_mode & stat.S_IXOTH:
         return False
-    return all(os.stat(p).st_mode & stat.S_IXOTH for p in real.parents)
+    ways = set(real.parents) | set(Path(path).absolute().parents)
+    return all(os.stat(p).st_mode & stat.S_IXOTH for p in ways)
 
 
 @pytest.mark.skipif(not IS_ROOT, reason="needs root to run a process as nobody")
