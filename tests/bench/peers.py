@@ -112,10 +112,24 @@ def _sge_env() -> dict[str, str] | None:
                 SGE_QMASTER_PORT=port, SGE_EXECD_PORT=str(int(port) + 1))
 
 
-def sge_qmaster_pid() -> int | None:
-    pid_file = Path(f"/var/spool/gridengine/{SGE_CELL}/qmaster/qmaster.pid")
+def sge_spool_dir() -> Path:
+    """The qmaster's spool directory: ``qmaster_spool_dir`` of the cell's bootstrap file,
+    which the oracle's setup.sh chooses (a cell of its own, or Debian's default path)."""
+    bootstrap = Path(f"/var/lib/gridengine/{SGE_CELL}/common/bootstrap")
+    try:
+        for line in bootstrap.read_text().splitlines():
+            words = line.split()
+            if len(words) == 2 and words[0] == "qmaster_spool_dir":
+                return Path(words[1])
+    except OSError:
+        pass
     if SGE_CELL == "default":
-        pid_file = Path("/var/spool/gridengine/qmaster/qmaster.pid")
+        return Path("/var/spool/gridengine/qmaster")
+    return Path(f"/var/spool/gridengine/{SGE_CELL}/qmaster")
+
+
+def sge_qmaster_pid() -> int | None:
+    pid_file = sge_spool_dir() / "qmaster.pid"
     try:
         pid = int(pid_file.read_text().split()[0])
         os.kill(pid, 0)
