@@ -25,15 +25,25 @@ if TYPE_CHECKING:
 
 
 def _import_msgpack() -> ModuleType:
-    """msgpack, imported without running the standard library's ``datetime.py`` when
-    nothing has loaded it yet (issue 12: about 1 ms of every command's start-up).
+    """msgpack, imported without running ``datetime.py`` or ``msgpack/ext.py`` when nothing
+    has loaded either yet (issue 12: 1.7 ms of a command that reads a large answer, such as
+    ``qstat`` with 500 jobs, whose start waits for this import).
 
     msgpack's C extension and ``msgpack.ext`` use the datetime types, for the Timestamp
     extension that no message of ours carries. ``datetime.py`` defines all its classes in
     Python and then replaces every one of them with those of its C accelerator
     ``_datetime``, so while msgpack is imported ``datetime`` stands for ``_datetime`` in
     ``sys.modules``; the name is freed again afterwards, and a later ``import datetime``
-    loads the real module, whose classes are the very objects msgpack holds."""
+    loads the real module, whose classes are the very objects msgpack holds.
+
+    ``msgpack.ext`` defines ``ExtType`` (a namedtuple: ``collections``, 1.3 ms) and
+    ``Timestamp``, the values of msgpack's extension types, which none of our messages
+    holds (``MESSAGE_SCHEMAS`` admits none). In such a process ``msgpack.ext`` is
+    ``_NO_EXTENSIONS`` below: an extension value in a frame is refused as malformed (its
+    class refuses to be made) and one is never packed. A daemon imports msgpack itself
+    (common.daemon), with its extensions, before any of this runs. Should a msgpack
+    release want more of ``msgpack.ext``, the stand-in is dropped and msgpack imported
+    with its own (only the time is lost)."""
     if "datetime" in sys.modules or "msgpack" in sys.modules:
         import msgpack
         return msgpack
@@ -44,11 +54,46 @@ def _import_msgpack() -> ModuleType:
         return msgpack
     sys.modules["datetime"] = _datetime
     try:
-        import msgpack
+        sys.modules["msgpack.ext"] = stand_in = _no_extensions()
+        try:
+            import msgpack
+            msgpack.ext = stand_in  # (as an import of the submodule would have set it)
+        except ImportError:  # this msgpack reads more of msgpack.ext: its own, then
+            for name in [n for n in sys.modules if n == "msgpack" or n.startswith("msgpack.")]:
+                del sys.modules[name]
+            import msgpack
     finally:
         if sys.modules.get("datetime") is _datetime:
             del sys.modules["datetime"]
     return msgpack
+
+
+class _NoExtension(Exception):
+    """A msgpack extension value (ext type or timestamp): no message of ours has one."""
+
+
+def _no_extensions() -> ModuleType:
+    """The stand-in for ``msgpack.ext`` (see ``_import_msgpack``): classes of the two
+    names msgpack takes from it that refuse to be made."""
+    module = type(sys)("msgpack.ext")
+    module.__doc__ = "pygridengine's stand-in: its messages carry no msgpack extension types"
+
+    class ExtType(tuple):  # (a tuple, as msgpack's own)
+        __slots__ = ()
+
+        def __new__(cls, code: int, data: bytes) -> ExtType:
+            raise _NoExtension(f"msgpack extension type {code}")
+
+    class Timestamp:
+        __slots__ = ()
+
+        def __init__(self, seconds: int, nanoseconds: int = 0) -> None:
+            raise _NoExtension("msgpack timestamp")
+
+    for cls in (ExtType, Timestamp):
+        cls.__module__ = module.__name__
+        setattr(module, cls.__name__, cls)
+    return module
 
 
 _msgpack_module: ModuleType | None = None

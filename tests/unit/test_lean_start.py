@@ -140,6 +140,48 @@ def test_msgpack_keeps_the_datetime_types_it_was_built_with() -> None:
     assert out == "True True"
 
 
+def test_a_command_imports_msgpack_without_its_extension_types() -> None:
+    # (a process that loaded neither datetime nor msgpack: a command)
+    out = _fresh("from common import wire\n"
+                 "msgpack = wire._msgpack()\n"
+                 "print(msgpack.ext.__doc__.startswith(\"pygridengine's\"),"
+                 " msgpack.ExtType is msgpack.ext.ExtType, 'collections' in sys.modules)\n"
+                 "big = {'jobs': [{'job_id': i, 'owner': 'alice', 't': 1.5, 'b': b'x'}"
+                 " for i in range(2000)]}\n"
+                 "print(wire.decode(wire.encode('reply', big))[2] == big)\n"
+                 "print(msgpack.packb(big).hex()[:80])\n"
+                 "for ext in (b'\\xd4\\x05\\x01', b'\\xd6\\xff\\x00\\x00\\x00\\x01'):\n"
+                 "    frame = msgpack.packb({'v': 1, 't': 'reply', 'id': 1, 'b': {}})[:-1]"
+                 " + b'\\x81\\xa1x' + ext\n"
+                 "    try:\n"
+                 "        wire.decode(frame)\n"
+                 "    except wire.WireError as err:\n"
+                 "        print(err.code)\n"
+                 "try:\n"
+                 "    msgpack.packb(object())\n"
+                 "except TypeError:\n"
+                 "    print('not packed')")
+    big = {"jobs": [{"job_id": i, "owner": "alice", "t": 1.5, "b": b"x"} for i in range(2000)]}
+    import msgpack
+    assert out.split("\n") == ["True True False", "True", msgpack.packb(big).hex()[:80],
+                                "malformed", "malformed", "not packed"]
+
+
+def test_a_msgpack_that_wants_more_of_its_ext_module_gets_its_own(tmp_path: Path) -> None:
+    package = tmp_path / "msgpack"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "from .ext import ExtType, Timestamp, Later\n"
+        "def unpackb(data, **kw):\n    return 'own'\n")
+    (package / "ext.py").write_text("ExtType = Timestamp = Later = object\n")
+    out = _fresh(f"sys.path.insert(0, {str(tmp_path)!r})\n"
+                 "from common import wire\n"
+                 "msgpack = wire._msgpack()\n"
+                 "print(msgpack.__file__.startswith(sys.path[0]), msgpack.ext.Later is object,"
+                 " 'datetime' in sys.modules)")
+    assert out == "True True False"
+
+
 def test_every_message_schema_is_built_on_demand_and_kept() -> None:
     schemas = wire.MESSAGE_SCHEMAS
     assert list(schemas) == list(schemas.keys()) and len(schemas) == len(list(schemas))
