@@ -16,7 +16,7 @@ from typing import Any
 
 from common import task_ranges
 from common.jobstate import ACTIVE_STATES, Event, State, allows
-from common.model import Job, Task, UserInfo
+from common.model import Job, Task, TaskRanges, UserInfo
 from common.placement.load_alarm import exceeded, suspend_alarm_reason
 from qmaster.auto_suspend import THRESHOLD_REASON
 from qmaster.context import DEFERRED, Ctx, RequestError, Waiter
@@ -436,6 +436,7 @@ def handle_job_query(ctx: Ctx) -> dict[str, Any]:
     body = ctx.body
     finished = bool(body.get("include_finished"))
     by_ranges = bool(body.get("ranges"))
+    # (a sized collection: nsmallest sorts one no longer than QUERY_RECORDS at once)
     candidates = heapq.nsmallest(QUERY_RECORDS, _query_ids(store, body))
     jobs: list[Job] = []
     tasks: list[Task] = []
@@ -457,8 +458,9 @@ def handle_job_query(ctx: Ctx) -> dict[str, Any]:
         records = [j.to_dict() if with_script else j.summary() for j in jobs]
     reply: dict[str, Any] = {"jobs": records, "tasks": [t.to_dict() for t in tasks]}
     if by_ranges:  # unenrolled tasks as range lists, not one by one
-        reply["ranges"] = [_set_fields(store.ranges[j.job_id].to_dict()) if brief
-                           else store.ranges[j.job_id].to_dict() for j in jobs]
+        ranges = store.ranges
+        reply["ranges"] = [_brief_ranges(ranges[j.job_id]) if brief
+                           else ranges[j.job_id].to_dict() for j in jobs]
     if body["set_aside"]:  # unreadable in the spool at start-up: qstat -j says why
         wanted = body.get("job_ids")
         reply["set_aside"] = {job_id: why for job_id, why in store.aside_jobs.items()
@@ -482,7 +484,7 @@ def _query_ids(store: Store, body: dict[str, Any]) -> Iterable[int]:
         return {j for owner, owned in store.owner_jobs.items()
                 if any(fnmatch.fnmatchcase(owner, p) for p in owners)
                 for j in owned if j > after and j in store.jobs}
-    return (j for j in store.jobs if j > after)
+    return [j for j in store.jobs if j > after] if after else store.jobs.keys()
 
 
 # the options a job listing reads (clients.views.qstat: rows, -r, -ext, -s filters)
@@ -497,12 +499,24 @@ def _listing(job: Job) -> dict[str, Any]:
     opts = job.opts
     return {"job_id": job.job_id, "owner": job.owner, "group": job.group,
             "submit_time": job.submit_time,
-            "opts": {name: opts[name] for name in LISTING_OPTS if opts.get(name)}}
+            "opts": {name: value for name in LISTING_OPTS if (value := opts.get(name))}}
 
 
-def _set_fields(record: dict[str, Any]) -> dict[str, Any]:
-    """A record without its empty fields, for a listing (which reads them with defaults)."""
-    return {name: value for name, value in record.items() if value}
+def _brief_ranges(rng: TaskRanges) -> dict[str, Any]:
+    """A job's range lists as a listing reads them: without the fields that are empty
+    (read as their defaults)."""
+    record: dict[str, Any] = {"job_id": rng.job_id}
+    if rng.pending:
+        record["pending"] = rng.pending
+    if rng.holds:
+        record["holds"] = rng.holds
+    if rng.deleted:
+        record["deleted"] = rng.deleted
+    if rng.deleted_by:
+        record["deleted_by"] = rng.deleted_by
+    if rng.version:
+        record["version"] = rng.version
+    return record
 
 
 def _add_suspend_alarms(store: Store, jobs: list[Job], info: dict[int, list[str]]) -> None:

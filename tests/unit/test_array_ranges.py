@@ -7,10 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from clients.views import qstat as views
 from common import wire
 from common.model import TaskRanges
+from qmaster import jobs as qm_jobs
 from qmaster import store as store_module
 from scheduler.mirror import Mirror
 from tests.unit.test_qmaster_core import ALICE, ROOT, Harness
@@ -295,3 +298,16 @@ def test_a_brief_listing_gives_qstat_the_same_rows(qm: Harness) -> None:
         assert rows(brief, flt) == rows(full, flt)
     assert views.running_rows(brief, cluster, flt) == views.running_rows(full, cluster, flt)
     assert len(views.running_rows(full, cluster, flt)) == 1
+
+
+_RANGE_LISTS = st.lists(st.lists(st.integers(1, 75_000), min_size=3, max_size=3), max_size=3)
+
+
+@given(st.builds(TaskRanges, job_id=st.integers(1, 10**7), pending=_RANGE_LISTS,
+                 holds=st.lists(st.sampled_from("uosh"), max_size=4, unique=True),
+                 deleted=_RANGE_LISTS, deleted_by=st.none() | st.text(max_size=8),
+                 version=st.integers(0, 10**6)))
+def test_brief_ranges_are_the_set_fields_in_field_order(rng: TaskRanges) -> None:
+    # a field added to TaskRanges and not to _brief_ranges fails here
+    assert list(qm_jobs._brief_ranges(rng).items()) == \
+        [(name, value) for name, value in rng.to_dict().items() if value]
