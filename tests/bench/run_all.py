@@ -396,6 +396,7 @@ def section_commands(rep: Report, sz: Sizes, ps: PeerSet, local: LocalCell,
                 f"≤ 2× GE ({ms(2 * ge_v)})",
                 _peer_value(ge, "qsub_h", "ge", ms, ps.ge),
                 _peer_value(slurm, "qsub_h", "slurm", ms, ps.slurm, suffix=" (sbatch -H)"))
+    _bare_interpreter(rep, sz, env)
 
     # qstat with N pending jobs
     figure = f"`qstat` with {sz.pending} jobs pending (median of {sz.qstat_runs})"
@@ -425,6 +426,20 @@ def section_commands(rep: Report, sz: Sizes, ps: PeerSet, local: LocalCell,
                 _peer_value(ge, "qstat_500", "ge", ms, ps.ge),
                 _peer_value(slurm, "qstat_500", "slurm", ms, ps.slurm, suffix=" (squeue)"))
     importtimes(rep)
+
+
+def _bare_interpreter(rep: Report, sz: Sizes, env: dict[str, str]) -> None:
+    """The floor under every command: the interpreter the commands run on, started with
+    nothing to do (``site`` and the environment's ``.pth`` files included, as for them)."""
+    figure = (f"the commands' interpreter doing nothing (`python -c pass`, median of "
+              f"{sz.qsub_runs})")
+    try:
+        times = peers.timed_runs([Commands.python, "-c", "pass"], sz.qsub_runs, env=env,
+                                 timeout=sz.timeout)
+        rep.row(figure, ms(statistics.median(times)), "(the floor of any command)",
+                "— (C)", "— (C)")
+    except Exception as err:  # noqa: BLE001
+        rep.failed(figure, err)
 
 
 def _peer(rep: Report, what: str, fn: Callable[[], Any]) -> Any:
