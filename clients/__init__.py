@@ -22,6 +22,9 @@ def run(main: Callable[[], int | None], *, collect: bool = True) -> NoReturn:
     way, as before: an exception or ``SystemExit`` from ``main``, a status that is not a
     number, a flush that fails (the interpreter then reports it and exits with 120).
 
+    A command is a process of its own, so msgpack may be loaded in it without its
+    extension types (``common.wire.use_lean_msgpack``).
+
     ``collect=False``: no cyclic garbage collection while ``main`` runs, for a command
     that decodes and formats one large answer (qstat, qhost): every object it builds
     stays in use until the end, and each collection would only walk them again.
@@ -29,6 +32,8 @@ def run(main: Callable[[], int | None], *, collect: bool = True) -> NoReturn:
     if not collect:
         import gc
         gc.disable()
+    from common import wire  # (loaded already by every command's module)
+    wire.use_lean_msgpack()
     status = main()
     if status is None:
         status = 0

@@ -24,10 +24,22 @@ if TYPE_CHECKING:
     from typing import Any, Callable, Iterator, KeysView
 
 
+# Whether this process is a command (``use_lean_msgpack``): only then is msgpack loaded
+# without its extension types.
+_lean_msgpack = {"on": False}
+
+
+def use_lean_msgpack() -> None:
+    """Declare this process a command (``clients.run``): single-threaded, msgpack used for
+    our messages alone, so ``_import_msgpack`` may load it without its extension types.
+    A program that uses the client API gets msgpack whole."""
+    _lean_msgpack["on"] = True
+
+
 def _import_msgpack() -> ModuleType:
-    """msgpack, imported without running ``datetime.py`` or ``msgpack/ext.py`` when nothing
-    has loaded either yet (issue 12: 1.7 ms of a command that reads a large answer, such as
-    ``qstat`` with 500 jobs, whose start waits for this import).
+    """msgpack, imported without running ``datetime.py`` when nothing has loaded it yet,
+    and in a command without ``msgpack/ext.py`` either (issue 12: together 2.3 -> 0.6 ms,
+    on the path of a command that reads a large answer, such as ``qstat`` with 500 jobs).
 
     msgpack's C extension and ``msgpack.ext`` use the datetime types, for the Timestamp
     extension that no message of ours carries. ``datetime.py`` defines all its classes in
@@ -38,12 +50,13 @@ def _import_msgpack() -> ModuleType:
 
     ``msgpack.ext`` defines ``ExtType`` (a namedtuple: ``collections``, 1.3 ms) and
     ``Timestamp``, the values of msgpack's extension types, which none of our messages
-    holds (``MESSAGE_SCHEMAS`` admits none). In such a process ``msgpack.ext`` is
-    ``_NO_EXTENSIONS`` below: an extension value in a frame is refused as malformed (its
-    class refuses to be made) and one is never packed. A daemon imports msgpack itself
-    (common.daemon), with its extensions, before any of this runs. Should a msgpack
-    release want more of ``msgpack.ext``, the stand-in is dropped and msgpack imported
-    with its own (only the time is lost)."""
+    holds (``MESSAGE_SCHEMAS`` admits none). In a command (``use_lean_msgpack``) that has
+    not loaded ``collections`` already, ``msgpack.ext`` is ``_no_extensions()``: an
+    extension value in a frame is refused as malformed (its class refuses to be made)
+    and one is never packed. Daemons import msgpack themselves, whole, before any of
+    this runs (common.daemon, qmaster.spool, execd.jobdir). Should a msgpack release want
+    more of ``msgpack.ext`` than the stand-in has, before its C extension is loaded, the
+    stand-in is dropped and msgpack imported whole (only the time is lost)."""
     if "datetime" in sys.modules or "msgpack" in sys.modules:
         import msgpack
         return msgpack
@@ -54,18 +67,32 @@ def _import_msgpack() -> ModuleType:
         return msgpack
     sys.modules["datetime"] = _datetime
     try:
+        if not _lean_msgpack["on"] or "collections" in sys.modules:
+            import msgpack
+            return msgpack
         sys.modules["msgpack.ext"] = stand_in = _no_extensions()
         try:
             import msgpack
-            msgpack.ext = stand_in  # (as an import of the submodule would have set it)
-        except ImportError:  # this msgpack reads more of msgpack.ext: its own, then
-            for name in [n for n in sys.modules if n == "msgpack" or n.startswith("msgpack.")]:
-                del sys.modules[name]
+        except ImportError as err:
+            if err.name == "msgpack" or "msgpack._cmsgpack" in sys.modules:
+                _forget_msgpack()  # not installed, or failed past its C extension
+                raise
+            _forget_msgpack()  # this msgpack reads more of msgpack.ext: whole, then
             import msgpack
+        except BaseException:
+            _forget_msgpack()
+            raise
+        else:
+            msgpack.ext = stand_in  # (as an import of the submodule would have set it)
     finally:
         if sys.modules.get("datetime") is _datetime:
             del sys.modules["datetime"]
     return msgpack
+
+
+def _forget_msgpack() -> None:
+    for name in [n for n in sys.modules if n == "msgpack" or n.startswith("msgpack.")]:
+        del sys.modules[name]
 
 
 class _NoExtension(Exception):
@@ -73,10 +100,15 @@ class _NoExtension(Exception):
 
 
 def _no_extensions() -> ModuleType:
-    """The stand-in for ``msgpack.ext`` (see ``_import_msgpack``): classes of the two
-    names msgpack takes from it that refuse to be made."""
+    """The stand-in for ``msgpack.ext`` (see ``_import_msgpack``): the two classes msgpack
+    takes from it, which refuse to be made (also by the constructors that msgpack's
+    pure-Python fallback calls)."""
     module = type(sys)("msgpack.ext")
+    module.__spec__ = type(sys.__spec__)("msgpack.ext", None)
     module.__doc__ = "pygridengine's stand-in: its messages carry no msgpack extension types"
+
+    def refuse(*_args: Any, **_kwargs: Any) -> Any:
+        raise _NoExtension("msgpack extension value")
 
     class ExtType(tuple):  # (a tuple, as msgpack's own)
         __slots__ = ()
@@ -86,12 +118,14 @@ def _no_extensions() -> ModuleType:
 
     class Timestamp:
         __slots__ = ()
+        from_bytes = from_unix = from_unix_nano = from_datetime = staticmethod(refuse)
 
         def __init__(self, seconds: int, nanoseconds: int = 0) -> None:
             raise _NoExtension("msgpack timestamp")
 
     for cls in (ExtType, Timestamp):
         cls.__module__ = module.__name__
+        cls.__qualname__ = cls.__name__
         setattr(module, cls.__name__, cls)
     return module
 

@@ -31,6 +31,7 @@ SGE_DRAIN_SECONDS = 130.9    # shared/tools/sge-oracle/RESULTS.md, b1 median, 50
 SLURM_DRAIN_SECONDS = 93.1   # shared/tools/slurm-peer/RESULTS.md, B median, 500 jobs
 SGE_QSUB_SECONDS = 0.012     # C qsub binary, RESULTS.md a2 (5.97 s / 500)
 SGE_BIN = Path("/usr/lib/gridengine")
+SGE_ROOT = Path("/var/lib/gridengine")
 SGE_CELL = os.environ.get("PYGE_BENCH_SGE_CELL", "bench")
 POLL_SECONDS = 0.25
 TIMEOUT_SECONDS = 900
@@ -108,20 +109,20 @@ def _sge_env() -> dict[str, str] | None:
     if pid is None:
         return None
     port = "6444" if SGE_CELL == "default" else "6446"
-    return dict(os.environ, SGE_ROOT="/var/lib/gridengine", SGE_CELL=SGE_CELL,
+    return dict(os.environ, SGE_ROOT=str(SGE_ROOT), SGE_CELL=SGE_CELL,
                 SGE_QMASTER_PORT=port, SGE_EXECD_PORT=str(int(port) + 1))
 
 
 def sge_spool_dir() -> Path:
     """The qmaster's spool directory: ``qmaster_spool_dir`` of the cell's bootstrap file,
     which the oracle's setup.sh chooses (a cell of its own, or Debian's default path)."""
-    bootstrap = Path(f"/var/lib/gridengine/{SGE_CELL}/common/bootstrap")
+    bootstrap = SGE_ROOT / SGE_CELL / "common" / "bootstrap"
     try:
         for line in bootstrap.read_text().splitlines():
             words = line.split()
             if len(words) == 2 and words[0] == "qmaster_spool_dir":
                 return Path(words[1])
-    except OSError:
+    except (OSError, ValueError):  # (unreadable, or not text)
         pass
     if SGE_CELL == "default":
         return Path("/var/spool/gridengine/qmaster")

@@ -20,8 +20,10 @@ Sections, each on a fresh cell of its own in a temporary root (``deploy.cell.Loc
 free ports; always stopped and removed after, whatever happened):
 
 1. commands (one execd, 4 slots, like the peers' bench cells): one ``qsub -h`` through the
-   installed console script (median of 50); ``qstat`` with 500 pending (held) jobs
-   (median of 9); ``python -X importtime`` of the ``qsub`` and ``qstat`` entry modules.
+   installed console script (median of 50), beside the same interpreter started with
+   nothing to do (``python -c pass``: the floor under every command); ``qstat`` with 500
+   pending (held) jobs (median of 9); ``python -X importtime`` of the ``qsub`` and
+   ``qstat`` entry modules.
 2. drain (the same cell): 500 x ``qsub -b y /bin/true`` in a real ``bash`` loop through the
    command, first submit to all done (and the loop's own time); one 500-task array, submit
    to all done; submit to running p50/p90 (from the event stream, as bench_cell); the drain

@@ -308,6 +308,8 @@ _RANGE_LISTS = st.lists(st.lists(st.integers(1, 75_000), min_size=3, max_size=3)
                  deleted=_RANGE_LISTS, deleted_by=st.none() | st.text(max_size=8),
                  version=st.integers(0, 10**6)))
 def test_brief_ranges_are_the_set_fields_in_field_order(rng: TaskRanges) -> None:
-    # a field added to TaskRanges and not to _brief_ranges fails here
+    # a field added to TaskRanges must be added to _brief_ranges (and here)
+    assert TaskRanges._names == ("job_id", "pending", "holds", "deleted", "deleted_by",
+                                 "version")
     assert list(qm_jobs._brief_ranges(rng).items()) == \
         [(name, value) for name, value in rng.to_dict().items() if value]

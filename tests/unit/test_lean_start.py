@@ -113,10 +113,11 @@ def test_a_cell_is_the_frozen_dataclass_it_was(tmp_path: Path) -> None:
 
 # ---- wire ------------------------------------------------------------------------------
 
-def _fresh(code: str) -> str:
+def _fresh(code: str, env: dict[str, str] | None = None) -> str:
     done = subprocess.run([sys.executable, "-S", "-c",
                            f"import sys; sys.path[:0] = {[p for p in sys.path if p]!r}\n"
-                           + code], capture_output=True, text=True, timeout=60, check=True)
+                           + code], capture_output=True, text=True, timeout=60, check=True,
+                          env={**os.environ, **(env or {})})
     return done.stdout.strip()
 
 
@@ -140,31 +141,46 @@ def test_msgpack_keeps_the_datetime_types_it_was_built_with() -> None:
     assert out == "True True"
 
 
-def test_a_command_imports_msgpack_without_its_extension_types() -> None:
-    # (a process that loaded neither datetime nor msgpack: a command)
-    out = _fresh("from common import wire\n"
-                 "msgpack = wire._msgpack()\n"
-                 "print(msgpack.ext.__doc__.startswith(\"pygridengine's\"),"
-                 " msgpack.ExtType is msgpack.ext.ExtType, 'collections' in sys.modules)\n"
-                 "big = {'jobs': [{'job_id': i, 'owner': 'alice', 't': 1.5, 'b': b'x'}"
-                 " for i in range(2000)]}\n"
-                 "print(wire.decode(wire.encode('reply', big))[2] == big)\n"
-                 "print(msgpack.packb(big).hex()[:80])\n"
-                 "for ext in (b'\\xd4\\x05\\x01', b'\\xd6\\xff\\x00\\x00\\x00\\x01'):\n"
-                 "    frame = msgpack.packb({'v': 1, 't': 'reply', 'id': 1, 'b': {}})[:-1]"
-                 " + b'\\x81\\xa1x' + ext\n"
-                 "    try:\n"
-                 "        wire.decode(frame)\n"
-                 "    except wire.WireError as err:\n"
-                 "        print(err.code)\n"
-                 "try:\n"
-                 "    msgpack.packb(object())\n"
-                 "except TypeError:\n"
-                 "    print('not packed')")
+_LEAN_MSGPACK_PROBE = (
+    "from common import wire\n"
+    "wire.use_lean_msgpack()  # (as clients.run does)\n"
+    "msgpack = wire._msgpack()\n"
+    "print(msgpack.ext.__doc__.startswith(\"pygridengine's\"),"
+    " msgpack.ExtType is sys.modules['msgpack.ext'].ExtType, 'collections' in sys.modules)\n"
+    "big = {'jobs': [{'job_id': i, 'owner': 'alice', 't': 1.5, 'b': b'x'} for i in range(2000)]}\n"
+    "print(wire.decode(wire.encode('reply', big))[2] == big)\n"
+    "print(msgpack.packb(big).hex()[:80])\n"
+    "for ext in (b'\\xd4\\x05\\x01', b'\\xd6\\xff\\x00\\x00\\x00\\x01'):\n"
+    "    frame = msgpack.packb({'v': 1, 't': 'reply', 'id': 1, 'b': {}})[:-1]"
+    " + b'\\x81\\xa1x' + ext\n"
+    "    try:\n"
+    "        wire.decode(frame)\n"
+    "    except wire.WireError as err:\n"
+    "        print(err.code, err.message)\n"
+    "try:\n"
+    "    msgpack.packb(object())\n"
+    "except TypeError:\n"
+    "    print('not packed')")
+
+
+@pytest.mark.parametrize("pure_python", [False, True], ids=["C extension", "fallback"])
+def test_a_command_imports_msgpack_without_its_extension_types(pure_python: bool) -> None:
+    # (a command: it loaded neither datetime nor msgpack; the ext values fail to be made,
+    # not the schema check, so an extension value is refused before it becomes one)
+    out = _fresh(_LEAN_MSGPACK_PROBE, {"MSGPACK_PUREPYTHON": "1"} if pure_python else {})
     big = {"jobs": [{"job_id": i, "owner": "alice", "t": 1.5, "b": b"x"} for i in range(2000)]}
     import msgpack
+    refused = "malformed undecodable message: _NoExtension"
     assert out.split("\n") == ["True True False", "True", msgpack.packb(big).hex()[:80],
-                                "malformed", "malformed", "not packed"]
+                                refused, refused, "not packed"]
+
+
+def test_a_program_of_the_client_api_gets_msgpack_whole() -> None:
+    out = _fresh("from common import wire\n"
+                 "msgpack = wire._msgpack()\n"
+                 "value = msgpack.ExtType(5, b'x')\n"
+                 "print(msgpack.unpackb(msgpack.packb(value)) == value, 'datetime' in sys.modules)")
+    assert out == "True False"
 
 
 def test_a_msgpack_that_wants_more_of_its_ext_module_gets_its_own(tmp_path: Path) -> None:
@@ -176,10 +192,33 @@ def test_a_msgpack_that_wants_more_of_its_ext_module_gets_its_own(tmp_path: Path
     (package / "ext.py").write_text("ExtType = Timestamp = Later = object\n")
     out = _fresh(f"sys.path.insert(0, {str(tmp_path)!r})\n"
                  "from common import wire\n"
+                 "wire.use_lean_msgpack()\n"
                  "msgpack = wire._msgpack()\n"
                  "print(msgpack.__file__.startswith(sys.path[0]), msgpack.ext.Later is object,"
                  " 'datetime' in sys.modules)")
     assert out == "True True False"
+
+
+def test_a_command_without_msgpack_is_told_once() -> None:
+    # (msgpack not installed: its import fails as a missing module's does)
+    done = subprocess.run(
+        [sys.executable, "-S", "-c",
+         f"import sys; sys.path[:0] = {[p for p in sys.path if p]!r}\n"
+         "import builtins\n"
+         "real = builtins.__import__\n"
+         "def no_msgpack(name, *args, **kwargs):\n"
+         "    if name == 'msgpack' or name.startswith('msgpack.'):\n"
+         "        raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+         "    return real(name, *args, **kwargs)\n"
+         "builtins.__import__ = no_msgpack\n"
+         "from common import wire\n"
+         "wire.use_lean_msgpack()\n"
+         "try:\n"
+         "    wire._msgpack()\n"
+         "except ModuleNotFoundError as err:\n"
+         "    print(err.name, err.__context__ is None, 'msgpack.ext' in sys.modules)"],
+        capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "msgpack True False"
 
 
 def test_every_message_schema_is_built_on_demand_and_kept() -> None:
