@@ -73,15 +73,15 @@ def _import_msgpack() -> ModuleType:
         sys.modules["msgpack.ext"] = stand_in = _no_extensions()
         try:
             import msgpack
-        except ImportError as err:
-            if err.name == "msgpack" or "msgpack._cmsgpack" in sys.modules:
-                _forget_msgpack()  # not installed, or failed past its C extension
-                raise
-            _forget_msgpack()  # this msgpack reads more of msgpack.ext: whole, then
-            import msgpack
-        except BaseException:
+        except BaseException as err:
+            # a msgpack that reads more of msgpack.ext, before its C extension: whole,
+            # then; not installed, or failed past its C extension: as it is
+            wants_more = isinstance(err, ImportError) and err.name != "msgpack" \
+                and "msgpack._cmsgpack" not in sys.modules
             _forget_msgpack()
-            raise
+            if not wants_more:
+                raise
+            import msgpack
         else:
             msgpack.ext = stand_in  # (as an import of the submodule would have set it)
     finally:

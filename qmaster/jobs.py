@@ -505,18 +505,7 @@ def _listing(job: Job) -> dict[str, Any]:
 def _brief_ranges(rng: TaskRanges) -> dict[str, Any]:
     """A job's range lists as a listing reads them: without the fields that are empty
     (read as their defaults)."""
-    record: dict[str, Any] = {"job_id": rng.job_id}
-    if rng.pending:
-        record["pending"] = rng.pending
-    if rng.holds:
-        record["holds"] = rng.holds
-    if rng.deleted:
-        record["deleted"] = rng.deleted
-    if rng.deleted_by:
-        record["deleted_by"] = rng.deleted_by
-    if rng.version:
-        record["version"] = rng.version
-    return record
+    return {name: value for name in TaskRanges._names if (value := getattr(rng, name))}
 
 
 def _add_suspend_alarms(store: Store, jobs: list[Job], info: dict[int, list[str]]) -> None:
