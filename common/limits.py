@@ -97,7 +97,7 @@ def parse(name: str, text: str) -> float:
     from common.resource.values import TIME as TIME_TYPE
     from common.resource.values import parse_value
     vtype = TIME_TYPE if BY_NAME[name].type == TIME else MEMORY_TYPE
-    return float(parse_value(vtype, text.strip(), attr=name))
+    return float(parse_value(vtype, text, attr=name))  # (as make_request reads -l values)
 
 
 def bound(value: float) -> float:
