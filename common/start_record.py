@@ -171,6 +171,21 @@ def message(**values: Any) -> dict[str, Any]:
     return out
 
 
+def file_spec(spec: Mapping[str, Any], **execd: Any) -> tuple[dict[str, Any], bytes | None]:
+    """(the spec file's content, the script) from a checked start message's spec and the
+    execd's own fields (``switch_user``, ``notify_socket``, ``cgroup``, ``start_time``):
+    what ``execd.service`` writes with ``execd.jobdir.write_spec``. A field that is not
+    the execd's is a TypeError."""
+    foreign = sorted(name for name in execd if name not in FILE_KEYS
+                     or field_origin(name) != EXECD)
+    if foreign:
+        raise TypeError(f"start spec: not the execd's fields: {', '.join(foreign)}")
+    out = {name: value for name, value in spec.items() if name != "script"}
+    out.update(execd)
+    script = spec.get("script")
+    return out, script if isinstance(script, bytes) else None
+
+
 def check_message(spec: Mapping[str, Any]) -> dict[str, Any]:
     """``spec`` checked against the message schema (SpecError naming the field)."""
     return _checked(message_schema(), spec)
