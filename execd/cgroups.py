@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import errno
 import hashlib
-import math
 import os
 import time
 from collections.abc import Iterable, Mapping
