@@ -9,9 +9,12 @@ text the qmaster spools and ``qconf`` shows. This module owns what those strings
   ``a,b`` -> ``a b``); time and memory values are kept as written, as Grid Engine does;
 - *typed accessors* (``get_*``) read a value out of the pairs as a Python value.
 
-Time specifiers (``sge_types(1)``): seconds, or ``h:m:s`` where an empty field is 0, or
-``INFINITY``. Memory specifiers: a number with an optional multiplier ``k K m M g G t T``
-(lower case powers of 1000, upper case of 1024), or ``INFINITY``.
+Time and memory specifiers (``sge_types(1)``) are read by the one parser of each type,
+the resource model's (``common.resource.values``: seconds or ``h:m:s``, decimal, exponent,
+C octal and hex, multipliers ``k K m M g G t T`` (lower case powers of 1000, upper case of
+1024), ``INFINITY``), so that a queue's ``h_vmem`` means what a job's ``-l h_vmem`` means;
+a configured time or memory is never negative. The refusal is worded as ``qconf`` words
+it (``value for attribute h_vmem "4X" is not memory``).
 """
 from __future__ import annotations
 
@@ -25,9 +28,6 @@ Check = Callable[[str, str], str]
 
 TRUE_WORDS = frozenset({"true", "t", "1", "yes", "y"})
 FALSE_WORDS = frozenset({"false", "f", "0", "no", "n"})
-_MEMORY = re.compile(r"^([0-9]+(?:\.[0-9]*)?|\.[0-9]+)([kKmMgGtT]?)$")
-_MULTIPLIER = {"": 1, "k": 1000, "K": 1024, "m": 1000**2, "M": 1024**2,
-               "g": 1000**3, "G": 1024**3, "t": 1000**4, "T": 1024**4}
 _UINT = re.compile(r"^[0-9]+$")
 _INT = re.compile(r"^[-+]?[0-9]+$")
 _SEPARATORS = re.compile(r"[,\s]+")
@@ -61,18 +61,23 @@ def parse_int(value: str) -> int:
     return int(value)
 
 
+def _specifier(value: str, kind: str, name: str) -> float:
+    """A time (``kind`` "time") or memory specifier by the resource model's parser; a
+    negative one is refused (a configured interval, size or limit is never below 0)."""
+    from common.resource.values import BadValueError, parse_number
+    text = value.strip()
+    try:
+        number = parse_number(text, f"{kind} value")
+    except BadValueError:
+        number = -1.0
+    if not number >= 0:
+        raise ConfError(f'value for attribute {name} "{value}" is not {kind}')
+    return number
+
+
 def parse_time(value: str, name: str = "") -> float:
     """Seconds of a time specifier; ``math.inf`` for INFINITY."""
-    text = value.strip()
-    if text.upper() == "INFINITY":
-        return math.inf
-    if _UINT.match(text):
-        return float(int(text))
-    fields = text.split(":")
-    if len(fields) == 3 and all(f == "" or _UINT.match(f) for f in fields):
-        hours, minutes, seconds = (int(f or "0") for f in fields)
-        return float(hours * 3600 + minutes * 60 + seconds)
-    raise ConfError(f'value for attribute {name} "{value}" is not time')
+    return _specifier(value, "time", name)
 
 
 def seconds_or(value: str, default: float) -> float:
@@ -85,13 +90,7 @@ def seconds_or(value: str, default: float) -> float:
 
 def parse_memory(value: str, name: str = "") -> float:
     """Bytes of a memory specifier; ``math.inf`` for INFINITY."""
-    text = value.strip()
-    if text.upper() == "INFINITY":
-        return math.inf
-    match = _MEMORY.match(text)
-    if match is None:
-        raise ConfError(f'value for attribute {name} "{value}" is not memory')
-    return float(match.group(1)) * _MULTIPLIER[match.group(2)]
+    return _specifier(value, "memory", name)
 
 
 def parse_double(value: str, name: str = "") -> float:

@@ -359,9 +359,6 @@ MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 TOPIC_EVENTS = b"ev"
 TOPIC_HEARTBEAT = b"hb"
 MAX_UID = (1 << 32) - 1
-LIMIT_NAMES = frozenset({"s_rt", "h_rt", "s_cpu", "h_cpu", "s_fsize", "h_fsize", "s_data",
-                         "h_data", "s_stack", "h_stack", "s_core", "h_core", "s_rss",
-                         "h_rss", "s_vmem", "h_vmem"})
 JOB_ACTIONS = frozenset({"kill", "terminate", "suspend", "resume"})
 
 # ---- field shapes shared by several messages ------------------------------------------
@@ -480,38 +477,10 @@ def _path() -> Optional:
 
 
 def _start_spec() -> Struct:
-    """What the shepherd is told to run (qmaster.start_spec.start_spec); the execd adds its
-    own fields (switch_user, notify_socket, ...) to the file it writes, not to the message."""
-    from common.jobspec import MAX_NAME, MAX_PE_SLOTS
-    return Struct(
-        required={"job_id": _job_id(), "task_id": Optional(_task_id()), "job_name": _name(),
-                  "owner": _name(), "uid": Int(0, MAX_UID), "gid": Int(0, MAX_UID),
-                  "group": _name(), "binary": Bool(), "command": Str(max_len=1 << 16),
-                  "args": ListOf(Str(), max_items=65536), "script": Optional(Bytes()),
-                  "shell": Str(max_len=4096), "shell_start_mode": Str(max_len=64),
-                  "cwd": _path(), "stdout_path": _path(), "stderr_path": _path(),
-                  "merge": Bool(),
-                  "env": MapOf(Str(max_len=4096, nonempty=True), Optional(Str())),
-                  "sge_o": MapOf(Str(max_len=64, nonempty=True), Str(max_len=1 << 16)),
-                  "queue": Str(max_len=4096, nonempty=True), "host": _host(),
-                  "slots": Int(1, MAX_PE_SLOTS), "nhosts": Int(1, 1 << 20),
-                  "array": Optional(Tuple((_task_id(), _task_id(), _task_id()))),
-                  "pe": Optional(Str(max_len=MAX_NAME)), "pe_hostfile": Optional(Str()),
-                  "tmpdir_base": Str(max_len=4096, nonempty=True)},
-        optional={"umask": (Int(0, 0o777), 0o022),
-                  # the queue instance's execution attributes, resolved for the host
-                  # (qmaster.start_spec)
-                  "limits": (MapOf(Str(choices=LIMIT_NAMES), Float(0.0, 1e30), max_items=32),
-                             dict),
-                  "notify_job": (Bool(), False), "notify": (Float(0.0, 1e9), 60.0),
-                  "dispatched": (_seconds(), 0.0),
-                  "restarted": (Int(0, 1), 0), "priority": (Int(-20, 20), 0),
-                  "processors": (_path(), None), "prolog": (_path(), None),
-                  "epilog": (_path(), None), "starter_method": (_path(), None),
-                  "suspend_method": (_path(), None), "resume_method": (_path(), None),
-                  "terminate_method": (_path(), None),
-                  "login_shells": (ListOf(Str(max_len=256), max_items=256),
-                                   ["bash", "sh", "ksh", "csh", "tcsh"])})
+    """What the shepherd is told to run: the record of ``common.start_record`` (built by
+    qmaster.start_spec, read by execd.jobdir), which is the only description of it."""
+    from common.start_record import message_schema
+    return message_schema()
 
 
 def _conf_rows() -> ListOf:

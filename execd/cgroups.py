@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import errno
 import hashlib
-import math
 import os
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from common import limits as limit_table
 
 SUBTREE = "pygridengine"
 # controllers the execd enables for its jobs when the hierarchy offers them
@@ -107,8 +108,9 @@ def io_bytes(io_stat: str) -> int:
 def memory_limit(limits: Mapping[str, float]) -> int | None:
     """``memory.max`` for a job's limits (bytes, as the spec carries them): the
     smallest of ``h_vmem`` and ``h_rss``; None when neither bounds it."""
-    values = [int(v) for name in ("h_vmem", "h_rss")
-              if isinstance(v := limits.get(name), (int, float)) and math.isfinite(v) and v > 0]
+    values = [int(v) for name in limit_table.MEMORY_MAX_LIMITS
+              if isinstance(v := limits.get(name), (int, float))
+              and 0 < v < limit_table.UNLIMITED_FROM]  # (beyond: no limit, as setrlimit's)
     return min(values) if values else None
 
 

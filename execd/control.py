@@ -24,11 +24,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from common import limits as limit_table
 from execd.jobdir import expand_words
 
 DEFAULT_METHOD = {"suspend": signal.SIGSTOP, "resume": signal.SIGCONT,
                   "terminate": signal.SIGKILL}
 NOTIFY_SIGNAL = {"suspend": signal.SIGUSR1, "terminate": signal.SIGUSR2}
+# the resources whose limits the shepherd checks against the measured process tree
+# (wall clock, cpu seconds, virtual memory); the others are setrlimit's (execd.rlimits)
+MEASURED = ("rt", "cpu", "vmem")
 METHOD_VARIABLES = ("host", "job_owner", "job_id", "job_name", "queue", "job_pid")
 
 
@@ -88,7 +92,10 @@ class Controller:
 
     @classmethod
     def from_spec(cls, spec: Mapping[str, Any], variables: Mapping[str, str]) -> "Controller":
-        return cls(limits=dict(spec.get("limits") or {}),
+        """From a spec as ``execd.jobdir.read_spec`` gives it (the record's defaults for
+        absent optional fields)."""
+        return cls(limits={name: value for name, value in (spec.get("limits") or {}).items()
+                           if name in limit_table.LIMIT_NAMES},
                    notify_seconds=float(spec.get("notify", 60.0)),
                    notify_job=bool(spec.get("notify_job")),
                    methods={a: spec.get(f"{a}_method") for a in DEFAULT_METHOD},
@@ -144,22 +151,23 @@ class Controller:
                 steps += self._kill("s_rt")
             else:
                 steps += self._due_action(action)
-        measured = {"rt": now, "cpu": cpu, "vmem": vmem}
+        measured = dict(zip(MEASURED, (now, cpu, vmem)))  # of the whole process tree
         for kind, value in measured.items():
-            hard = self.limits.get(f"h_{kind}")
+            hard_name, soft_name = limit_table.hard(kind), limit_table.soft(kind)
+            hard = self.limits.get(hard_name)
             if hard is not None and value > hard:
-                steps += self._kill(f"h_{kind}")
-            soft = self.limits.get(f"s_{kind}")
-            if soft is not None and value > soft and f"s_{kind}" not in self.warned:
-                self.warned.add(f"s_{kind}")
+                steps += self._kill(hard_name)
+            soft = self.limits.get(soft_name)
+            if soft is not None and value > soft and soft_name not in self.warned:
+                self.warned.add(soft_name)
                 steps += self._soft(kind, now)
         return steps
 
     def _soft(self, kind: str, now: float) -> list[Step]:
         if kind == "rt":  # warned with SIGUSR1, killed after the queue's notify time
-            self._timers.append((now + self.notify_seconds, "s_rt"))
-            return [Step(signal.SIGUSR1, reason="s_rt")]
-        return [Step(signal.SIGXCPU, reason=f"s_{kind}")]
+            self._timers.append((now + self.notify_seconds, limit_table.soft("rt")))
+            return [Step(signal.SIGUSR1, reason=limit_table.soft("rt"))]
+        return [Step(signal.SIGXCPU, reason=limit_table.soft(kind))]
 
     def _kill(self, reason: str) -> list[Step]:
         if self.ended_by and self.ended_by != "terminate":

@@ -34,6 +34,7 @@ from typing import Any
 
 import msgpack
 
+from common import start_record
 from execd import safefs
 
 SPEC_FILE = "spec.msgpack"
@@ -105,8 +106,12 @@ def write_spec(job_dir: Path, spec: Mapping[str, Any], script: bytes | None = No
 
 
 def read_spec(job_dir: Path) -> dict[str, Any]:
-    """The spec map the execd wrote."""
-    return msgpack.unpackb((job_dir / SPEC_FILE).read_bytes(), raw=False)
+    """The spec the execd wrote, checked against the record (``common.start_record``),
+    every optional field at its default (a file of an older execd reads too); a spec
+    lacking a field or holding a value of the wrong shape raises ``SpecError`` (a
+    ValueError) naming the field."""
+    raw = msgpack.unpackb((job_dir / SPEC_FILE).read_bytes(), raw=False)
+    return start_record.read_file(raw)
 
 
 def write_result(job_dir: Path, result: Mapping[str, Any]) -> None:
@@ -249,21 +254,14 @@ RESCHEDULE_EXIT_STATUS, APPERROR_EXIT_STATUS = 99, 100
 
 SGE_DEFAULT_PATH = "/usr/local/bin:/bin:/usr/bin"
 DEFAULT_LOGIN_SHELLS = ("bash", "sh", "ksh", "csh", "tcsh")  # global config default
-REQUIRED_KEYS = (
-    "job_id", "task_id", "job_name", "owner", "uid", "gid", "group", "binary", "command",
-    "args", "shell", "shell_start_mode", "cwd", "stdout_path", "stderr_path", "merge", "env",
-    "sge_o", "queue", "host", "slots", "nhosts", "array", "pe", "pe_hostfile", "tmpdir_base",
-    "switch_user", "notify_socket",
-)
-OPTIONAL_KEYS = {  # keys the execd may add; defaults are Grid Engine's defaults
-    "login_shells": list(DEFAULT_LOGIN_SHELLS), "cell": "default", "account": "sge",
-    "nqueues": 1, "restarted": 0, "forbid_reschedule": False, "forbid_apperror": False,
-    "sge_root": None, "umask": 0o022, "limits": {}, "priority": 0, "processors": None,
-    "notify": 60.0, "notify_job": False, "prolog": None, "epilog": None,
-    "starter_method": None, "suspend_method": None, "resume_method": None,
-    "terminate_method": None,
-    "cgroup": None,  # {"subtree": path, "controllers": [...]}: execd.cgroups
-}
+# the spec's fields (common.start_record is the record: these are derived from it)
+REQUIRED_KEYS = start_record.REQUIRED_KEYS
+OPTIONAL_KEYS = start_record.OPTIONAL_KEYS  # their defaults are Grid Engine's defaults
+SpecError = start_record.SpecError
+# the record's schema is built at import, so that the zygote (execd.launcher) holds it
+# before it forks a shepherd: a shepherd that built it would first import common.wire
+# and common.jobspec, about 10 ms of every job's start
+start_record.file_schema()
 HomeOf = Callable[[str], str]  # user name -> home directory
 
 

@@ -12,15 +12,22 @@ import math
 import resource
 from collections.abc import Mapping
 
-RESOURCES = {"cpu": resource.RLIMIT_CPU, "fsize": resource.RLIMIT_FSIZE,
-             "data": resource.RLIMIT_DATA, "stack": resource.RLIMIT_STACK,
-             "core": resource.RLIMIT_CORE, "rss": resource.RLIMIT_RSS,
-             "vmem": resource.RLIMIT_AS}
+from common import limits
+
+# the setrlimit resource of each limited resource of the table (common.limits) but the
+# wall clock ("rt"), which the shepherd measures itself (execd.control)
+_RLIMIT_OF = {"cpu": resource.RLIMIT_CPU, "fsize": resource.RLIMIT_FSIZE,
+              "data": resource.RLIMIT_DATA, "stack": resource.RLIMIT_STACK,
+              "core": resource.RLIMIT_CORE, "rss": resource.RLIMIT_RSS,
+              "vmem": resource.RLIMIT_AS}
+RESOURCES = {name: _RLIMIT_OF[name] for name in limits.RESOURCES if name != "rt"}
 INFINITY = resource.RLIM_INFINITY
 
 
 def _rlim(value: float | None) -> int:
-    if value is None or not math.isfinite(value):
+    """A limit in setrlimit's terms: none, infinite, or too large to hold (a spec of an
+    older qmaster may carry up to 1e30) is RLIM_INFINITY."""
+    if value is None or not math.isfinite(value) or value >= limits.UNLIMITED_FROM:
         return INFINITY
     return max(0, int(math.ceil(value)))
 
@@ -33,7 +40,7 @@ def _lower(a: int, b: int) -> int:
     return min(a, b)
 
 
-def plan(limits: Mapping[str, float], current: Mapping[int, tuple[int, int]],
+def plan(spec_limits: Mapping[str, float], current: Mapping[int, tuple[int, int]],
          privileged: bool) -> dict[int, tuple[int, int]]:
     """resource -> (soft, hard) to set for the job; only resources the spec limits.
 
@@ -42,7 +49,8 @@ def plan(limits: Mapping[str, float], current: Mapping[int, tuple[int, int]],
     """
     out = {}
     for name, res in RESOURCES.items():
-        soft_v, hard_v = limits.get(f"s_{name}"), limits.get(f"h_{name}")
+        soft_v = spec_limits.get(limits.soft(name))
+        hard_v = spec_limits.get(limits.hard(name))
         if soft_v is None and hard_v is None:
             continue
         hard = _rlim(hard_v)

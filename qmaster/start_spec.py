@@ -4,9 +4,10 @@ for the host it runs on.
 Grid Engine gives each queue attribute a value per host (``/bin/sh,[hostA=/bin/bash]``)
 and lets some fall back to the host's and then the cluster's configuration (``prolog``,
 ``epilog``, ``login_shells``); the execd and the shepherd see only the resolved values.
-The resource limits of queue_conf(5) are the job's hard ``-l`` request bounded by the
-queue instance's value; ``*_cpu``, ``*_data``, ``*_rss`` and ``*_vmem`` are per slot and
-multiplied by the slots the job holds on the host, as sge_execd does for parallel jobs.
+The resource limits of queue_conf(5) (``common.limits``: their table and the one parser
+of their values) are the job's hard ``-l`` request bounded by the queue instance's value;
+the per-slot ones (``*_cpu``, ``*_data``, ``*_rss``, ``*_vmem``) are multiplied by the
+slots the job holds on the host, as sge_execd does for parallel jobs.
 
 ``execution_settings`` is pure (configuration in, values out); ``start_spec`` feeds it
 from the store.
@@ -17,20 +18,14 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from common import limits, start_record
 from common.cluster import Pairs, attr, hostgroups
-from common.conf_values import ConfError, parse_memory, parse_time
+from common.conf_values import ConfError, parse_time
 from common.model import Job, Task
 from common.objects_conf.queue import resolve
 from common.resource.complexes import ComplexAttr, cell_complexes, resolve_name
+from common.resource.values import BadValueError
 
-TIME_LIMITS = ("s_rt", "h_rt", "s_cpu", "h_cpu")
-MEMORY_LIMITS = ("s_fsize", "h_fsize", "s_data", "h_data", "s_stack", "h_stack",
-                 "s_core", "h_core", "s_rss", "h_rss", "s_vmem", "h_vmem")
-LIMITS = TIME_LIMITS + MEMORY_LIMITS
-# limits of the whole job that grow with its slots on the host (queue_conf(5) "RESOURCE
-# LIMITS" for cpu and vmem; sge_execd treats data and rss alike)
-PER_SLOT_LIMITS = frozenset({"s_cpu", "h_cpu", "s_data", "h_data", "s_rss", "h_rss",
-                             "s_vmem", "h_vmem"})
 METHODS = ("starter_method", "suspend_method", "resume_method", "terminate_method")
 DEFAULT_NOTIFY = 60.0
 DEFAULT_LOGIN_SHELLS = "bash,sh,ksh,csh,tcsh"
@@ -40,12 +35,15 @@ def _none(value: str) -> bool:
     return value.strip().lower() in ("", "none", "undefined")
 
 
-def limit_value(name: str, text: str) -> float:
-    """Seconds or bytes of a limit (math.inf for INFINITY); malformed text is no limit."""
+def stored_limit(name: str, text: str) -> float:
+    """Seconds or bytes a stored limit value holds the job to (``math.inf``: no limit),
+    read by the limit's one parser (``common.limits``), as at submission and by
+    ``qconf``. Both refuse what it cannot read, so a refusal here means a damaged spool:
+    the job is held to 0 (it fails under the limit) rather than run without one."""
     try:
-        return parse_time(text, name) if name in TIME_LIMITS else parse_memory(text, name)
-    except ConfError:
-        return math.inf
+        return limits.enforced(name, text)
+    except BadValueError:
+        return 0.0
 
 
 def job_limits(queue_values: Mapping[str, str], requests: Mapping[str, str],
@@ -53,12 +51,13 @@ def job_limits(queue_values: Mapping[str, str], requests: Mapping[str, str],
     """The finite limits of a job: its request, else the queue's value, never above the
     queue's; per-slot limits times ``slots_here``."""
     out: dict[str, float] = {}
-    for name in LIMITS:
-        queue = limit_value(name, queue_values.get(name, "INFINITY"))
-        wanted = limit_value(name, requests[name]) if name in requests else math.inf
+    for limit in limits.LIMITS:
+        name = limit.name
+        queue = stored_limit(name, queue_values.get(name, "INFINITY"))
+        wanted = stored_limit(name, requests[name]) if name in requests else math.inf
         value = min(queue, wanted)
-        if name in PER_SLOT_LIMITS:
-            value *= max(1, slots_here)
+        if limit.per_slot:
+            value = limits.bound(value * max(1, slots_here))
         if math.isfinite(value):
             out[name] = value
     return out
@@ -124,7 +123,7 @@ def limit_requests(hard: Mapping[str, str], attrs: Sequence[ComplexAttr]) -> dic
     out = {}
     for name, text in hard.items():
         found = resolve_name(attrs, name)
-        if found is not None and found.name in LIMITS and text is not None:
+        if found is not None and found.name in limits.LIMIT_NAMES and text is not None:
             out[found.name] = str(text)
     return out
 
@@ -151,39 +150,39 @@ def pe_hostfile(task: Task) -> str:
 
 
 def start_spec(conf: Mapping[str, Mapping[str, Pairs]], job: Job, task: Task) -> dict[str, Any]:
-    """Everything the shepherd needs to run the task (see execd.shepherd)."""
+    """Everything the shepherd needs to run the task: the record of
+    ``common.start_record`` (its qmaster fields), which the wire checks and the execd
+    reads."""
     opts, host = job.opts, task.host or ""
     queue_pairs = conf["queue"].get(task.queue or "", [])
     groups = hostgroups(conf)
     settings = execution_settings(queue_pairs, host, groups,
                                   conf["conf"].get(host, []), conf["conf"].get("global", []))
     queue_limits = {name: resolve(attr(queue_pairs, name, "INFINITY"), host, groups)
-                    for name in LIMITS}
+                    for name in limits.NAMES}
     slots_here = sum(int(g[2]) for g in task.granted if g[1] == host) or task.slots
     requests = limit_requests(opts.get("hard_resources") or {}, cell_complexes(conf))
     hosts = sorted({g[1] for g in task.granted})
-    spec = {
-        "job_id": job.job_id, "task_id": task.task_id if job.is_array else None,
-        "job_name": job.name, "owner": job.owner, "uid": job.uid, "gid": job.gid,
-        "group": job.group, "binary": bool(opts.get("binary")),
-        "command": str(opts.get("script_path") or ""),
-        "args": [str(a) for a in opts.get("script_args") or []],
-        "script": job.script,
-        "cwd": opts.get("cwd"),
-        "stdout_path": path_for_host(opts.get("stdout_paths"), host),
-        "stderr_path": path_for_host(opts.get("stderr_paths"), host),
-        "merge": bool(opts.get("merge_output")),
-        "env": dict(opts.get("env") or {}), "sge_o": dict(job.sge_o),
-        "queue": task.queue, "host": host, "slots": task.slots,
-        "nhosts": len(hosts), "array": list(opts["array"]) if job.is_array else None,
-        "pe": task.granted_pe or (opts.get("pe") or [None])[0],
-        "pe_hostfile": pe_hostfile(task) if opts.get("pe") else None,
-        "umask": job.umask,
-        "limits": job_limits(queue_limits, requests, slots_here),
-        "notify_job": bool(opts.get("notify")),
-        "restarted": 1 if task.restarts else 0,
-        "dispatched": float(task.dispatch_time or 0.0),
-        **settings,
-    }
-    spec["shell"] = path_for_host(opts.get("shell"), host) or settings["shell"]
+    spec = start_record.message(
+        job_id=job.job_id, task_id=task.task_id if job.is_array else None,
+        job_name=job.name, owner=job.owner, uid=job.uid, gid=job.gid,
+        group=job.group, binary=bool(opts.get("binary")),
+        command=str(opts.get("script_path") or ""),
+        args=[str(a) for a in opts.get("script_args") or []],
+        script=job.script,
+        cwd=opts.get("cwd"),
+        stdout_path=path_for_host(opts.get("stdout_paths"), host),
+        stderr_path=path_for_host(opts.get("stderr_paths"), host),
+        merge=bool(opts.get("merge_output")),
+        env=dict(opts.get("env") or {}), sge_o=dict(job.sge_o),
+        queue=task.queue, host=host, slots=task.slots,
+        nhosts=len(hosts), array=list(opts["array"]) if job.is_array else None,
+        pe=task.granted_pe or (opts.get("pe") or [None])[0],
+        pe_hostfile=pe_hostfile(task) if opts.get("pe") else None,
+        umask=job.umask,
+        limits=job_limits(queue_limits, requests, slots_here),
+        notify_job=bool(opts.get("notify")),
+        restarted=1 if task.restarts else 0,
+        dispatched=float(task.dispatch_time or 0.0),
+        **{**settings, "shell": path_for_host(opts.get("shell"), host) or settings["shell"]})
     return spec

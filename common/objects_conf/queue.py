@@ -15,6 +15,7 @@ from common.conf_values import (check_assignments, check_bool, check_choice, che
                                 check_time, check_ulong, check_ulong_range, get, no_value,
                                 parse_int)
 from common.conffile import ConfError
+from common.limits import LIMITS, TIME
 from common.objects_conf.base import Attr, ObjectKind
 from common.objects_conf.host import HostGroups, check_host_list, host_in_group
 
@@ -67,10 +68,6 @@ def check_shell(name: str, value: str) -> str:
     return text
 
 
-_TIME_LIMITS = ("s_rt", "h_rt", "s_cpu", "h_cpu")
-_MEMORY_LIMITS = ("s_fsize", "h_fsize", "s_data", "h_data", "s_stack", "h_stack",
-                  "s_core", "h_core", "s_rss", "h_rss", "s_vmem", "h_vmem")
-
 _QUEUE_ATTRS = (
     Attr("qname", "template", check_object_name),
     Attr("hostlist", "NONE", check_host_list),
@@ -109,8 +106,8 @@ _QUEUE_ATTRS = (
     Attr("calendar", "NONE", check_none_string),
     Attr("initial_state", "default", check_choice(
         ("default", "enabled", "disabled"), 'Invalid value "{value}" as initial state')),
-) + tuple(Attr(name, "INFINITY", check_time) for name in _TIME_LIMITS) \
-  + tuple(Attr(name, "INFINITY", check_memory) for name in _MEMORY_LIMITS)
+) + tuple(Attr(limit.name, "INFINITY", check_time if limit.type == TIME else check_memory)
+          for limit in LIMITS)  # (the limits read by the parser the start spec uses)
 
 NO_OVERRIDES = frozenset({"qname", "hostlist"})
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping
 
+from common import limits
 from common.cluster import QueueInstance
 from common.resource.complexes import ComplexAttr
 from common.resource.matching import Level, offer_at
@@ -24,9 +25,7 @@ Line = list[str]  # [source, name, value]
 
 # queue_conf(5) values in the order Grid Engine's qstat -F lists them
 _QUEUE_ORDER = ("slots", "qname", "hostname", "tmpdir", "seq_no", "rerun", "calendar",
-                "s_rt", "h_rt", "s_cpu", "h_cpu", "s_fsize", "h_fsize", "s_data", "h_data",
-                "s_stack", "h_stack", "s_core", "h_core", "s_rss", "h_rss", "s_vmem",
-                "h_vmem", "min_cpu_interval")
+                *limits.NAMES, "min_cpu_interval")
 
 
 def instance_offers(view: ResourceView, qi: QueueInstance,

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
+from common import limits
 from common.cluster import QueueInstance, attr, host_alive, hostgroups
 from common.conf_values import split_assignments, split_names
 from common.objects_conf.queue import QUEUE, parse_host_overrides, resolve
@@ -37,9 +38,7 @@ EMPTY: Mapping[str, Any] = {}  # a level that lacks a mapping (never written to)
 # queue_conf(5) attributes a queue instance offers as requestable values (Grid Engine's
 # queue resource table), besides qname, hostname and slots
 QUEUE_RESOURCES = ("seq_no", "tmpdir", "rerun", "calendar", "min_cpu_interval",
-                   "s_rt", "h_rt", "s_cpu", "h_cpu", "s_fsize", "h_fsize", "s_data",
-                   "h_data", "s_stack", "h_stack", "s_core", "h_core", "s_rss", "h_rss",
-                   "s_vmem", "h_vmem")
+                   *limits.NAMES)
 
 
 def host_key(host: str) -> LevelKey:

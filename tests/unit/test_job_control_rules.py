@@ -12,7 +12,9 @@ from common import wire
 from common.model import Job, Task
 from execd import jobdir, proctree, rlimits
 from execd.control import Controller, Step, expand_method, parse_method, signal_number
-from qmaster.start_spec import LIMITS, execution_settings, job_limits, start_spec
+from common.limits import NAMES as LIMITS
+from common.start_record import message_schema
+from qmaster.start_spec import execution_settings, job_limits, start_spec
 
 INF = rlimits.INFINITY
 
@@ -34,7 +36,8 @@ def test_per_slot_limits_are_multiplied_by_the_slots_on_the_host() -> None:
 
 
 def test_the_wire_knows_every_limit() -> None:
-    assert wire.LIMIT_NAMES == set(LIMITS)
+    assert wire.MESSAGE_SCHEMAS["start_job"].required["spec"] is message_schema()
+    assert message_schema().optional["limits"][0].key.choices == set(LIMITS)
 
 
 GROUPS = {"@fast": ["n2"]}
