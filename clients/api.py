@@ -20,7 +20,7 @@ import time
 from common import wire
 from common.cell import Cell, CellNotFound, cell_from_env, read_act_qmaster
 from common.userinfo import UserInfo
-from common.zmtp import Dealer
+from common.zmtp import Dealer, ZmtpError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,6 +41,7 @@ QUICK_ANSWER_SECONDS = 0.001
 # a client on the qmaster's host whose socket nobody listens on (a qmaster restarting)
 # tries again this often until its request's timeout
 LOCAL_RETRY_SECONDS = 0.1
+ZMTP_CLOSED = "connection closed by the peer"  # common.zmtp's words for an EOF
 # a request on job targets goes on where the qmaster stopped (Client._on_targets), each
 # time at least one job further: this bounds the loop (a million jobs, and more)
 MAX_RESUMED_REQUESTS = 10_000
@@ -210,6 +211,13 @@ class Client:
                 except (FileNotFoundError, ConnectionRefusedError):
                     if not on_qmaster_host:
                         break  # not the qmaster's host (a shared cell directory): go remote
+                except (ConnectionResetError, BrokenPipeError, ZmtpError) as err:
+                    # the connection was taken by a qmaster that is dying (its last
+                    # threads still held the socket) and dropped before the handshake
+                    # was done: nothing of the request has been sent
+                    if not on_qmaster_host or (isinstance(err, ZmtpError) and
+                                               str(err) != ZMTP_CLOSED):
+                        raise
                 # The qmaster's own host, where nobody listens on its socket: it is down
                 # or restarting. Never the CURVE port instead: from here that would come
                 # from a loopback address, a host no host list names, and a restarted
@@ -257,7 +265,7 @@ class Client:
         conn = self._connection(limit)
         self._last_id = request_id = self._last_id + 1
         try:
-            conn.send(wire.encode(msg_type, body, request_id))
+            conn = self._send(conn, wire.encode(msg_type, body, request_id), deadline)
             sent = time.monotonic()
             if while_waiting is not None:
                 while_waiting()
@@ -278,6 +286,23 @@ class Client:
             raise self._unreachable("unreachable", str(err)) from None
         self.close()  # a late answer must not be taken for the next request's
         raise self._unreachable("timeout", "no answer")
+
+    def _send(self, conn: Any, payload: bytes, deadline: float) -> Any:
+        """Send ``payload``; the connection it went on. A connection the qmaster closed
+        before the request (it was killed, or a dying one took it) is made anew and the
+        request sent again: a write that failed was never read whole, so the qmaster has
+        not acted on it. (A request whose answer is lost is never sent again: it may have
+        been carried out.)"""
+        while True:
+            try:
+                conn.send(payload)
+                return conn
+            except (BrokenPipeError, ConnectionResetError):
+                self.close()
+                if deadline - time.monotonic() <= LOCAL_RETRY_SECONDS:
+                    raise
+                time.sleep(LOCAL_RETRY_SECONDS)
+                conn = self._connection(deadline - time.monotonic())
 
     def _user(self) -> dict[str, Any]:
         return self.user.to_dict()
