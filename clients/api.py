@@ -163,8 +163,9 @@ class Client:
     qmaster's Unix socket, where the kernel proves who we are (while nobody listens
     there, the qmaster is restarting: the client waits for it, up to its timeout); from
     elsewhere (a shared cell directory whose socket does not answer here) through the
-    CURVE port, each request with a MUNGE credential (``clients.remote``). Who we are is never what we write: the ``user``
-    field of a request is replaced by the qmaster (docs/security.md).
+    CURVE port, each request with a MUNGE credential (``clients.remote``). Who we are
+    is never what we write: the ``user`` field of a request is replaced by the qmaster
+    (docs/security.md).
 
     ``host``/``port`` name a qmaster without a cell directory (a remote client); it
     then needs ``qmaster_key``, the qmaster's public key (Z85).
