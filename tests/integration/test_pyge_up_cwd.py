@@ -96,3 +96,6 @@ def test_daemons_started_in_a_planted_directory_import_none_of_it(planted: Path,
                             env=env, capture_output=True, text=True, timeout=60)
     assert status.returncode == 0, status.stdout
     assert _markers(planted) == []
+    for pid_file in (cell_root / "default" / "run").glob("*.pid"):
+        pid = int(pid_file.read_text().split()[0])
+        assert os.readlink(f"/proc/{pid}/cwd") == "/", pid_file.name
