@@ -126,8 +126,10 @@ def test_jobs_dispatched_around_a_qmaster_kill_run_and_end_well(tmp_path: Path) 
             results = cl.wait(ids, timeout=90)
         counts = wait_accounted(local, ids)
         records = [r for r in read_records(local.cell.accounting_path) if r.job_number in ids]
+        why = [line for line in (local.run_dir / "qmaster.log").read_text().splitlines()
+               if "event='finished'" in line and "failed=0" not in line]
     assert {j: [(t["exit_status"], t["failed"], t["started"]) for t in results[j]]
-            for j in ids} == {j: [(0, 0, True)] for j in ids}
+            for j in ids} == {j: [(0, 0, True)] for j in ids}, why
     assert [counts[(j, 0)] for j in ids] == [1] * len(ids)
     assert [(r.job_number, r.failed, r.exit_status) for r in records if r.failed or
             r.exit_status] == []
