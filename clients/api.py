@@ -20,7 +20,7 @@ import time
 from common import wire
 from common.cell import Cell, CellNotFound, cell_from_env, read_act_qmaster
 from common.userinfo import UserInfo
-from common.zmtp import Dealer
+from common.zmtp import Dealer, ZmtpError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,6 +38,10 @@ DEFAULT_TIMEOUT = 60.0
 # imports msgpack, the decoder of large messages, while the qmaster is still at work
 # rather than after the answer has come (issue 12: 2 ms of qstat's 500-job listing)
 QUICK_ANSWER_SECONDS = 0.001
+# a client on the qmaster's host whose socket nobody listens on (a qmaster restarting)
+# tries again this often until its request's timeout
+LOCAL_RETRY_SECONDS = 0.1
+ZMTP_CLOSED = "connection closed by the peer"  # common.zmtp's words for an EOF
 # a request on job targets goes on where the qmaster stopped (Client._on_targets), each
 # time at least one job further: this bounds the loop (a million jobs, and more)
 MAX_RESUMED_REQUESTS = 10_000
@@ -56,6 +60,39 @@ def resolvable(host: str) -> bool:
         _socket.getaddrinfo(host, None)
     except (_socket.gaierror, UnicodeError):
         return False
+    return True
+
+
+def is_own_host(host: str) -> bool:
+    """Whether ``host``, the qmaster's address as act_qmaster records it, is this machine:
+    our host name (compared as the qmaster compares host names: without case, a short
+    name is its FQDN's first label) or an address of ours (one we can bind, loopback
+    included). No resolver is asked: any other name counts as another host."""
+    name, ours = host.strip().rstrip(".").lower(), _socket.gethostname().rstrip(".").lower()
+    if not name:
+        return False
+    if name in (ours, "localhost"):
+        return True
+    for family in (_socket.AF_INET, _socket.AF_INET6):
+        try:
+            _socket.inet_pton(family, name)
+        except OSError:
+            continue
+        return _can_bind(family, name)
+    if "." in name and "." in ours:
+        return False
+    return name.split(".", 1)[0] == ours.split(".", 1)[0]
+
+
+def _can_bind(family: int, address: str) -> bool:
+    """Whether ``address`` is one of this machine's (only those can be bound)."""
+    probe = _socket.socket(family, _socket.SOCK_DGRAM)
+    try:
+        probe.bind((address, 0))
+    except OSError:
+        return False
+    finally:
+        probe.close()
     return True
 
 
@@ -123,10 +160,12 @@ def submit_environment(environ: dict[str, str] | None = None) -> dict[str, str]:
 
 class Client:
     """One connection to the qmaster. On the qmaster's host it goes through the
-    qmaster's Unix socket, where the kernel proves who we are; from elsewhere (or when
-    that socket is not there) through the CURVE port, each request with a MUNGE
-    credential (``clients.remote``). Who we are is never what we write: the ``user``
-    field of a request is replaced by the qmaster (docs/security.md).
+    qmaster's Unix socket, where the kernel proves who we are (while nobody listens
+    there, the qmaster is restarting: the client waits for it, up to its timeout); from
+    elsewhere (a shared cell directory whose socket does not answer here) through the
+    CURVE port, each request with a MUNGE credential (``clients.remote``). Who we are
+    is never what we write: the ``user`` field of a request is replaced by the qmaster
+    (docs/security.md).
 
     ``host``/``port`` name a qmaster without a cell directory (a remote client); it
     then needs ``qmaster_key``, the qmaster's public key (Z85).
@@ -164,10 +203,31 @@ class Client:
 
     def _open(self, timeout: float) -> Any:
         if self.socket_path is not None:
-            try:
-                return Dealer(self.host, self.port, timeout, unix_path=self.socket_path)
-            except (FileNotFoundError, ConnectionRefusedError):
-                pass  # not the qmaster's host (a shared cell directory): go remote
+            deadline = time.monotonic() + timeout
+            on_qmaster_host = is_own_host(self.host)
+            while True:
+                try:
+                    return Dealer(self.host, self.port, max(deadline - time.monotonic(),
+                                                            1e-3), unix_path=self.socket_path)
+                except (FileNotFoundError, ConnectionRefusedError):
+                    if not on_qmaster_host:
+                        break  # not the qmaster's host (a shared cell directory): go remote
+                except (ConnectionResetError, BrokenPipeError, ZmtpError) as err:
+                    # the connection was taken by a qmaster that is dying (its last
+                    # threads still held the socket) and dropped before the handshake
+                    # was done: nothing of the request has been sent
+                    if not on_qmaster_host or (isinstance(err, ZmtpError) and
+                                               str(err) != ZMTP_CLOSED):
+                        raise
+                # The qmaster's own host, where nobody listens on its socket: it is down
+                # or restarting. Never the CURVE port instead: from here that would come
+                # from a loopback address, a host no host list names, and a restarted
+                # qmaster would refuse the request ("not a submit host"). Wait for it,
+                # as a remote client's connection waits for a qmaster that is away.
+                if deadline - time.monotonic() <= LOCAL_RETRY_SECONDS:
+                    raise ConnectionRefusedError(
+                        111, "Connection refused (no qmaster listens on its socket)")
+                time.sleep(LOCAL_RETRY_SECONDS)
         if self.qmaster_key is None and self._cell is not None:
             self.qmaster_key = _qmaster_key(self._cell)
         if self.qmaster_key is None:
@@ -206,7 +266,7 @@ class Client:
         conn = self._connection(limit)
         self._last_id = request_id = self._last_id + 1
         try:
-            conn.send(wire.encode(msg_type, body, request_id))
+            conn = self._send(conn, wire.encode(msg_type, body, request_id), deadline)
             sent = time.monotonic()
             if while_waiting is not None:
                 while_waiting()
@@ -227,6 +287,23 @@ class Client:
             raise self._unreachable("unreachable", str(err)) from None
         self.close()  # a late answer must not be taken for the next request's
         raise self._unreachable("timeout", "no answer")
+
+    def _send(self, conn: Any, payload: bytes, deadline: float) -> Any:
+        """Send ``payload``; the connection it went on. A connection the qmaster closed
+        before the request (it was killed, or a dying one took it) is made anew and the
+        request sent again: a write that failed was never read whole, so the qmaster has
+        not acted on it. (A request whose answer is lost is never sent again: it may have
+        been carried out.)"""
+        while True:
+            try:
+                conn.send(payload)
+                return conn
+            except (BrokenPipeError, ConnectionResetError):
+                self.close()
+                if deadline - time.monotonic() <= LOCAL_RETRY_SECONDS:
+                    raise
+                time.sleep(LOCAL_RETRY_SECONDS)
+                conn = self._connection(deadline - time.monotonic())
 
     def _user(self) -> dict[str, Any]:
         return self.user.to_dict()

@@ -85,10 +85,15 @@ class LocalCell:
     def _start(self, label: str, module: str, args: list[str]) -> int:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         log = (self.run_dir / f"{label}.log").open("ab")
-        cmd = [sys.executable, "-m", module, "--root", str(self.cell.root),
-               "--cell", self.cell.name, "--log-file", str(self.run_dir / f"{label}.log"), *args]
+        # -P (safe_path): "python -m" would put the caller's working directory first on
+        # the daemon's sys.path, and root starting a cell from a directory a user can
+        # write would import that user's psutil.py. The daemon runs in "/" as well, so
+        # that a relative PYTHONPATH entry names nothing of the caller's either.
+        cmd = [sys.executable, "-P", "-m", module, "--root", os.path.abspath(self.cell.root),
+               "--cell", self.cell.name,
+               "--log-file", os.path.abspath(self.run_dir / f"{label}.log"), *args]
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                start_new_session=True)
+                                cwd="/", start_new_session=True)
         (self.run_dir / f"{label}.pid").write_text(f"{proc.pid}\n")
         self._procs[label] = proc
         return proc.pid

@@ -294,7 +294,10 @@ def finish_task(ctx: Ctx, task: Task, result: dict[str, Any], *,
     ctx.services.job_log("finished", job_id=task.job_id, task_id=task.task_id,
                          host=record.get("hostname"), queue=record.get("qname"),
                          exit_status=changes["exit_status"], failed=failed,
-                         action=action or "end")
+                         action=action or "end",
+                         # why, in the shepherd's words: the execd's job directory that
+                         # held them is gone once this result is acknowledged
+                         **({"reason": message[:500]} if failed else {}))
     ctx.batch.accounting.append(record)
     ctx.batch.txn.put("acct", task.key, record)
 
