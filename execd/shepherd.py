@@ -57,6 +57,7 @@ TMPDIR_MODE = 0o700
 NEVER_STARTED_STATUS = 1 << 8  # wait status of exit(1): a job that could not start
 # how long the shepherd goes on killing what its job left behind (end_leftovers)
 LEFTOVER_SECONDS = 30.0
+STOP_CHILDREN_ROUNDS = 10_000
 
 
 class JobFailure(Exception):
@@ -780,41 +781,77 @@ class _JobWatch:
     def _end_tree(self) -> None:
         """Kill every process left of the job's tree until none is left.
 
-        A few rounds of "find, kill" are not enough: a process that forks and lets its
-        parent exit, in a loop, always has a child the last search did not see, and once
-        the shepherd exits that child is re-parented to init and outlives the job. So
-        the tree is frozen first (SIGSTOP to every process found, again until a search
-        finds none that is not stopped: a stopped process forks no more), then killed,
-        and searched again until it is empty; orphans re-parented to the shepherd are
-        reaped on the way. Bounded by LEFTOVER_SECONDS (a process in uninterruptible
-        sleep may take its time to die; it cannot fork meanwhile).
+        A few rounds of "search, kill" are not enough: a process that forks and lets its
+        parent exit, in a loop, lives for less time than a search of the host's
+        processes takes, so the pids a search finds are gone when they are signalled,
+        and once the shepherd exits the loop's last process is re-parented to init and
+        outlives the job. So, until a search finds nothing:
+
+        - the shepherd's own children (where the loop's processes land, as it is their
+          reaper) are stopped as fast as one file can be read (``_stop_children``);
+        - every process the search finds is stopped, and its whole process group with
+          it: a signal to a group reaches a process that is forking and its new child
+          alike (the kernel restarts a fork that a group signal interrupts);
+        - once a search finds no process it has not stopped already, they are killed
+          (with their groups), and orphans re-parented to the shepherd are reaped.
+
+        Bounded by LEFTOVER_SECONDS (a process in uninterruptible sleep may take its
+        time to die; it cannot fork meanwhile).
         """
         deadline = time.monotonic() + LEFTOVER_SECONDS
         pause = 0.001
         frozen: set[int] = set()
+        own_group = os.getpgid(0)
         while True:
+            self._stop_children()
             _reap_orphans(set(self.helpers))
             table, pids = self._tree()
             pids.discard(self.pid)
             if not pids or time.monotonic() >= deadline:
                 break
+            # the job's processes are in sessions of the job's own, so are their groups
+            groups = {table[pid].pgid for pid in pids} - {0, 1, own_group}
             # (not by the state /proc shows: a process whose main thread has exited
             # shows as a zombie while its other threads run)
-            if pids - frozen:  # some not frozen yet: they may have forked meanwhile
-                _signal_all(pids, signal.SIGSTOP)
-            else:
+            signum = signal.SIGSTOP if pids - frozen else signal.SIGKILL
+            if signum == signal.SIGKILL:
                 self.measure.add(proctree.usage(table, pids))
-                _signal_all(pids, signal.SIGKILL)
+            _signal_groups(groups, signum)
+            _signal_all(pids, signum)
             frozen = pids
             time.sleep(pause)
             pause = min(pause * 2, 0.05)
         _reap_orphans(set(self.helpers))
+
+    def _stop_children(self) -> None:
+        """SIGSTOP the shepherd's children (but its methods) until one look at them
+        finds none it has not stopped: a child of a fork loop that got away by forking
+        before the signal landed is a child of the shepherd again once its parent has
+        exited. Bounded; the searches of ``_end_tree`` do the rest."""
+        me, keep, stopped = os.getpid(), set(self.helpers), set()
+        for _ in range(STOP_CHILDREN_ROUNDS):
+            mine = proctree.children(me)
+            if mine is None:
+                return
+            new = [pid for pid in mine if pid not in keep and pid not in stopped]
+            if not new:
+                return
+            _signal_all(set(new), signal.SIGSTOP)
+            stopped.update(new)
 
 
 def _signal_all(pids: set[int], signum: int) -> None:
     for pid in pids:
         try:
             os.kill(pid, signum)
+        except OSError:
+            pass
+
+
+def _signal_groups(groups: set[int], signum: int) -> None:
+    for group in groups:
+        try:
+            os.killpg(group, signum)
         except OSError:
             pass
 
