@@ -11,10 +11,13 @@ Spec keys (``spec.msgpack``, written by the execd) are listed in ``REQUIRED_KEYS
 
 A root shepherd reaches nothing of the job owner's with root's rights (docs/security.md):
 the working directory, the script on stdin and the output files are entered and opened
-with the owner's effective ids, so that the kernel checks the owner's permissions and a
-link the owner planted leads only where the owner may go; the TMPDIR, whose name anyone
-can predict, is made with execd/safefs.py (a planted entry fails the job) and removed
-with the owner's rights.
+by the job's own child, with the owner's effective ids, so that the kernel checks the
+owner's permissions, a link the owner planted leads only where the owner may go, and an
+open() that waits (a FIFO) holds only a process of the job; the TMPDIR, whose name
+anyone can predict, is made with execd/safefs.py (under a random name when something was
+planted at it) and removed with the owner's rights. A prolog or epilog of other ids than
+the owner's gets a fixed environment (jobdir.procedure_environment), and what the job
+leaves behind is stopped and killed until none is left (``_JobWatch._end_tree``).
 """
 from __future__ import annotations
 
