@@ -210,6 +210,10 @@ def _records(data: bytes) -> list[tuple[str, Any]]:
 def _fork_child(plan: _ChildPlan) -> tuple[int, _ChildReport]:
     """Fork the child that runs ``plan``; its pid and its report, at once."""
     read, write = os.pipe2(os.O_CLOEXEC)
+    if write < 3:  # (never where the child puts its stdin, stdout and stderr)
+        high = fcntl.fcntl(write, fcntl.F_DUPFD_CLOEXEC, _HIGH_FD)
+        os.close(write)
+        write = high
     try:
         pid = os.fork()
     except OSError:
@@ -301,6 +305,7 @@ def _effective_ids(ids: Ids | None) -> Iterator[None]:
     if ids is None:
         yield
         return
+    saved = os.getgroups()
     os.setgroups(ids[2])
     os.setegid(ids[1])
     os.seteuid(ids[0])
@@ -309,6 +314,7 @@ def _effective_ids(ids: Ids | None) -> Iterator[None]:
     finally:
         os.seteuid(0)
         os.setegid(0)
+        os.setgroups(saved)
 
 
 def _open_output(path: str) -> int:
@@ -1057,7 +1063,7 @@ def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
                 failed, message = watch.report.failure
                 failure = {"failed": failed, "message": message}
                 pid, status, usage, measured = 0, NEVER_STARTED_STATUS, None, None
-            else:
+            elif watch.report.paths:  # (not a job killed before its exec: it never ran)
                 epilog = _run_procedure("epilog", ctx, env, job_dir)
                 if epilog is not None:
                     failure = {**epilog, "ran": True}

@@ -177,6 +177,21 @@ def test_a_fifo_at_the_output_path_does_not_hold_the_shepherd(
     assert stat.S_ISFIFO((tmp_path / "fifo").lstat().st_mode)  # left as it was
 
 
+def test_a_job_ended_before_its_exec_runs_no_epilog(launcher: Launcher,
+                                                    tmp_path: Path) -> None:
+    """Its epilog would wait on the same FIFO: the job never ran, so, as for a job that
+    could not start, there is none, and the result comes at h_rt."""
+    os.mkfifo(tmp_path / "fifo")
+    epilog = tmp_path / "epilog.sh"
+    epilog.write_text(f"#!/bin/sh\ntouch {tmp_path}/epilog-ran\n")
+    epilog.chmod(0o755)
+    job_dir = start(launcher, tmp_path, "echo never\n", stdout_path=str(tmp_path / "fifo"),
+                    merge=True, limits={"h_rt": 1.0}, epilog=str(epilog))
+    result = wait_result(job_dir, timeout=15)
+    assert result["ended_by"] == "h_rt" and result["failed"] == 37, result
+    assert shepherd_gone(job_dir) and not (tmp_path / "epilog-ran").exists()
+
+
 def test_a_fifo_at_the_output_path_does_not_hold_a_prolog(launcher: Launcher,
                                                           tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "fifo")
