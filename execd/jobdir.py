@@ -365,8 +365,17 @@ def job_environment(spec: Mapping[str, Any], user: str, home: str, tmpdir: str,
     env["PATH"] = f"{tmpdir}:{env.get('PATH', SGE_DEFAULT_PATH)}"
     if spec["cwd"]:
         env["PWD"] = spec["cwd"]
+    env.update(grid_engine_variables(spec, user, home, tmpdir, job_dir, arch, tz))
+    env.update({f"SGE_O_{k}": str(v) for k, v in spec["sge_o"].items()})
+    return env
+
+
+def grid_engine_variables(spec: Mapping[str, Any], user: str, home: str, tmpdir: str,
+                          job_dir: str, arch: str, tz: str | None = None) -> dict[str, str]:
+    """The variables Grid Engine itself sets for a job (whatever ``-v`` asked for),
+    without PATH, PWD and the submitter's ``SGE_O_*``."""
     script = spec["command"] if spec["binary"] else os.path.join(job_dir, SCRIPT_FILE)
-    env.update({
+    env = {
         "REQNAME": spec["job_name"], "SGE_CELL": option(spec, "cell"), "HOME": home, "USER": user,
         "LOGNAME": user, "JOB_NAME": spec["job_name"], "JOB_SCRIPT": script,
         "REQUEST": spec["job_name"], "HOSTNAME": spec["host"], "QUEUE": spec["queue"],
@@ -375,7 +384,7 @@ def job_environment(spec: Mapping[str, Any], user: str, home: str, tmpdir: str,
         "NSLOTS": str(spec["slots"]), "NHOSTS": str(spec["nhosts"]),
         "RESTARTED": str(option(spec, "restarted")), "TMPDIR": tmpdir, "TMP": tmpdir,
         "SGE_ACCOUNT": option(spec, "account"), "SHELL": spec["shell"], "SGE_JOB_SPOOL_DIR": job_dir,
-    })
+    }
     if tz:
         env["TZ"] = tz
     if option(spec, "sge_root"):
@@ -383,7 +392,37 @@ def job_environment(spec: Mapping[str, Any], user: str, home: str, tmpdir: str,
     if spec["pe"]:
         env["PE"] = spec["pe"]
         env["PE_HOSTFILE"] = os.path.join(job_dir, PE_HOSTFILE)
-    env.update({f"SGE_O_{k}": str(v) for k, v in spec["sge_o"].items()})
+    return {str(k): str(v) for k, v in env.items()}
+
+
+# What a prolog, epilog or method gets when it runs with other ids than the job owner's
+# (a ``root@`` prolog): sge_conf(5) lets such a procedure run "with the same environment
+# as the job", but nothing the job owner chose may reach a process of another user. The
+# loader (LD_PRELOAD, LD_LIBRARY_PATH, GCONV_PATH ...), shells (BASH_ENV, ENV, IFS,
+# SHELLOPTS), interpreters (PYTHONPATH, PERL5LIB, RUBYOPT ...) and every other program
+# read variables of their own; no list of dangerous names can be complete, so this is an
+# allowlist: Grid Engine's own variables (values it computed, never a -v/-V variable of
+# the same name), a fixed PATH, and HOME, USER, LOGNAME and SHELL of the procedure's user
+# (a root Python reads $HOME/.local, a shell escape runs $SHELL).
+PROCEDURE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+# The submitter's SGE_O_* are Grid Engine's documented context (a prolog staging files
+# uses SGE_O_WORKDIR, SGE_O_HOST): their names are fixed here, so no program reads them
+# as its own setting; their values are data the submitter chose, as JOB_NAME is.
+PROCEDURE_SUBMIT_VARIABLES = ("HOME", "LOGNAME", "PATH", "SHELL", "MAIL", "TZ", "HOST",
+                              "WORKDIR")
+# The output paths, set once they are known (shepherd); the job's values, as Grid Engine's.
+OUTPUT_VARIABLES = ("SGE_STDIN_PATH", "SGE_STDOUT_PATH", "SGE_STDERR_PATH", "SGE_CWD_PATH")
+
+
+def procedure_environment(spec: Mapping[str, Any], user: str, home: str, shell: str,
+                          tmpdir: str, job_dir: str, arch: str,
+                          tz: str | None = None) -> dict[str, str]:
+    """The fixed, cleaned environment of a procedure that does not run as the job owner:
+    ``user`` (home ``home``, login shell ``shell``) is the procedure's user."""
+    env = grid_engine_variables(spec, user, home, tmpdir, job_dir, arch, tz)
+    env.update({f"SGE_O_{k}": str(v) for k, v in spec["sge_o"].items()
+                if k in PROCEDURE_SUBMIT_VARIABLES})
+    env.update(PATH=PROCEDURE_PATH, SHELL=shell)
     return env
 
 

@@ -10,6 +10,8 @@ usually under /tmp), so
   descriptor opened with ``O_NOFOLLOW``, and it is chowned and chmodded through that
   descriptor, never by path;
 - a file is created with ``O_CREAT | O_EXCL | O_NOFOLLOW`` and handed over with ``fchown``;
+- a directory whose name is taken by something planted is made under a new random
+  name instead (``make_unique_dir``);
 - a tree is removed only if its top is a real directory of the expected user, by
   ``shutil.rmtree``'s descriptor-based walk, which never follows links out of the tree.
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import errno
 import os
+import secrets
 import shutil
 import stat
 from pathlib import Path
@@ -94,6 +97,33 @@ def make_dir(path: StrPath, mode: int, uid: int | None = None, gid: int | None =
     finally:
         os.close(fd)
     return created
+
+
+UNIQUE_TRIES = 100
+
+
+def make_unique_dir(prefix: StrPath, mode: int, uid: int | None = None,
+                    gid: int | None = None) -> str:
+    """Make a new directory ``<prefix>.<16 random hex digits>`` (its parent must exist)
+    with exactly ``mode``, owned by ``uid``:``gid``; its path.
+
+    For a directory whose usual name someone planted an entry at: nobody can predict
+    the new name, and ``os.mkdir`` makes it or fails, so nothing planted is ever taken.
+    """
+    for _ in range(UNIQUE_TRIES):
+        path = f"{os.fspath(prefix)}.{secrets.token_hex(8)}"
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            continue
+        fd = _open_checked_dir(path, os.geteuid())
+        try:
+            os.fchown(fd, -1 if uid is None else uid, -1 if gid is None else gid)
+            os.fchmod(fd, mode)
+        finally:
+            os.close(fd)
+        return path
+    raise FileExistsError(errno.EEXIST, "no free name", os.fspath(prefix))
 
 
 def make_parents(path: StrPath, mode: int = 0o755) -> None:

@@ -11,14 +11,18 @@ Spec keys (``spec.msgpack``, written by the execd) are listed in ``REQUIRED_KEYS
 
 A root shepherd reaches nothing of the job owner's with root's rights (docs/security.md):
 the working directory, the script on stdin and the output files are entered and opened
-with the owner's effective ids, so that the kernel checks the owner's permissions and a
-link the owner planted leads only where the owner may go; the TMPDIR, whose name anyone
-can predict, is made with execd/safefs.py (a planted entry fails the job) and removed
-with the owner's rights.
+by the job's own child, with the owner's effective ids, so that the kernel checks the
+owner's permissions, a link the owner planted leads only where the owner may go, and an
+open() that waits (a FIFO) holds only a process of the job; the TMPDIR, whose name
+anyone can predict, is made with execd/safefs.py (under a random name when something was
+planted at it) and removed with the owner's rights. A prolog or epilog of other ids than
+the owner's gets a fixed environment (jobdir.procedure_environment), and what the job
+leaves behind is stopped and killed until none is left (``_JobWatch._end_tree``).
 """
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import pwd
 import select
@@ -29,9 +33,11 @@ import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
+
+import msgpack
 
 from execd import jobdir, proctree, rlimits, safefs
 from execd.cgroups import CgroupError, JobCgroup, memory_limit
@@ -52,6 +58,9 @@ USAGE_FILE_INTERVAL = 5.0
 # there (umask 022) would be readable by every user of the host.
 TMPDIR_MODE = 0o700
 NEVER_STARTED_STATUS = 1 << 8  # wait status of exit(1): a job that could not start
+# how long the shepherd goes on killing what its job left behind (end_leftovers)
+LEFTOVER_SECONDS = 30.0
+STOP_CHILDREN_ROUNDS = 10_000
 
 
 class JobFailure(Exception):
@@ -104,9 +113,214 @@ def _as_job_user(spec: Mapping[str, Any], groups: list[int]) -> Iterator[None]:
         os.setgroups(saved)
 
 
+# ------------------------------------------------------------- runtime: a child's start
+#
+# Everything that touches a path of the job owner's (the working directory, the output
+# files, the program's checks) happens in the child, between fork and exec, as Grid
+# Engine's shepherd does it in its "son": a FIFO, a terminal that waits for its carrier or
+# a user's FUSE file system can block open() or chdir() for as long as its owner wants,
+# and a blocked child is only a process of the job, which h_rt, qdel and the shepherd's
+# other requests end like the job itself. The shepherd never waits for it: it forks, and
+# learns through a pipe what the child resolved (the output paths) or why it could not
+# start (Grid Engine's failure code and message); the pipe closes at exec.
+
+_NEW_OUTPUT_MODE = 0o644  # Grid Engine's, under the job's umask (077 makes it 0600)
+_HIGH_FD = 10  # where the child parks its three descriptors before it moves them to 0-2
+# what the shepherd catches or Python ignores, back to the defaults before the exec
+_CHILD_DEFAULT_SIGNALS = (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTTOU,
+                          signal.SIGTTIN, signal.SIGTSTP, signal.SIGTERM, signal.SIGUSR1,
+                          signal.SIGPIPE, signal.SIGXFSZ)
+
+Ids = tuple[int, int, list[int]]  # uid, gid, supplementary groups
+
+
+@dataclass(frozen=True)
+class _ChildPlan:
+    """What one child of the shepherd (the job, a prolog, an epilog) does before exec."""
+    which: str                   # "job", "prolog", "epilog": for messages
+    spec: Mapping[str, Any]
+    argv: list[str]
+    program: str
+    env: Mapping[str, str]
+    cwd: str                     # entered with the opener's ids; outputs resolve from it
+    home_of: jobdir.HomeOf
+    stdin: str                   # opened with the opener's ids
+    umask: int
+    opener: Ids | None = None    # effective ids for the owner's paths (a root shepherd)
+    runner: Ids | None = None    # the ids it runs with (None: ours)
+    final_cwd: str | None = None  # where a procedure of another user runs instead
+    checks: tuple[tuple[Mapping[str, Any], str], ...] = ()  # (spec, program) to check
+    setup: Callable[[], None] | None = None  # limits, nice, CPU set (as root)
+    join_fd: int | None = None   # the job cgroup's cgroup.procs
+    keep_fds: tuple[int, ...] = field(default=())
+
+
+@dataclass
+class _ChildReport:
+    """What the shepherd learned of a child's start: the paths it resolved, or why it
+    could not start (``failure``: failed code, message); ``done`` once the pipe closed."""
+    fd: int | None
+    paths: dict[str, str] = field(default_factory=dict)
+    failure: tuple[int, str] | None = None
+    done: bool = False
+    _buffer: bytes = b""
+
+    def read(self, block: bool = False) -> None:
+        """Take what the child wrote; ``block`` waits for its end (once the child is
+        gone, the pipe is at its end at once)."""
+        if self.fd is None or self.done:
+            return
+        os.set_blocking(self.fd, block)
+        while True:
+            try:
+                chunk = os.read(self.fd, 65536)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.done = True
+                os.close(self.fd)
+                self.fd = None
+                self._parse()
+                return
+            self._buffer += chunk
+
+    def _parse(self) -> None:
+        for kind, value in _records(self._buffer):
+            if kind == "paths":
+                self.paths = {str(k): str(v) for k, v in value.items()}
+            elif kind == "fail":
+                self.failure = (int(value[0]), str(value[1]))
+
+
+def _records(data: bytes) -> list[tuple[str, Any]]:
+    unpacker = msgpack.Unpacker(raw=False)
+    unpacker.feed(data)
+    out = []
+    try:
+        for item in unpacker:
+            if isinstance(item, list) and len(item) == 2:
+                out.append((str(item[0]), item[1]))
+    except (ValueError, msgpack.UnpackException):
+        pass
+    return out
+
+
+def _fork_child(plan: _ChildPlan) -> tuple[int, _ChildReport]:
+    """Fork the child that runs ``plan``; its pid and its report, at once."""
+    read, write = os.pipe2(os.O_CLOEXEC)
+    if write < 3:  # (never where the child puts its stdin, stdout and stderr)
+        high = fcntl.fcntl(write, fcntl.F_DUPFD_CLOEXEC, _HIGH_FD)
+        os.close(write)
+        write = high
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read)
+        os.close(write)
+        raise
+    if pid == 0:  # pragma: no cover - the child's coverage is not collected
+        os.close(read)
+        _child_main(plan, write)
+    os.close(write)
+    return pid, _ChildReport(read)
+
+
+def _report(fd: int, kind: str, value: Any) -> None:
+    try:
+        os.write(fd, msgpack.packb([kind, value], use_bin_type=True))
+    except OSError:
+        pass
+
+
+def _child_main(plan: _ChildPlan, report: int) -> NoReturn:  # pragma: no cover
+    """The child: never returns; execs ``plan``'s program or exits 1 after reporting."""
+    try:
+        try:
+            _child_start(plan, report)
+        except JobFailure as f:
+            _report(report, "fail", [f.failed, str(f)])
+        except OSError as e:
+            _report(report, "fail", [FAILED_BEFORE_JOB, f"can't start {plan.which} "
+                                     f"\"{plan.program}\": {e}"])
+        except BaseException as e:  # noqa: BLE001 - the child must never return
+            _report(report, "fail", [FAILED_BEFORE_JOB, f"can't start {plan.which}: {e!r}"])
+    finally:
+        os._exit(1)
+
+
+def _child_start(plan: _ChildPlan, report: int) -> None:  # pragma: no cover
+    for signum in _CHILD_DEFAULT_SIGNALS:
+        signal.signal(signum, signal.SIG_DFL)
+    signal.set_wakeup_fd(-1)
+    os.setsid()  # its own session and process group: the job's, for killpg
+    if plan.join_fd is not None:
+        try:
+            os.write(plan.join_fd, b"0")
+        except OSError:
+            pass  # outside its cgroup the job is still followed by its process tree
+    os.umask(plan.umask)
+    env = dict(plan.env)
+    with _effective_ids(plan.opener):
+        _enter_cwd(plan.cwd)
+        stdin_fd = os.open(plan.stdin, os.O_RDONLY | os.O_CLOEXEC)
+        out_fd, err_fd = _open_stdio(plan.spec, env, plan.cwd, plan.home_of)
+        for check_spec, program in plan.checks:
+            _check_program(check_spec, program)
+    if plan.setup is not None:
+        plan.setup()
+    if plan.runner is not None:
+        uid, gid, groups = plan.runner
+        os.setgroups(groups)
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+    if plan.final_cwd is not None:
+        os.chdir(plan.final_cwd)
+    parked = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, _HIGH_FD)
+              for fd in (stdin_fd, out_fd, err_fd)]
+    for target, fd in enumerate(parked):
+        os.dup2(fd, target, inheritable=True)
+    _report(report, "paths", {k: env[k] for k in jobdir.OUTPUT_VARIABLES if k in env})
+    keep = sorted({report, *plan.keep_fds})
+    low = 3
+    for fd in keep:
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, _max_fd())
+    os.execve(plan.program, plan.argv, env)
+
+
+def _max_fd() -> int:
+    try:
+        return min(os.sysconf("SC_OPEN_MAX"), 1 << 20)
+    except (OSError, ValueError):
+        return 1 << 16
+
+
+@contextmanager
+def _effective_ids(ids: Ids | None) -> Iterator[None]:
+    """The owner's effective ids for the block (a root child keeps its real ids, to
+    change them for good afterwards)."""
+    if ids is None:
+        yield
+        return
+    saved = os.getgroups()
+    os.setgroups(ids[2])
+    os.setegid(ids[1])
+    os.seteuid(ids[0])
+    try:
+        yield
+    finally:
+        os.seteuid(0)
+        os.setegid(0)
+        os.setgroups(saved)
+
+
 def _open_output(path: str) -> int:
     try:
-        return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
+        return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC,
+                       _NEW_OUTPUT_MODE)
     except OSError as e:
         raise JobFailure(FAILED_OUTPUT,
                          f"error: can't open output file \"{path}\": {e.strerror}") from e
@@ -114,7 +328,8 @@ def _open_output(path: str) -> int:
 
 def _open_stdio(spec: Mapping[str, Any], env: dict[str, str], cwd: str,
                 home_of: jobdir.HomeOf) -> tuple[int, int]:
-    """Open the job's stdout/stderr (as the job user) and export their paths."""
+    """Open the job's stdout/stderr (in the child, as the job owner) and export their
+    paths."""
     out = output_path(spec, "o", cwd, home_of, os.path.isdir)
     err = out if spec["merge"] else output_path(spec, "e", cwd, home_of, os.path.isdir)
     out_fd = _open_output(out)
@@ -126,11 +341,8 @@ def _open_stdio(spec: Mapping[str, Any], env: dict[str, str], cwd: str,
 
 
 def _enter_cwd(cwd: str) -> None:
-    """chdir into the job's working directory, which the job inherits.
-
-    Called with the owner's ids: subprocess's ``cwd=`` would chdir as root, before it
-    switches ids, into whatever the path names by then.
-    """
+    """chdir into the job's working directory, which the job inherits (in the child,
+    with the owner's ids)."""
     try:
         os.chdir(cwd)
     except OSError as e:
@@ -146,101 +358,59 @@ def _check_program(spec: Mapping[str, Any], program: str) -> None:
         raise JobFailure(FAILED_BEFORE_JOB, f"job file \"{program}\" is not executable")
 
 
-def _spawn_job(spec: Mapping[str, Any], env: dict[str, str], user: str, home: str,
-               job_dir: Path, groups: list[int], cgroup: JobCgroup | None = None) -> int:
-    """Start the job in a new session with its owner's ids; its pid.
+def _opener_ids(spec: Mapping[str, Any], groups: list[int]) -> Ids | None:
+    """The owner's ids for reaching the owner's paths, when we are root and switch."""
+    if not spec["switch_user"] or os.geteuid() != 0:
+        return None
+    return int(spec["uid"]), int(spec["gid"]), groups
 
-    subprocess forks in C (vfork where it can), so no Python code runs in the child:
-    on this machine class that halves the cost of starting a job. Failures before the
-    job runs raise JobFailure with Grid Engine's failure code.
-    """
+
+def _job_plan(spec: Mapping[str, Any], env: dict[str, str], user: str, home: str,
+              job_dir: Path, groups: list[int], join_fd: int | None) -> _ChildPlan:
+    """The job's start: its program per ``shell_start_mode`` (or the starter method),
+    limits, nice value and CPU set applied as root, then the owner's ids for good."""
     script = str(job_dir / jobdir.SCRIPT_FILE)
-    fds: list[int] = []
-    join_fd = _join_fd(cgroup)
-    if join_fd is not None:
-        fds.append(join_fd)
-    try:
-        cwd = working_dir(spec, home)
-        with _as_job_user(spec, groups):
-            _enter_cwd(cwd)
-            stdin_fd = os.open("/dev/null" if stdin_is_devnull(spec) else script,
-                               os.O_RDONLY | os.O_CLOEXEC)
-            fds.append(stdin_fd)
-            out_fd, err_fd = _open_stdio(spec, env, cwd, _home_lookup(user, home))
-            fds += [out_fd, err_fd]
-            program, argv = job_argv(spec, script)
-            _check_program(spec, program)
-            starter = jobdir.option(spec, "starter_method")
-            if starter:
-                program, argv = starter_argv(spec, starter, argv)
-                env.update(starter_environment(spec))
-                _check_program({**spec, "binary": False, "shell_start_mode": "unix_behavior"},
-                               program)
-        return _popen(argv, program, env, (stdin_fd, out_fd, err_fd), spec, groups,
-                      _switches(spec), join_fd)
-    finally:
-        os.chdir("/")  # the job keeps its working directory; we hold none busy
-        for fd in set(fds):
-            os.close(fd)
+    program, argv = job_argv(spec, script)
+    checks: list[tuple[Mapping[str, Any], str]] = [(spec, program)]
+    env = dict(env)
+    starter = jobdir.option(spec, "starter_method")
+    if starter:
+        program, argv = starter_argv(spec, starter, argv)
+        env.update(starter_environment(spec))
+        checks.append(({**spec, "binary": False, "shell_start_mode": "unix_behavior"},
+                       program))
+    switch = _switches(spec)
+    return _ChildPlan(
+        which="job", spec=spec, argv=argv, program=program, env=env,
+        cwd=working_dir(spec, home), home_of=_home_lookup(user, home),
+        stdin="/dev/null" if stdin_is_devnull(spec) else script,
+        umask=int(jobdir.option(spec, "umask")) & 0o777,
+        opener=_opener_ids(spec, groups),
+        runner=(int(spec["uid"]), int(spec["gid"]), groups) if switch else None,
+        checks=tuple(checks), setup=_limits_setup(spec), join_fd=join_fd,
+        keep_fds=() if join_fd is None else (join_fd,))
 
 
-def _popen(argv: list[str], program: str, env: dict[str, str],
-           stdio: tuple[int, int, int], spec: Mapping[str, Any], groups: list[int],
-           switch: bool, join_fd: int | None = None) -> int:
-    """subprocess.Popen in the shepherd's working directory, the job's by now.
-
-    A job with limits, a nice value or a processor set gets them in the child before its
-    ids change (a raised hard limit or a negative nice value needs root), so that child
-    runs Python and switches ids itself; other jobs keep the fast path without Python in
-    the child (switching ids only when they differ lets subprocess use vfork). With
-    ``join_fd`` (the job's ``cgroup.procs``) the child joins the job's cgroup first.
-    """
-    setup = _child_setup(spec, groups, switch, join_fd)
-    ids: dict[str, Any] = ({"user": spec["uid"], "group": spec["gid"], "extra_groups": groups}
-                           if switch and setup is None else {})
-    try:
-        proc = subprocess.Popen(argv, executable=program, stdin=stdio[0], stdout=stdio[1],
-                                stderr=stdio[2], env=env, start_new_session=True,
-                                restore_signals=True, close_fds=True,
-                                umask=int(jobdir.option(spec, "umask")) & 0o777,
-                                preexec_fn=setup, **ids)
-    except (OSError, subprocess.SubprocessError) as e:
-        raise JobFailure(FAILED_BEFORE_JOB, f"can't start job: {e}") from e
-    _spawned[proc.pid] = proc  # the shepherd, not Popen, reaps it (os.wait4)
-    return proc.pid
-
-
-def _child_setup(spec: Mapping[str, Any], groups: list[int], switch: bool,
-                 join_fd: int | None = None) -> Callable[[], None] | None:
-    """What the job's child does before exec: join its cgroup, limits, nice, CPU set,
-    then its ids."""
+def _limits_setup(spec: Mapping[str, Any]) -> Callable[[], None] | None:
+    """What the job's child does as root before its ids change: limits (a raised hard
+    limit needs root), nice (a negative value needs root), CPU set."""
     limits = rlimits.plan(jobdir.option(spec, "limits"), rlimits.current_limits(),
                           os.geteuid() == 0)
     priority = int(jobdir.option(spec, "priority"))
     cpus = processor_set(jobdir.option(spec, "processors"), os.cpu_count() or 1)
-    if not limits and not priority and not cpus and join_fd is None:
+    if not limits and not priority and not cpus:
         return None
-    uid, gid = int(spec["uid"]), int(spec["gid"])
 
     def setup() -> None:
-        if join_fd is not None:
-            try:
-                os.write(join_fd, b"0")
-            except OSError:
-                pass  # outside its cgroup the job is still followed by its process tree
         if priority:
             os.setpriority(os.PRIO_PROCESS, 0, priority)
         if cpus:
             os.sched_setaffinity(0, cpus)
         rlimits.apply(limits)
-        if switch:
-            os.setgroups(groups)
-            os.setresgid(gid, gid, gid)
-            os.setresuid(uid, uid, uid)
     return setup
 
 
-_spawned: dict[int, subprocess.Popen[bytes]] = {}
+_spawned: dict[int, subprocess.Popen[bytes]] = {}  # method commands (no user path)
 
 
 def _home_lookup(owner: str, owner_home: str) -> jobdir.HomeOf:
@@ -305,28 +475,37 @@ def _owner(spec: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def _make_tmpdir(spec: Mapping[str, Any]) -> str:
-    """The job's TMPDIR, new, the owner's, 0700.
+    """The job's TMPDIR, new (or the owner's own from an earlier run), the owner's, 0700;
+    its path.
 
-    Its name ``<job>.<task>.<queue>`` is predictable and its base usually world-writable:
-    an entry found there is taken only if it is a real directory of the owner (left by an
-    earlier run of the same task); a link, a file or another user's directory fails the
-    job, as Grid Engine fails a job whose TMPDIR it cannot make.
+    Grid Engine's name ``<job>.<task>.<queue>`` is predictable and its base usually
+    world-writable: an entry found there is taken only if it is a real directory of the
+    owner (left by an earlier run of the same task). Whatever else was planted (a link,
+    a file, another user's directory) is left alone, and the job gets a fresh directory
+    of an unpredictable name beside it, made atomically: a planted entry no longer costs
+    anyone a job, and ``TMPDIR`` says where the directory is.
     """
     path = tmpdir_path(spec)
     uid, gid = _owner_ids(spec)
     try:
         safefs.make_dir(path, TMPDIR_MODE, uid, gid)
-    except safefs.UnsafePath as e:
-        raise JobFailure(FAILED_EARLY, f"can't make tmpdir {path}: it {e.reason}") from e
+        return path
+    except safefs.UnsafePath:
+        pass
     except OSError as e:
-        raise JobFailure(FAILED_EARLY, f"can't make tmpdir {path}: {e.strerror}") from e
-    return path
+        if e.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EEXIST):
+            raise JobFailure(FAILED_EARLY, f"can't make tmpdir {path}: {e.strerror}") from e
+    try:
+        return safefs.make_unique_dir(path, TMPDIR_MODE, uid, gid)
+    except OSError as e:
+        raise JobFailure(FAILED_EARLY, f"can't make tmpdir {path}.*: {e.strerror}") from e
 
 
 def _remove_tmpdir(spec: Mapping[str, Any], path: str, groups: list[int]) -> None:
-    """Remove TMPDIR with the owner's rights: all in it is the owner's, so root follows
-    nothing there. Its top then goes as root if the base is not the owner's to change
-    (rmdir never follows a link). What cannot be removed stays; never an error."""
+    """Remove TMPDIR (the directory made for the job, whichever name it got) with the
+    owner's rights: all in it is the owner's, so root follows nothing there. Its top
+    then goes as root if the base is not the owner's to change (rmdir never follows a
+    link). What cannot be removed stays; never an error."""
     try:
         with _as_job_user(spec, groups):
             safefs.remove_tree(path, _owner_ids(spec)[0])
@@ -345,12 +524,20 @@ def _prepare_files(job_dir: Path, spec: Mapping[str, Any]) -> None:
 
 def _start_job(spec: Mapping[str, Any], env: dict[str, str], user: str, home: str,
                job_dir: Path, groups: list[int], cgroup: JobCgroup | None = None
-               ) -> tuple[int, dict[str, Any] | None]:
-    """(pid, None) once the job runs, (0, failure) if it could not start."""
+               ) -> tuple[int, _ChildReport | None, dict[str, Any] | None]:
+    """(pid, its report, None) once the job's child is forked, (0, None, failure) if
+    not even that could be done. Whether the job then runs, the report says."""
+    join_fd = _join_fd(cgroup)
     try:
-        return _spawn_job(spec, env, user, home, job_dir, groups, cgroup), None
-    except JobFailure as f:
-        return 0, {"failed": f.failed, "message": str(f)}
+        plan = _job_plan(spec, env, user, home, job_dir, groups, join_fd)
+        pid, report = _fork_child(plan)
+    except (OSError, JobFailure) as e:
+        failed = e.failed if isinstance(e, JobFailure) else FAILED_BEFORE_JOB
+        return 0, None, {"failed": failed, "message": f"can't start job: {e}"}
+    finally:
+        if join_fd is not None:
+            os.close(join_fd)
+    return pid, report, None
 
 
 def _job_cgroup(spec: Mapping[str, Any], job_dir: Path) -> JobCgroup | None:
@@ -417,9 +604,11 @@ class _JobWatch:
 
     def __init__(self, job_dir: Path, spec: Mapping[str, Any], pid: int,
                  env: Mapping[str, str], groups: list[int],
-                 cgroup: JobCgroup | None = None) -> None:
+                 cgroup: JobCgroup | None = None, report: _ChildReport | None = None
+                 ) -> None:
         self.job_dir, self.spec, self.pid, self.env, self.groups = \
             job_dir, spec, pid, env, groups
+        self.report = report or _ChildReport(None, done=True)
         self.cgroup = cgroup
         self.joined = False  # the job's first process has been seen in its cgroup
         variables = {**jobdir.procedure_variables(spec, env), "job_pid": str(pid)}
@@ -437,12 +626,15 @@ class _JobWatch:
             while True:
                 wpid, status, usage = os.wait4(self.pid, os.WNOHANG)
                 if wpid == self.pid:
+                    self.report.read(block=True)  # at its end: the child is gone
                     return status, usage
+                self._follow_start()
                 now = time.monotonic() - self.start
                 steps: list[Step] = []
                 for action in jobdir.take_controls(self.job_dir):
                     steps += self.control.request(action, now)
-                if time.monotonic() >= next_sample:
+                # (not the child before its exec: the shepherd's copy is not the job's)
+                if self.report.done and time.monotonic() >= next_sample:
                     next_sample = time.monotonic() + SAMPLE_INTERVAL
                     self.measure.add(self._usage())
                     if next_sample >= next_usage:
@@ -453,13 +645,22 @@ class _JobWatch:
                     self._carry_out(step)
                 self._reap_helpers()
                 due = self.control.next_due()
-                wake = next_sample - time.monotonic()
+                wake = next_sample - time.monotonic() if self.report.done else SAMPLE_INTERVAL
                 if due is not None:
                     wake = min(wake, due - (time.monotonic() - self.start))
-                _sleep_until_event(pidfd, max(0.0, wake))
+                _sleep_until_event(pidfd, max(0.0, wake), self.report.fd)
         finally:
             if pidfd is not None:
                 os.close(pidfd)
+
+    def _follow_start(self) -> None:
+        """Read the child's report; once it has exec'd the job, ``job.pid`` says so
+        (the execd's fallback signals it when the shepherd is gone)."""
+        if self.report.done:
+            return
+        self.report.read()
+        if self.report.done and self.report.failure is None:
+            jobdir.write_pid_file(self.job_dir / jobdir.JOB_PID_FILE, self.pid)
 
     def _write_usage(self) -> None:
         """The usage so far, for the execd's next load report (qstat -j)."""
@@ -584,19 +785,84 @@ class _JobWatch:
                 # of every process of the host (issue 12: the largest cost of a short
                 # job's shepherd).
                 return
-        for _ in range(3):
+        self._end_tree()
+
+    def _end_tree(self) -> None:
+        """Kill every process left of the job's tree until none is left.
+
+        A few rounds of "search, kill" are not enough: a process that forks and lets its
+        parent exit, in a loop, lives for less time than a search of the host's
+        processes takes, so the pids a search finds are gone when they are signalled,
+        and once the shepherd exits the loop's last process is re-parented to init and
+        outlives the job. So, until a search finds nothing:
+
+        - the shepherd's own children (where the loop's processes land, as it is their
+          reaper) are stopped as fast as one file can be read (``_stop_children``);
+        - every process the search finds is stopped, and its whole process group with
+          it: a signal to a group reaches a process that is forking and its new child
+          alike (the kernel restarts a fork that a group signal interrupts);
+        - once a search finds no process it has not stopped already, they are killed
+          (with their groups), and orphans re-parented to the shepherd are reaped.
+
+        Bounded by LEFTOVER_SECONDS (a process in uninterruptible sleep may take its
+        time to die; it cannot fork meanwhile).
+        """
+        deadline = time.monotonic() + LEFTOVER_SECONDS
+        pause = 0.001
+        frozen: set[int] = set()
+        own_group = os.getpgid(0)
+        while True:
+            self._stop_children()
+            _reap_orphans(set(self.helpers))
             table, pids = self._tree()
             pids.discard(self.pid)
-            if not pids:
+            if not pids or time.monotonic() >= deadline:
                 break
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            self.measure.add(proctree.usage(table, pids))
-            time.sleep(0.05)
+            # the job's processes are in sessions of the job's own, so are their groups
+            groups = {table[pid].pgid for pid in pids} - {0, 1, own_group}
+            # (not by the state /proc shows: a process whose main thread has exited
+            # shows as a zombie while its other threads run)
+            signum = signal.SIGSTOP if pids - frozen else signal.SIGKILL
+            if signum == signal.SIGKILL:
+                self.measure.add(proctree.usage(table, pids))
+            _signal_groups(groups, signum)
+            _signal_all(pids, signum)
+            frozen = pids
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
         _reap_orphans(set(self.helpers))
+
+    def _stop_children(self) -> None:
+        """SIGSTOP the shepherd's children (but its methods) until one look at them
+        finds none it has not stopped: a child of a fork loop that got away by forking
+        before the signal landed is a child of the shepherd again once its parent has
+        exited. Bounded; the searches of ``_end_tree`` do the rest."""
+        me, keep, stopped = os.getpid(), set(self.helpers), set()
+        for _ in range(STOP_CHILDREN_ROUNDS):
+            mine = proctree.children(me)
+            if mine is None:
+                return
+            new = [pid for pid in mine if pid not in keep and pid not in stopped]
+            if not new:
+                return
+            _signal_all(set(new), signal.SIGSTOP)
+            stopped.update(new)
+
+
+def _signal_all(pids: set[int], signum: int) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signum)
+        except OSError:
+            pass
+
+
+def _signal_groups(groups: set[int], signum: int) -> None:
+    for group in groups:
+        try:
+            os.killpg(group, signum)
+        except OSError:
+            pass
 
 
 def _unreaped_children(keep: set[int]) -> bool:
@@ -625,9 +891,11 @@ def _reap_orphans(keep: set[int]) -> None:
 _wakeup: dict[str, int] = {}
 
 
-def _sleep_until_event(pidfd: int | None, seconds: float) -> None:
-    """Sleep until the job exits, a signal arrives (an execd request) or ``seconds``."""
-    fds = [fd for fd in (pidfd, _wakeup.get("read")) if fd is not None]
+def _sleep_until_event(pidfd: int | None, seconds: float, report: int | None = None
+                       ) -> None:
+    """Sleep until the job exits, a signal arrives (an execd request), its child reports
+    (``report``) or ``seconds``."""
+    fds = [fd for fd in (pidfd, _wakeup.get("read"), report) if fd is not None]
     if pidfd is None:
         seconds = min(seconds, 0.02)
     try:
@@ -642,58 +910,82 @@ def _sleep_until_event(pidfd: int | None, seconds: float) -> None:
 
 
 def _procedure_user(spec: Mapping[str, Any], name: str | None
-                    ) -> tuple[int, int, list[int]] | None:
-    """(uid, gid, groups) of a ``user@`` prolog/epilog when we can switch to it; None:
-    run as the job would (the owner, or ourselves)."""
+                    ) -> tuple[pwd.struct_passwd, list[int]] | None:
+    """The passwd entry and groups of a ``user@`` prolog/epilog when we can switch to
+    it; None: run as the job would (the owner, or ourselves)."""
     if name is None or os.geteuid() != 0:
         return None
     try:
         pw = pwd.getpwnam(name)
     except KeyError as e:
         raise JobFailure(FAILED_BEFORE_JOB, f"can't get password entry for user \"{name}\"") from e
-    return pw.pw_uid, pw.pw_gid, os.getgrouplist(name, pw.pw_gid)
+    return pw, os.getgrouplist(name, pw.pw_gid)
 
 
-def _run_procedure(which: str, spec: Mapping[str, Any], env: dict[str, str], user: str,
-                   home: str, groups: list[int], job_dir: Path) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class _TaskContext:
+    """What the shepherd knows of the task once its TMPDIR is made: for the job's and
+    the procedures' environments."""
+    spec: Mapping[str, Any]
+    user: str
+    home: str
+    groups: list[int]
+    job_dir: Path
+    tmpdir: str
+    arch: str
+    tz: str | None
+
+
+def _procedure_plan(which: str, ctx: _TaskContext, env: Mapping[str, str], text: str
+                    ) -> _ChildPlan:
+    """A prolog's or epilog's start. Its output goes to the job's output files, opened
+    with the owner's ids; it runs as the owner, or as the ``user@`` it names. One that
+    runs with other ids than the owner's (a ``root@`` prolog) gets nothing the owner
+    chose: the fixed environment of ``jobdir.procedure_environment`` and ``/`` as its
+    working directory (a root process in the owner's directory reads what the owner put
+    there: a Python ``-m`` imports from it, git reads its config)."""
+    spec = ctx.spec
+    procedure_user, argv = jobdir.split_procedure(text)
+    argv = jobdir.expand_words(argv, jobdir.procedure_variables(spec, env))
+    other = _procedure_user(spec, procedure_user)
+    switch = _switches(spec)
+    owner_uid = int(spec["uid"]) if switch else os.geteuid()
+    runner: Ids | None = (int(spec["uid"]), int(spec["gid"]), ctx.groups) if switch else None
+    final_cwd = None
+    env = dict(env)
+    if other is not None:
+        pw, groups = other
+        runner = (pw.pw_uid, pw.pw_gid, groups)
+        if pw.pw_uid != owner_uid:
+            env = jobdir.procedure_environment(
+                spec, pw.pw_name, pw.pw_dir, pw.pw_shell or "/bin/sh", ctx.tmpdir,
+                str(ctx.job_dir), ctx.arch, ctx.tz)
+            final_cwd = "/"
+    return _ChildPlan(
+        which=which, spec=spec, argv=argv, program=argv[0], env=env,
+        cwd=working_dir(spec, ctx.home), home_of=_home_lookup(ctx.user, ctx.home),
+        stdin="/dev/null", umask=int(jobdir.option(spec, "umask")) & 0o777,
+        opener=_opener_ids(spec, ctx.groups), runner=runner, final_cwd=final_cwd)
+
+
+def _run_procedure(which: str, ctx: _TaskContext, env: dict[str, str], job_dir: Path
+                   ) -> dict[str, Any] | None:
     """Run the prolog or epilog to its end; None if it succeeded (or there is none), else
-    the failure (failed code, message, action) for the result.
-
-    It runs with the job's environment and working directory, its output appended to the
-    job's output files, as the job owner or the ``user@`` it names.
-    """
-    text = jobdir.option(spec, which)
+    the failure (failed code, message, action) for the result."""
+    text = jobdir.option(ctx.spec, which)
     if not text:
         return None
     before = jobdir.FAILED_BEFORE_PROLOG if which == "prolog" else jobdir.FAILED_BEFORE_EPILOG
-    fds: list[int] = []
     try:
-        procedure_user, argv = jobdir.split_procedure(text)
-        argv = jobdir.expand_words(argv, jobdir.procedure_variables(spec, env))
-        ids = _procedure_user(spec, procedure_user)
-        with _as_job_user(spec, groups):
-            cwd = working_dir(spec, home)
-            _enter_cwd(cwd)
-            out_fd, err_fd = _open_stdio(spec, env, cwd, _home_lookup(user, home))
-            fds += [out_fd, err_fd]
-        if ids is None and _switches(spec):
-            ids = (int(spec["uid"]), int(spec["gid"]), groups)
-        switch: dict[str, Any] = ({"user": ids[0], "group": ids[1], "extra_groups": ids[2]}
-                                  if ids is not None else {})
-        try:
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out_fd,
-                                    stderr=err_fd, env=env, start_new_session=True,
-                                    close_fds=True, **switch)
-        except (OSError, subprocess.SubprocessError) as e:
-            return {"failed": before, "action": jobdir.QUEUE_ERROR,
-                    "message": f"can't start {which} \"{argv[0]}\": {e}"}
+        pid, report = _fork_child(_procedure_plan(which, ctx, env, text))
     except JobFailure as f:
         return {"failed": before, "action": jobdir.QUEUE_ERROR, "message": str(f)}
-    finally:
-        os.chdir("/")
-        for fd in set(fds):
-            os.close(fd)
-    code = _wait_procedure(proc, job_dir)
+    except OSError as e:
+        return {"failed": before, "action": jobdir.QUEUE_ERROR,
+                "message": f"can't start {which}: {e}"}
+    code = _wait_procedure(pid, report, job_dir)
+    if report.failure is not None:
+        return {"failed": before, "action": jobdir.QUEUE_ERROR, "message": report.failure[1]}
     outcome = jobdir.procedure_outcome(which, code)
     if outcome is None:
         return None
@@ -702,19 +994,32 @@ def _run_procedure(which: str, spec: Mapping[str, Any], env: dict[str, str], use
             "message": f"exit_status of {which} = {code}"}
 
 
-def _wait_procedure(proc: subprocess.Popen[bytes], job_dir: Path) -> int:
-    """Wait for a prolog/epilog; a terminate or kill request ends it (the job is being
-    deleted). Its exit status, 128+signal if killed."""
-    while True:
-        try:
-            return _exit_code(proc.wait(timeout=0.2))
-        except subprocess.TimeoutExpired:
-            pass
-        if any(a in ("terminate", "kill") for a in jobdir.take_controls(job_dir)):
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
+def _wait_procedure(pid: int, report: _ChildReport, job_dir: Path) -> int:
+    """Wait for a prolog/epilog, never blocked by it (its child may wait in an open() of
+    the owner's path); a terminate or kill request ends it (the job is being deleted).
+    Its exit status, 128+signal if killed."""
+    pidfd = _pidfd(pid)
+    try:
+        while True:
+            wpid, status = os.waitpid(pid, os.WNOHANG)
+            if wpid == pid:
+                report.read(block=True)
+                return _exit_code(-os.WTERMSIG(status) if os.WIFSIGNALED(status)
+                                  else os.WEXITSTATUS(status))
+            report.read()
+            if any(a in ("terminate", "kill") for a in jobdir.take_controls(job_dir)):
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+                try:
+                    os.kill(pid, signal.SIGKILL)  # (before its setsid: no group yet)
+                except OSError:
+                    pass
+            _sleep_until_event(pidfd, 0.2, report.fd)
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
 
 
 def _exit_code(returncode: int) -> int:
@@ -738,24 +1043,30 @@ def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
     cgroup = None
     try:
         _prepare_files(job_dir, spec)
-        env = job_environment(spec, user, home, tmpdir, str(job_dir), host_arch(),
-                              os.environ.get("TZ"))
-        failure = _run_procedure("prolog", spec, env, user, home, groups, job_dir)
+        ctx = _TaskContext(spec, user, home, groups, job_dir, tmpdir, host_arch(),
+                           os.environ.get("TZ"))
+        env = job_environment(spec, user, home, tmpdir, str(job_dir), ctx.arch, ctx.tz)
+        failure = _run_procedure("prolog", ctx, env, job_dir)
+        report = None
         if failure is None:
             cgroup = _job_cgroup(spec, job_dir)
-            pid, failure = _start_job(spec, env, user, home, job_dir, groups, cgroup)
+            pid, report, failure = _start_job(spec, env, user, home, job_dir, groups, cgroup)
         if failure is None:
             _current_job["pid"] = pid
-            jobdir.write_pid_file(job_dir / jobdir.JOB_PID_FILE, pid)
-            watch = _JobWatch(job_dir, spec, pid, env, groups, cgroup)
+            watch = _JobWatch(job_dir, spec, pid, env, groups, cgroup, report)
             status, usage = watch.run()
-            _spawned.pop(pid).returncode = os.waitstatus_to_exitcode(status)
             _current_job.pop("pid", None)
             watch.end_leftovers()
             measured = watch.measure.fields(watch.control.ended_by)
-            epilog = _run_procedure("epilog", spec, env, user, home, groups, job_dir)
-            if epilog is not None:
-                failure = {**epilog, "ran": True}
+            env.update(watch.report.paths)
+            if watch.report.failure is not None:  # it never ran: as if not started
+                failed, message = watch.report.failure
+                failure = {"failed": failed, "message": message}
+                pid, status, usage, measured = 0, NEVER_STARTED_STATUS, None, None
+            elif watch.report.paths:  # (not a job killed before its exec: it never ran)
+                epilog = _run_procedure("epilog", ctx, env, job_dir)
+                if epilog is not None:
+                    failure = {**epilog, "ran": True}
     finally:
         _remove_tmpdir(spec, tmpdir, groups)
         _remove_cgroup(cgroup)

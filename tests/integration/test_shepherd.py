@@ -397,9 +397,18 @@ def mode_and_owner(path: Path) -> tuple[int, int, int]:
     return stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid
 
 
+def private_tmpdir(output: Path, planted: Path) -> str:
+    """The TMPDIR the job printed first: beside the planted entry, a new name."""
+    tmpdir = output.read_text().splitlines()[0]
+    assert tmpdir.startswith(f"{planted}.") and len(tmpdir) == len(str(planted)) + 17
+    assert not os.path.lexists(tmpdir)  # removed after the job
+    return tmpdir
+
+
 @pytest.mark.parametrize("planted", ["symlink", "file"])
-def test_a_planted_tmpdir_fails_the_job(launcher: Launcher, tmp_path: Path,
-                                        planted: str) -> None:
+def test_a_planted_tmpdir_is_left_and_the_job_gets_another(launcher: Launcher,
+                                                           tmp_path: Path,
+                                                           planted: str) -> None:
     victim = tmp_path / "victim"
     victim.mkdir(mode=0o750)
     tmpdir = tmp_path / "tmp" / "4242.1.all.q"
@@ -409,12 +418,11 @@ def test_a_planted_tmpdir_fails_the_job(launcher: Launcher, tmp_path: Path,
     else:
         tmpdir.write_text("not a directory\n")
     before = mode_and_owner(victim)
-    result = run_job(launcher, tmp_path, 'touch "$TMPDIR/owned"\n')
-    assert (result["failed"], result["exit_status"]) == (1, 1), result
-    assert f"can't make tmpdir {tmpdir}" in result["error_message"]
-    assert ("symbolic link" if planted == "symlink" else "not a directory") in \
-        result["error_message"]
-    assert not (tmp_path / "testjob.o4242").exists()  # the job never ran
+    result = run_job(launcher, tmp_path, 'echo "$TMPDIR"; echo "$TMP"; '
+                     'touch "$TMPDIR/owned" && stat -c %a "$TMPDIR"\n')
+    assert (result["failed"], result["exit_status"]) == (0, 0), result
+    made = private_tmpdir(tmp_path / "testjob.o4242", tmpdir)
+    assert (tmp_path / "testjob.o4242").read_text().splitlines()[1:] == [made, "700"]
     assert list(victim.iterdir()) == [] and mode_and_owner(victim) == before
     assert tmpdir.is_symlink() == (planted == "symlink")  # left as it was
 
@@ -428,11 +436,13 @@ def test_root_does_not_chown_a_planted_tmpdir_symlink(
         (secret / "key").write_text("root's secret\n")
         (work / "tmp").mkdir()
         (work / "tmp" / "4242.1.all.q").symlink_to(secret)
-        result = run_job(launcher, work, "cat \"$TMPDIR/key\"\n", **owner_spec(nobody))
+        result = run_job(launcher, work, 'echo "$TMPDIR"; cat "$TMPDIR/key"\n',
+                         **owner_spec(nobody))
         assert mode_and_owner(secret) == (0o700, 0, 0)  # not handed to nobody
         assert mode_and_owner(secret / "key")[1:] == (0, 0)
-        assert not (work / "testjob.o4242").exists()
-        assert result["failed"] == 1 and "symbolic link" in result["error_message"], result
+        assert result["failed"] == 0, result  # the job ran, in a TMPDIR of its own
+        private_tmpdir(work / "testjob.o4242", work / "tmp" / "4242.1.all.q")
+        assert "secret" not in (work / "testjob.o4242").read_text()
     finally:
         shutil.rmtree(secret)
 
@@ -445,11 +455,13 @@ def test_root_does_not_adopt_a_tmpdir_of_another_user(
     foreign = work / "tmp" / "4242.1.all.q"
     foreign.mkdir(mode=0o700)  # root's, as if another user's job had left it
     (foreign / "data").write_text("not nobody's\n")
-    result = run_job(launcher, work, 'cat "$TMPDIR/data"\n', **owner_spec(nobody))
+    result = run_job(launcher, work, 'echo "$TMPDIR"; cat "$TMPDIR/data"\n',
+                     **owner_spec(nobody))
     assert mode_and_owner(foreign) == (0o700, 0, 0)
     assert (foreign / "data").read_text() == "not nobody's\n"
-    assert not (work / "testjob.o4242").exists()
-    assert result["failed"] == 1 and "belongs to uid 0" in result["error_message"], result
+    assert result["failed"] == 0, result
+    private_tmpdir(work / "testjob.o4242", foreign)
+    assert "not nobody's" not in (work / "testjob.o4242").read_text()
 
 
 @pytest.mark.skipif(not IS_ROOT, reason="a root shepherd and a second user")

@@ -85,6 +85,9 @@ def host(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
                         lambda pids: {p: seen["table"][p] for p in pids if p in seen["table"]})
     monkeypatch.setattr(proctree, "process_table", table)
     monkeypatch.setattr(shepherd.os, "waitpid", waitpid)
+    seen["signalled"] = []  # (no signal may reach a real process of these made-up pids)
+    monkeypatch.setattr(shepherd.os, "kill", lambda pid, sig: seen["signalled"].append(pid))
+    monkeypatch.setattr(shepherd.os, "killpg", lambda pid, sig: seen["signalled"].append(-pid))
     monkeypatch.setitem(shepherd._reaper, "on", True)
     return seen
 
