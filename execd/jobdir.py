@@ -253,7 +253,6 @@ FAILED_OUTPUT, FAILED_SHELL, FAILED_CWD, FAILED_APPERROR = 26, 27, 28, 30
 RESCHEDULE_EXIT_STATUS, APPERROR_EXIT_STATUS = 99, 100
 
 SGE_DEFAULT_PATH = "/usr/local/bin:/bin:/usr/bin"
-DEFAULT_LOGIN_SHELLS = ("bash", "sh", "ksh", "csh", "tcsh")  # global config default
 # the spec's fields (common.start_record is the record: these are derived from it)
 REQUIRED_KEYS = start_record.REQUIRED_KEYS
 OPTIONAL_KEYS = start_record.OPTIONAL_KEYS  # their defaults are Grid Engine's defaults

@@ -27,7 +27,7 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
-from common import keys, wire
+from common import keys, start_record, wire
 from common.cell import MAX_SOCKET_PATH
 from common.conf_values import seconds_or
 from execd import cgroups as cgroups_mod
@@ -352,17 +352,16 @@ class ExecdService:
             # result (it would not dispatch the task again otherwise)
             self._remove_tree(path)
             self.reported.discard(path.name)
-        script = spec.pop("script", None)
-        spec["switch_user"] = os.geteuid() == 0
-        if self.cgroups is not None:
-            spec["cgroup"] = {"subtree": str(self.cgroups.path),
-                              "controllers": sorted(self.cgroups.controllers)}
-        spec["notify_socket"] = str(self.notify_path)
-        spec["start_time"] = time.time()
+        spec, script = start_record.file_spec(
+            body["spec"], switch_user=os.geteuid() == 0,
+            cgroup=({"subtree": str(self.cgroups.path),
+                     "controllers": sorted(self.cgroups.controllers)}
+                    if self.cgroups is not None else None),
+            notify_socket=str(self.notify_path), start_time=time.time())
         waited_actions = self.waiting_actions.pop(path.name, [])
         self.waiting.pop(path.name, None)
         try:
-            jobdir.write_spec(path, spec, script if isinstance(script, bytes) else None)
+            jobdir.write_spec(path, spec, script)
             self.launcher.launch(path)
         except Exception as exc:  # report, never crash the daemon
             self._log("error", "job start failed", job_id=job_id, task_id=task_id,
@@ -442,6 +441,12 @@ class ExecdService:
             return
         self.reported.add(path.name)
         job_id, task_id = _ids_of(path)
+        if result.get("failed") and not result.get("pid"):
+            # it never ran: say why here too (the directory goes once this is acknowledged)
+            self._log("warning", "job failed before it started", job_id=job_id,
+                      task_id=task_id, failed=result.get("failed"),
+                      reason=str(result.get("error_message") or "")[:500],
+                      trace=_last_line(path / jobdir.ERROR_FILE))
         self._request("job_finished", {"host": self.host, "job_id": job_id,
                                        "task_id": task_id, "result": result,
                                        "dispatched": _dispatched(path)})
@@ -530,6 +535,23 @@ def _dispatched(path: Path) -> float:
         return float(jobdir.read_spec(path).get("dispatched") or 0.0)
     except (OSError, ValueError, TypeError, AttributeError):
         return 0.0
+
+
+def _last_line(path: Path) -> str:
+    """The last line of a shepherd's traceback file ("" without one): a regular file of
+    the shepherd's in the execd's job directory, opened without following a link or
+    waiting on anything."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return ""
+    with open(fd, "rb") as f:
+        try:
+            f.seek(max(0, os.fstat(fd).st_size - 4096))
+            lines = f.read(4096).decode(errors="replace").strip().splitlines()
+        except OSError:
+            return ""
+    return lines[-1][:500] if lines else ""
 
 
 def _older_than(path: Path, seconds: float) -> bool:

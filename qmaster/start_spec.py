@@ -28,7 +28,7 @@ from common.resource.values import BadValueError
 
 METHODS = ("starter_method", "suspend_method", "resume_method", "terminate_method")
 DEFAULT_NOTIFY = 60.0
-DEFAULT_LOGIN_SHELLS = "bash,sh,ksh,csh,tcsh"
+DEFAULT_LOGIN_SHELLS = ",".join(start_record.DEFAULT_LOGIN_SHELLS)
 
 
 def _none(value: str) -> bool:
