@@ -113,17 +113,26 @@ def make_unique_dir(prefix: StrPath, mode: int, uid: int | None = None,
     for _ in range(UNIQUE_TRIES):
         path = f"{os.fspath(prefix)}.{secrets.token_hex(8)}"
         try:
-            os.mkdir(path, 0o700)
+            return make_new_dir(path, mode, uid, gid)
         except FileExistsError:
             continue
-        fd = _open_checked_dir(path, os.geteuid())
-        try:
-            os.fchown(fd, -1 if uid is None else uid, -1 if gid is None else gid)
-            os.fchmod(fd, mode)
-        finally:
-            os.close(fd)
-        return path
     raise FileExistsError(errno.EEXIST, "no free name", os.fspath(prefix))
+
+
+def make_new_dir(path: StrPath, mode: int, uid: int | None = None,
+                 gid: int | None = None) -> str:
+    """Make ``path``, which must not exist (FileExistsError if anything is there, a link
+    included), with exactly ``mode``, owned by ``uid``:``gid``; its path. Unlike
+    ``make_dir`` it never takes an existing directory, not even one of ``uid``'s."""
+    path = os.fspath(path)
+    os.mkdir(path, 0o700)
+    fd = _open_checked_dir(path, os.geteuid())
+    try:
+        os.fchown(fd, -1 if uid is None else uid, -1 if gid is None else gid)
+        os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
+    return path
 
 
 def make_parents(path: StrPath, mode: int = 0o755) -> None:

@@ -475,21 +475,19 @@ def _owner(spec: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def _make_tmpdir(spec: Mapping[str, Any]) -> str:
-    """The job's TMPDIR, new (or the owner's own from an earlier run), the owner's, 0700;
-    its path.
+    """The job's TMPDIR, new, the owner's, 0700; its path.
 
     Grid Engine's name ``<job>.<task>.<queue>`` is predictable and its base usually
-    world-writable: an entry found there is taken only if it is a real directory of the
-    owner (left by an earlier run of the same task). Whatever else was planted (a link,
-    a file, another user's directory) is left alone, and the job gets a fresh directory
-    of an unpredictable name beside it, made atomically: a planted entry no longer costs
-    anyone a job, and ``TMPDIR`` says where the directory is.
+    world-writable, so it is taken only when ``mkdir`` makes it. Whatever is found there
+    (a link, a file, another user's directory, or the owner's own: a job of the same id
+    of another cell on this host, whose end would remove it under this job) is left
+    alone, and the job gets a fresh directory of an unpredictable name beside it, made
+    atomically: a planted entry costs nobody a job, and ``TMPDIR`` says where it is.
     """
     path = tmpdir_path(spec)
     uid, gid = _owner_ids(spec)
     try:
-        safefs.make_dir(path, TMPDIR_MODE, uid, gid)
-        return path
+        return safefs.make_new_dir(path, TMPDIR_MODE, uid, gid)
     except safefs.UnsafePath:
         pass
     except OSError as e:

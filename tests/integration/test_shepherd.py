@@ -427,6 +427,21 @@ def test_a_planted_tmpdir_is_left_and_the_job_gets_another(launcher: Launcher,
     assert tmpdir.is_symlink() == (planted == "symlink")  # left as it was
 
 
+def test_the_owners_own_directory_at_the_tmpdir_path_is_not_shared(launcher: Launcher,
+                                                                   tmp_path: Path) -> None:
+    """A directory of the owner at the path (a job of the same id of another cell on this
+    host, still running) is neither used nor removed: the job gets its own TMPDIR."""
+    (tmp_path / "tmp").mkdir()
+    other = tmp_path / "tmp" / "4242.1.all.q"
+    other.mkdir(mode=0o700)
+    (other / "theirs").write_text("the other job's\n")
+    result = run_job(launcher, tmp_path, 'echo "$TMPDIR"; ls "$TMPDIR"\n')
+    assert (result["failed"], result["exit_status"]) == (0, 0), result
+    private_tmpdir(tmp_path / "testjob.o4242", other)
+    assert (tmp_path / "testjob.o4242").read_text().splitlines()[1:] == []  # empty, new
+    assert (other / "theirs").read_text() == "the other job's\n"  # left as it was
+
+
 @pytest.mark.skipif(not IS_ROOT, reason="a root shepherd and a second user")
 def test_root_does_not_chown_a_planted_tmpdir_symlink(
         launcher: Launcher, nobody_work: tuple[Path, pwd.struct_passwd]) -> None:
