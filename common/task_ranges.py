@@ -118,3 +118,48 @@ def _range_within(rng: Sequence[int], wanted: Sequence[int]) -> bool:
     if first < w_first or last > w_last or (first - w_first) % w_step:
         return False
     return first == last or step % w_step == 0
+
+
+# A request names its tasks as range lists (``qdel -t``, ``qhold -t``: one range per job
+# from our commands). A hostile request may repeat or overlap ranges to multiply the
+# qmaster's work per task (issue 26: 400 repeats of one range cost seconds): the qmaster
+# merges them first (``merged``) and refuses a list that stays longer than this.
+MAX_REQUEST_RANGES = 64
+
+
+def merged(ranges: Iterable[Sequence[int]]) -> RangeList:
+    """The ids that ``ranges`` (a request's, which may repeat, overlap or interleave) name,
+    as few ranges as this finds cheaply: each normalized, repeats dropped, ranges of one
+    step and phase that overlap or touch joined, single ids that extend a step-1 range
+    joined, and a range whose every id another names dropped. Sorted by first id; the
+    same ids, never more. O(n log n) in the list's length, plus a containment check over
+    what is left."""
+    groups: dict[tuple[int, int], list[Range]] = {}
+    for first, last, step in ranges:
+        rng = normalized(int(first), int(last), max(int(step), 1))
+        key = (rng[2], rng[0] % rng[2])  # singletons (step 1) join step-1 runs
+        groups.setdefault(key, []).append(rng)
+    out: RangeList = []
+    for (step, _phase), group in groups.items():
+        group.sort()
+        run = list(group[0])
+        for first, last, _ in group[1:]:
+            if first <= run[1] + step:  # overlapping or touching, same progression
+                run[1] = max(run[1], last)
+                run[2] = step if run[1] > run[0] else 1
+            else:
+                out.append(run)
+                run = [first, last, step if last > first else 1]
+        out.append(run)
+    out.sort()
+    if len(out) > 4 * MAX_REQUEST_RANGES:  # (the containment check is quadratic)
+        return out
+    kept = [r for i, r in enumerate(out)
+            if not any(j != i and _range_within(r, w) and (r != w or j < i)
+                       for j, w in enumerate(out))]
+    return kept
+
+
+def contains_any(ranges: Sequence[Sequence[int]], task_id: int) -> bool:
+    """Whether any range of ``ranges`` (a request's: they may interleave) holds the id."""
+    return any(_in_range(r, task_id) for r in ranges)

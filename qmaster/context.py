@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from common import task_ranges
 from common.model import UserInfo
 from qmaster.store import Batch, Store
 
@@ -20,6 +21,17 @@ class RequestError(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
+
+
+def request_ranges(target: dict[str, Any]) -> list[list[int]]:
+    """The target's task ranges merged (repeats and overlaps collapse), refused when they
+    stay more than ``task_ranges.MAX_REQUEST_RANGES``: the work per job is bounded by
+    the ids named, never multiplied by how often the request names them."""
+    wanted = task_ranges.merged(target.get("tasks") or [])
+    if len(wanted) > task_ranges.MAX_REQUEST_RANGES:
+        raise RequestError("malformed", f"a job's task list names more than "
+                                        f"{task_ranges.MAX_REQUEST_RANGES} task ranges")
+    return wanted
 
 
 @dataclass

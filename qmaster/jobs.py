@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import heapq
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +19,7 @@ from common.jobstate import ACTIVE_STATES, Event, State, allows
 from common.model import Job, Task, TaskRanges, UserInfo
 from common.placement.load_alarm import exceeded, suspend_alarm_reason
 from qmaster.auto_suspend import THRESHOLD_REASON
-from qmaster.context import DEFERRED, Ctx, RequestError, Waiter
+from qmaster.context import DEFERRED, Ctx, RequestError, Waiter, request_ranges
 from qmaster.execd_link import finish_task, kill_on_host
 from qmaster.host_rights import require_known_host, require_submit_host
 from qmaster.placement_view import instance_alarms, instances_of
@@ -148,16 +148,29 @@ def release_dependency_hold(ctx: Ctx, job_id: int) -> None:
 @dataclass
 class Selected:
     """What a target names in one job: enrolled tasks, and pending ids of its ranges
-    (``all_pending``: every one of them, which a range change handles at once)."""
+    (``all_pending``: every one of them, which a range change handles at once).
+    ``denied``: the requester may not make this change to the job, found before any of
+    its tasks was looked at (nothing selected)."""
 
     job: Job
     tasks: list[Task]
     pending: list[int]
     all_pending: bool
+    denied: bool = False
 
     @property
     def empty(self) -> bool:
-        return not self.tasks and not self.pending and not self.all_pending
+        return not self.tasks and not self.pending and not self.all_pending \
+            and not self.denied
+
+
+# A permission rule of a request: whether the requester may change this job at all.
+# TargetWalk asks it before any per-task work, so a request naming another user's large
+# array costs one check per job, not one per task (issue 26).
+Allowed = Callable[[Job], bool]
+# name-pattern targets one part of a request works through: each is a walk over every
+# job of the cell (there is no index by name)
+REQUEST_NAME_SCANS = 8
 
 
 class TargetWalk:
@@ -172,22 +185,25 @@ class TargetWalk:
     qmaster discontinues a large deletion (STATUS_OK_DOAGAIN), so that no one request
     holds up everyone else's for long."""
 
-    def __init__(self, ctx: Ctx, limit: int) -> None:
-        self.ctx, self.limit = ctx, limit
+    def __init__(self, ctx: Ctx, limit: int, allowed: Allowed) -> None:
+        self.ctx, self.limit, self.allowed = ctx, limit, allowed
         self.resume: dict[str, int] | None = None
 
     def __iter__(self) -> Iterator[tuple[dict[str, Any], list[Selected] | None]]:
-        left = self.limit
+        left, scans = self.limit, REQUEST_NAME_SCANS
         for index, target in enumerate(self.ctx.body["targets"]):
-            if left <= 0:
+            # every target costs at least one step (a request of 65,536 ids of no job),
+            # a name pattern a walk over every job
+            if left <= 0 or ("name" in target and scans <= 0):
                 self.resume = {"target": index}
                 return
+            scans -= "name" in target
             jobs = _select_jobs(self.ctx, target, left + 1)
             if len(jobs) > left:
                 jobs = jobs[:left]
                 self.resume = {"target": index, "after": jobs[-1].job_id}
-            left -= len(jobs)
-            yield target, _select(self.ctx, target, jobs)
+            left -= max(len(jobs), 1)
+            yield target, _select(self.ctx, target, jobs, self.allowed)
             if self.resume is not None:
                 return
 
@@ -198,15 +214,19 @@ class TargetWalk:
         return reply
 
 
-def _select(ctx: Ctx, target: dict[str, Any], jobs: list[Job]) -> list[Selected] | None:
+def _select(ctx: Ctx, target: dict[str, Any], jobs: list[Job], allowed: Allowed
+            ) -> list[Selected] | None:
     if not jobs:
         return None
-    wanted = [[int(v) for v in r] for r in target.get("tasks") or []]
+    wanted = request_ranges(target)
     out = []
     for job in jobs:
+        if not allowed(job):  # before any of its tasks is looked at
+            out.append(Selected(job, [], [], False, denied=True))
+            continue
         tasks = [t for t in ctx.store.enrolled_tasks(job.job_id)
                  if t.state_enum is not State.FINISHED
-                 and (not wanted or any(_in_range(t.task_id, r) for r in wanted))]
+                 and (not wanted or task_ranges.contains_any(wanted, t.task_id))]
         pending = ctx.store.ranges[job.job_id].pending
         whole = bool(pending) and (not wanted or task_ranges.covered_by(pending, wanted))
         ids = [] if whole or not pending else list(task_ranges.ids_in(pending, wanted))
@@ -253,11 +273,6 @@ def _select_jobs(ctx: Ctx, target: dict[str, Any], limit: int) -> list[Job]:
     return [store.jobs[j] for j in heapq.nsmallest(limit, wanted)]
 
 
-def _in_range(task_id: int, rng: Any) -> bool:
-    first, last, step = (int(v) for v in rng)
-    return first <= task_id <= last and (task_id - first) % max(step, 1) == 0
-
-
 def may_change(ctx: Ctx, job: Job) -> bool:
     user = ctx.user.name
     return job.owner == user or ctx.store.is_operator(user)
@@ -268,7 +283,7 @@ def handle_delete(ctx: Ctx) -> dict[str, Any]:
     if ctx.body.get("force") and not ctx.store.is_manager(ctx.user.name):
         return {"results": [{"result": "force_denied"}]}
     results = []
-    walk = TargetWalk(ctx, REQUEST_JOBS)
+    walk = TargetWalk(ctx, REQUEST_JOBS, lambda job: may_change(ctx, job))
     for target, selection in walk:
         results.extend(_delete_target(ctx, target, selection))
     return walk.reply(results)
@@ -280,7 +295,7 @@ def _delete_target(ctx: Ctx, target: dict[str, Any], selection: list[Selected] |
         return [{"target": target, "result": "unknown"}]
     out = []
     for sel in selection:
-        if not may_change(ctx, sel.job):
+        if sel.denied:
             out.append({"job_id": sel.job.job_id, "result": "denied", "owner": sel.job.owner})
             continue
         out.extend(_delete_tasks(ctx, sel, bool(target.get("tasks"))))
@@ -337,7 +352,7 @@ def _change_holds(ctx: Ctx, *, add: bool) -> dict[str, Any]:
     if hold_type not in HOLD_TYPES:
         raise RequestError("malformed", f"invalid hold type {hold_type!r}")
     results = []
-    walk = TargetWalk(ctx, REQUEST_JOBS)
+    walk = TargetWalk(ctx, REQUEST_JOBS, lambda job: may_hold(ctx, job, hold_type))
     for target, selection in walk:
         if selection is None:
             results.append({"target": target, "result": "unknown"})
@@ -346,13 +361,18 @@ def _change_holds(ctx: Ctx, *, add: bool) -> dict[str, Any]:
     return walk.reply(results)
 
 
-def _hold_job(ctx: Ctx, sel: Selected, hold_type: str, add: bool) -> dict[str, Any]:
-    user, job = ctx.user.name, sel.job
+def may_hold(ctx: Ctx, job: Job, hold_type: str) -> bool:
+    """Grid Engine's rule: a user hold by the owner or an operator, an operator hold by an
+    operator, a system hold by a manager."""
+    user = ctx.user.name
     if hold_type == "s":
-        allowed = ctx.store.is_manager(user)
-    else:
-        allowed = (hold_type == "u" and job.owner == user) or ctx.store.is_operator(user)
-    if not allowed:
+        return ctx.store.is_manager(user)
+    return (hold_type == "u" and job.owner == user) or ctx.store.is_operator(user)
+
+
+def _hold_job(ctx: Ctx, sel: Selected, hold_type: str, add: bool) -> dict[str, Any]:
+    job = sel.job
+    if sel.denied:
         return {"job_id": job.job_id, "result": "denied", "owner": job.owner}
     task_ids = selected_pending_ids(ctx, sel) if job.is_array and sel.all_pending else []
     if sel.all_pending:

@@ -1,0 +1,154 @@
+"""Bounded cost per request (issue 26): one user's request must not hold the qmaster's
+loop for long whatever it names. Permission is checked before any per-task work, task
+ranges are merged and capped, waiters are merged and capped per user, pending tasks
+held by a task range stay range records, and the caps of the cluster configuration
+(max_u_jobs, max_jobs) and our own (script size, spool quota) hold at submission.
+
+No timing is asserted: the work a request does is counted (calls of the per-task
+functions, records written), which is what a timing would only stand in for."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from clients.api import job_request
+from common import task_ranges as tr
+from qmaster import jobs
+from qmaster.store import Store
+from tests.unit.test_qmaster_core import ALICE, BOB, ROOT, Harness
+
+BIG = 75000
+
+
+@pytest.fixture
+def qm(tmp_path: Path) -> Harness:
+    return Harness(tmp_path, auto_add_hosts=True, default_slots=2)
+
+
+def submit(qm: Harness, user: Any = ALICE, count: int = 1, **opts: Any) -> list[int]:
+    reply = qm.call("submit", {"user": user.to_dict(),
+                               "jobs": [job_request("/bin/true", binary=True, **opts)] * count})
+    return [int(j) for j in reply["job_ids"]]
+
+
+def request(qm: Harness, msg_type: str, body: dict[str, Any], user: Any = ALICE
+            ) -> tuple[str, dict[str, Any]]:
+    """(reply type, body) of one request."""
+    from common import wire
+    rid = qm.send(msg_type, {"user": user.to_dict(), **body})
+    for _ident, payload in reversed(qm.router.sent):
+        rtype, reply_id, rbody = wire.decode(payload)
+        if reply_id == rid:
+            return rtype, rbody
+    raise AssertionError("no reply")
+
+
+class Counted:
+    """Counts calls of the per-task functions a selection of tasks goes through."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls = 0
+        for owner, name in ((Store, "enrolled_tasks"), (Store, "all_tasks"),
+                            (tr, "ids_in"), (tr, "ids"), (tr, "covered_by")):
+            original = getattr(owner, name)
+            monkeypatch.setattr(owner, name, self._wrap(original))
+
+    def _wrap(self, original: Any) -> Any:
+        def counted(*args: Any, **kw: Any) -> Any:
+            self.calls += 1
+            return original(*args, **kw)
+        return counted
+
+
+# ---- 2a: permission before per-task work; ranges merged and capped ---------------------
+REPEATED = [[2, BIG - 1 - i % 3, 1] for i in range(400)]
+
+
+@pytest.mark.parametrize("msg_type,extra", [
+    ("hold", {"hold_type": "u"}), ("release", {"hold_type": "u"}), ("delete", {}),
+    ("alter", {"changes": {"priority": -5}})])
+def test_a_request_on_another_users_array_is_denied_before_any_task_is_looked_at(
+        qm: Harness, monkeypatch: pytest.MonkeyPatch, msg_type: str, extra: dict[str, Any]
+        ) -> None:
+    """The issue's attack: 400 repeated task ranges of another user's pending 75,000-task
+    array (5.9 s of work before the denial); now one permission check per job."""
+    (theirs,) = submit(qm, BOB, array=[1, BIG, 1])
+    counted = Counted(monkeypatch)
+    rtype, body = request(qm, msg_type, {"targets": [{"job_id": theirs, "tasks": REPEATED}],
+                                         **extra})
+    assert rtype == "reply" and [r["result"] for r in body["results"]] == ["denied"]
+    assert counted.calls == 0
+    store = qm.server.store
+    assert store.ranges[theirs].pending == [[1, BIG, 1]] and not store.ranges[theirs].holds
+    assert store.jobs[theirs].priority == 0
+
+
+def test_qmod_of_another_users_array_is_one_refusal(qm: Harness,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    (theirs,) = submit(qm, BOB, array=[1, BIG, 1])
+    counted = Counted(monkeypatch)
+    rtype, body = request(qm, "qmod", {"items": [
+        {"action": "suspend", "scope": "job", "ref": str(theirs), "tasks": REPEATED[:64]}]})
+    assert rtype == "reply" and counted.calls == 0
+    assert [a["text"] for a in body["answers"]] == [
+        f'alice - you have no permission to modify job "{theirs}"']
+
+
+def test_repeated_ranges_of_ones_own_array_are_merged_before_the_work(
+        qm: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    (mine,) = submit(qm, ALICE, array=[1, 100, 1])
+    seen: list[list[list[int]]] = []
+    original = tr.ids_in
+    monkeypatch.setattr(tr, "ids_in", lambda have, wanted: (seen.append(wanted),
+                                                            original(have, wanted))[1])
+    body = qm.call("delete", {"user": ALICE.to_dict(),
+                              "targets": [{"job_id": mine, "tasks": [[5, 9, 1]] * 400
+                                           + [[7, 12, 1]]}]})
+    assert seen == [[[5, 12, 1]]]
+    assert [r["task_id"] for r in body["results"]] == list(range(5, 13))
+
+
+def test_a_task_list_that_stays_long_after_merging_is_refused(qm: Harness) -> None:
+    (mine,) = submit(qm, ALICE, array=[1, 1000, 1])
+    apart = [[t, t, 1] for t in range(1, 2 * tr.MAX_REQUEST_RANGES + 3, 2)]
+    rtype, body = request(qm, "hold", {"targets": [{"job_id": mine, "tasks": apart}],
+                                       "hold_type": "u"})
+    assert rtype == "error" and body["code"] == "malformed"
+    assert f"more than {tr.MAX_REQUEST_RANGES} task ranges" in body["message"]
+    assert not qm.server.store.ranges[mine].holds
+
+
+def test_targets_of_no_job_and_name_patterns_are_worked_through_in_parts(
+        qm: Harness) -> None:
+    """65,536 ids of no job, or name patterns (each a walk over every job), answer in
+    parts like a request naming many jobs (the client goes on where a part stopped)."""
+    targets = [{"job_id": 10 ** 6 + i} for i in range(jobs.REQUEST_JOBS + 5)]
+    body = qm.call("delete", {"user": ALICE.to_dict(), "targets": targets})
+    assert body["resume"] == {"target": jobs.REQUEST_JOBS}
+    assert len(body["results"]) == jobs.REQUEST_JOBS
+    names = [{"name": f"x{i}*"} for i in range(jobs.REQUEST_NAME_SCANS + 3)]
+    body = qm.call("delete", {"user": ALICE.to_dict(), "targets": names})
+    assert body["resume"] == {"target": jobs.REQUEST_NAME_SCANS}
+
+
+ranges_lists = st.lists(st.tuples(st.integers(1, 80), st.integers(0, 40), st.integers(1, 6)),
+                        max_size=30).map(lambda rs: [[a, a + b, s] for a, b, s in rs])
+
+
+@given(ranges_lists)
+def test_merged_ranges_name_the_same_ids(ranges: list[list[int]]) -> None:
+    out = tr.merged(ranges)
+    assert set(tr.ids(out)) == {t for a, b, s in ranges for t in range(a, b + 1, s)}
+    assert len(out) <= len({tuple(tr.normalized(*r)) for r in ranges})
+    assert out == sorted(out)
+    assert tr.merged(ranges * 5) == out  # repeats collapse
+
+
+def test_overlapping_and_touching_ranges_merge() -> None:
+    assert tr.merged([[2, 74999, 1]] * 400) == [[2, 74999, 1]]
+    assert tr.merged([[1, 5, 1], [6, 9, 1], [3, 3, 1], [1, 9, 2], [11, 11, 1],
+                      [20, 30, 5], [35, 40, 5]]) == [[1, 9, 1], [11, 11, 1], [20, 40, 5]]
