@@ -355,7 +355,23 @@ def _unpackb(frame: bytes) -> Any:
 
 
 PROTOCOL_VERSION = 1
+# The largest frame: a submit (its scripts) or a daemon's message (zmq.MAXMSGSIZE).
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+# Any other request of a user (issue 26: unpacking costs up to 70 bytes of memory per
+# byte of frame, 4.5 GB for 64 MiB of empty lists): the largest a command sends is a wait
+# on 131,072 job ids or a delete of 65,536 targets, well inside this. A larger frame is
+# refused on its size and type alone, before anything of it is unpacked.
+MAX_REQUEST_BYTES = 1024 * 1024
+# What msgpack itself refuses while it unpacks a user's frame, before the schema looks at
+# it: the longest string, list and map any schema admits (common.schema's MAX_STRING,
+# the longest lists: 131,072 job ids) and a script (MAX_SCRIPT_BYTES: bin).
+UNPACK_LIMITS = {"max_str_len": 1 << 20, "max_bin_len": MAX_MESSAGE_BYTES,
+                 "max_array_len": 1 << 17, "max_map_len": 1 << 16, "max_ext_len": 0}
+# Values (lists, maps and their entries) one user's frame may hold in all: per-field
+# limits alone do not bound a frame of many small lists. A job of a submit holds some
+# tens (a few hundred with qsub -V), a submit at most MAX_SUBMIT_JOBS jobs; a frame of
+# this many empty lists costs about 60 MB and 0.1 s to unpack before it is refused.
+MAX_REQUEST_VALUES = 1 << 20
 TOPIC_EVENTS = b"ev"
 TOPIC_HEARTBEAT = b"hb"
 MAX_UID = (1 << 32) - 1
@@ -707,12 +723,25 @@ def encode(msg_type: str, body: dict[str, Any], request_id: int = 0) -> bytes:
     return _packb({"v": PROTOCOL_VERSION, "t": msg_type, "id": request_id, "b": body})
 
 
-def decode(frame: bytes) -> tuple[str, int, dict[str, Any]]:
-    """(type, request id, body) of a frame, or WireError explaining why it is refused."""
+def decode(frame: bytes, *, from_user: bool = False) -> tuple[str, int, dict[str, Any]]:
+    """(type, request id, body) of a frame, or WireError explaining why it is refused.
+
+    ``from_user``: the frame came on a user's connection (the qmaster's receive path),
+    so its cost is bounded before it is unpacked: a frame over ``MAX_REQUEST_BYTES``
+    must be a submit (its type read without unpacking the rest), and msgpack unpacks it
+    with ``UNPACK_LIMITS`` and at most ``MAX_REQUEST_VALUES`` list and map entries."""
     if len(frame) > MAX_MESSAGE_BYTES:
         raise WireError("too_large", f"message of {len(frame)} bytes exceeds the limit")
+    if from_user and len(frame) > MAX_REQUEST_BYTES and _frame_type(frame) != "submit":
+        raise WireError("too_large", f"message of {len(frame)} bytes exceeds the limit of "
+                                     f"{MAX_REQUEST_BYTES} bytes for a request other than "
+                                     "a submit")
     try:
-        msg = _unpackb(frame)
+        msg = _unpack_bounded(frame) if from_user and len(frame) > SMALL_BYTES \
+            else _unpackb(frame)
+    except _TooManyValues:
+        raise WireError("too_large", f"message holds more than {MAX_REQUEST_VALUES} "
+                                     "values") from None
     except Exception as exc:  # msgpack raises several unrelated types
         raise WireError("malformed", f"undecodable message: {type(exc).__name__}") from None
     if not isinstance(msg, dict):
@@ -730,6 +759,53 @@ def decode(frame: bytes) -> tuple[str, int, dict[str, Any]]:
     except SchemaError as err:
         raise WireError("malformed", f"{msg_type}: {err}", request_id) from None
     return msg_type, request_id, body
+
+
+class _TooManyValues(Exception):
+    """A user's frame holds more than MAX_REQUEST_VALUES list and map entries."""
+
+
+def _frame_type(frame: bytes) -> str | None:
+    """The ``t`` of a message frame, read without making any other value of it (msgpack
+    skips the rest in C); None when the frame is no map or has no string type."""
+    unpacker = _msgpack().Unpacker(raw=False, max_buffer_size=len(frame), max_str_len=64,
+                                   max_bin_len=0, max_array_len=0, max_map_len=0,
+                                   max_ext_len=0)
+    unpacker.feed(frame)
+    try:
+        for _ in range(min(unpacker.read_map_header(), 8)):
+            key = unpacker.unpack()
+            if key == "t":
+                value = unpacker.unpack()
+                return value if isinstance(value, str) else None
+            unpacker.skip()
+    except Exception:  # noqa: BLE001 - not a message: no type
+        return None
+    return None
+
+
+def _unpack_bounded(frame: bytes) -> Any:
+    """msgpack.unpackb with ``UNPACK_LIMITS``, refusing a frame (``_TooManyValues``) as
+    soon as its lists and maps have held ``MAX_REQUEST_VALUES`` entries in all."""
+    left = [MAX_REQUEST_VALUES]
+
+    def counted(value: Any) -> Any:
+        left[0] -= 1 + len(value)
+        if left[0] < 0:
+            raise _TooManyValues
+        return value
+
+    import gc
+    # (the values made are acyclic and freed by their counts: the cyclic collector's
+    # passes over a million new lists would double the time)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _msgpack().unpackb(frame, raw=False, strict_map_key=False,
+                                  list_hook=counted, object_hook=counted, **UNPACK_LIMITS)
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def encode_event_batch(epoch: str, events: list[dict[str, Any]]) -> list[bytes]:

@@ -295,7 +295,8 @@ class QmasterServer:
         for incoming in received:
             identity = incoming.identity
             try:
-                msg = self._proven(incoming, wire.decode(incoming.payload))
+                msg = self._proven(incoming, wire.decode(incoming.payload,
+                                                         from_user=_from_user(incoming)))
             except wire.WireError as err:
                 self._warn("refused message", code=err.code, reason=err.message)
                 replies.append((identity, wire.encode("error", {"code": err.code,
@@ -533,6 +534,13 @@ class QmasterServer:
     def _error(self, event: str, **kw: Any) -> None:
         if self.log:
             self.log.error(event, **kw)
+
+
+def _from_user(incoming: Incoming) -> bool:
+    """Whether a frame came on a user's connection (not a daemon's key): its cost is
+    bounded before it is unpacked (wire.decode)."""
+    peer = gate.Peer.from_text(incoming.user_id or "")
+    return peer is None or peer.kind not in (gate.EXECD, gate.SCHEDULER)
 
 
 def seed_routing_ids() -> None:

@@ -152,3 +152,86 @@ def test_overlapping_and_touching_ranges_merge() -> None:
     assert tr.merged([[2, 74999, 1]] * 400) == [[2, 74999, 1]]
     assert tr.merged([[1, 5, 1], [6, 9, 1], [3, 3, 1], [1, 9, 2], [11, 11, 1],
                       [20, 30, 5], [35, 40, 5]]) == [[1, 9, 1], [11, 11, 1], [20, 40, 5]]
+
+
+# ---- 2b: frames bounded before they are unpacked -------------------------------------
+def _frame(msg_type: str, body: bytes) -> bytes:
+    """A message frame whose body is ``body`` (packed by hand: any bytes)."""
+    return (b"\x84\xa1v\x01\xa1t" + bytes((0xA0 | len(msg_type),)) + msg_type.encode()
+            + b"\xa2id\x07\xa1b" + body)
+
+
+def _empty_lists(count: int) -> bytes:
+    """``{"x": [[...], ...]}``: ``count`` empty lists in lists of 65,536, so that no one
+    list is longer than msgpack's per-field limit lets through."""
+    from common import wire
+    per = 1 << 16
+    inner = wire.pack([[] for _ in range(per)])
+    outer = count // per
+    return b"\x81\xa1x\xdc" + outer.to_bytes(2, "big") + inner * outer
+
+
+def test_a_large_frame_of_another_type_than_submit_is_refused_unpacked(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from common import wire
+    frame = _frame("wait", _empty_lists(8 << 20))  # the issue's 8 MB frame
+    assert len(frame) > wire.MAX_REQUEST_BYTES
+    unpacked: list[bytes] = []
+    monkeypatch.setattr(wire, "_unpack_bounded", lambda f: unpacked.append(f))
+    monkeypatch.setattr(wire, "_unpackb", lambda f: unpacked.append(f))
+    with pytest.raises(wire.WireError) as err:
+        wire.decode(frame, from_user=True)
+    assert err.value.code == "too_large" and "other than a submit" in err.value.message
+    assert not unpacked
+
+
+def test_a_submit_frame_of_many_small_lists_is_refused_at_the_values_cap(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from common import wire
+    monkeypatch.setattr(wire, "MAX_REQUEST_VALUES", 1 << 16)
+    made: list[int] = []
+    original = wire._msgpack().unpackb
+
+    def unpackb(frame: bytes, **kw: Any) -> Any:
+        hook = kw["list_hook"]
+        kw["list_hook"] = lambda value: (made.append(1), hook(value))[1]
+        return original(frame, **kw)
+
+    monkeypatch.setattr(wire._msgpack(), "unpackb", unpackb)
+    with pytest.raises(wire.WireError) as err:
+        wire.decode(_frame("submit", _empty_lists(1 << 20)), from_user=True)
+    assert err.value.code == "too_large" and "values" in err.value.message
+    assert len(made) <= (1 << 16) + 2  # stopped at the cap, not at the millionth list
+
+
+def test_msgpack_refuses_a_field_past_its_limit() -> None:
+    from common import wire
+    frame = _frame("wait", b"\x81\xa1x\xdd" + (1 << 17 + 1).to_bytes(4, "big")
+                   + b"\xc0" * (1 << 18))
+    with pytest.raises(wire.WireError) as err:
+        wire.decode(frame, from_user=True)
+    assert err.value.code in ("malformed", "too_large")
+
+
+def test_a_daemons_frame_and_a_real_bulk_submit_pass() -> None:
+    from common import wire
+    env = {f"VAR{i}": "x" * 20 for i in range(100)}  # about what qsub -V carries
+    job = job_request("/bin/true", binary=True, env=env)
+    frame = wire.encode("submit", {"user": ALICE.to_dict(),
+                                   "jobs": [job] * wire.MAX_SUBMIT_JOBS})
+    assert len(frame) > wire.MAX_REQUEST_BYTES
+    assert len(wire.decode(frame, from_user=True)[2]["jobs"]) == wire.MAX_SUBMIT_JOBS
+    load = {f"l{i}": "y" * 300 for i in range(4000)}
+    report = wire.encode("load_report", {"host": "h1", "load": load})
+    assert len(report) > wire.MAX_REQUEST_BYTES
+    assert wire.decode(report)[0] == "load_report"
+
+
+def test_the_qmaster_refuses_a_large_frame_from_a_user_and_keeps_answering(
+        qm: Harness) -> None:
+    from common import wire
+    from tests.proven import process
+    process(qm.server, [[b"attacker", _frame("wait", _empty_lists(2 << 20))]])
+    rtype, _rid, body = wire.decode(qm.router.sent[-1][1])
+    assert rtype == "error" and body["code"] == "too_large"
+    assert qm.call("ping", {})["epoch"]
