@@ -19,7 +19,7 @@ from common.jobstate import ACTIVE_STATES, Event, State, allows
 from common.model import Job, Task, TaskRanges, UserInfo
 from common.placement.load_alarm import exceeded, suspend_alarm_reason
 from qmaster.auto_suspend import THRESHOLD_REASON
-from qmaster.context import DEFERRED, Ctx, RequestError, Waiter, request_ranges
+from qmaster.context import DEFERRED, Ctx, RequestError, request_ranges
 from qmaster.execd_link import finish_task, kill_on_host
 from qmaster.host_rights import require_known_host, require_submit_host
 from qmaster.placement_view import instance_alarms, instances_of
@@ -432,7 +432,8 @@ def handle_wait(ctx: Ctx) -> dict[str, Any]:
     if all(ctx.store.job_finished(j) for j in ids):
         return {"jobs": job_results(ctx, ids), "unknown": []}
     unfinished = {j for j in ids if not ctx.store.job_finished(j)}
-    ctx.services.waiters.append(Waiter(ctx.identity, ctx.request_id, ids, unfinished))
+    ctx.services.waiters.add(ctx.identity, ctx.request_id, ctx.user.name, frozenset(ids),
+                             unfinished)
     return DEFERRED
 
 

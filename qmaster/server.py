@@ -347,7 +347,7 @@ class QmasterServer:
                                          "message": f"{msg_type} is not a request"}, request_id)
         ctx = Ctx(self.store, batch, self.services, identity, request_id, now, body)
         point = self.store.savepoint(batch)
-        waiters = len(self.services.waiters)
+        waiters = self.services.waiters.savepoint()
         try:
             result = handler(ctx)
         except RequestError as err:  # refused: whatever the handler changed is taken back
@@ -367,7 +367,7 @@ class QmasterServer:
 
     def _rollback(self, batch: Batch, point: Any, waiters: int) -> None:
         self.store.rollback(batch, point)
-        del self.services.waiters[waiters:]
+        self.services.waiters.rollback(waiters)
 
     def _after_handlers(self, batch: Batch, now: float) -> None:
         done = 0
@@ -440,19 +440,17 @@ class QmasterServer:
                    error=str(exc))
 
     def _answer_waiters(self, batch: Batch) -> None:
-        if not batch.finished_jobs or not self.services.waiters:
+        """Answer the waits whose last job finished in this batch: one answer made per
+        set of jobs, sent to every request that waits on it."""
+        waiters = self.services.waiters
+        waiters.forget_journal()
+        if not batch.finished_jobs:
             return
-        still = []
-        finished = set(batch.finished_jobs)
-        for waiter in self.services.waiters:
-            waiter.unfinished -= finished
-            if not waiter.unfinished:
-                ctx = Ctx(self.store, batch, self.services, b"", 0, 0.0, {})
-                body = {"jobs": jobs.job_results(ctx, waiter.job_ids), "unknown": []}
-                self._send(waiter.identity, wire.encode("reply", body, waiter.request_id))
-            else:
-                still.append(waiter)
-        self.services.waiters = still
+        for waiter in waiters.finished(set(batch.finished_jobs)):
+            ctx = Ctx(self.store, batch, self.services, b"", 0, 0.0, {})
+            body = {"jobs": jobs.job_results(ctx, set(waiter.job_ids)), "unknown": []}
+            for identity, request_id in waiter.requests:
+                self._send(identity, wire.encode("reply", body, request_id))
 
     async def _heartbeat(self) -> None:
         while True:

@@ -235,3 +235,62 @@ def test_the_qmaster_refuses_a_large_frame_from_a_user_and_keeps_answering(
     rtype, _rid, body = wire.decode(qm.router.sent[-1][1])
     assert rtype == "error" and body["code"] == "too_large"
     assert qm.call("ping", {})["epoch"]
+
+
+# ---- 2c: waiters merged and capped per user ------------------------------------------
+def _send_many(qm: Harness, msg_type: str, bodies: list[dict[str, Any]],
+               identity: bytes) -> list[int]:
+    """Requests sent as one batch of the loop (as a flood arrives); their request ids."""
+    from common import wire
+    from tests.proven import process
+    first = qm.rid + 1
+    qm.rid += len(bodies)
+    process(qm.server, [[identity, wire.encode(msg_type, body, first + i)]
+                        for i, body in enumerate(bodies)])
+    return list(range(first, first + len(bodies)))
+
+
+def test_waits_on_one_job_are_one_entry_capped_per_user(qm: Harness) -> None:
+    from common import wire
+    from qmaster.context import MAX_USER_WAITS
+    (held,) = submit(qm, ALICE, hold=True)
+    body = {"user": ALICE.to_dict(), "job_ids": [held]}
+    rids = _send_many(qm, "wait", [body] * (MAX_USER_WAITS + 50), b"flood")
+    waiters = qm.server.services.waiters
+    assert len(waiters.by_jobs) == 1 and len(waiters) == MAX_USER_WAITS
+    refused = [wire.decode(p) for i, p in qm.router.sent if i == b"flood"]
+    assert [r[1] for r in refused] == rids[MAX_USER_WAITS:]
+    assert all(r[0] == "error" and r[2]["message"] == (
+        f'denied: user "alice" already waits for jobs with {MAX_USER_WAITS} requests, '
+        "the most one user may have; wait for them to end") for r in refused)
+    # another user still waits; the job's end answers every request once
+    (bobs,) = _send_many(qm, "wait", [{"user": BOB.to_dict(), "job_ids": [held]}], b"bob")
+    qm.router.sent.clear()
+    qm.call("delete", {"user": ALICE.to_dict(), "targets": [{"job_id": held}]})
+    answered = [wire.decode(p)[1] for i, p in qm.router.sent if i in (b"flood", b"bob")]
+    assert sorted(answered) == rids[:MAX_USER_WAITS] + [bobs]
+    assert len(waiters) == 0 and not waiters.by_jobs and not waiters.by_job
+    (other,) = submit(qm, ALICE, hold=True)  # the count went down with the answers
+    _send_many(qm, "wait", [{**body, "job_ids": [other]}], b"again")
+    assert not [p for i, p in qm.router.sent if i == b"again"] and len(waiters) == 1
+
+
+def test_a_finished_job_costs_only_the_waits_on_it(qm: Harness) -> None:
+    a, b = submit(qm, ALICE, count=2, hold=True)
+    _send_many(qm, "wait", [{"user": ALICE.to_dict(), "job_ids": [a]}] * 300, b"w1")
+    _send_many(qm, "wait", [{"user": ALICE.to_dict(), "job_ids": [a, b]}], b"w2")
+    waiters = qm.server.services.waiters
+    assert waiters.finished({b}) == []  # (a's wait untouched: not even looked at)
+    assert set(waiters.by_job) == {a} and len(waiters.by_jobs) == 2
+
+
+def test_a_refused_requests_waits_are_taken_back() -> None:
+    from qmaster.context import Waiters
+    waiters = Waiters()
+    waiters.add(b"a", 1, "alice", frozenset({5}), {5})
+    point = waiters.savepoint()
+    waiters.add(b"a", 2, "alice", frozenset({5}), {5})
+    waiters.add(b"b", 3, "bob", frozenset({5, 6}), {5, 6})
+    waiters.rollback(point)
+    assert len(waiters) == 1 and set(waiters.by_jobs) == {frozenset({5})}
+    assert waiters.by_job == {5: {frozenset({5})}} and waiters.per_user == {"alice": 1}
