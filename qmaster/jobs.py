@@ -24,6 +24,7 @@ from qmaster.execd_link import finish_task, kill_on_host
 from qmaster.host_rights import require_known_host, require_submit_host
 from qmaster.placement_view import instance_alarms, instances_of
 from qmaster.store import Store
+from qmaster.submit_caps import SubmitCaps
 from qmaster.submit_checks import check_submission, check_submitter, scheduling_info
 
 HOLD_TYPES = {"u", "o", "s"}
@@ -41,11 +42,13 @@ def handle_submit(ctx: Ctx) -> dict[str, Any]:
     specs = ctx.body["jobs"]
     operator = ctx.store.is_operator(user.name)
     submitter = check_submitter(ctx.store, user)
+    caps = SubmitCaps(ctx.store, user.name)
     verdicts = []
     # wire.decode checked every job's description (common.jobspec); each is checked
     # against the cell before the first is added, and a refusal names the job
     for index, spec in enumerate(specs):
         try:
+            caps.check(spec)  # max_jobs, max_u_jobs, script size, spool quota
             verdicts.append(check_submission(ctx.store, spec["opts"], submitter,
                                              operator=operator))
             _check_task_count(spec["opts"]["array"], _max_tasks(ctx))

@@ -187,6 +187,9 @@ class Store:
         # per job: tasks not finished yet (pending ids and enrolled tasks); 0 = finished
         self.unfinished: dict[int, int] = {}
         self.owner_jobs: dict[str, set[int]] = {}  # owner -> job ids (qstat -u: no walk)
+        # owner -> (unfinished jobs, bytes of their scripts): what max_u_jobs, max_jobs
+        # and the spool quota count at submission (qmaster.submit_caps), without a walk
+        self.active_jobs: dict[str, tuple[int, int]] = {}
         self.hosts: dict[str, ExecHost] = {}
         self.conf: dict[str, dict[str, list[list[str]]]] = {k: {} for k in CONF_KINDS}
         self.lists: dict[str, list[str]] = {k: [] for k in LIST_KINDS}
@@ -380,6 +383,8 @@ class Store:
         for job_id, rng in self.ranges.items():
             self.unfinished[job_id] = task_ranges.count(rng.pending) + sum(
                 t.state_enum is not State.FINISHED for t in self.enrolled[job_id].values())
+            if self.unfinished[job_id] > 0 and job_id in self.jobs:
+                self._count_active(self.jobs[job_id], +1)
             if "h" in rng.holds and rng.pending:
                 self.dependency_held.add(job_id)
         for job_id in self.dependency_held:
@@ -452,8 +457,21 @@ class Store:
         pending = [task_ranges.normalized(first, last, step)]
         self._set_item(self.enrolled, job.job_id, {})
         self._set_item(self.unfinished, job.job_id, task_ranges.count(pending))
+        self._count_active(job, +1)
         self._write_ranges(batch, TaskRanges(job_id=job.job_id, pending=pending,
                                              holds=list(holds)))
+
+    def _count_active(self, job: Job, sign: int) -> None:
+        count, size = self.active_jobs.get(job.owner, (0, 0))
+        count, size = count + sign, size + sign * len(job.script or b"")
+        if count > 0:
+            self._set_item(self.active_jobs, job.owner, (count, size))
+        else:
+            self._pop_item(self.active_jobs, job.owner)
+
+    def active_job_count(self) -> int:
+        """Unfinished jobs of every user (max_jobs)."""
+        return sum(count for count, _ in self.active_jobs.values())
 
     def _write_ranges(self, batch: Batch, rng: TaskRanges) -> None:
         self._set_item(self.ranges, rng.job_id, rng)
@@ -501,9 +519,12 @@ class Store:
         return gone
 
     def _task_ends(self, batch: Batch, job_id: int, how_many: int = 1) -> None:
-        left = self.unfinished.get(job_id, 0) - how_many
+        before = self.unfinished.get(job_id, 0)
+        left = before - how_many
         self._set_item(self.unfinished, job_id, left)
         if left <= 0:
+            if before > 0 and job_id in self.jobs:
+                self._count_active(self.jobs[job_id], -1)
             self._job_done(batch, job_id)
 
     def replace_job_opts(self, batch: Batch, job: Job, opts: dict[str, Any]) -> Job:
@@ -576,6 +597,8 @@ class Store:
         if job is None:
             return
         self._set_member(self.owner_jobs.get(job.owner, set()), job_id, False)
+        if self.unfinished.get(job_id, 0) > 0:
+            self._count_active(job, -1)
         for tid in self._pop_item(self.enrolled, job_id) or {}:
             key = task_key(job_id, tid)
             if self._pop_item(self.tasks, key) is not None:

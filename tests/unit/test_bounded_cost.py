@@ -294,3 +294,77 @@ def test_a_refused_requests_waits_are_taken_back() -> None:
     waiters.rollback(point)
     assert len(waiters) == 1 and set(waiters.by_jobs) == {frozenset({5})}
     assert waiters.by_job == {5: {frozenset({5})}} and waiters.per_user == {"alice": 1}
+
+
+# ---- 3: max_u_jobs, max_jobs, script size, spool quota -------------------------------
+def set_global(qm: Harness, **values: str) -> None:
+    conf = qm.call("conf_get", {"user": ROOT.to_dict(), "kind": "conf"})["objects"]["global"]
+    pairs = [[k, values.pop(k, v)] for k, v in conf] + [[k, v] for k, v in values.items()]
+    qm.call("conf_put", {"user": ROOT.to_dict(), "kind": "conf", "name": "global",
+                         "data": pairs, "mode": "modify"})
+
+
+def refusal(qm: Harness, user: Any = ALICE, count: int = 1, **opts: Any) -> str:
+    rtype, body = request(qm, "submit", {"jobs": [
+        job_request("/bin/true", binary=True, **opts)] * count}, user)
+    assert rtype == "error", body
+    return str(body["message"])
+
+
+def test_max_u_jobs_and_max_jobs_hold_at_submission(qm: Harness) -> None:
+    """The issue's reproduction: max_u_jobs 2 and max_jobs 3, five qsub -h accepted."""
+    set_global(qm, max_u_jobs="2", max_jobs="3")
+    mine = submit(qm, ALICE, hold=True) + submit(qm, ALICE, hold=True, array=[1, 100, 1])
+    assert refusal(qm, ALICE, hold=True) == (
+        "job rejected: Only 2 jobs are allowed per user (current job count: 2)")
+    theirs = submit(qm, BOB, hold=True)
+    assert refusal(qm, BOB, hold=True) == "job rejected: Only 3 jobs are allowed per cluster"
+    assert refusal(qm, ALICE, hold=True) == "job rejected: Only 3 jobs are allowed per cluster"
+    assert set(qm.server.store.jobs) == {*mine, *theirs}
+    # a job that ends frees its place; a refused bulk submit adds none of its jobs
+    qm.call("delete", {"user": ALICE.to_dict(), "targets": [{"job_id": mine[0]}]})
+    assert refusal(qm, ALICE, count=2, hold=True) == (
+        "jobs[1]: job rejected: Only 3 jobs are allowed per cluster")
+    assert len(submit(qm, ALICE, hold=True)) == 1
+
+
+def test_a_verification_is_not_counted_against_max_u_jobs(qm: Harness) -> None:
+    set_global(qm, max_u_jobs="1")
+    qm.register("h1")
+    submit(qm, ALICE, hold=True)
+    reply = qm.call("submit", {"user": ALICE.to_dict(), "jobs": [
+        job_request("/bin/true", binary=True, verify_mode="v")]})
+    assert reply["job_ids"] == [] and reply["verification"]
+    assert refusal(qm, ALICE) == (
+        "job rejected: Only 1 jobs are allowed per user (current job count: 1)")
+
+
+def test_the_script_size_and_the_users_spool_quota_hold(qm: Harness) -> None:
+    set_global(qm, qmaster_params="MAX_SCRIPT_SIZE=1K,MAX_USER_SPOOL=3K")
+    script = b"#!/bin/sh\n" + b"#" * 1000
+    assert refusal(qm, ALICE, script=script + b"#" * 100) == (
+        "job rejected: the job script has 1110 bytes, more than the 1024 bytes allowed "
+        "(qmaster_params MAX_SCRIPT_SIZE)")
+    mine = submit(qm, ALICE, count=3, script=script, hold=True)
+    assert refusal(qm, ALICE, script=script) == (
+        'job rejected: the unfinished jobs of user "alice" would spool 4040 bytes of '
+        "scripts, more than the 3072 bytes allowed (qmaster_params MAX_USER_SPOOL)")
+    assert submit(qm, BOB, script=script, hold=True)  # a quota per user
+    qm.call("delete", {"user": ALICE.to_dict(), "targets": [{"job_id": mine[0]}]})
+    assert submit(qm, ALICE, script=script, hold=True)
+
+
+def test_the_counts_are_the_spools_after_a_restart(tmp_path: Path) -> None:
+    qm = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
+    submit(qm, ALICE, count=2, script=b"echo\n", hold=True)
+    (gone,) = submit(qm, BOB, hold=True)
+    qm.call("delete", {"user": BOB.to_dict(), "targets": [{"job_id": gone}]})
+    before = dict(qm.server.store.active_jobs)
+    assert before == {"alice": (2, 10)}
+    again = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
+    assert again.server.store.active_jobs == before
+
+
+def test_qconf_refuses_a_submit_param_that_is_not_memory(qm: Harness) -> None:
+    with pytest.raises(RuntimeError, match='MAX_USER_SPOOL "lots" is not memory'):
+        set_global(qm, qmaster_params="MAX_USER_SPOOL=lots")
