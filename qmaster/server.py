@@ -30,6 +30,7 @@ from common.daemon import port_is_free
 from qmaster import (accounting_log, alter, config_handlers, execd_link, gate, jobs, orders,
                      queue_control, userset_handlers)
 from qmaster.auto_suspend import heartbeat
+from qmaster.log_limit import LimitedLog
 from qmaster.lost_hosts import (lost_host_policy, lost_hosts, lost_task_actions, queue_rerun,
                                 unheard_hosts)
 from qmaster.context import DEFERRED, Ctx, RequestError, Services
@@ -102,7 +103,9 @@ class QmasterServer:
                  log: Any = None) -> None:
         self.cell, self.host, self.bind = cell, host, bind
         self.port, self.event_port = port, event_port
-        self.log = log
+        # every line goes through the rate limit: most can be caused by a user
+        # (refused frames, failing requests, submissions), and the rest are rare
+        log = self.log = LimitedLog(log) if log is not None else None
         self.spool = SqliteSpool(cell.qmaster_spool_dir)
         self.store = Store()
         self.services = Services(epoch=uuid.uuid4().hex, qmaster_host=host,

@@ -368,3 +368,38 @@ def test_the_counts_are_the_spools_after_a_restart(tmp_path: Path) -> None:
 def test_qconf_refuses_a_submit_param_that_is_not_memory(qm: Harness) -> None:
     with pytest.raises(RuntimeError, match='MAX_USER_SPOOL "lots" is not memory'):
         set_global(qm, qmaster_params="MAX_USER_SPOOL=lots")
+
+
+# ---- 2e: log lines a user can cause are rate-limited ---------------------------------
+class Lines:
+    """A logger that keeps its lines."""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[str, str, dict[str, Any]]] = []
+
+    def __getattr__(self, level: str) -> Any:
+        return lambda event, **kw: self.lines.append((level, event, kw))
+
+
+def test_a_flood_of_refused_frames_writes_a_burst_of_lines(tmp_path: Path) -> None:
+    from qmaster import log_limit
+    from tests.proven import process
+    lines = Lines()
+    qm = Harness(tmp_path, log=lines)
+    process(qm.server, [[b"x", b"\xc1"]] * 5000)  # 5000 undecodable frames at once
+    refused = [kw for level, event, kw in lines.lines if event == "refused message"]
+    assert len(refused) == log_limit.BURST
+    assert len(qm.router.sent) == 5000  # each still answered
+
+
+def test_the_limit_lets_lines_through_again_and_says_how_many_it_left_out() -> None:
+    from qmaster.log_limit import LimitedLog, Limiter
+    lines, now = Lines(), [0.0]
+    log = LimitedLog(lines, Limiter(burst=3, rate=1.0), clock=lambda: now[0])
+    for _ in range(10):
+        log.warning("refused message", code="malformed")
+    log.info("other event")  # its own bucket
+    now[0] = 2.0
+    log.warning("refused message", code="malformed")
+    assert [(e, kw.get("suppressed")) for _, e, kw in lines.lines] == [
+        ("refused message", None)] * 3 + [("other event", None), ("refused message", 7)]
