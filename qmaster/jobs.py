@@ -160,11 +160,15 @@ class Selected:
     pending: list[int]
     all_pending: bool
     denied: bool = False
+    # the named pending ids as ranges instead of ``pending`` (when the request's ranges
+    # split the job's pending ranges exactly: common.task_ranges.split), so that a hold
+    # on them stays a range record and no id is walked
+    pending_ranges: list[list[int]] | None = None
 
     @property
     def empty(self) -> bool:
         return not self.tasks and not self.pending and not self.all_pending \
-            and not self.denied
+            and not self.denied and not self.pending_ranges
 
 
 # A permission rule of a request: whether the requester may change this job at all.
@@ -230,10 +234,13 @@ def _select(ctx: Ctx, target: dict[str, Any], jobs: list[Job], allowed: Allowed
         tasks = [t for t in ctx.store.enrolled_tasks(job.job_id)
                  if t.state_enum is not State.FINISHED
                  and (not wanted or task_ranges.contains_any(wanted, t.task_id))]
-        pending = ctx.store.ranges[job.job_id].pending
+        pending = ctx.store.pending_ids(job.job_id)
         whole = bool(pending) and (not wanted or task_ranges.covered_by(pending, wanted))
-        ids = [] if whole or not pending else list(task_ranges.ids_in(pending, wanted))
-        selected = Selected(job, tasks, ids, whole)
+        cut = None if whole or not pending else task_ranges.split(pending, wanted)
+        ids = [] if whole or not pending or cut is not None \
+            else list(task_ranges.ids_in(pending, wanted))
+        selected = Selected(job, tasks, ids, whole,
+                            pending_ranges=cut[0] if cut is not None else None)
         if not selected.empty:
             out.append(selected)
     return out
@@ -242,14 +249,17 @@ def _select(ctx: Ctx, target: dict[str, Any], jobs: list[Job], allowed: Allowed
 def selected_pending_ids(ctx: Ctx, sel: Selected) -> list[int]:
     """Every pending id the selection names, one by one (for per-task answers)."""
     if sel.all_pending:
-        return list(task_ranges.ids(ctx.store.ranges[sel.job.job_id].pending))
+        return list(task_ranges.ids(ctx.store.pending_ids(sel.job.job_id)))
+    if sel.pending_ranges is not None:
+        return list(task_ranges.ids(sel.pending_ranges))
     return sel.pending
 
 
 def enroll_selected(ctx: Ctx, sel: Selected) -> list[Task]:
     """The selection's tasks, its named pending ids enrolled (a task changed on its own
     becomes an object), in task id order."""
-    tasks = sel.tasks + [ctx.store.enroll(ctx.batch, sel.job.job_id, t) for t in sel.pending]
+    ids = sel.pending if sel.pending_ranges is None else task_ranges.ids(sel.pending_ranges)
+    tasks = sel.tasks + [ctx.store.enroll(ctx.batch, sel.job.job_id, t) for t in ids]
     return sorted(tasks, key=lambda t: t.task_id)
 
 
@@ -377,30 +387,62 @@ def _hold_job(ctx: Ctx, sel: Selected, hold_type: str, add: bool) -> dict[str, A
     job = sel.job
     if sel.denied:
         return {"job_id": job.job_id, "result": "denied", "owner": job.owner}
-    task_ids = selected_pending_ids(ctx, sel) if job.is_array and sel.all_pending else []
+    # the pending ids named, as ranges: they keep their range records (no id is walked)
+    named: list[list[int]] = []
     if sel.all_pending:
+        named = ctx.store.pending_ids(job.job_id)
         (add_ranges_hold if add else remove_ranges_hold)(ctx, job.job_id, hold_type)
-    tasks = sel.tasks if sel.all_pending else enroll_selected(ctx, sel)
+        tasks = sel.tasks
+    elif sel.pending_ranges is not None and \
+            change_pending_holds(ctx, job.job_id, sel.pending_ranges, hold_type, add):
+        named = sel.pending_ranges
+        tasks = sel.tasks
+    else:
+        tasks = enroll_selected(ctx, sel)
     for task in tasks:
         if add:
             add_hold(ctx, task, hold_type)
         else:
             remove_hold(ctx, task, hold_type)
-    task_ids = sorted(task_ids + [t.task_id for t in tasks])
+    task_ids = task_ranges.merged([*named, *([t.task_id] * 2 + [1] for t in tasks)])
     return {"job_id": job.job_id, "result": "modified",
-            "task_ids": task_ids if job.is_array else None}
+            "task_ranges": task_ids if job.is_array else None}
+
+
+def change_pending_holds(ctx: Ctx, job_id: int, named: list[list[int]], hold_type: str,
+                         add: bool) -> bool:
+    """Add or remove a hold on the pending ids ``named`` (ranges, pieces of the job's
+    pending ones) without enrolling them: each group of pending ids with the same holds
+    is split into the ids named and the others (Store.set_pending_groups). False when a
+    group cannot be split exactly (the caller enrolls the ids instead)."""
+    groups = []
+    for ids, holds in ctx.store.pending_groups(job_id):
+        cut = task_ranges.split(ids, named)
+        if cut is None:
+            return False
+        changed = sorted({*holds, hold_type}) if add else [h for h in holds if h != hold_type]
+        groups += [(cut[0], changed), (cut[1], list(holds))]
+    ctx.store.set_pending_groups(ctx.batch, job_id, groups)
+    return True
 
 
 def add_ranges_hold(ctx: Ctx, job_id: int, hold_type: str) -> None:
     """A hold on every pending id of the job at once."""
     rng = ctx.store.ranges[job_id]
-    if rng.pending and hold_type not in rng.holds:
+    if job_id in ctx.store.held:
+        ctx.store.set_pending_groups(ctx.batch, job_id, [
+            (ids, sorted({*holds, hold_type})) for ids, holds in ctx.store.pending_groups(job_id)])
+    elif rng.pending and hold_type not in rng.holds:
         ctx.store.change_ranges(ctx.batch, job_id, holds=sorted({*rng.holds, hold_type}))
 
 
 def remove_ranges_hold(ctx: Ctx, job_id: int, hold_type: str) -> None:
     rng = ctx.store.ranges.get(job_id)
-    if rng is not None and rng.pending and hold_type in rng.holds:
+    if rng is not None and job_id in ctx.store.held:
+        ctx.store.set_pending_groups(ctx.batch, job_id, [
+            (ids, [h for h in holds if h != hold_type])
+            for ids, holds in ctx.store.pending_groups(job_id)])
+    elif rng is not None and rng.pending and hold_type in rng.holds:
         ctx.store.change_ranges(ctx.batch, job_id,
                                 holds=[h for h in rng.holds if h != hold_type])
 
@@ -485,6 +527,9 @@ def handle_job_query(ctx: Ctx) -> dict[str, Any]:
         ranges = store.ranges
         reply["ranges"] = [_brief_ranges(ranges[j.job_id]) if brief
                            else ranges[j.job_id].to_dict() for j in jobs]
+        # pending ids with holds of their own (qhold -t): a range record per group
+        reply["ranges"] += [_held_record(ranges[j.job_id], ids, holds, brief)
+                            for j in jobs for ids, holds in store.held.get(j.job_id, ())]
     if body["set_aside"]:  # unreadable in the spool at start-up: qstat -j says why
         wanted = body.get("job_ids")
         reply["set_aside"] = {job_id: why for job_id, why in store.aside_jobs.items()
@@ -530,6 +575,15 @@ def _brief_ranges(rng: TaskRanges) -> dict[str, Any]:
     """A job's range lists as a listing reads them: without the fields that are empty
     (read as their defaults)."""
     return {name: value for name in TaskRanges._names if (value := getattr(rng, name))}
+
+
+def _held_record(rng: TaskRanges, ids: list[list[int]], holds: list[str], brief: bool
+                 ) -> dict[str, Any]:
+    """A group of a job's held pending ids as a range record of its own (a listing reads
+    a job's range records one by one: common.model.TaskRanges' fields)."""
+    record = TaskRanges(job_id=rng.job_id, pending=ids, holds=list(holds),
+                        version=rng.version)
+    return _brief_ranges(record) if brief else record.to_dict()
 
 
 def _add_suspend_alarms(store: Store, jobs: list[Job], info: dict[int, list[str]]) -> None:

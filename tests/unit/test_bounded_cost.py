@@ -102,9 +102,9 @@ def test_repeated_ranges_of_ones_own_array_are_merged_before_the_work(
         qm: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
     (mine,) = submit(qm, ALICE, array=[1, 100, 1])
     seen: list[list[list[int]]] = []
-    original = tr.ids_in
-    monkeypatch.setattr(tr, "ids_in", lambda have, wanted: (seen.append(wanted),
-                                                            original(have, wanted))[1])
+    original = tr.split
+    monkeypatch.setattr(tr, "split", lambda have, wanted: (seen.append(wanted),
+                                                           original(have, wanted))[1])
     body = qm.call("delete", {"user": ALICE.to_dict(),
                               "targets": [{"job_id": mine, "tasks": [[5, 9, 1]] * 400
                                            + [[7, 12, 1]]}]})
@@ -403,3 +403,67 @@ def test_the_limit_lets_lines_through_again_and_says_how_many_it_left_out() -> N
     log.warning("refused message", code="malformed")
     assert [(e, kw.get("suppressed")) for _, e, kw in lines.lines] == [
         ("refused message", None)] * 3 + [("other event", None), ("refused message", 7)]
+
+
+# ---- 2d: holds on some pending tasks stay range records -------------------------------
+def test_qhold_of_most_of_ones_own_large_array_writes_no_task_record(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The issue's qhold -t 2-75000: a record per task before; now the pending ids stay
+    ranges, and no id is walked on the way (the work does not grow with the array)."""
+    from tests.unit.test_array_ranges import qstat_rows, spooled
+    qm = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
+    (job,) = submit(qm, ALICE, array=[1, BIG, 1])
+    counted = Counted(monkeypatch)
+    monkeypatch.setattr(tr, "ids", lambda *_: pytest.fail("an id walk"))
+    body = qm.call("hold", {"user": ALICE.to_dict(), "hold_type": "u",
+                            "targets": [{"job_id": job, "tasks": [[2, BIG, 1]]}]})
+    monkeypatch.undo()
+    assert body["results"] == [{"job_id": job, "result": "modified",
+                                "task_ranges": [[2, BIG, 1]]}]
+    store = qm.server.store
+    assert store.enrolled[job] == {} and not spooled(tmp_path, "task")
+    assert store.ranges[job].pending == [[1, 1, 1]] and not store.ranges[job].holds
+    assert store.held[job] == [[[[2, BIG, 1]], ["u"]]] and len(spooled(tmp_path, "held")) == 1
+    assert counted.calls <= 4  # (the selection's few calls, none per task)
+    assert [(r["state"], r["pending_tasks"]) for r in qstat_rows(qm)] == [
+        ("qw", "1"), ("hqw", f"2-{BIG}:1")]
+
+
+def test_held_ranges_are_not_dispatched_and_come_back_when_released(qm: Harness) -> None:
+    from tests.unit.test_array_ranges import order
+    qm.register("h1")
+    (job,) = submit(qm, ALICE, array=[1, 20, 1])
+    qm.call("hold", {"user": ALICE.to_dict(), "hold_type": "u",
+                     "targets": [{"job_id": job, "tasks": [[5, 10, 1]]}]})
+    store = qm.server.store
+    version = store.ranges[job].version
+    reply = qm.call("orders", {"orders": [order(job, 7, version), order(job, 1, version)]})
+    assert reply["accepted"] == 1 and len(reply["refused"]) == 1, reply
+    # an operator hold on some of the held ids: a group of its own
+    qm.call("hold", {"user": ROOT.to_dict(), "hold_type": "o",
+                     "targets": [{"job_id": job, "tasks": [[9, 12, 1]]}]})
+    assert store.held[job] == [[[[11, 12, 1]], ["o"]], [[[9, 10, 1]], ["o", "u"]],
+                               [[[5, 8, 1]], ["u"]]]
+    qm.call("release", {"user": ALICE.to_dict(), "hold_type": "u",
+                        "targets": [{"job_id": job, "tasks": [[1, 20, 1]]}]})
+    assert store.held[job] == [[[[9, 12, 1]], ["o"]]]
+    assert store.ranges[job].pending == [[2, 8, 1], [13, 20, 1]]
+    qm.call("release", {"user": ROOT.to_dict(), "hold_type": "o", "targets": [{"job_id": job}]})
+    assert job not in store.held and store.ranges[job].pending == [[2, 20, 1]]
+    assert store.enrolled[job].keys() == {1}
+
+
+def test_a_held_range_survives_a_restart_and_a_qdel_of_some_of_it(tmp_path: Path) -> None:
+    qm = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
+    (job,) = submit(qm, ALICE, array=[1, 100, 1])
+    qm.call("hold", {"user": ALICE.to_dict(), "hold_type": "u",
+                     "targets": [{"job_id": job, "tasks": [[50, 100, 1]]}]})
+    again = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
+    store = again.server.store
+    assert store.held[job] == [[[[50, 100, 1]], ["u"]]] and store.unfinished[job] == 100
+    again.call("delete", {"user": ALICE.to_dict(),
+                          "targets": [{"job_id": job, "tasks": [[60, 60, 1]]}]})
+    assert store.held[job] == [[[[50, 59, 1], [61, 100, 1]], ["u"]]]
+    assert store.unfinished[job] == 99
+    again.call("delete", {"user": ALICE.to_dict(), "targets": [{"job_id": job}]})
+    assert store.job_finished(job) and job not in store.held
