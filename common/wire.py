@@ -368,10 +368,12 @@ MAX_REQUEST_BYTES = 1024 * 1024
 UNPACK_LIMITS = {"max_str_len": 1 << 20, "max_bin_len": MAX_MESSAGE_BYTES,
                  "max_array_len": 1 << 17, "max_map_len": 1 << 16, "max_ext_len": 0}
 # Values (lists, maps and their entries) one user's frame may hold in all: per-field
-# limits alone do not bound a frame of many small lists. A job of a submit holds some
-# tens (a few hundred with qsub -V), a submit at most MAX_SUBMIT_JOBS jobs; a frame of
-# this many empty lists costs about 60 MB and 0.1 s to unpack before it is refused.
-MAX_REQUEST_VALUES = 1 << 20
+# limits alone do not bound a frame of many small lists. A job of a submit holds about
+# twenty (a few hundred with qsub -V's environment): a bulk submit of MAX_SUBMIT_JOBS
+# plain jobs fits, of jobs with large environments about a thousand per request. A
+# frame of this many empty lists costs about 15 MB and 30 ms to unpack before it is
+# refused (bench_attack: the attacker's worst single request).
+MAX_REQUEST_VALUES = 1 << 18
 TOPIC_EVENTS = b"ev"
 TOPIC_HEARTBEAT = b"hb"
 MAX_UID = (1 << 32) - 1
@@ -765,21 +767,22 @@ class _TooManyValues(Exception):
     """A user's frame holds more than MAX_REQUEST_VALUES list and map entries."""
 
 
+_TYPE_PREFIX = 256  # bytes of a frame that must hold its type (``encode`` puts it second)
+
+
 def _frame_type(frame: bytes) -> str | None:
-    """The ``t`` of a message frame, read without making any other value of it (msgpack
-    skips the rest in C); None when the frame is no map or has no string type."""
-    unpacker = _msgpack().Unpacker(raw=False, max_buffer_size=len(frame), max_str_len=64,
-                                   max_bin_len=0, max_array_len=0, max_map_len=0,
-                                   max_ext_len=0)
-    unpacker.feed(frame)
+    """The ``t`` of a message frame, read from its first ``_TYPE_PREFIX`` bytes alone
+    (``encode`` writes "v", "t", "id", then "b"); None when they do not hold it (no map,
+    or a larger value before the type): nothing else of the frame is read or made."""
+    reader = _SmallUnpacker(bytes(frame[:_TYPE_PREFIX]))
     try:
-        for _ in range(min(unpacker.read_map_header(), 8)):
-            key = unpacker.unpack()
+        code = reader.take(1)[0]
+        count = code & 0x0F if 0x80 <= code <= 0x8F else None
+        for _ in range(count or 0):
+            key, value = reader.value(_MAX_DEPTH - 1), reader.value(_MAX_DEPTH - 1)
             if key == "t":
-                value = unpacker.unpack()
                 return value if isinstance(value, str) else None
-            unpacker.skip()
-    except Exception:  # noqa: BLE001 - not a message: no type
+    except Exception:  # noqa: BLE001 - (_NotSmall: past the prefix, or a container)
         return None
     return None
 

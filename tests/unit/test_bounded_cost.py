@@ -215,12 +215,16 @@ def test_msgpack_refuses_a_field_past_its_limit() -> None:
 
 def test_a_daemons_frame_and_a_real_bulk_submit_pass() -> None:
     from common import wire
-    env = {f"VAR{i}": "x" * 20 for i in range(100)}  # about what qsub -V carries
-    job = job_request("/bin/true", binary=True, env=env)
+    script = b"#!/bin/sh\n" + b"#" * 300
+    plain = job_request("/bin/true", script=script, hold=True, priority=-3, job_name="x")
     frame = wire.encode("submit", {"user": ALICE.to_dict(),
-                                   "jobs": [job] * wire.MAX_SUBMIT_JOBS})
+                                   "jobs": [plain] * wire.MAX_SUBMIT_JOBS})
     assert len(frame) > wire.MAX_REQUEST_BYTES
     assert len(wire.decode(frame, from_user=True)[2]["jobs"]) == wire.MAX_SUBMIT_JOBS
+    env = {f"VAR{i}": "x" * 20 for i in range(100)}  # about what qsub -V carries
+    frame = wire.encode("submit", {"user": ALICE.to_dict(), "jobs": [
+        job_request("/bin/true", binary=True, env=env)] * 1000})
+    assert len(wire.decode(frame, from_user=True)[2]["jobs"]) == 1000
     load = {f"l{i}": "y" * 300 for i in range(4000)}
     report = wire.encode("load_report", {"host": "h1", "load": load})
     assert len(report) > wire.MAX_REQUEST_BYTES
@@ -386,6 +390,7 @@ def test_a_flood_of_refused_frames_writes_a_burst_of_lines(tmp_path: Path) -> No
     from tests.proven import process
     lines = Lines()
     qm = Harness(tmp_path, log=lines)
+    qm.server.log._clock = lambda: 0.0  # (no refill while the flood is worked through)
     process(qm.server, [[b"x", b"\xc1"]] * 5000)  # 5000 undecodable frames at once
     refused = [kw for level, event, kw in lines.lines if event == "refused message"]
     assert len(refused) == log_limit.BURST
@@ -467,3 +472,35 @@ def test_a_held_range_survives_a_restart_and_a_qdel_of_some_of_it(tmp_path: Path
     assert store.unfinished[job] == 99
     again.call("delete", {"user": ALICE.to_dict(), "targets": [{"job_id": job}]})
     assert store.job_finished(job) and job not in store.held
+
+
+def test_a_flood_is_answered_in_time_slices(qm: Harness,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch is committed and answered once it has taken BATCH_SECONDS: another
+    user's request received with a flood is answered after a slice, not the flood."""
+    from qmaster import server
+    commits: list[int] = []
+    original = qm.server.spool.commit
+    monkeypatch.setattr(qm.server.spool, "commit",
+                        lambda txn: (commits.append(len(qm.router.sent)), original(txn)))
+    (held,) = submit(qm, ALICE, hold=True)
+    commits.clear()
+    _send_many(qm, "wait", [{"user": ALICE.to_dict(), "job_ids": [held]}] * 3, b"w")
+    assert len(commits) == 1  # quick requests: one batch
+    monkeypatch.setattr(server, "BATCH_SECONDS", -1.0)  # every request over its slice
+    commits.clear()
+    base = len(qm.router.sent)
+    _send_many(qm, "job_query", [{"user": BOB.to_dict()}] * 3, b"q")
+    assert commits == [base, base + 1, base + 2]  # each answered before the next is read
+
+
+def test_a_frames_type_is_read_from_its_first_bytes_only() -> None:
+    from common import wire
+    from tests.hostile import empty_lists
+    assert wire._frame_type(empty_lists("submit", 4 << 20)) == "submit"
+    assert wire._frame_type(wire.encode("wait", {"job_ids": [1] * 100000})) == "wait"
+    body_first = wire.pack({"b": {"x": [[]] * 70000}, "t": "submit", "v": 1, "id": 1})
+    assert wire._frame_type(body_first) is None
+    with pytest.raises(wire.WireError) as err:
+        wire.decode(body_first * 20, from_user=True)
+    assert err.value.code == "too_large"
