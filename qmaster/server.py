@@ -15,6 +15,7 @@ import shutil
 import tempfile
 import time
 import uuid
+from collections import deque
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -62,6 +63,33 @@ class Incoming:
                    frames[1].bytes if len(frames) == 3 else None, frames[-1].bytes)
 
 
+class Turns:
+    """Received messages taken in turn by sender (routing id): each sender's in the order
+    it sent them, one sender's after another's. A flood of one connection's requests
+    (2000 waits) is then interleaved with everybody else's, slice by slice, instead of
+    answered before them (issue 26)."""
+
+    def __init__(self, received: list[Incoming]) -> None:
+        self.queues: dict[bytes, deque[Incoming]] = {}
+        self.add(received)
+
+    def add(self, received: list[Incoming]) -> None:
+        for incoming in received:
+            self.queues.setdefault(incoming.identity, deque()).append(incoming)
+
+    def __bool__(self) -> bool:
+        return bool(self.queues)
+
+    def next(self) -> Incoming:
+        """The next sender's next message (the sender goes to the back of the turns)."""
+        identity = next(iter(self.queues))
+        queue = self.queues.pop(identity)
+        incoming = queue.popleft()
+        if queue:
+            self.queues[identity] = queue
+        return incoming
+
+
 HANDLERS: dict[str, Handler] = {
     "ping": lambda ctx: {"epoch": ctx.services.epoch},
     "submit": jobs.handle_submit,
@@ -87,6 +115,8 @@ HANDLERS: dict[str, Handler] = {
 }
 
 MAX_BATCH = 500
+# slices of one batch after which what arrives meanwhile waits for the next batch
+MAX_SLICED_BATCHES = 4
 # A batch is committed and answered once its requests have taken this long, and the rest
 # of what was received goes on in the next: one user's flood of requests (2000 waits at
 # once) holds up another's answer by about this much, not by the whole flood (issue 26).
@@ -275,10 +305,19 @@ class QmasterServer:
             if recv not in done:
                 recv.cancel()
                 break
-            received = [Incoming.from_frames(f) for f in [recv.result()] + self._drain()]
-            if None in received:
-                self._warn("dropped message with unexpected frame count")
-            self._process([r for r in received if r is not None])
+            self._process(self._incoming([recv.result()] + self._drain()))
+
+    def _incoming(self, frames: list[list[zmq.Frame]]) -> list[Incoming]:
+        received = [Incoming.from_frames(f) for f in frames]
+        if None in received:
+            self._warn("dropped message with unexpected frame count")
+        return [r for r in received if r is not None]
+
+    def _fresh(self) -> list[Incoming]:
+        """What arrived while a batch was worked on (nothing from a stand-in socket)."""
+        if not isinstance(self.router, zmq.Socket):
+            return []
+        return self._incoming(self._drain())
 
     def _drain(self) -> list[list[bytes]]:
         out: list[list[bytes]] = []
@@ -300,12 +339,18 @@ class QmasterServer:
         replies: list[tuple[bytes, bytes]] = []
         now = time.time()
         started = time.monotonic()
-        for incoming in received:
+        turns = Turns(received)
+        more = MAX_SLICED_BATCHES  # (then back to the event loop: the heartbeat's turn)
+        while turns:
             if (replies or batch.txn or batch.events) and \
                     time.monotonic() - started > BATCH_SECONDS:
                 self._after_handlers(batch, now)
                 self._commit_and_send(batch, replies)
                 batch, replies, now, started = Batch(), [], time.time(), time.monotonic()
+                if more > 0:  # what came meanwhile joins the turns
+                    more -= 1
+                    turns.add(self._fresh())
+            incoming = turns.next()
             identity = incoming.identity
             try:
                 msg = self._proven(incoming, wire.decode(incoming.payload,

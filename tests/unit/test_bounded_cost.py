@@ -504,3 +504,16 @@ def test_a_frames_type_is_read_from_its_first_bytes_only() -> None:
     with pytest.raises(wire.WireError) as err:
         wire.decode(body_first * 20, from_user=True)
     assert err.value.code == "too_large"
+
+
+def test_a_floods_messages_take_turns_with_everybody_elses() -> None:
+    from qmaster.server import Incoming, Turns
+    sent = [Incoming(who, None, None, bytes([n])) for who, n in
+            [(b"flood", 1), (b"flood", 2), (b"flood", 3), (b"other", 4)]]
+    turns = Turns(sent)
+    first = [turns.next().payload for _ in range(2)]
+    turns.add([Incoming(b"late", None, None, b"\x05")])
+    rest = []
+    while turns:
+        rest.append(turns.next().payload)
+    assert first + rest == [b"\x01", b"\x04", b"\x02", b"\x05", b"\x03"]
