@@ -51,7 +51,7 @@ def users() -> tuple[str | None, str | None]:
 
 
 def attack_loop(root: str, attacker: str | None, target: int, stop: Any, rounds: Any,
-                errors: Any) -> None:
+                errors: Any, timings: Any) -> None:
     """The attacker's process: the worst requests in a loop until ``stop`` is set."""
     from tests.hostile import BIG_ARRAY, Attacker
     cell = Cell(Path(root))
@@ -61,15 +61,26 @@ def attack_loop(root: str, attacker: str | None, target: int, stop: Any, rounds:
         [own] = body["job_ids"]
         rtype, body = hostile.submit(array=[1, BIG_ARRAY, 1], hold=False, hold_jid=[str(own)])
         [own_big] = body["job_ids"]
+        attacks = [("hold of another's array, 400 repeated ranges",
+                    lambda: hostile.hold_repeated(target)),
+                   ("five 8 MB frames (wait)", lambda: hostile.large_frames(5)),
+                   ("one 8 MB frame (submit)", lambda: hostile.large_frames(1, "submit")),
+                   ("2000 waits on one job", lambda: hostile.waits(own)),
+                   ("qhold -t 2-75000 of its own array",
+                    lambda: hostile.hold_tasks(own_big)),
+                   ("qrls -t 2-75000 of its own array",
+                    lambda: hostile.hold_tasks(own_big, add=False)),
+                   ("a 5 MiB script", hostile.oversize_script)]
+        slowest: dict[str, float] = {}
         while not stop.is_set():
-            hostile.hold_repeated(target)
-            hostile.large_frames(5)
-            hostile.large_frames(1, "submit")
-            hostile.waits(own)
-            hostile.hold_tasks(own_big)
-            hostile.hold_tasks(own_big, add=False)
-            hostile.oversize_script()
+            for name, attack in attacks:
+                start = time.perf_counter()
+                attack()
+                took = time.perf_counter() - start
+                slowest[name] = max(slowest.get(name, 0.0), took)
             rounds.value += 1
+        for name, took in slowest.items():
+            timings.put((name, took))
     except Exception as exc:  # noqa: BLE001 - reported by the parent
         errors.put(repr(exc))
     finally:
@@ -130,8 +141,9 @@ def run(args: argparse.Namespace) -> None:
             figures("quiet cell", listing_latencies(observer, args.seconds / 2))
             spawn = multiprocessing.get_context("spawn")
             stop, rounds, errors = spawn.Event(), spawn.Value("i", 0), spawn.Queue()
+            timings = spawn.Queue()
             proc = spawn.Process(target=attack_loop, args=(str(root), attacker, target, stop,
-                                                           rounds, errors))
+                                                           rounds, errors, timings))
             proc.start()
             try:
                 time.sleep(1.0)  # (its start-up and first submissions)
@@ -143,6 +155,9 @@ def run(args: argparse.Namespace) -> None:
                     proc.kill()
             figures("under attack", under)
             show("attacker's rounds (each: every attack once)", str(rounds.value))
+            while not timings.empty():
+                name, took = timings.get()
+                show(f"  slowest answer: {name} (ms)", f"{took * 1000:.0f}")
             while not errors.empty():
                 show("attacker failed", errors.get())
             show("qmaster peak RSS (MB)", f"{peak_rss_mb(qmaster):.0f}")
