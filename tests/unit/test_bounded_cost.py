@@ -517,3 +517,16 @@ def test_a_floods_messages_take_turns_with_everybody_elses() -> None:
     while turns:
         rest.append(turns.next().payload)
     assert first + rest == [b"\x01", b"\x04", b"\x02", b"\x05", b"\x03"]
+
+
+def test_qhold_reads_the_tasks_an_answer_names_as_ranges() -> None:
+    from types import SimpleNamespace
+    from clients.jobctl import JobView
+    from clients.qhold import HoldCommand
+    view = JobView(7, "me", "array", True)
+    for task_id in range(1, 6):
+        view.states[task_id], view.holds[task_id] = "pending", set()
+    client = SimpleNamespace(user=SimpleNamespace(name="me"), conf_get=lambda kind: [])
+    answers = {"u": [{"job_id": 7, "result": "modified", "task_ranges": [[2, 4, 1]]}]}
+    lines, code = HoldCommand(["u"], True).decide(client, view, 7, answers)  # type: ignore
+    assert code == 0 and lines == [f"modified hold of job-array task 7.{t}" for t in (2, 3, 4)]
