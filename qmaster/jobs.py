@@ -323,8 +323,17 @@ def _delete_tasks(ctx: Ctx, sel: Selected, by_task: bool) -> list[dict[str, Any]
     if per_task:
         answers += [(t, {"job_id": job.job_id, "task_id": t, "result": "deleted"})
                     for t in selected_pending_ids(ctx, sel)] if sel.all_pending else []
+    gone = None
     if sel.all_pending:  # the job's pending ids end without becoming tasks
         immediate = ctx.store.delete_pending(ctx.batch, job.job_id, ctx.user.name) > 0
+        tasks = sel.tasks
+    elif sel.pending_ranges is not None and (gone := ctx.store.delete_pending_ids(
+            ctx.batch, job.job_id, sel.pending_ranges, ctx.user.name)) is not None:
+        # some of them, split off as ranges: no task record made (qdel -t 2-75000)
+        immediate = bool(gone)
+        if per_task:
+            answers += [(t, {"job_id": job.job_id, "task_id": t, "result": "deleted"})
+                        for t in task_ranges.ids(gone)]
         tasks = sel.tasks
     else:
         tasks = enroll_selected(ctx, sel)

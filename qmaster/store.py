@@ -618,6 +618,27 @@ class Store:
         self._task_ends(batch, job_id, gone)
         return gone
 
+    def delete_pending_ids(self, batch: Batch, job_id: int, named: list[list[int]],
+                           deleted_by: str) -> list[list[int]] | None:
+        """qdel -t of some of the job's pending ids (``named``: ranges): they end at once
+        as the job's deleted ranges, without becoming tasks. The ids deleted, or None
+        when a range of them cannot be split off exactly (common.task_ranges.split)."""
+        groups, gone = [], []
+        for ids, holds in self.pending_groups(job_id):
+            cut = task_ranges.split(ids, named)
+            if cut is None:
+                return None
+            gone += cut[0]
+            groups.append((cut[1], holds))
+        if not gone:
+            return []
+        self.set_pending_groups(batch, job_id, groups)
+        rng = self.ranges[job_id]
+        self.change_ranges(batch, job_id, deleted=task_ranges.joined(rng.deleted, gone),
+                           deleted_by=deleted_by)
+        self._task_ends(batch, job_id, task_ranges.count(gone))
+        return sorted(gone)
+
     def _task_ends(self, batch: Batch, job_id: int, how_many: int = 1) -> None:
         before = self.unfinished.get(job_id, 0)
         left = before - how_many
