@@ -80,6 +80,9 @@ class Turns:
     def __bool__(self) -> bool:
         return bool(self.queues)
 
+    def __len__(self) -> int:
+        return sum(len(queue) for queue in self.queues.values())
+
     def next(self) -> Incoming:
         """The next sender's next message (the sender goes to the back of the turns)."""
         identity = next(iter(self.queues))
@@ -115,8 +118,9 @@ HANDLERS: dict[str, Handler] = {
 }
 
 MAX_BATCH = 500
-# slices of one batch after which what arrives meanwhile waits for the next batch
-MAX_SLICED_BATCHES = 4
+# how long one turn of the loop takes in new arrivals between its slices; after it, what
+# is still queued is worked through and the loop's other tasks (the heartbeat) run
+TURN_SECONDS = 0.5
 # A batch is committed and answered once its requests have taken this long, and the rest
 # of what was received goes on in the next: one user's flood of requests (2000 waits at
 # once) holds up another's answer by about this much, not by the whole flood (issue 26).
@@ -313,15 +317,16 @@ class QmasterServer:
             self._warn("dropped message with unexpected frame count")
         return [r for r in received if r is not None]
 
-    def _fresh(self) -> list[Incoming]:
-        """What arrived while a batch was worked on (nothing from a stand-in socket)."""
-        if not isinstance(self.router, zmq.Socket):
+    def _fresh(self, limit: int) -> list[Incoming]:
+        """What arrived while a batch was worked on, at most ``limit`` messages (nothing
+        from a stand-in socket)."""
+        if limit <= 0 or not isinstance(self.router, zmq.Socket):
             return []
-        return self._incoming(self._drain())
+        return self._incoming(self._drain(limit))
 
-    def _drain(self) -> list[list[bytes]]:
+    def _drain(self, limit: int = MAX_BATCH) -> list[list[bytes]]:
         out: list[list[bytes]] = []
-        while len(out) < MAX_BATCH:
+        while len(out) < limit:
             try:
                 # an asyncio socket hands a NOBLOCK receive back as a finished future
                 out.append(self.router.recv_multipart(flags=zmq.NOBLOCK,  # type: ignore[attr-defined]
@@ -340,16 +345,15 @@ class QmasterServer:
         now = time.time()
         started = time.monotonic()
         turns = Turns(received)
-        more = MAX_SLICED_BATCHES  # (then back to the event loop: the heartbeat's turn)
+        turn_ends = started + TURN_SECONDS  # (then back to the event loop: the heartbeat)
         while turns:
             if (replies or batch.txn or batch.events) and \
                     time.monotonic() - started > BATCH_SECONDS:
                 self._after_handlers(batch, now)
                 self._commit_and_send(batch, replies)
                 batch, replies, now, started = Batch(), [], time.time(), time.monotonic()
-                if more > 0:  # what came meanwhile joins the turns
-                    more -= 1
-                    turns.add(self._fresh())
+                if started < turn_ends:  # what came meanwhile joins the turns
+                    turns.add(self._fresh(MAX_BATCH - len(turns)))
             incoming = turns.next()
             identity = incoming.identity
             try:

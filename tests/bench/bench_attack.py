@@ -51,7 +51,7 @@ def users() -> tuple[str | None, str | None]:
 
 
 def attack_loop(root: str, attacker: str | None, target: int, stop: Any, rounds: Any,
-                errors: Any, timings: Any) -> None:
+                errors: Any, timings: Any, only: list[str]) -> None:
     """The attacker's process: the worst requests in a loop until ``stop`` is set."""
     from tests.hostile import BIG_ARRAY, Attacker
     cell = Cell(Path(root))
@@ -71,6 +71,8 @@ def attack_loop(root: str, attacker: str | None, target: int, stop: Any, rounds:
                    ("qrls -t 2-75000 of its own array",
                     lambda: hostile.hold_tasks(own_big, add=False)),
                    ("a 5 MiB script", hostile.oversize_script)]
+        if only:  # (--only: the attacks whose names hold one of these words)
+            attacks = [a for a in attacks if any(w in a[0] for w in only)]
         slowest: dict[str, float] = {}
         while not stop.is_set():
             for name, attack in attacks:
@@ -143,7 +145,8 @@ def run(args: argparse.Namespace) -> None:
             stop, rounds, errors = spawn.Event(), spawn.Value("i", 0), spawn.Queue()
             timings = spawn.Queue()
             proc = spawn.Process(target=attack_loop, args=(str(root), attacker, target, stop,
-                                                           rounds, errors, timings))
+                                                           rounds, errors, timings,
+                                                           args.only))
             proc.start()
             try:
                 time.sleep(1.0)  # (its start-up and first submissions)
@@ -171,6 +174,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--pending", type=int, default=500)
+    parser.add_argument("--only", type=lambda text: text.split(","), default=[],
+                        help="words of the attacks to run (default: all), e.g. waits,frames")
     run(parser.parse_args())
 
 
