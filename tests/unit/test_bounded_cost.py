@@ -548,3 +548,12 @@ def test_qdel_of_most_of_ones_own_large_array_writes_no_task_record(tmp_path: Pa
     assert store.ranges[job].pending == [[1, 1, 1]] and job not in store.held
     assert store.ranges[job].deleted == [[2, BIG, 1]] and store.unfinished[job] == 1
     assert [(r["state"], r["pending_tasks"]) for r in qstat_rows(qm)][0] == ("hqw", "1")
+
+
+def test_a_qmod_names_at_most_so_many_items(qm: Harness) -> None:
+    from common import wire
+    item = {"action": "suspend", "scope": "job", "ref": "12345"}
+    rtype, body = request(qm, "qmod", {"items": [item] * (wire.MAX_QMOD_ITEMS + 1)})
+    assert rtype == "error" and body["code"] == "malformed" and "4096" in body["message"]
+    rtype, body = request(qm, "qmod", {"items": [item] * wire.MAX_QMOD_ITEMS})
+    assert rtype == "reply" and len(body["answers"]) == wire.MAX_QMOD_ITEMS
