@@ -40,6 +40,11 @@ def request_ranges(target: dict[str, Any]) -> list[list[int]]:
 MAX_USER_WAITS = 1000
 WAITS_REFUSAL = ('denied: user "{user}" already waits for jobs with {count} requests, the '
                  "most one user may have; wait for them to end")
+# job ids one user's outstanding waits may name in all (one wait may name 131,072): the
+# memory they hold is bounded whatever sets of jobs they name
+MAX_USER_WAIT_IDS = 1 << 17
+WAIT_IDS_REFUSAL = ('denied: the waits of user "{user}" would name {count} jobs, more than '
+                    "the {limit} one user may wait for at once")
 
 
 @dataclass
@@ -60,6 +65,7 @@ class Waiters:
         self.by_jobs: dict[frozenset[int], Waiter] = {}
         self.by_job: dict[int, set[frozenset[int]]] = {}
         self.per_user: dict[str, int] = {}
+        self.per_user_ids: dict[str, int] = {}
         self._added: list[tuple[frozenset[int], tuple[bytes, int]]] = []  # (for rollback)
 
     def __len__(self) -> int:
@@ -74,12 +80,17 @@ class Waiters:
             return  # the same request again: it is answered once
         if count >= MAX_USER_WAITS:
             raise RequestError("denied", WAITS_REFUSAL.format(user=user, count=count))
+        named = self.per_user_ids.get(user, 0) + len(job_ids)
+        if named > MAX_USER_WAIT_IDS:
+            raise RequestError("denied", WAIT_IDS_REFUSAL.format(
+                user=user, count=named, limit=MAX_USER_WAIT_IDS))
         if waiter is None:
             waiter = self.by_jobs[job_ids] = Waiter(job_ids, set(unfinished))
             for job_id in unfinished:
                 self.by_job.setdefault(job_id, set()).add(job_ids)
         waiter.requests[(identity, request_id)] = user
         self.per_user[user] = count + 1
+        self.per_user_ids[user] = named
         self._added.append((job_ids, (identity, request_id)))
 
     def finished(self, job_ids: set[int]) -> list[Waiter]:
@@ -104,13 +115,15 @@ class Waiters:
                 if not keys:
                     del self.by_job[job_id]
         for user in waiter.requests.values():
-            self._count_down(user)
+            self._count_down(user, len(waiter.job_ids))
         return waiter
 
-    def _count_down(self, user: str) -> None:
+    def _count_down(self, user: str, ids: int) -> None:
         self.per_user[user] -= 1
+        self.per_user_ids[user] -= ids
         if not self.per_user[user]:
             del self.per_user[user]
+            del self.per_user_ids[user]
 
     def savepoint(self) -> int:
         return len(self._added)
@@ -122,7 +135,7 @@ class Waiters:
             waiter = self.by_jobs.get(key)
             if waiter is None or request not in waiter.requests:
                 continue
-            self._count_down(waiter.requests.pop(request))
+            self._count_down(waiter.requests.pop(request), len(key))
             if not waiter.requests:
                 self.by_jobs.pop(key)
                 for job_id in waiter.unfinished:

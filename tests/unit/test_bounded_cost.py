@@ -557,3 +557,16 @@ def test_a_qmod_names_at_most_so_many_items(qm: Harness) -> None:
     assert rtype == "error" and body["code"] == "malformed" and "4096" in body["message"]
     rtype, body = request(qm, "qmod", {"items": [item] * wire.MAX_QMOD_ITEMS})
     assert rtype == "reply" and len(body["answers"]) == wire.MAX_QMOD_ITEMS
+
+
+def test_the_jobs_a_users_waits_name_are_capped_in_all() -> None:
+    from qmaster.context import MAX_USER_WAIT_IDS, RequestError, Waiters
+    waiters = Waiters()
+    many = frozenset(range(1, MAX_USER_WAIT_IDS // 2 + 1))
+    waiters.add(b"a", 1, "alice", many, set(many))
+    waiters.add(b"a", 2, "alice", many, set(many))
+    with pytest.raises(RequestError, match="more than the 131072 one user may wait for"):
+        waiters.add(b"a", 3, "alice", frozenset({1}), {1})
+    waiters.add(b"b", 4, "bob", frozenset({1}), {1})  # per user
+    assert len(waiters.finished(set(many))) == 2 and "alice" not in waiters.per_user_ids
+    waiters.add(b"a", 5, "alice", frozenset({1}), {1})
