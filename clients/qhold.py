@@ -77,6 +77,16 @@ def changed_tasks(view: JobView, hold_type: str, add: bool,
                   and (chosen is None or t in chosen))
 
 
+def _named_tasks(result: dict[str, Any]) -> list[int] | None:
+    """The task ids a hold answer names (``task_ranges``; ``task_ids`` of an older
+    qmaster), None for a job that is no array."""
+    if result.get("task_ranges") is not None:
+        from common.task_ranges import ids
+        return list(ids(result["task_ranges"]))
+    ids_ = result.get("task_ids")
+    return list(ids_) if ids_ is not None else None
+
+
 class HoldCommand:
     """One qhold/qrls run: the hold types, the direction, the caller."""
 
@@ -131,7 +141,8 @@ class HoldCommand:
         if not tasks:
             return [], 0
         is_array = (view.is_array if view is not None
-                    else any(r.get("task_ids") for r in mine.values()))
+                    else any(r.get("task_ranges") or r.get("task_ids")
+                             for r in mine.values()))
         if not is_array:
             return [hold_modified(job_id)], 0
         return [hold_modified(job_id, task) for task in tasks], 0
@@ -139,10 +150,12 @@ class HoldCommand:
     def _changed(self, view: JobView | None, hold_type: str, result: dict[str, Any]
                  ) -> list[int]:
         """Tasks this hold type changes; a job the command did not see before (submitted
-        meanwhile) counts as changed in every task the qmaster names."""
+        meanwhile) counts as changed in every task the qmaster names (``task_ranges``:
+        the qmaster names an array's tasks as ranges, not one by one)."""
+        named = _named_tasks(result)
         if view is None:
-            return list(result.get("task_ids") or [1])
-        return changed_tasks(view, hold_type, self.add, result.get("task_ids"))
+            return named or [1]
+        return changed_tasks(view, hold_type, self.add, named)
 
     @staticmethod
     def _is_operator(client: Client, user: str) -> bool:

@@ -355,7 +355,25 @@ def _unpackb(frame: bytes) -> Any:
 
 
 PROTOCOL_VERSION = 1
+# The largest frame: a submit (its scripts) or a daemon's message (zmq.MAXMSGSIZE).
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+# Any other request of a user (issue 26: unpacking costs up to 70 bytes of memory per
+# byte of frame, 4.5 GB for 64 MiB of empty lists): the largest a command sends is a wait
+# on 131,072 job ids or a delete of 65,536 targets, well inside this. A larger frame is
+# refused on its size and type alone, before anything of it is unpacked.
+MAX_REQUEST_BYTES = 1024 * 1024
+# What msgpack itself refuses while it unpacks a user's frame, before the schema looks at
+# it: the longest string, list and map any schema admits (common.schema's MAX_STRING,
+# the longest lists: 131,072 job ids) and a script (MAX_SCRIPT_BYTES: bin).
+UNPACK_LIMITS = {"max_str_len": 1 << 20, "max_bin_len": MAX_MESSAGE_BYTES,
+                 "max_array_len": 1 << 17, "max_map_len": 1 << 16, "max_ext_len": 0}
+# Values (lists, maps and their entries) one user's frame may hold in all: per-field
+# limits alone do not bound a frame of many small lists. A job of a submit holds about
+# twenty (a few hundred with qsub -V's environment): a bulk submit of MAX_SUBMIT_JOBS
+# plain jobs fits, of jobs with large environments about a thousand per request. A
+# frame of this many empty lists costs about 15 MB and 30 ms to unpack before it is
+# refused (bench_attack: the attacker's worst single request).
+MAX_REQUEST_VALUES = 1 << 18
 TOPIC_EVENTS = b"ev"
 TOPIC_HEARTBEAT = b"hb"
 MAX_UID = (1 << 32) - 1
@@ -493,6 +511,10 @@ def _names() -> ListOf:
     return ListOf(Str(max_len=4096, nonempty=True), max_items=1 << 16)
 
 
+# Items (queues, jobs) one qmod request may name (issue 26: 30,000 items naming another
+# user's job took over a second of the loop); qmod's command line rarely names more.
+MAX_QMOD_ITEMS = 4096
+
 # Jobs one submit request may carry: all of them are checked, numbered and spooled in one
 # transaction (about 150 microseconds each), so this bounds how long one user's bulk
 # submission holds up every other request (issue 12); more go in several requests.
@@ -560,7 +582,9 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
                   "scope": Str(choices=frozenset({"any", "job", "queue"})),
                   "ref": Str(max_len=4096, nonempty=True)},
         optional={"tasks": (Optional(ListOf(_range(), max_items=4096)), None)}),
-        min_items=1, max_items=1 << 16)}, optional={"force": (Bool(), False)}),
+        # (each item is worked through and answered in the one request: 4096 of them
+        # take about a tenth of a second)
+        min_items=1, max_items=MAX_QMOD_ITEMS)}, optional={"force": (Bool(), False)}),
     "userset_entries": lambda: Struct(required={"user": _user(),
                                                 "op": Str(choices=frozenset({"add", "delete"})),
                                                 "users": _names(), "lists": _names()}),
@@ -676,12 +700,25 @@ def encode(msg_type: str, body: dict[str, Any], request_id: int = 0) -> bytes:
     return _packb({"v": PROTOCOL_VERSION, "t": msg_type, "id": request_id, "b": body})
 
 
-def decode(frame: bytes) -> tuple[str, int, dict[str, Any]]:
-    """(type, request id, body) of a frame, or WireError explaining why it is refused."""
+def decode(frame: bytes, *, from_user: bool = False) -> tuple[str, int, dict[str, Any]]:
+    """(type, request id, body) of a frame, or WireError explaining why it is refused.
+
+    ``from_user``: the frame came on a user's connection (the qmaster's receive path),
+    so its cost is bounded before it is unpacked: a frame over ``MAX_REQUEST_BYTES``
+    must be a submit (its type read without unpacking the rest), and msgpack unpacks it
+    with ``UNPACK_LIMITS`` and at most ``MAX_REQUEST_VALUES`` list and map entries."""
     if len(frame) > MAX_MESSAGE_BYTES:
         raise WireError("too_large", f"message of {len(frame)} bytes exceeds the limit")
+    if from_user and len(frame) > MAX_REQUEST_BYTES and _frame_type(frame) != "submit":
+        raise WireError("too_large", f"message of {len(frame)} bytes exceeds the limit of "
+                                     f"{MAX_REQUEST_BYTES} bytes for a request other than "
+                                     "a submit")
     try:
-        msg = _unpackb(frame)
+        msg = _unpack_bounded(frame) if from_user and len(frame) > SMALL_BYTES \
+            else _unpackb(frame)
+    except _TooManyValues:
+        raise WireError("too_large", f"message holds more than {MAX_REQUEST_VALUES} "
+                                     "values") from None
     except Exception as exc:  # msgpack raises several unrelated types
         raise WireError("malformed", f"undecodable message: {type(exc).__name__}") from None
     if not isinstance(msg, dict):
@@ -699,6 +736,54 @@ def decode(frame: bytes) -> tuple[str, int, dict[str, Any]]:
     except SchemaError as err:
         raise WireError("malformed", f"{msg_type}: {err}", request_id) from None
     return msg_type, request_id, body
+
+
+class _TooManyValues(Exception):
+    """A user's frame holds more than MAX_REQUEST_VALUES list and map entries."""
+
+
+_TYPE_PREFIX = 256  # bytes of a frame that must hold its type (``encode`` puts it second)
+
+
+def _frame_type(frame: bytes) -> str | None:
+    """The ``t`` of a message frame, read from its first ``_TYPE_PREFIX`` bytes alone
+    (``encode`` writes "v", "t", "id", then "b"); None when they do not hold it (no map,
+    or a larger value before the type): nothing else of the frame is read or made."""
+    reader = _SmallUnpacker(bytes(frame[:_TYPE_PREFIX]))
+    try:
+        code = reader.take(1)[0]
+        count = code & 0x0F if 0x80 <= code <= 0x8F else None
+        for _ in range(count or 0):
+            key, value = reader.value(_MAX_DEPTH - 1), reader.value(_MAX_DEPTH - 1)
+            if key == "t":
+                return value if isinstance(value, str) else None
+    except Exception:  # noqa: BLE001 - (_NotSmall: past the prefix, or a container)
+        return None
+    return None
+
+
+def _unpack_bounded(frame: bytes) -> Any:
+    """msgpack.unpackb with ``UNPACK_LIMITS``, refusing a frame (``_TooManyValues``) as
+    soon as its lists and maps have held ``MAX_REQUEST_VALUES`` entries in all."""
+    left = [MAX_REQUEST_VALUES]
+
+    def counted(value: Any) -> Any:
+        left[0] -= 1 + len(value)
+        if left[0] < 0:
+            raise _TooManyValues
+        return value
+
+    import gc
+    # (the values made are acyclic and freed by their counts: the cyclic collector's
+    # passes over a million new lists would double the time)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _msgpack().unpackb(frame, raw=False, strict_map_key=False,
+                                  list_hook=counted, object_hook=counted, **UNPACK_LIMITS)
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def encode_event_batch(epoch: str, events: list[dict[str, Any]]) -> list[bytes]:

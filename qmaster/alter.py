@@ -31,20 +31,22 @@ def handle_alter(ctx: Ctx) -> dict[str, Any]:
     if not changes:  # wire.decode allowed only the alterable fields (common.jobspec)
         raise RequestError("malformed", "alter: no job attributes to change")
     results: list[dict[str, Any]] = []
-    walk = TargetWalk(ctx, REQUEST_JOBS)
+    walk = TargetWalk(ctx, REQUEST_JOBS, lambda job: may_change(ctx, job))
     for target, selection in walk:
         if selection is None:
             results.append({"target": target, "result": "unknown"})
             continue
         for sel in selection:  # by job id
-            results.append(_alter_job(ctx, sel.job, changes))
+            results.append(_alter_job(ctx, sel.job, changes, sel.denied))
     return walk.reply(results)
 
 
-def _alter_refusal(ctx: Ctx, job: Job, changes: dict[str, Any]) -> str | None:
-    """Why Grid Engine refuses this change of ``job``, or None."""
+def _alter_refusal(ctx: Ctx, job: Job, changes: dict[str, Any], denied: bool
+                   ) -> str | None:
+    """Why Grid Engine refuses this change of ``job``, or None (``denied``: the
+    requester may not change the job, as TargetWalk found before looking at its tasks)."""
     user = ctx.user.name
-    if not may_change(ctx, job):
+    if denied:
         return (f'denied: "{user}" must be at least owner of job {job.job_id} '
                 "to change job attributes")
     if any(t.state_enum not in ALTERABLE_STATES for t in ctx.store.enrolled_tasks(job.job_id)
@@ -71,8 +73,9 @@ def _altered_options(ctx: Ctx, job: Job, changes: dict[str, Any]) -> dict[str, A
     return {**verdict.opts, "verify_mode": job.opts.get("verify_mode", "n")}
 
 
-def _alter_job(ctx: Ctx, job: Job, changes: dict[str, Any]) -> dict[str, Any]:
-    refusal = _alter_refusal(ctx, job, changes)
+def _alter_job(ctx: Ctx, job: Job, changes: dict[str, Any], denied: bool
+               ) -> dict[str, Any]:
+    refusal = _alter_refusal(ctx, job, changes, denied)
     altered = _altered_options(ctx, job, changes) if refusal is None else refusal
     if isinstance(altered, str):
         return {"job_id": job.job_id, "result": "denied", "messages": [altered]}

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from common import task_ranges
 from common.model import UserInfo
 from qmaster.store import Batch, Store
 
@@ -22,12 +23,130 @@ class RequestError(Exception):
         self.message = message
 
 
+def request_ranges(target: dict[str, Any]) -> list[list[int]]:
+    """The target's task ranges merged (repeats and overlaps collapse), refused when they
+    stay more than ``task_ranges.MAX_REQUEST_RANGES``: the work per job is bounded by
+    the ids named, never multiplied by how often the request names them."""
+    wanted = task_ranges.merged(target.get("tasks") or [])
+    if len(wanted) > task_ranges.MAX_REQUEST_RANGES:
+        raise RequestError("malformed", f"a job's task list names more than "
+                                        f"{task_ranges.MAX_REQUEST_RANGES} task ranges")
+    return wanted
+
+
+# Wait requests one user may have outstanding (qsub -sync, qrsh, the API's wait): each is
+# kept until its jobs end (issue 26: 200,000 waits grew the qmaster to 1.4 GB). Past it a
+# wait is refused with WAITS_REFUSAL; the requests that wait already stay.
+MAX_USER_WAITS = 1000
+WAITS_REFUSAL = ('denied: user "{user}" already waits for jobs with {count} requests, the '
+                 "most one user may have; wait for them to end")
+# job ids one user's outstanding waits may name in all (one wait may name 131,072): the
+# memory they hold is bounded whatever sets of jobs they name
+MAX_USER_WAIT_IDS = 1 << 17
+WAIT_IDS_REFUSAL = ('denied: the waits of user "{user}" would name {count} jobs, more than '
+                    "the {limit} one user may wait for at once")
+
+
 @dataclass
 class Waiter:
-    identity: bytes
-    request_id: int
-    job_ids: set[int]
-    unfinished: set[int] = field(default_factory=set)  # shrinks as jobs finish
+    """One set of jobs waited on, serving every request that waits on exactly that set
+    (a thousand ``qsub -sync y`` of one job cost one entry)."""
+
+    job_ids: frozenset[int]
+    unfinished: set[int]  # shrinks as jobs finish
+    requests: dict[tuple[bytes, int], str] = field(default_factory=dict)  # -> user
+
+
+class Waiters:
+    """The outstanding wait requests: merged by the set of jobs they wait on, found by
+    job (a finished job costs the waits on it, not all of them), counted per user."""
+
+    def __init__(self) -> None:
+        self.by_jobs: dict[frozenset[int], Waiter] = {}
+        self.by_job: dict[int, set[frozenset[int]]] = {}
+        self.per_user: dict[str, int] = {}
+        self.per_user_ids: dict[str, int] = {}
+        self._added: list[tuple[frozenset[int], tuple[bytes, int]]] = []  # (for rollback)
+
+    def __len__(self) -> int:
+        return sum(self.per_user.values())
+
+    def add(self, identity: bytes, request_id: int, user: str, job_ids: frozenset[int],
+            unfinished: set[int]) -> None:
+        """Keep a wait request; RequestError when the user has MAX_USER_WAITS already."""
+        count = self.per_user.get(user, 0)
+        waiter = self.by_jobs.get(job_ids)
+        if waiter is not None and (identity, request_id) in waiter.requests:
+            return  # the same request again: it is answered once
+        if count >= MAX_USER_WAITS:
+            raise RequestError("denied", WAITS_REFUSAL.format(user=user, count=count))
+        named = self.per_user_ids.get(user, 0) + len(job_ids)
+        if named > MAX_USER_WAIT_IDS:
+            raise RequestError("denied", WAIT_IDS_REFUSAL.format(
+                user=user, count=named, limit=MAX_USER_WAIT_IDS))
+        if waiter is None:
+            waiter = self.by_jobs[job_ids] = Waiter(job_ids, set(unfinished))
+            for job_id in unfinished:
+                self.by_job.setdefault(job_id, set()).add(job_ids)
+        waiter.requests[(identity, request_id)] = user
+        self.per_user[user] = count + 1
+        self.per_user_ids[user] = named
+        self._added.append((job_ids, (identity, request_id)))
+
+    def finished(self, job_ids: set[int]) -> list[Waiter]:
+        """The waiters whose last unfinished job is among ``job_ids``, taken out."""
+        done = []
+        for job_id in job_ids:
+            for key in self.by_job.pop(job_id, ()):
+                waiter = self.by_jobs.get(key)
+                if waiter is None:
+                    continue
+                waiter.unfinished.discard(job_id)
+                if not waiter.unfinished:
+                    done.append(self._remove(key))
+        return done
+
+    def _remove(self, key: frozenset[int]) -> Waiter:
+        waiter = self.by_jobs.pop(key)
+        for job_id in waiter.unfinished:
+            keys = self.by_job.get(job_id)
+            if keys is not None:
+                keys.discard(key)
+                if not keys:
+                    del self.by_job[job_id]
+        for user in waiter.requests.values():
+            self._count_down(user, len(waiter.job_ids))
+        return waiter
+
+    def _count_down(self, user: str, ids: int) -> None:
+        self.per_user[user] -= 1
+        self.per_user_ids[user] -= ids
+        if not self.per_user[user]:
+            del self.per_user[user]
+            del self.per_user_ids[user]
+
+    def savepoint(self) -> int:
+        return len(self._added)
+
+    def rollback(self, point: int) -> None:
+        """Forget the requests added since ``point`` (a refused request's)."""
+        while len(self._added) > point:
+            key, request = self._added.pop()
+            waiter = self.by_jobs.get(key)
+            if waiter is None or request not in waiter.requests:
+                continue
+            self._count_down(waiter.requests.pop(request), len(key))
+            if not waiter.requests:
+                self.by_jobs.pop(key)
+                for job_id in waiter.unfinished:
+                    keys = self.by_job.get(job_id)
+                    if keys is not None:
+                        keys.discard(key)
+                        if not keys:
+                            del self.by_job[job_id]
+
+    def forget_journal(self) -> None:
+        self._added.clear()
 
 
 @dataclass
@@ -36,7 +155,7 @@ class Services:
 
     epoch: str
     qmaster_host: str = ""  # the qmaster's own host name (local clients come from it)
-    waiters: list[Waiter] = field(default_factory=list)
+    waiters: Waiters = field(default_factory=Waiters)
     # host -> the routing id of the connection its execd last proved itself on
     execd_routes: dict[str, bytes] = field(default_factory=dict)
     auto_add_hosts: bool = False

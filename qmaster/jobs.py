@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import heapq
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,11 +19,12 @@ from common.jobstate import ACTIVE_STATES, Event, State, allows
 from common.model import Job, Task, TaskRanges, UserInfo
 from common.placement.load_alarm import exceeded, suspend_alarm_reason
 from qmaster.auto_suspend import THRESHOLD_REASON
-from qmaster.context import DEFERRED, Ctx, RequestError, Waiter
+from qmaster.context import DEFERRED, Ctx, RequestError, request_ranges
 from qmaster.execd_link import finish_task, kill_on_host
 from qmaster.host_rights import require_known_host, require_submit_host
 from qmaster.placement_view import instance_alarms, instances_of
 from qmaster.store import Store
+from qmaster.submit_caps import SubmitCaps
 from qmaster.submit_checks import check_submission, check_submitter, scheduling_info
 
 HOLD_TYPES = {"u", "o", "s"}
@@ -41,11 +42,13 @@ def handle_submit(ctx: Ctx) -> dict[str, Any]:
     specs = ctx.body["jobs"]
     operator = ctx.store.is_operator(user.name)
     submitter = check_submitter(ctx.store, user)
+    caps = SubmitCaps(ctx.store, user.name)
     verdicts = []
     # wire.decode checked every job's description (common.jobspec); each is checked
     # against the cell before the first is added, and a refusal names the job
     for index, spec in enumerate(specs):
         try:
+            caps.check(spec)  # max_jobs, max_u_jobs, script size, spool quota
             verdicts.append(check_submission(ctx.store, spec["opts"], submitter,
                                              operator=operator))
             _check_task_count(spec["opts"]["array"], _max_tasks(ctx))
@@ -148,16 +151,33 @@ def release_dependency_hold(ctx: Ctx, job_id: int) -> None:
 @dataclass
 class Selected:
     """What a target names in one job: enrolled tasks, and pending ids of its ranges
-    (``all_pending``: every one of them, which a range change handles at once)."""
+    (``all_pending``: every one of them, which a range change handles at once).
+    ``denied``: the requester may not make this change to the job, found before any of
+    its tasks was looked at (nothing selected)."""
 
     job: Job
     tasks: list[Task]
     pending: list[int]
     all_pending: bool
+    denied: bool = False
+    # the named pending ids as ranges instead of ``pending`` (when the request's ranges
+    # split the job's pending ranges exactly: common.task_ranges.split), so that a hold
+    # on them stays a range record and no id is walked
+    pending_ranges: list[list[int]] | None = None
 
     @property
     def empty(self) -> bool:
-        return not self.tasks and not self.pending and not self.all_pending
+        return not self.tasks and not self.pending and not self.all_pending \
+            and not self.denied and not self.pending_ranges
+
+
+# A permission rule of a request: whether the requester may change this job at all.
+# TargetWalk asks it before any per-task work, so a request naming another user's large
+# array costs one check per job, not one per task (issue 26).
+Allowed = Callable[[Job], bool]
+# name-pattern targets one part of a request works through: each is a walk over every
+# job of the cell (there is no index by name)
+REQUEST_NAME_SCANS = 8
 
 
 class TargetWalk:
@@ -172,22 +192,25 @@ class TargetWalk:
     qmaster discontinues a large deletion (STATUS_OK_DOAGAIN), so that no one request
     holds up everyone else's for long."""
 
-    def __init__(self, ctx: Ctx, limit: int) -> None:
-        self.ctx, self.limit = ctx, limit
+    def __init__(self, ctx: Ctx, limit: int, allowed: Allowed) -> None:
+        self.ctx, self.limit, self.allowed = ctx, limit, allowed
         self.resume: dict[str, int] | None = None
 
     def __iter__(self) -> Iterator[tuple[dict[str, Any], list[Selected] | None]]:
-        left = self.limit
+        left, scans = self.limit, REQUEST_NAME_SCANS
         for index, target in enumerate(self.ctx.body["targets"]):
-            if left <= 0:
+            # every target costs at least one step (a request of 65,536 ids of no job),
+            # a name pattern a walk over every job
+            if left <= 0 or ("name" in target and scans <= 0):
                 self.resume = {"target": index}
                 return
+            scans -= "name" in target
             jobs = _select_jobs(self.ctx, target, left + 1)
             if len(jobs) > left:
                 jobs = jobs[:left]
                 self.resume = {"target": index, "after": jobs[-1].job_id}
-            left -= len(jobs)
-            yield target, _select(self.ctx, target, jobs)
+            left -= max(len(jobs), 1)
+            yield target, _select(self.ctx, target, jobs, self.allowed)
             if self.resume is not None:
                 return
 
@@ -198,19 +221,26 @@ class TargetWalk:
         return reply
 
 
-def _select(ctx: Ctx, target: dict[str, Any], jobs: list[Job]) -> list[Selected] | None:
+def _select(ctx: Ctx, target: dict[str, Any], jobs: list[Job], allowed: Allowed
+            ) -> list[Selected] | None:
     if not jobs:
         return None
-    wanted = [[int(v) for v in r] for r in target.get("tasks") or []]
+    wanted = request_ranges(target)
     out = []
     for job in jobs:
+        if not allowed(job):  # before any of its tasks is looked at
+            out.append(Selected(job, [], [], False, denied=True))
+            continue
         tasks = [t for t in ctx.store.enrolled_tasks(job.job_id)
                  if t.state_enum is not State.FINISHED
-                 and (not wanted or any(_in_range(t.task_id, r) for r in wanted))]
-        pending = ctx.store.ranges[job.job_id].pending
+                 and (not wanted or task_ranges.contains_any(wanted, t.task_id))]
+        pending = ctx.store.pending_ids(job.job_id)
         whole = bool(pending) and (not wanted or task_ranges.covered_by(pending, wanted))
-        ids = [] if whole or not pending else list(task_ranges.ids_in(pending, wanted))
-        selected = Selected(job, tasks, ids, whole)
+        cut = None if whole or not pending else task_ranges.split(pending, wanted)
+        ids = [] if whole or not pending or cut is not None \
+            else list(task_ranges.ids_in(pending, wanted))
+        selected = Selected(job, tasks, ids, whole,
+                            pending_ranges=cut[0] if cut is not None else None)
         if not selected.empty:
             out.append(selected)
     return out
@@ -219,14 +249,17 @@ def _select(ctx: Ctx, target: dict[str, Any], jobs: list[Job]) -> list[Selected]
 def selected_pending_ids(ctx: Ctx, sel: Selected) -> list[int]:
     """Every pending id the selection names, one by one (for per-task answers)."""
     if sel.all_pending:
-        return list(task_ranges.ids(ctx.store.ranges[sel.job.job_id].pending))
+        return list(task_ranges.ids(ctx.store.pending_ids(sel.job.job_id)))
+    if sel.pending_ranges is not None:
+        return list(task_ranges.ids(sel.pending_ranges))
     return sel.pending
 
 
 def enroll_selected(ctx: Ctx, sel: Selected) -> list[Task]:
     """The selection's tasks, its named pending ids enrolled (a task changed on its own
     becomes an object), in task id order."""
-    tasks = sel.tasks + [ctx.store.enroll(ctx.batch, sel.job.job_id, t) for t in sel.pending]
+    ids = sel.pending if sel.pending_ranges is None else task_ranges.ids(sel.pending_ranges)
+    tasks = sel.tasks + [ctx.store.enroll(ctx.batch, sel.job.job_id, t) for t in ids]
     return sorted(tasks, key=lambda t: t.task_id)
 
 
@@ -253,11 +286,6 @@ def _select_jobs(ctx: Ctx, target: dict[str, Any], limit: int) -> list[Job]:
     return [store.jobs[j] for j in heapq.nsmallest(limit, wanted)]
 
 
-def _in_range(task_id: int, rng: Any) -> bool:
-    first, last, step = (int(v) for v in rng)
-    return first <= task_id <= last and (task_id - first) % max(step, 1) == 0
-
-
 def may_change(ctx: Ctx, job: Job) -> bool:
     user = ctx.user.name
     return job.owner == user or ctx.store.is_operator(user)
@@ -268,7 +296,7 @@ def handle_delete(ctx: Ctx) -> dict[str, Any]:
     if ctx.body.get("force") and not ctx.store.is_manager(ctx.user.name):
         return {"results": [{"result": "force_denied"}]}
     results = []
-    walk = TargetWalk(ctx, REQUEST_JOBS)
+    walk = TargetWalk(ctx, REQUEST_JOBS, lambda job: may_change(ctx, job))
     for target, selection in walk:
         results.extend(_delete_target(ctx, target, selection))
     return walk.reply(results)
@@ -280,7 +308,7 @@ def _delete_target(ctx: Ctx, target: dict[str, Any], selection: list[Selected] |
         return [{"target": target, "result": "unknown"}]
     out = []
     for sel in selection:
-        if not may_change(ctx, sel.job):
+        if sel.denied:
             out.append({"job_id": sel.job.job_id, "result": "denied", "owner": sel.job.owner})
             continue
         out.extend(_delete_tasks(ctx, sel, bool(target.get("tasks"))))
@@ -295,8 +323,17 @@ def _delete_tasks(ctx: Ctx, sel: Selected, by_task: bool) -> list[dict[str, Any]
     if per_task:
         answers += [(t, {"job_id": job.job_id, "task_id": t, "result": "deleted"})
                     for t in selected_pending_ids(ctx, sel)] if sel.all_pending else []
+    gone = None
     if sel.all_pending:  # the job's pending ids end without becoming tasks
         immediate = ctx.store.delete_pending(ctx.batch, job.job_id, ctx.user.name) > 0
+        tasks = sel.tasks
+    elif sel.pending_ranges is not None and (gone := ctx.store.delete_pending_ids(
+            ctx.batch, job.job_id, sel.pending_ranges, ctx.user.name)) is not None:
+        # some of them, split off as ranges: no task record made (qdel -t 2-75000)
+        immediate = bool(gone)
+        if per_task:
+            answers += [(t, {"job_id": job.job_id, "task_id": t, "result": "deleted"})
+                        for t in task_ranges.ids(gone)]
         tasks = sel.tasks
     else:
         tasks = enroll_selected(ctx, sel)
@@ -337,7 +374,7 @@ def _change_holds(ctx: Ctx, *, add: bool) -> dict[str, Any]:
     if hold_type not in HOLD_TYPES:
         raise RequestError("malformed", f"invalid hold type {hold_type!r}")
     results = []
-    walk = TargetWalk(ctx, REQUEST_JOBS)
+    walk = TargetWalk(ctx, REQUEST_JOBS, lambda job: may_hold(ctx, job, hold_type))
     for target, selection in walk:
         if selection is None:
             results.append({"target": target, "result": "unknown"})
@@ -346,38 +383,75 @@ def _change_holds(ctx: Ctx, *, add: bool) -> dict[str, Any]:
     return walk.reply(results)
 
 
-def _hold_job(ctx: Ctx, sel: Selected, hold_type: str, add: bool) -> dict[str, Any]:
-    user, job = ctx.user.name, sel.job
+def may_hold(ctx: Ctx, job: Job, hold_type: str) -> bool:
+    """Grid Engine's rule: a user hold by the owner or an operator, an operator hold by an
+    operator, a system hold by a manager."""
+    user = ctx.user.name
     if hold_type == "s":
-        allowed = ctx.store.is_manager(user)
-    else:
-        allowed = (hold_type == "u" and job.owner == user) or ctx.store.is_operator(user)
-    if not allowed:
+        return ctx.store.is_manager(user)
+    return (hold_type == "u" and job.owner == user) or ctx.store.is_operator(user)
+
+
+def _hold_job(ctx: Ctx, sel: Selected, hold_type: str, add: bool) -> dict[str, Any]:
+    job = sel.job
+    if sel.denied:
         return {"job_id": job.job_id, "result": "denied", "owner": job.owner}
-    task_ids = selected_pending_ids(ctx, sel) if job.is_array and sel.all_pending else []
+    # the pending ids named, as ranges: they keep their range records (no id is walked)
+    named: list[list[int]] = []
     if sel.all_pending:
+        named = ctx.store.pending_ids(job.job_id)
         (add_ranges_hold if add else remove_ranges_hold)(ctx, job.job_id, hold_type)
-    tasks = sel.tasks if sel.all_pending else enroll_selected(ctx, sel)
+        tasks = sel.tasks
+    elif sel.pending_ranges is not None and \
+            change_pending_holds(ctx, job.job_id, sel.pending_ranges, hold_type, add):
+        named = sel.pending_ranges
+        tasks = sel.tasks
+    else:
+        tasks = enroll_selected(ctx, sel)
     for task in tasks:
         if add:
             add_hold(ctx, task, hold_type)
         else:
             remove_hold(ctx, task, hold_type)
-    task_ids = sorted(task_ids + [t.task_id for t in tasks])
+    task_ids = task_ranges.merged([*named, *([t.task_id] * 2 + [1] for t in tasks)])
     return {"job_id": job.job_id, "result": "modified",
-            "task_ids": task_ids if job.is_array else None}
+            "task_ranges": task_ids if job.is_array else None}
+
+
+def change_pending_holds(ctx: Ctx, job_id: int, named: list[list[int]], hold_type: str,
+                         add: bool) -> bool:
+    """Add or remove a hold on the pending ids ``named`` (ranges, pieces of the job's
+    pending ones) without enrolling them: each group of pending ids with the same holds
+    is split into the ids named and the others (Store.set_pending_groups). False when a
+    group cannot be split exactly (the caller enrolls the ids instead)."""
+    groups = []
+    for ids, holds in ctx.store.pending_groups(job_id):
+        cut = task_ranges.split(ids, named)
+        if cut is None:
+            return False
+        changed = sorted({*holds, hold_type}) if add else [h for h in holds if h != hold_type]
+        groups += [(cut[0], changed), (cut[1], list(holds))]
+    ctx.store.set_pending_groups(ctx.batch, job_id, groups)
+    return True
 
 
 def add_ranges_hold(ctx: Ctx, job_id: int, hold_type: str) -> None:
     """A hold on every pending id of the job at once."""
     rng = ctx.store.ranges[job_id]
-    if rng.pending and hold_type not in rng.holds:
+    if job_id in ctx.store.held:
+        ctx.store.set_pending_groups(ctx.batch, job_id, [
+            (ids, sorted({*holds, hold_type})) for ids, holds in ctx.store.pending_groups(job_id)])
+    elif rng.pending and hold_type not in rng.holds:
         ctx.store.change_ranges(ctx.batch, job_id, holds=sorted({*rng.holds, hold_type}))
 
 
 def remove_ranges_hold(ctx: Ctx, job_id: int, hold_type: str) -> None:
     rng = ctx.store.ranges.get(job_id)
-    if rng is not None and rng.pending and hold_type in rng.holds:
+    if rng is not None and job_id in ctx.store.held:
+        ctx.store.set_pending_groups(ctx.batch, job_id, [
+            (ids, [h for h in holds if h != hold_type])
+            for ids, holds in ctx.store.pending_groups(job_id)])
+    elif rng is not None and rng.pending and hold_type in rng.holds:
         ctx.store.change_ranges(ctx.batch, job_id,
                                 holds=[h for h in rng.holds if h != hold_type])
 
@@ -412,7 +486,8 @@ def handle_wait(ctx: Ctx) -> dict[str, Any]:
     if all(ctx.store.job_finished(j) for j in ids):
         return {"jobs": job_results(ctx, ids), "unknown": []}
     unfinished = {j for j in ids if not ctx.store.job_finished(j)}
-    ctx.services.waiters.append(Waiter(ctx.identity, ctx.request_id, ids, unfinished))
+    ctx.services.waiters.add(ctx.identity, ctx.request_id, ctx.user.name, frozenset(ids),
+                             unfinished)
     return DEFERRED
 
 
@@ -461,6 +536,9 @@ def handle_job_query(ctx: Ctx) -> dict[str, Any]:
         ranges = store.ranges
         reply["ranges"] = [_brief_ranges(ranges[j.job_id]) if brief
                            else ranges[j.job_id].to_dict() for j in jobs]
+        # pending ids with holds of their own (qhold -t): a range record per group
+        reply["ranges"] += [_held_record(ranges[j.job_id], ids, holds, brief)
+                            for j in jobs for ids, holds in store.held.get(j.job_id, ())]
     if body["set_aside"]:  # unreadable in the spool at start-up: qstat -j says why
         wanted = body.get("job_ids")
         reply["set_aside"] = {job_id: why for job_id, why in store.aside_jobs.items()
@@ -506,6 +584,15 @@ def _brief_ranges(rng: TaskRanges) -> dict[str, Any]:
     """A job's range lists as a listing reads them: without the fields that are empty
     (read as their defaults)."""
     return {name: value for name in TaskRanges._names if (value := getattr(rng, name))}
+
+
+def _held_record(rng: TaskRanges, ids: list[list[int]], holds: list[str], brief: bool
+                 ) -> dict[str, Any]:
+    """A group of a job's held pending ids as a range record of its own (a listing reads
+    a job's range records one by one: common.model.TaskRanges' fields)."""
+    record = TaskRanges(job_id=rng.job_id, pending=ids, holds=list(holds),
+                        version=rng.version)
+    return _brief_ranges(record) if brief else record.to_dict()
 
 
 def _add_suspend_alarms(store: Store, jobs: list[Job], info: dict[int, list[str]]) -> None:

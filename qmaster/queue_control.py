@@ -38,7 +38,8 @@ from common.jobstate import Event, State
 from common.qi_letters import QI_STATES
 from common.model import Job, Task
 from common.objects_conf.host import expand_hostgroup
-from qmaster.context import Ctx
+from common import task_ranges
+from qmaster.context import Ctx, request_ranges
 from qmaster.execd_link import signal_on_host
 from qmaster.host_rights import require_known_host, same_host
 from qmaster.lost_hosts import queue_rerun
@@ -336,9 +337,15 @@ class _Run:
         job = self.store.jobs.get(job_id)
         if job is None or self.store.job_finished(job_id):
             return False
+        if job.owner != self.user and not self.operator:
+            # refused before any of its tasks is looked at (issue 26: another user's
+            # 75,000-task array must not cost 75,000 answers), in one answer
+            self.job_task(job, None, action)
+            return True
+        ranges = request_ranges({"tasks": ranges})
         # (unenrolled pending ids as the tasks they stand for: they get answers only)
         tasks = [t for t in self.store.all_tasks(job_id) if t.state_enum is not State.FINISHED
-                 and (not ranges or any(_in_range(t.task_id, r) for r in ranges))]
+                 and (not ranges or task_ranges.contains_any(ranges, t.task_id))]
         if not tasks:
             return False
         started = [t for t in tasks if enrolled(t)]
@@ -420,8 +427,3 @@ def resume_for(ctx: Ctx, task: Task, reason: str) -> None:
     """Drop one suspend reason; the task runs again when it was the last."""
     if reason in task.suspend_reasons:
         set_suspend_reasons(ctx, task, [r for r in task.suspend_reasons if r != reason])
-
-
-def _in_range(task_id: int, rng: Any) -> bool:
-    first, last, step = (int(v) for v in rng)
-    return first <= task_id <= last and (task_id - first) % max(step, 1) == 0

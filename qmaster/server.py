@@ -15,6 +15,7 @@ import shutil
 import tempfile
 import time
 import uuid
+from collections import deque
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -30,6 +31,7 @@ from common.daemon import port_is_free
 from qmaster import (accounting_log, alter, config_handlers, execd_link, gate, jobs, orders,
                      queue_control, userset_handlers)
 from qmaster.auto_suspend import heartbeat
+from qmaster.log_limit import LimitedLog
 from qmaster.lost_hosts import (lost_host_policy, lost_hosts, lost_task_actions, queue_rerun,
                                 unheard_hosts)
 from qmaster.context import DEFERRED, Ctx, RequestError, Services
@@ -61,6 +63,36 @@ class Incoming:
                    frames[1].bytes if len(frames) == 3 else None, frames[-1].bytes)
 
 
+class Turns:
+    """Received messages taken in turn by sender (routing id): each sender's in the order
+    it sent them, one sender's after another's. A flood of one connection's requests
+    (2000 waits) is then interleaved with everybody else's, slice by slice, instead of
+    answered before them (issue 26)."""
+
+    def __init__(self, received: list[Incoming]) -> None:
+        self.queues: dict[bytes, deque[Incoming]] = {}
+        self.add(received)
+
+    def add(self, received: list[Incoming]) -> None:
+        for incoming in received:
+            self.queues.setdefault(incoming.identity, deque()).append(incoming)
+
+    def __bool__(self) -> bool:
+        return bool(self.queues)
+
+    def __len__(self) -> int:
+        return sum(len(queue) for queue in self.queues.values())
+
+    def next(self) -> Incoming:
+        """The next sender's next message (the sender goes to the back of the turns)."""
+        identity = next(iter(self.queues))
+        queue = self.queues.pop(identity)
+        incoming = queue.popleft()
+        if queue:
+            self.queues[identity] = queue
+        return incoming
+
+
 HANDLERS: dict[str, Handler] = {
     "ping": lambda ctx: {"epoch": ctx.services.epoch},
     "submit": jobs.handle_submit,
@@ -86,6 +118,13 @@ HANDLERS: dict[str, Handler] = {
 }
 
 MAX_BATCH = 500
+# how long one turn of the loop takes in new arrivals between its slices; after it, what
+# is still queued is worked through and the loop's other tasks (the heartbeat) run
+TURN_SECONDS = 0.5
+# A batch is committed and answered once its requests have taken this long, and the rest
+# of what was received goes on in the next: one user's flood of requests (2000 waits at
+# once) holds up another's answer by about this much, not by the whole flood (issue 26).
+BATCH_SECONDS = 0.02
 HEARTBEAT_SECONDS = 1.0
 # an appended accounting record is fsynced at the first batch or heartbeat this long after
 # it was appended (its spooled copy keeps it durable meanwhile)
@@ -102,7 +141,9 @@ class QmasterServer:
                  log: Any = None) -> None:
         self.cell, self.host, self.bind = cell, host, bind
         self.port, self.event_port = port, event_port
-        self.log = log
+        # every line goes through the rate limit: most can be caused by a user
+        # (refused frames, failing requests, submissions), and the rest are rare
+        log = self.log = LimitedLog(log) if log is not None else None
         self.spool = SqliteSpool(cell.qmaster_spool_dir)
         self.store = Store()
         self.services = Services(epoch=uuid.uuid4().hex, qmaster_host=host,
@@ -268,14 +309,24 @@ class QmasterServer:
             if recv not in done:
                 recv.cancel()
                 break
-            received = [Incoming.from_frames(f) for f in [recv.result()] + self._drain()]
-            if None in received:
-                self._warn("dropped message with unexpected frame count")
-            self._process([r for r in received if r is not None])
+            self._process(self._incoming([recv.result()] + self._drain()))
 
-    def _drain(self) -> list[list[bytes]]:
+    def _incoming(self, frames: list[list[zmq.Frame]]) -> list[Incoming]:
+        received = [Incoming.from_frames(f) for f in frames]
+        if None in received:
+            self._warn("dropped message with unexpected frame count")
+        return [r for r in received if r is not None]
+
+    def _fresh(self, limit: int) -> list[Incoming]:
+        """What arrived while a batch was worked on, at most ``limit`` messages (nothing
+        from a stand-in socket)."""
+        if limit <= 0 or not isinstance(self.router, zmq.Socket):
+            return []
+        return self._incoming(self._drain(limit))
+
+    def _drain(self, limit: int = MAX_BATCH) -> list[list[bytes]]:
         out: list[list[bytes]] = []
-        while len(out) < MAX_BATCH:
+        while len(out) < limit:
             try:
                 # an asyncio socket hands a NOBLOCK receive back as a finished future
                 out.append(self.router.recv_multipart(flags=zmq.NOBLOCK,  # type: ignore[attr-defined]
@@ -292,10 +343,22 @@ class QmasterServer:
         self._acct_written = []
         replies: list[tuple[bytes, bytes]] = []
         now = time.time()
-        for incoming in received:
+        started = time.monotonic()
+        turns = Turns(received)
+        turn_ends = started + TURN_SECONDS  # (then back to the event loop: the heartbeat)
+        while turns:
+            if (replies or batch.txn or batch.events) and \
+                    time.monotonic() - started > BATCH_SECONDS:
+                self._after_handlers(batch, now)
+                self._commit_and_send(batch, replies)
+                batch, replies, now, started = Batch(), [], time.time(), time.monotonic()
+                if started < turn_ends:  # what came meanwhile joins the turns
+                    turns.add(self._fresh(MAX_BATCH - len(turns)))
+            incoming = turns.next()
             identity = incoming.identity
             try:
-                msg = self._proven(incoming, wire.decode(incoming.payload))
+                msg = self._proven(incoming, wire.decode(incoming.payload,
+                                                         from_user=_from_user(incoming)))
             except wire.WireError as err:
                 self._warn("refused message", code=err.code, reason=err.message)
                 replies.append((identity, wire.encode("error", {"code": err.code,
@@ -346,7 +409,7 @@ class QmasterServer:
                                          "message": f"{msg_type} is not a request"}, request_id)
         ctx = Ctx(self.store, batch, self.services, identity, request_id, now, body)
         point = self.store.savepoint(batch)
-        waiters = len(self.services.waiters)
+        waiters = self.services.waiters.savepoint()
         try:
             result = handler(ctx)
         except RequestError as err:  # refused: whatever the handler changed is taken back
@@ -366,7 +429,7 @@ class QmasterServer:
 
     def _rollback(self, batch: Batch, point: Any, waiters: int) -> None:
         self.store.rollback(batch, point)
-        del self.services.waiters[waiters:]
+        self.services.waiters.rollback(waiters)
 
     def _after_handlers(self, batch: Batch, now: float) -> None:
         done = 0
@@ -439,19 +502,17 @@ class QmasterServer:
                    error=str(exc))
 
     def _answer_waiters(self, batch: Batch) -> None:
-        if not batch.finished_jobs or not self.services.waiters:
+        """Answer the waits whose last job finished in this batch: one answer made per
+        set of jobs, sent to every request that waits on it."""
+        waiters = self.services.waiters
+        waiters.forget_journal()
+        if not batch.finished_jobs:
             return
-        still = []
-        finished = set(batch.finished_jobs)
-        for waiter in self.services.waiters:
-            waiter.unfinished -= finished
-            if not waiter.unfinished:
-                ctx = Ctx(self.store, batch, self.services, b"", 0, 0.0, {})
-                body = {"jobs": jobs.job_results(ctx, waiter.job_ids), "unknown": []}
-                self._send(waiter.identity, wire.encode("reply", body, waiter.request_id))
-            else:
-                still.append(waiter)
-        self.services.waiters = still
+        for waiter in waiters.finished(set(batch.finished_jobs)):
+            ctx = Ctx(self.store, batch, self.services, b"", 0, 0.0, {})
+            body = {"jobs": jobs.job_results(ctx, set(waiter.job_ids)), "unknown": []}
+            for identity, request_id in waiter.requests:
+                self._send(identity, wire.encode("reply", body, request_id))
 
     async def _heartbeat(self) -> None:
         while True:
@@ -533,6 +594,13 @@ class QmasterServer:
     def _error(self, event: str, **kw: Any) -> None:
         if self.log:
             self.log.error(event, **kw)
+
+
+def _from_user(incoming: Incoming) -> bool:
+    """Whether a frame came on a user's connection (not a daemon's key): its cost is
+    bounded before it is unpacked (wire.decode)."""
+    peer = gate.Peer.from_text(incoming.user_id or "")
+    return peer is None or peer.kind not in (gate.EXECD, gate.SCHEDULER)
 
 
 def seed_routing_ids() -> None:

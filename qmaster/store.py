@@ -123,6 +123,22 @@ def _ranges(data: Any) -> TaskRanges:
     return ranges
 
 
+def _held(data: Any) -> list[list[Any]] | None:
+    """A spooled ``held`` record's groups, or None when it is not one."""
+    groups = data.get("groups") if isinstance(data, dict) else None
+    if type(groups) is not list or not all(
+            type(g) is list and len(g) == 2 and _range_list(g[0]) and g[0]
+            and type(g[1]) is list and g[1]
+            and all(type(h) is str and len(h) == 1 and h in "uosh" for h in g[1])
+            for g in groups):
+        return None
+    return [[g[0], sorted(set(g[1]))] for g in groups]
+
+
+def _state(holds: list[str]) -> State:
+    return State.HOLD if holds else State.PENDING
+
+
 def _range_list(ranges: Any) -> bool:
     """A list of ``[first, last, step]`` with 1 <= first <= last and step >= 1 (a loop,
     not nested generators: a restart reads one per job)."""
@@ -184,9 +200,17 @@ class Store:
         self.tasks: dict[str, Task] = {}  # enrolled tasks by "job.task" (common.model)
         self.enrolled: dict[int, dict[int, Task]] = {}  # the same, job id -> task id -> task
         self.ranges: dict[int, TaskRanges] = {}  # every job's tasks that are not enrolled
+        # job id -> pending ids with holds of their own, as [range list, holds] groups
+        # (a qhold -t of some of an array's pending ids: ``set_pending_groups``); the
+        # scheduler never places them, so they travel in no event (kind "held" in the
+        # spool, and as extra range records in a job listing)
+        self.held: dict[int, list[list[Any]]] = {}
         # per job: tasks not finished yet (pending ids and enrolled tasks); 0 = finished
         self.unfinished: dict[int, int] = {}
         self.owner_jobs: dict[str, set[int]] = {}  # owner -> job ids (qstat -u: no walk)
+        # owner -> (unfinished jobs, bytes of their scripts): what max_u_jobs, max_jobs
+        # and the spool quota count at submission (qmaster.submit_caps), without a walk
+        self.active_jobs: dict[str, tuple[int, int]] = {}
         self.hosts: dict[str, ExecHost] = {}
         self.conf: dict[str, dict[str, list[list[str]]]] = {k: {} for k in CONF_KINDS}
         self.lists: dict[str, list[str]] = {k: [] for k in LIST_KINDS}
@@ -295,7 +319,7 @@ class Store:
         the server to move aside and report: start-up never fails on one object."""
         self.set_aside = {}
         self._load_jobs(objects.get("job", {}), objects.get("task", {}),
-                        objects.get("ranges", {}))
+                        objects.get("ranges", {}), dict(objects.get("held", {})))
         for key, entry in objects.get("aside:job", {}).items():
             why = entry.get("why") if isinstance(entry, dict) else None
             if key.isdigit():
@@ -325,7 +349,7 @@ class Store:
         self._rebuild_derived()
 
     def _load_jobs(self, jobs: dict[str, Any], tasks: dict[str, Any],
-                   ranges: dict[str, Any]) -> None:
+                   ranges: dict[str, Any], held: dict[str, Any]) -> None:
         by_job: dict[str, list[tuple[str, Any]]] = {}
         for key, data in tasks.items():
             by_job.setdefault(key.partition(".")[0], []).append((key, data))
@@ -337,14 +361,21 @@ class Store:
             spooled = ranges.pop(key, None)
             rng = self._loaded("ranges", key, spooled, _ranges) if spooled is not None \
                 else TaskRanges(job_id=job.job_id if job is not None else 0)
+            spooled_held = held.pop(key, None)
+            groups = _held(spooled_held) if spooled_held is not None else []
             if job is None or rng is None or any(t is None for t in loaded) or \
-                    not _consistent(job, rng, [t for t in loaded if t is not None]):
+                    groups is None or not _consistent(
+                        job, rng, [t for t in loaded if t is not None], groups):
                 self._set_aside_job(key, data, mine, "the job or one of its tasks is unreadable")
                 if spooled is not None:
                     self.set_aside.setdefault(("ranges", key), f"its job {key} was set aside")
+                if spooled_held is not None:
+                    self.set_aside.setdefault(("held", key), f"its job {key} was set aside")
                 continue
             self.jobs[job.job_id] = job
             self.ranges[job.job_id] = rng
+            if groups:
+                self.held[job.job_id] = groups
             self.enrolled[job.job_id] = {t.task_id: t for t in
                                          sorted(loaded, key=lambda t: t.task_id) if t}
             self.tasks.update((t.key, t) for t in loaded if t is not None)
@@ -353,6 +384,8 @@ class Store:
                 self.set_aside.setdefault(("task", task_key_), "its job is missing")
         for key in ranges:
             self.set_aside.setdefault(("ranges", key), "its job is missing")
+        for key in held:
+            self.set_aside.setdefault(("held", key), "its job is missing")
 
     def _set_aside_job(self, key: str, data: Any, tasks: list[tuple[str, Any]],
                        why: str) -> None:
@@ -379,7 +412,10 @@ class Store:
             self.owner_jobs.setdefault(job.owner, set()).add(job.job_id)
         for job_id, rng in self.ranges.items():
             self.unfinished[job_id] = task_ranges.count(rng.pending) + sum(
-                t.state_enum is not State.FINISHED for t in self.enrolled[job_id].values())
+                t.state_enum is not State.FINISHED for t in self.enrolled[job_id].values()) \
+                + sum(task_ranges.count(ids) for ids, _ in self.held.get(job_id, ()))
+            if self.unfinished[job_id] > 0 and job_id in self.jobs:
+                self._count_active(self.jobs[job_id], +1)
             if "h" in rng.holds and rng.pending:
                 self.dependency_held.add(job_id)
         for job_id in self.dependency_held:
@@ -404,10 +440,11 @@ class Store:
         stored), by task id: for answers that name tasks one by one."""
         tasks = self.enrolled_tasks(job_id)
         rng = self.ranges.get(job_id)
-        if rng is None or not (rng.pending or rng.deleted):
+        if rng is None or not (rng.pending or rng.deleted or job_id in self.held):
             return tasks
-        virtual = [Task(job_id=job_id, task_id=t, state=rng.state, holds=list(rng.holds),
-                        version=rng.version) for t in task_ranges.ids(rng.pending)]
+        virtual = [Task(job_id=job_id, task_id=t, state=_state(holds), holds=list(holds),
+                        version=rng.version)
+                   for ids, holds in self.pending_groups(job_id) for t in task_ranges.ids(ids)]
         virtual += [Task(job_id=job_id, task_id=t, state=State.FINISHED,
                          deleted_by=rng.deleted_by) for t in task_ranges.ids(rng.deleted)]
         return sorted(tasks + virtual, key=lambda t: t.task_id)
@@ -415,10 +452,58 @@ class Store:
     def unenrolled_task(self, job_id: int, task_id: int) -> Task | None:
         """What a pending id of the job's ranges would be as a task (not stored)."""
         rng = self.ranges.get(job_id)
-        if rng is None or not task_ranges.contains(rng.pending, task_id):
+        if rng is None:
             return None
-        return Task(job_id=job_id, task_id=task_id, state=rng.state, holds=list(rng.holds),
-                    version=rng.version)
+        for ids, holds in self.pending_groups(job_id):
+            if task_ranges.contains(ids, task_id):
+                return Task(job_id=job_id, task_id=task_id, state=_state(holds),
+                            holds=list(holds), version=rng.version)
+        return None
+
+    def pending_groups(self, job_id: int) -> list[tuple[list[list[int]], list[str]]]:
+        """The job's pending ids that are not enrolled, by the holds they carry: its
+        ranges' ``pending`` with their ``holds`` first, then the groups of ``held``."""
+        rng = self.ranges[job_id]
+        return [(rng.pending, rng.holds), *((ids, holds) for ids, holds in
+                                            self.held.get(job_id, ()))]
+
+    def pending_ids(self, job_id: int) -> list[list[int]]:
+        """Every pending id of the job that is not enrolled, whatever its holds."""
+        rng = self.ranges[job_id]
+        groups = self.held.get(job_id)
+        if not groups:
+            return rng.pending
+        return sorted([*rng.pending, *(r for ids, _ in groups for r in ids)])
+
+    def set_pending_groups(self, batch: Batch, job_id: int,
+                           groups: list[tuple[list[list[int]], list[str]]]) -> None:
+        """The job's unenrolled pending ids, regrouped by holds: ids with the same holds
+        in one group; the hold-free ids (if any) become the ranges' ``pending`` (the only
+        ids the scheduler places), else the group with the ranges' present holds; the
+        rest go to ``held``. A change of ``pending`` or its holds is a new version."""
+        by_holds: dict[tuple[str, ...], list[list[int]]] = {}
+        for ids, holds in groups:
+            if ids:
+                by_holds.setdefault(tuple(sorted(set(holds))), []).extend(
+                    [list(r) for r in ids])
+        rng = self.ranges[job_id]
+        present = tuple(sorted(rng.holds))
+        main = () if () in by_holds else present if present in by_holds or not by_holds \
+            else next(iter(sorted(by_holds)))
+        # (pieces that touch join: a release gives back ids beside the free ones)
+        pending = task_ranges.merged(by_holds.pop(main, []))
+        rest = [[task_ranges.merged(ids), list(holds)] for holds, ids in sorted(by_holds.items())]
+        if pending != rng.pending or list(main) != sorted(rng.holds):
+            self.change_ranges(batch, job_id, pending=pending, holds=list(main))
+        if rest != self.held.get(job_id, []):
+            self._write_held(batch, job_id, rest)
+
+    def _write_held(self, batch: Batch, job_id: int, groups: list[list[Any]]) -> None:
+        if groups:
+            self._set_item(self.held, job_id, groups)
+            batch.txn.put("held", str(job_id), {"job_id": job_id, "groups": groups})
+        elif self._pop_item(self.held, job_id) is not None:
+            batch.txn.delete("held", str(job_id))
 
     def job_finished(self, job_id: int) -> bool:
         return self.unfinished.get(job_id, 0) == 0
@@ -452,8 +537,21 @@ class Store:
         pending = [task_ranges.normalized(first, last, step)]
         self._set_item(self.enrolled, job.job_id, {})
         self._set_item(self.unfinished, job.job_id, task_ranges.count(pending))
+        self._count_active(job, +1)
         self._write_ranges(batch, TaskRanges(job_id=job.job_id, pending=pending,
                                              holds=list(holds)))
+
+    def _count_active(self, job: Job, sign: int) -> None:
+        count, size = self.active_jobs.get(job.owner, (0, 0))
+        count, size = count + sign, size + sign * len(job.script or b"")
+        if count > 0:
+            self._set_item(self.active_jobs, job.owner, (count, size))
+        else:
+            self._pop_item(self.active_jobs, job.owner)
+
+    def active_job_count(self) -> int:
+        """Unfinished jobs of every user (max_jobs)."""
+        return sum(count for count, _ in self.active_jobs.values())
 
     def _write_ranges(self, batch: Batch, rng: TaskRanges) -> None:
         self._set_item(self.ranges, rng.job_id, rng)
@@ -474,7 +572,7 @@ class Store:
         change it alone), in the state its ranges give it."""
         rng = self.ranges[job_id]
         if not task_ranges.contains(rng.pending, task_id):
-            raise KeyError(f"task {job_id}.{task_id} is not pending in its ranges")
+            return self._enroll_held(batch, job_id, task_id)
         task = Task(job_id=job_id, task_id=task_id, state=rng.state, holds=list(rng.holds),
                     version=rng.version)
         # the same version: orders for the job's other pending ids stay good
@@ -488,22 +586,66 @@ class Store:
         self._write_task(batch, task)
         return task
 
+    def _enroll_held(self, batch: Batch, job_id: int, task_id: int) -> Task:
+        """``enroll`` of an id of one of the job's ``held`` groups."""
+        groups = [[list(ids), list(holds)] for ids, holds in self.held.get(job_id, ())]
+        for group in groups:
+            if task_ranges.contains(group[0], task_id):
+                break
+        else:
+            raise KeyError(f"task {job_id}.{task_id} is not pending in its ranges")
+        group[0] = task_ranges.without(group[0], task_id)
+        self._write_held(batch, job_id, [g for g in groups if g[0]])
+        rng = self.ranges[job_id]
+        task = Task(job_id=job_id, task_id=task_id, state=_state(group[1]),
+                    holds=list(group[1]), version=rng.version)
+        self._set_item(self.tasks, task.key, task)
+        self._set_item(self.enrolled[job_id], task_id, task)
+        self._write_task(batch, task)
+        return task
+
     def delete_pending(self, batch: Batch, job_id: int, deleted_by: str) -> int:
         """qdel of a job: its pending (and held) ids end at once, never started. Returns
         how many there were."""
         rng = self.ranges[job_id]
-        gone = task_ranges.count(rng.pending)
+        every = self.pending_ids(job_id)
+        gone = task_ranges.count(every)
         if not gone:
             return 0
+        self._write_held(batch, job_id, [])
         self.change_ranges(batch, job_id, pending=[], deleted=task_ranges.joined(
-            rng.deleted, rng.pending), deleted_by=deleted_by)
+            rng.deleted, every), deleted_by=deleted_by)
         self._task_ends(batch, job_id, gone)
         return gone
 
+    def delete_pending_ids(self, batch: Batch, job_id: int, named: list[list[int]],
+                           deleted_by: str) -> list[list[int]] | None:
+        """qdel -t of some of the job's pending ids (``named``: ranges): they end at once
+        as the job's deleted ranges, without becoming tasks. The ids deleted, or None
+        when a range of them cannot be split off exactly (common.task_ranges.split)."""
+        groups, gone = [], []
+        for ids, holds in self.pending_groups(job_id):
+            cut = task_ranges.split(ids, named)
+            if cut is None:
+                return None
+            gone += cut[0]
+            groups.append((cut[1], holds))
+        if not gone:
+            return []
+        self.set_pending_groups(batch, job_id, groups)
+        rng = self.ranges[job_id]
+        self.change_ranges(batch, job_id, deleted=task_ranges.joined(rng.deleted, gone),
+                           deleted_by=deleted_by)
+        self._task_ends(batch, job_id, task_ranges.count(gone))
+        return sorted(gone)
+
     def _task_ends(self, batch: Batch, job_id: int, how_many: int = 1) -> None:
-        left = self.unfinished.get(job_id, 0) - how_many
+        before = self.unfinished.get(job_id, 0)
+        left = before - how_many
         self._set_item(self.unfinished, job_id, left)
         if left <= 0:
+            if before > 0 and job_id in self.jobs:
+                self._count_active(self.jobs[job_id], -1)
             self._job_done(batch, job_id)
 
     def replace_job_opts(self, batch: Batch, job: Job, opts: dict[str, Any]) -> Job:
@@ -576,12 +718,16 @@ class Store:
         if job is None:
             return
         self._set_member(self.owner_jobs.get(job.owner, set()), job_id, False)
+        if self.unfinished.get(job_id, 0) > 0:
+            self._count_active(job, -1)
         for tid in self._pop_item(self.enrolled, job_id) or {}:
             key = task_key(job_id, tid)
             if self._pop_item(self.tasks, key) is not None:
                 batch.txn.delete("task", key)
                 batch.event("task", "del", key)
         self._pop_item(self.ranges, job_id)
+        if self._pop_item(self.held, job_id) is not None:
+            batch.txn.delete("held", str(job_id))
         self._pop_item(self.unfinished, job_id)
         batch.txn.delete("ranges", str(job_id))
         batch.txn.delete("job", str(job_id))
@@ -717,10 +863,14 @@ def _in_order(objects: dict[str, Any], order: Any) -> dict[str, Any]:
     return {name: objects[name] for name in [*named, *rest]}
 
 
-def _consistent(job: Job, rng: TaskRanges, tasks: list[Task]) -> bool:
+def _consistent(job: Job, rng: TaskRanges, tasks: list[Task],
+                groups: list[list[Any]] | None = None) -> bool:
     """The job's ranges and enrolled tasks name ids of its array, each once."""
     first, last, step = job.array_range
-    lists = (rng.pending, rng.deleted)
+    lists = (rng.pending, rng.deleted, *(ids for ids, _ in groups or ()))
+    if groups and task_ranges.count(task_ranges.merged(r for rl in lists for r in rl)) \
+            != sum(task_ranges.count(rl) for rl in lists):
+        return False  # (a restart with held groups: no id in two lists)
     if not tasks:  # most jobs (a restart checks every one)
         return rng.job_id == job.job_id and all(
             first <= r[0] and r[1] <= last for rl in lists for r in rl)

@@ -8,13 +8,14 @@ parameters sge_conf(5) lets a host-local configuration set).
 """
 from __future__ import annotations
 
+import math
 import re
 from typing import Mapping, Sequence
 
 from common.conf_values import (Check, check_assignments, check_bool, check_choice,
                                 check_double6, check_names, check_none_string, check_string,
                                 check_time, check_ulong, check_ulong_range, either, parse_bool,
-                                parse_double, split_assignments)
+                                parse_double, parse_memory, split_assignments)
 from common.conffile import ConfError, Pairs, render_conf
 from common.objects_conf.base import Attr, ObjectKind
 from common.objects_conf.queue import SLOTS_MAX, check_object_name
@@ -78,6 +79,37 @@ _GLOBAL_DEFAULTS = (
     ("jsv_allowed_mod", "ac,h,i,e,o,j,M,N,p,w"),
 )
 
+# qmaster_params keys of our own (docs/compatibility.md), Grid Engine-style NAME=value:
+# what one user's submissions may put in the qmaster's spool. Memory values (sge_types:
+# 512K, 4M, ...); 0 or INFINITY: no limit.
+SUBMIT_PARAMS = {"MAX_SCRIPT_SIZE": "4M",   # one job's script
+                 "MAX_USER_SPOOL": "100M"}  # the scripts of one user's unfinished jobs
+
+
+def qmaster_params(value: str) -> dict[str, str]:
+    """``qmaster_params`` (``A=1,B=true`` or ``none``) as upper-case name -> value."""
+    return {name.strip().upper(): val.strip() for name, val in split_assignments(value)
+            if name.strip()}
+
+
+def submit_param(value: str, name: str) -> float:
+    """Bytes of one of ``SUBMIT_PARAMS`` in a ``qmaster_params`` value (its default when
+    unset); ``math.inf`` for no limit."""
+    text = qmaster_params(value).get(name) or SUBMIT_PARAMS[name]
+    number = parse_memory(text, name)
+    return math.inf if number <= 0 else number
+
+
+def check_qmaster_params(name: str, value: str) -> str:
+    """qconf -mconf: our memory-valued keys must be memory; Grid Engine's own keys and
+    any other pass as they are (8.1.9 keeps what it does not know)."""
+    text = check_string(name, value)
+    for key, val in qmaster_params(text).items():
+        if key in SUBMIT_PARAMS:
+            parse_memory(val, key)
+    return text
+
+
 _GLOBAL_CHECKS: dict[str, Check] = {
     **{name: keep(check_ulong) for name in _ULONG_CONF},
     **{name: keep(check_time) for name in _TIME_CONF},
@@ -91,6 +123,7 @@ _GLOBAL_CHECKS: dict[str, Check] = {
     "token_extend_time": either(check_none, keep(check_time)),
     "gid_range": check_ranges,
     "reprioritize": check_bool_word,
+    "qmaster_params": check_qmaster_params,
 }
 
 GLOBAL_CONF = ObjectKind(

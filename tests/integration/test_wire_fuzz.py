@@ -347,16 +347,17 @@ def test_malformed_frames_do_not_take_the_qmaster_down(live_cell: LocalCell,
 
 
 def _huge_frames() -> list[Frame]:
-    """Large but below the size limit: long strings, long lists, deep nesting."""
+    """Large but below the size limit: long strings, long lists, deep nesting. A frame
+    over wire.MAX_REQUEST_BYTES from a user is refused unread unless it is a submit."""
     big = "x" * (4 << 20)
     return [
-        (envelope("ping", {"pad": big}), "malformed"),
+        (envelope("ping", {"pad": big}), "too_large"),
         (envelope("submit", {"user": {"name": big}, "jobs": [None] * 200_000}), "malformed"),
         (envelope("job_query", {"user": {}, "job_ids": list(range(100_000))}), "malformed"),
         (envelope("wait", {"user": {"name": "x", "uid": 1, "group": "x", "gid": 1},
                            "job_ids": list(range(10**8, 10**8 + 100_000))}), "reply"),
         (raw({"v": PROTOCOL_VERSION, "t": "ping", "id": 1, "b": {},
-              "junk": [b"\0" * (8 << 20)]}), "reply"),
+              "junk": [b"\0" * (8 << 20)]}), "too_large"),
         (b"\x91" * 100_000 + b"\xc0", "malformed"),  # [[[...]]] deeper than msgpack allows
         (b"\xdd\xff\xff\xff\xff", "malformed"),      # an array header claiming 4 billion items
         (b"\xdb\xff\xff\xff\xff" + b"a" * 10, "malformed"),  # a string header claiming 4 GiB

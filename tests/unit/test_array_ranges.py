@@ -106,13 +106,14 @@ def test_a_hold_or_an_alter_makes_orders_from_before_stale(qm: Harness) -> None:
                    )["accepted"] == 1
 
 
-def test_a_hold_on_some_tasks_enrolls_just_those(qm: Harness) -> None:
+def test_a_hold_on_some_tasks_keeps_them_as_ranges(qm: Harness) -> None:
+    """Issue 26: a hold on some pending ids stays a range record (it enrolled each)."""
     job = qm.submit(array=[1, 20, 1])
     result = qm.call("hold", {"user": ALICE.to_dict(), "hold_type": "u",
                               "targets": [{"job_id": job, "tasks": [[5, 10, 1]]}]})["results"]
-    assert result[0]["task_ids"] == [5, 6, 7, 8, 9, 10]
+    assert result[0]["task_ranges"] == [[5, 10, 1]]
     store = qm.server.store
-    assert sorted(store.enrolled[job]) == [5, 6, 7, 8, 9, 10]
+    assert store.enrolled[job] == {} and store.held[job] == [[[[5, 10, 1]], ["u"]]]
     assert ranges_of(qm, job).pending == [[1, 4, 1], [11, 20, 1]]
     assert [(r["state"], r["pending_tasks"]) for r in qstat_rows(qm)] == [
         ("qw", "1-4:1,11-20:1"), ("hqw", "5-10:1")]
