@@ -129,7 +129,7 @@ _HIGH_FD = 10  # where the child parks its three descriptors before it moves the
 # what the shepherd catches or Python ignores, back to the defaults before the exec
 _CHILD_DEFAULT_SIGNALS = (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTTOU,
                           signal.SIGTTIN, signal.SIGTSTP, signal.SIGTERM, signal.SIGUSR1,
-                          signal.SIGPIPE, signal.SIGXFSZ)
+                          signal.SIGPIPE, signal.SIGXFSZ, signal.SIGCHLD)
 
 Ids = tuple[int, int, list[int]]  # uid, gid, supplementary groups
 
@@ -458,6 +458,8 @@ def _install_signal_handlers() -> None:
     _wakeup["read"] = read
     signal.set_wakeup_fd(write, warn_on_full_buffer=False)
     signal.signal(signal.SIGUSR1, _ignore)
+    # an orphan of the job ended (re-parented to us, its subreaper): reap it (_JobWatch)
+    signal.signal(signal.SIGCHLD, _ignore)
 
 
 def _owner(spec: Mapping[str, Any]) -> tuple[str, str]:
@@ -642,6 +644,11 @@ class _JobWatch:
                 for step in steps:
                     self._carry_out(step)
                 self._reap_helpers()
+                # orphans of the job re-parented to us (we are their subreaper), reaped
+                # as they end: a fork loop leaves one per generation, thousands a
+                # second, which unreaped would fill the host's pid space and make every
+                # search of its processes slower than the loop (SIGCHLD wakes us)
+                _reap_orphans(set(self.helpers) | {self.pid})
                 due = self.control.next_due()
                 wake = next_sample - time.monotonic() if self.report.done else SAMPLE_INTERVAL
                 if due is not None:
