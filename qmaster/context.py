@@ -6,6 +6,7 @@ reply carrying Grid Engine's message. A handler that answers later (``wait``) re
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -108,12 +109,7 @@ class Waiters:
 
     def _remove(self, key: frozenset[int]) -> Waiter:
         waiter = self.by_jobs.pop(key)
-        for job_id in waiter.unfinished:
-            keys = self.by_job.get(job_id)
-            if keys is not None:
-                keys.discard(key)
-                if not keys:
-                    del self.by_job[job_id]
+        self._unindex(key, waiter.unfinished)
         for user in waiter.requests.values():
             self._count_down(user, len(waiter.job_ids))
         return waiter
@@ -138,12 +134,16 @@ class Waiters:
             self._count_down(waiter.requests.pop(request), len(key))
             if not waiter.requests:
                 self.by_jobs.pop(key)
-                for job_id in waiter.unfinished:
-                    keys = self.by_job.get(job_id)
-                    if keys is not None:
-                        keys.discard(key)
-                        if not keys:
-                            del self.by_job[job_id]
+                self._unindex(key, waiter.unfinished)
+
+    def _unindex(self, key: frozenset[int], job_ids: Iterable[int]) -> None:
+        """The set of jobs ``key`` no longer waited on through ``job_ids``."""
+        for job_id in job_ids:
+            keys = self.by_job.get(job_id)
+            if keys is not None:
+                keys.discard(key)
+                if not keys:
+                    del self.by_job[job_id]
 
     def forget_journal(self) -> None:
         self._added.clear()
