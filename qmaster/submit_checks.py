@@ -76,6 +76,7 @@ def check_submission(store: Store, opts: dict[str, Any], submitter: Submitter | 
         verdict.unable = True
     opts = verdict.opts = _stored_resources(store, opts)
     _check_job_limits(opts)
+    _check_mail(opts)
     _check_pe(store, opts.get("pe"))
     if submitter is not None:
         check_job_project(store.conf, submitter.user.name, submitter.user.group, opts)
@@ -147,6 +148,16 @@ def _check_job_limits(opts: dict[str, Any]) -> None:
     """What 8.1.9's qmaster refuses of a job's shape, in its words."""
     if opts.get("task_concurrency") and not opts.get("array"):
         raise RequestError("rejected", 'invalid "task concurrency" value in job request')
+
+
+def _check_mail(opts: dict[str, Any]) -> None:
+    """No mail is sent (there is no mailer yet): a job that asks for mail at some event
+    (``-m`` with ``b``, ``e``, ``a`` or ``s``) is refused rather than accepted and left
+    without it. ``-m n`` and ``-M`` alone ask for none, as in Grid Engine, and pass."""
+    letters = opts.get("mail_options") or ""
+    if letters:
+        raise RequestError("rejected", f'job rejected: mail is not sent by this version '
+                                       f'(-m {letters}): submit without -m, or with -m n')
 
 
 def _check_pe(store: Store, pe: Any) -> None:

@@ -38,6 +38,16 @@ def check_host_list(name: str, value: str) -> str:
     return " ".join(items) or "NONE"
 
 
+def check_report_variables(name: str, value: str) -> str:
+    """NONE only: the variables would go to the reporting file, which this version does
+    not write, so a list is refused rather than stored and never used."""
+    names = check_comma_names(name, value)
+    if names != "NONE":
+        raise ConfError(f'attribute report_variables "{names}" is not supported: this '
+                        'version writes no reporting file (only NONE)')
+    return names
+
+
 EXECHOST = ObjectKind(
     name="exechost",
     key="hostname",
@@ -54,7 +64,7 @@ EXECHOST = ObjectKind(
         Attr("projects", "NONE", check_names),
         Attr("xprojects", "NONE", check_names),
         Attr("usage_scaling", "NONE", check_double_assignments),
-        Attr("report_variables", "NONE", check_comma_names),
+        Attr("report_variables", "NONE", check_report_variables),
     ),
 )
 

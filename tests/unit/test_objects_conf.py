@@ -140,7 +140,7 @@ def test_render_refuses_unknown_attributes() -> None:
     ("sched", "usage_weight_list", "cpu=1,mem=0,io=0", "cpu=1.000000,mem=0.000000,io=0.000000"),
     ("sched", "policy_hierarchy", "of", "OF"),
     ("exechost", "complex_values", "lic=4, mem=2G", "lic=4,mem=2G"),
-    ("exechost", "report_variables", "cpu np_load_avg", "cpu,np_load_avg"),
+    ("exechost", "report_variables", "none", "NONE"),
     ("hostgroup", "hostlist", "a,b @sub", "a b @sub"),
 ])
 def test_values_are_checked_and_made_canonical(kind: str, name: str, value: str,
@@ -157,6 +157,9 @@ def test_values_are_checked_and_made_canonical(kind: str, name: str, value: str,
     ("queue", "qtype", "PARALLEL", 'error parsing queue type from string "PARALLEL"'),
     ("queue", "s_rt", "1:2", 'value for attribute s_rt "1:2" is not time'),
     ("queue", "h_vmem", "4X", 'value for attribute h_vmem "4X" is not memory'),
+    ("exechost", "report_variables", "cpu np_load_avg",
+     'attribute report_variables "cpu,np_load_avg" is not supported: this version writes no '
+     'reporting file (only NONE)'),
     ("queue", "priority", "21", "Priority not in range -20 to +20"),
     ("queue", "initial_state", "on", 'Invalid value "on" as initial state'),
     ("queue", "shell_start_mode", "bash", 'Invalid value "bash" as shell start mode'),

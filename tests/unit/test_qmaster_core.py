@@ -339,3 +339,14 @@ def test_array_size_is_limited_by_max_aj_tasks(qm: Harness) -> None:
                        "than 75000 tasks"):
         qm.submit(array=[1, 10**9, 1])
     assert qm.submit(array=[1, 75000, 1]) > 0
+
+
+def test_a_job_asking_for_mail_is_refused_since_none_is_sent(qm: Harness) -> None:
+    """No mailer runs: -m with an event is refused, not accepted and left without mail;
+    -M alone or -m n asks for no mail (as in Grid Engine) and is accepted."""
+    for letters in ("b", "e", "a", "s", "bea"):
+        with pytest.raises(RuntimeError, match=rf"mail is not sent by this version "
+                                               rf"\(-m {letters}\)"):
+            qm.submit(mail_options=letters, mail_list=["me@example.org"])
+    assert qm.submit(mail_list=["me@example.org"]) > 0
+    assert qm.submit(mail_options="") > 0
