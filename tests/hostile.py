@@ -60,7 +60,8 @@ def _connect(sock: zmq.Socket, endpoint: str) -> None:
     sock.send(wire.encode("ping", {}, 1))
     if not sock.poll(int(ANSWER_SECONDS * 1000)):
         raise TimeoutError("the qmaster did not answer a ping")
-    sock.recv()
+    if wire.decode(sock.recv())[0] != "reply":
+        raise ConnectionError("the qmaster did not answer a ping with a reply")
 
 
 ANYONE = {"name": "x", "uid": 0, "group": "x", "gid": 0}  # (the gate puts the real one)

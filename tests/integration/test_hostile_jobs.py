@@ -40,7 +40,8 @@ from tests.commands import command
 from tests.identity import client_as, needs_root, other_users
 from tests.integration.cellutil import (client, hostname, is_dead, pid_of, running_cell,
                                         true_job, wait_for)
-from tests.integration.test_shepherd_security import ESCAPE, EVIL_C, beats, end_loop
+from tests.integration.test_shepherd_security import (ESCAPE, attack_variables, beats,
+                                                       end_loop)
 
 IS_ROOT = os.geteuid() == 0
 # an interpreter every user may run (ours may lie below a directory only we can enter)
@@ -149,17 +150,7 @@ def qconf(cell: LocalCell, *args: str) -> None:
 def test_a_root_prolog_runs_nothing_of_the_user(cell: LocalCell,
                                                 attacker: tuple[str, Path]) -> None:
     name, home = attacker
-    (home / "x.sh").write_text(f'touch "{home}/bash_env-$(id -u)"\n')
-    (home / "py").mkdir()
-    (home / "py" / "sitecustomize.py").write_text(
-        f"import os\nopen('{home}/python-%d' % os.geteuid(), 'w').close()\n")
-    env = {"BASH_ENV": str(home / "x.sh"), "ENV": str(home / "x.sh"),
-           "PYTHONPATH": str(home / "py"), "IFS": "/"}
-    if shutil.which("cc"):
-        (home / "evil.c").write_text(EVIL_C)
-        subprocess.run(["cc", "-shared", "-fPIC", f'-DMARKERS="{home}"', "-o",
-                        str(home / "evil.so"), str(home / "evil.c")], check=True)
-        env["LD_PRELOAD"] = str(home / "evil.so")
+    env = attack_variables(home)
     for path in home.rglob("*"):
         owned(path, name)
     site = Path(tempfile.mkdtemp(prefix="pyge-site-"))  # root's, 0700

@@ -24,10 +24,10 @@ import pytest
 
 from clients.api import Client, job_request
 from common.cell import Cell
-from deploy.cell import LocalCell
 from tests.cellconf import without_load_thresholds
 from tests.commands import command
 from tests.identity import other_user_name
+from tests.integration.test_pyge_up import cell_dir
 
 # modules and packages the daemons, the fork server or a shepherd import
 PLANTED_MODULES = ("psutil", "zmq", "msgpack", "structlog", "sqlite3")
@@ -61,14 +61,9 @@ def planted() -> Iterator[Path]:
 
 
 @pytest.fixture
-def cell_root() -> Iterator[Path]:
-    root = Path(tempfile.mkdtemp(prefix="pyge-cwd-", dir="/tmp"))
-    os.chmod(root, 0o755)
-    try:
+def cell_root(tmp_path: Path) -> Iterator[Path]:
+    with cell_dir(tmp_path) as root:
         yield root
-    finally:
-        LocalCell(Cell(root)).down()
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def _pyge() -> list[str]:

@@ -20,28 +20,17 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from execd import jobdir
 from execd.launcher import Launcher, is_shepherd_alive
 from execd.shepherd import request_action
-from tests.integration.test_shepherd import (IS_ROOT, make_spec, owner_spec, read_env,
-                                             run_job, wait_result)
+from tests.integration.test_job_control import start
+from tests.integration.test_shepherd import (  # noqa: F401 - nobody_work: a fixture
+    IS_ROOT, nobody_work, owner_spec, read_env, run_job, wait_result)
 
 needs_root = pytest.mark.skipif(not IS_ROOT, reason="a root shepherd and a second user")
-
-
-def start(launcher: Launcher, work: Path, script: str, job_id: int = 1,
-          **changes: Any) -> Path:
-    spec = make_spec(work, job_id=job_id, **changes)
-    job_dir = work / f"job.{job_id}"
-    jobdir.write_spec(job_dir, spec, script.encode())
-    launcher.launch(job_dir)
-    return job_dir
 
 
 def shepherd_gone(job_dir: Path, timeout: float = 10.0) -> bool:
@@ -67,32 +56,28 @@ __attribute__((constructor)) static void evil(void) {
 """
 
 
-@pytest.fixture
-def attacker() -> Iterator[tuple[Path, pwd.struct_passwd]]:
-    """nobody's world: a directory where nobody writes its library, scripts and
-    markers (a marker named ``*-0`` would be made by root)."""
-    work = Path(tempfile.mkdtemp(prefix="pyge-hostile-"))
-    try:
-        work.chmod(0o1777)
-        yield work, pwd.getpwnam("nobody")
-    finally:
-        shutil.rmtree(work)
-
-
-def _attack_env(work: Path) -> dict[str, str]:
-    """The variables a job owner sets with -v so that a root process runs their code."""
+def attack_variables(work: Path) -> dict[str, str]:
+    """The variables a job owner sets with -v so that a root process runs their code,
+    with the files they name made in ``work``: each leaves a marker ``<what>-<euid>`` in
+    ``work`` when it runs (LD_PRELOAD only where a C compiler is)."""
     (work / "x.sh").write_text(f'touch "{work}/bash_env-$(id -u)"\n')
     py = work / "py"
     py.mkdir()
     (py / "sitecustomize.py").write_text(
         f"import os\nopen('{work}/python-%d' % os.geteuid(), 'w').close()\n")
     env = {"BASH_ENV": str(work / "x.sh"), "ENV": str(work / "x.sh"),
-           "PYTHONPATH": str(py), "IFS": "/", "PATH": f"{work}:/usr/bin:/bin"}
+           "PYTHONPATH": str(py), "IFS": "/"}
     if shutil.which("cc"):
         (work / "evil.c").write_text(EVIL_C)
         subprocess.run(["cc", "-shared", "-fPIC", f'-DMARKERS="{work}"', "-o",
                         str(work / "evil.so"), str(work / "evil.c")], check=True)
         env["LD_PRELOAD"] = str(work / "evil.so")
+    return env
+
+
+def _attack_env(work: Path) -> dict[str, str]:
+    """``attack_variables`` and a PATH through ``work``, its files nobody's."""
+    env = {**attack_variables(work), "PATH": f"{work}:/usr/bin:/bin"}
     for path in work.rglob("*"):
         os.chown(path, pwd.getpwnam("nobody").pw_uid, -1)
     return env
@@ -110,8 +95,8 @@ def _prolog(directory: Path) -> Path:
 
 @needs_root
 def test_a_root_prolog_gets_nothing_the_owner_chose(
-        launcher: Launcher, attacker: tuple[Path, pwd.struct_passwd]) -> None:
-    work, nobody = attacker
+        launcher: Launcher, nobody_work: tuple[Path, pwd.struct_passwd]) -> None:
+    work, nobody = nobody_work
     env = _attack_env(work)
     site = Path(tempfile.mkdtemp(prefix="pyge-site-"))  # root's, 0700
     try:
@@ -140,10 +125,10 @@ def test_a_root_prolog_gets_nothing_the_owner_chose(
 
 @needs_root
 def test_a_prolog_of_the_owner_keeps_the_job_environment(
-        launcher: Launcher, attacker: tuple[Path, pwd.struct_passwd]) -> None:
+        launcher: Launcher, nobody_work: tuple[Path, pwd.struct_passwd]) -> None:
     """Only procedures of other ids are cleaned: the owner's own (no ``user@``, or the
     owner named) gets the job's environment, as in Grid Engine."""
-    work, nobody = attacker
+    work, nobody = nobody_work
     prolog = work / "prolog.sh"
     prolog.write_text(f"#!/bin/sh\nenv > {work}/prolog.env\n")
     prolog.chmod(0o755)

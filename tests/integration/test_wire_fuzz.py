@@ -53,7 +53,8 @@ from common.schema import Struct
 from common.wire import MESSAGE_SCHEMAS, PROTOCOL_VERSION
 from deploy.cell import LocalCell
 from clients.api import ClientError
-from tests.identity import CANDIDATES, effective_ids
+from tests.hostile import raw_socket
+from tests.identity import CANDIDATES
 from tests.integration.cellutil import client, is_dead, pid_of, true_job
 from tests.strategies import accepted, anything, minimal, mostly_valid, refused
 
@@ -231,46 +232,11 @@ def fuzz_user() -> str | None:
     return None
 
 
-def local_dealer(cell: Cell, user: str | None) -> zmq.Socket:
-    """A DEALER on the qmaster's Unix socket as ``user`` (None: as ourselves).
-
-    The kernel records the effective ids of connect(2), which libzmq's I/O thread makes
-    after ``connect`` returns: the ids stay switched until a ping has been answered,
-    and the socket never reconnects (it would do so as root). The socket is reached
-    through a descriptor of its directory, opened as root (pytest's directories are
-    0700)."""
-    sock = zmq.Context.instance().socket(zmq.DEALER)
-    sock.setsockopt(zmq.LINGER, 0)
-    sock.setsockopt(zmq.RECONNECT_IVL, -1)
-    path = cell.qmaster_socket_path
-    dir_fd = os.open(path.parent, os.O_PATH | os.O_DIRECTORY)
-    try:
-        if user is None:
-            _connect_and_ping(sock, f"ipc://{path}")
-        else:
-            entry = pwd.getpwnam(user)
-            with effective_ids(entry.pw_uid, entry.pw_gid):
-                _connect_and_ping(sock, f"ipc:///proc/self/fd/{dir_fd}/{path.name}")
-    except BaseException:
-        sock.close(0)
-        raise
-    finally:
-        os.close(dir_fd)
-    return sock
-
-
-def _connect_and_ping(sock: zmq.Socket, endpoint: str) -> None:
-    sock.connect(endpoint)
-    sock.send(wire.encode("ping", {}, 1))
-    assert sock.poll(REPLY_TIMEOUT * 1000), "the qmaster did not answer a ping"
-    assert wire.decode(sock.recv())[0] == "reply"
-
-
 class Fuzzer:
     """One DEALER on the Unix socket, counting what it sent and the answers it got."""
 
     def __init__(self, cell: Cell) -> None:
-        self.sock = local_dealer(cell, fuzz_user())
+        self.sock = raw_socket(cell, fuzz_user())
         self.sent = 0
 
     def exhausted(self) -> bool:
@@ -366,7 +332,7 @@ def _huge_frames() -> list[Frame]:
 
 def _oversized(cell: Cell) -> None:
     """zmq drops a peer whose message exceeds MAXMSGSIZE; others are served as before."""
-    sock = local_dealer(cell, fuzz_user())
+    sock = raw_socket(cell, fuzz_user())
     try:
         sock.send(b"\xc0" * (wire.MAX_MESSAGE_BYTES + 1))
         time.sleep(0.3)
