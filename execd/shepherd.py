@@ -6,8 +6,10 @@ the job per ``shell_start_mode`` in its own session, waiting for it (``os.wait4`
 sampling ``maxvmem`` and writing ``result.msgpack``. It never talks to the execd except
 for one optional datagram at the end, so the job survives an execd restart.
 
-Spec keys (``spec.msgpack``, written by the execd) are listed in ``REQUIRED_KEYS`` and
-``OPTIONAL_KEYS`` in execd/jobdir.py, which also holds the pure spec -> job mapping.
+The spec (``spec.msgpack``, written by the execd) is the start record of
+common/start_record.py, checked with its defaults filled in by ``jobdir.read_spec``
+(a spec that does not fit fails the job before anything runs); execd/jobdir.py holds the
+pure spec -> job mapping.
 
 A root shepherd reaches nothing of the job owner's with root's rights (docs/security.md):
 the working directory, the script on stdin and the output files are entered and opened
@@ -1034,9 +1036,6 @@ def _exit_code(returncode: int) -> int:
 def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
     start = time.time()
     try:
-        missing = [key for key in jobdir.REQUIRED_KEYS if key not in spec]
-        if missing:
-            raise JobFailure(FAILED_EARLY, f"job spec lacks {', '.join(missing)}")
         user, home = _owner(spec)
         groups = _job_groups(spec, user) if _switches(spec) else []
         tmpdir = _make_tmpdir(spec)
