@@ -20,7 +20,7 @@ import time
 from common import wire
 from common.cell import Cell, CellNotFound, cell_from_env, read_act_qmaster
 from common.userinfo import UserInfo
-from common.zmtp import Dealer, ZmtpError
+from common.zmtp import Dealer, ZmtpClosed, ZmtpError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,7 +41,6 @@ QUICK_ANSWER_SECONDS = 0.001
 # a client on the qmaster's host whose socket nobody listens on (a qmaster restarting)
 # tries again this often until its request's timeout
 LOCAL_RETRY_SECONDS = 0.1
-ZMTP_CLOSED = "connection closed by the peer"  # common.zmtp's words for an EOF
 # a request on job targets goes on where the qmaster stopped (Client._on_targets), each
 # time at least one job further: this bounds the loop (a million jobs, and more)
 MAX_RESUMED_REQUESTS = 10_000
@@ -217,7 +216,7 @@ class Client:
                     # threads still held the socket) and dropped before the handshake
                     # was done: nothing of the request has been sent
                     if not on_qmaster_host or (isinstance(err, ZmtpError) and
-                                               str(err) != ZMTP_CLOSED):
+                                               not isinstance(err, ZmtpClosed)):
                         raise
                 # The qmaster's own host, where nobody listens on its socket: it is down
                 # or restarting. Never the CURVE port instead: from here that would come

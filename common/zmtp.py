@@ -30,6 +30,10 @@ class ZmtpError(ConnectionError):
     """The peer broke the protocol or the connection."""
 
 
+class ZmtpClosed(ZmtpError):
+    """The peer closed the connection (end of file): nothing else went wrong."""
+
+
 def _ready_command() -> bytes:
     """READY with our socket type and a routing id of 16 random bytes: the qmaster
     answers by routing id, and one that libzmq made up for us would be a counter that
@@ -114,7 +118,7 @@ class Dealer:
             self.sock.settimeout(left)
             chunk = self.sock.recv(max(65536, count - len(self._buf)))
             if not chunk:
-                raise ZmtpError("connection closed by the peer")
+                raise ZmtpClosed("connection closed by the peer")
             self._buf += chunk
         data, self._buf = self._buf[:count], self._buf[count:]
         return data

@@ -17,7 +17,7 @@ import pytest
 from clients import api
 from clients.api import Client, ClientError, is_own_host
 from common.cell import Cell
-from common.zmtp import ZmtpError
+from common.zmtp import ZmtpClosed, ZmtpError
 
 
 # ---- whose host --------------------------------------------------------------------
@@ -125,7 +125,7 @@ def test_on_the_qmaster_host_a_dead_socket_is_waited_for(tmp_path: Path,
     answered = Conn(ways["log"])
     ways["unix"] = [ConnectionRefusedError(111, "refused"), FileNotFoundError(2, "gone"),
                     ConnectionResetError(104, "reset"), BrokenPipeError(32, "pipe"),
-                    ZmtpError(api.ZMTP_CLOSED), answered]
+                    ZmtpClosed("connection closed by the peer"), answered]
     with Client(_cell(tmp_path, "127.0.0.1"), timeout=30) as cl:
         assert cl.request("ping", {}) == {"epoch": "e"}
     assert ways["remote"] == 0
