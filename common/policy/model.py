@@ -166,3 +166,14 @@ class NodeShare:
     short_target_share: float
     actual_share: float
     usage: float
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyResult:
+    """What ``common.policy.priority.evaluate`` returns: each job's priority, the order
+    the pending jobs are taken in (job ids, the highest priority first; ties by job id),
+    and the share tree's nodes (empty without a share tree)."""
+
+    jobs: Mapping[int, JobPriority]
+    order: tuple[int, ...]
+    nodes: tuple[NodeShare, ...] = ()
