@@ -182,7 +182,7 @@ def evaluate(jobs: Sequence[PolicyJob], conf: PolicyConf, *, entities: Entities,
     _urgency_figures(figures, conf, urgencies, int(now))
     running, pending = _task_refs(figures, conf, entities, free_slots)
     max_tickets, pending_sum, running_sum, nodes = _tickets(
-        running, pending, conf, tree, usage)
+        running, pending, conf, tree, usage, entities)
     table = PriorityTable(figures, pending, conf, max_tickets, pending_sum, running_sum)
     return PolicyResult(jobs=table, order=_order(figures, table), nodes=nodes)
 
@@ -246,7 +246,7 @@ def _task_refs(f: _Figures, conf: PolicyConf, entities: Entities,
 
 
 def _tickets(running: list[TaskRef], pending: PendingTasks, conf: PolicyConf,
-             tree_nodes: Sequence[ShareNode], usage: UsageTable
+             tree_nodes: Sequence[ShareNode], usage: UsageTable, entities: Entities
              ) -> tuple[float, float, float, tuple[NodeShare, ...]]:
     """All tickets; returns (the most tickets of any task, the pending tasks' sum, the
     running tasks' sum, the share tree's nodes)."""
@@ -291,7 +291,7 @@ def _tickets(running: list[TaskRef], pending: PendingTasks, conf: PolicyConf,
         if share_pool > 0:
             tree.running_tickets(running, share_pool)
             max_tickets = max(max_tickets, max((r.total for r in running), default=0.0))
-        nodes = tree.node_shares()
+        nodes = tree.node_shares(entities.users, entities.projects)
     return max_tickets, sum(totals), sum(ref.total for ref in running), nodes
 
 
