@@ -307,3 +307,59 @@ def test_override_and_all_three_policies_in_each_hierarchy_as_8_1_9_shows_them(
                       tree=share_tree("g5-stree-full.txt"), usage=UsageTable(),
                       urgencies=URGENCIES, now=G5_FULL + 60)
     check_ext(result, rows(capture_name))
+
+
+# --------------------------------------------------------------------------- group 2
+
+G2_SUBMIT = 1795823573      # 23:52:53: jobs 11, 13, 14, 15
+G2_DL_SUBMIT = 1795823601   # 23:53:21: jobs 17, 18
+G2_DEADLINE = 1795824480    # 00:08 (-dl 202611280008); job 18's 23:48 has passed
+
+
+def g2_jobs(with_ot: bool = False) -> list[PolicyJob]:
+    jobs = [PolicyJob(job_id=6, owner="sgeuser", submit_time=G1_RUN,
+                      requests={"h_vmem": "512M"}, running=(RunningTask(1),))]
+    for job_id, priority in ((11, -10), (13, -1023), (14, 10), (15, 1024)):
+        jobs.append(PolicyJob(job_id=job_id, owner="sgeuser", submit_time=G2_SUBMIT,
+                              priority=priority, pending_tasks=1,
+                              override_tickets=100 if with_ot and job_id == 14 else 0))
+    jobs.append(PolicyJob(job_id=17, owner="sgeuser", submit_time=G2_DL_SUBMIT,
+                          deadline=G2_DEADLINE, pending_tasks=1))
+    jobs.append(PolicyJob(job_id=18, owner="sgeuser", submit_time=G2_DL_SUBMIT,
+                          deadline=G2_DEADLINE - 1200, pending_tasks=1))
+    if with_ot:
+        jobs.append(PolicyJob(job_id=19, owner="sgeuser", submit_time=G2_DL_SUBMIT + 10,
+                              job_share=5, pending_tasks=1))
+    return jobs
+
+
+def test_posix_priority_and_deadlines_as_8_1_9_shows_them():
+    """-p from -1023 to 1024 over 0..2048 with weight_priority 1; a deadline 873 s
+    ahead gives 3600000/873 = 4124, a passed one the whole 3600000."""
+    conf = sched_conf("g2-ssconf.txt")
+    # the pass 873 s before the deadline (dlcontr 4124)
+    result = evaluate(g2_jobs(), conf, entities=Entities(), tree=(), usage=UsageTable(),
+                      urgencies=URGENCIES, now=G2_DEADLINE - 873)
+    for job_id, tokens in rows("g2-qstat-urg-dl.out").items():
+        p = result.jobs[job_id]
+        prior, nurg, urg, rrcontr, wtcontr, dlcontr = (float(t) for t in tokens[1:7])
+        assert p.urgency.dlcontr == pytest.approx(dlcontr, abs=0.5), job_id
+        assert p.urgency.urg == pytest.approx(urg, rel=5e-3), job_id
+        assert p.urgency.wtcontr == pytest.approx(wtcontr, abs=0.5), job_id
+        assert p.nurg == pytest.approx(nurg, abs=5e-6), job_id
+    for job_id, tokens in rows("g2-qstat-pri-dl.out").items():
+        p = result.jobs[job_id]
+        prio = p.prio if tokens[8] != "r" else p.task_prio[1]
+        assert prio == pytest.approx(float(tokens[1]), abs=5e-6), job_id
+        assert (p.nurg, p.npprior, p.ntckts) == pytest.approx(
+            tuple(float(t) for t in tokens[2:5]), abs=5e-6), job_id
+    # qstat lists pending jobs by prio, ties by job id
+    pending = [j for j, tokens in rows("g2-qstat-pri-dl.out").items() if tokens[8] != "r"]
+    assert list(result.order) == pending
+
+
+def test_one_job_with_tickets_leaves_the_others_at_ntckts_0_as_8_1_9_shows_it():
+    conf = sched_conf("g2-ssconf.txt")
+    result = evaluate(g2_jobs(with_ot=True), conf, entities=Entities(), tree=(),
+                      usage=UsageTable(), urgencies=URGENCIES, now=G2_DEADLINE - 860)
+    check_ext(result, rows("g2-qstat-ext-ot.out"))
