@@ -399,26 +399,26 @@ def _sort_pending(root: TreeNode, node: TreeNode, pool: float, pending: PendingT
         if len(lone) == 1:
             return _sort_pending(lone[0], lone[0], pool, pending, dependent, base)
     jobs: list[int] = list(node.pending)
+    shares = pending.job_shares
     if dependent:
-        tickets, owners = pending.tickets, pending.jobs
-        keys = [tickets[i] + 0.01 * owners[i].job_share for i in jobs]
+        tickets = pending.tickets
+        keys = [tickets[i] + 0.01 * shares[i] for i in jobs]
     else:
-        owners = pending.jobs
-        keys = [float(owners[i].job_share) for i in jobs]
-    shares: list[float] = []
+        keys = [float(shares[i]) for i in jobs]
+    got: list[float] = []
     merged = False
     for child in node.children:
         if _has_pending(child):
             child_jobs, child_shares = _sort_pending(root, child, pool, pending, dependent,
                                                      base)
             jobs.extend(child_jobs)
-            shares.extend(child_shares)
+            got.extend(child_shares)
             # the child's tasks come up sorted by the tickets they got there
             keys.extend([base[i] + value * pool for i, value in zip(child_jobs, child_shares)])
             merged = True
     if node is root and not node.pending:
-        return jobs, shares
-    if len(jobs) > 1:
+        return jobs, got
+    if len(jobs) > 1 and (merged or min(keys) != max(keys)):
         places: Sequence[int] = range(len(jobs))
         if merged:
             places = sorted(places, key=jobs.__getitem__)

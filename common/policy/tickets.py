@@ -230,6 +230,7 @@ class PendingTasks:
         self.ft: list[float] = []
         self.ot: list[float] = []
         self.totals: list[float] = []   # st + ft + ot, once all policies are done
+        self.job_shares: list[int] = []  # each task's job's -js
 
     def add(self, job: PolicyJob, task_ids: Sequence[int], entities: Entities) -> int:
         """Adds the job's tasks; returns the number of its first."""
@@ -255,6 +256,7 @@ class PendingTasks:
 
     def seal(self) -> None:
         n = len(self.jobs)
+        self.job_shares = [job.job_share for job in self.jobs]
         self.in_order = self.submit == sorted(self.submit)
         self.tickets = [0.0] * n
         self.st = [0.0] * n
