@@ -2,12 +2,14 @@
 access_list(5) departments) over task references, as 8.1.9's libs/sched/sgeee.c
 distributes them. Pure.
 
-Who holds what. A task reference (``TaskRef``) is one running task, or one pending task
-considered for tickets. It points at its owner's user object, its project and its
-department only when that object exists (8.1.9 looks each up by name and leaves the
-reference empty otherwise): a user without a user object gets no user shares, no user
-override tickets and no share tree node. ``counts`` hold, per user/project/department,
-how many *running* (active) task references it has: 8.1.9's ``job_cnt``.
+Who holds what. A running task is a ``TaskRef``; the pending tasks considered for tickets
+are numbered lists (``PendingTasks``), grouped by ``Holder`` (owner, project, department,
+``-js``, ``-ot``: what the policies look at, so that work is done per holder, not per
+task). Both point at the user object, project and department only when that object
+exists (8.1.9 looks each up by name and leaves the reference empty otherwise): a user
+without a user object gets no user shares, no user override tickets and no share tree
+node. ``counts`` hold, per user/project/department, how many *running* (active) tasks it
+has: 8.1.9's ``job_cnt``.
 
 Running tasks (every task gets tickets of its own):
 
@@ -46,9 +48,13 @@ jobs of two users interleave:
   override is in the hierarchy. Not shared: every pending task gets the whole oticket of
   its objects plus its ``-ot``.
 
-The rounds need not look at every category every time for override: a category's value
-only falls as counts rise, so a lazy heap (a popped category whose value did not change
-is the maximum) gives 8.1.9's order with O(log n) work per task.
+The rounds need not look at every category every time: a category's value only falls as
+counts and sums rise, so a heap that knows which values are out of date (a popped
+category whose value is current is the round's best) gives 8.1.9's choice with far less
+work; for override, categories that share no object with override tickets do not change
+each other's values and are done group by group (a group of one in turn, without any
+search). ``tests/unit/test_policy_tickets.py`` compares the functional heap with a
+transcription of 8.1.9's round-by-round loop.
 """
 from __future__ import annotations
 
