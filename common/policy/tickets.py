@@ -294,12 +294,11 @@ class _Category:
 
 
 def _categories(pending: PendingTasks, amount: Callable[[Entity], int],
-                job_amount: Callable[[Holder], int], dependent: bool,
-                by_submission: bool) -> list[_Category]:
+                job_amount: Callable[[Holder], int], dependent: bool) -> list[_Category]:
     """8.1.9's build_functional_categories: objects whose amount is 0 are left out of
     the key; tasks with nothing at all are skipped. In a category the tasks come by the
-    tickets of the policies above (``dependent``), then in task order (``by_submission``:
-    submission first)."""
+    tickets of the policies above, then submission time, job and task id (``dependent``),
+    else in job and task id order (8.1.9: the order of its pending job list)."""
     found: dict[tuple[int, object, object, object], _Category] = {}
     members: dict[int, list[Holder]] = {}
     for holder in pending.by_holder.values():
@@ -321,9 +320,8 @@ def _categories(pending: PendingTasks, amount: Callable[[Entity], int],
         holders = members[id(category)]
         refs = list(holders[0].refs) if len(holders) == 1 else \
             sorted(i for h in holders for i in h.refs)
-        if by_submission:
-            refs = pending.in_submit_order(refs)
         if dependent:
+            refs = pending.in_submit_order(refs)
             # stable: equal tickets keep the task order
             refs.sort(key=pending.tickets.__getitem__, reverse=True)
         category.refs = refs
@@ -342,7 +340,7 @@ def pending_functional(pending: PendingTasks, conf: PolicyConf, counts: Counts,
     pool = float(conf.weight_tickets_functional)
     shared = conf.share_functional_shares
     categories = _categories(pending, lambda e: e.fshare, lambda h: h.job_share,
-                             dependent, by_submission=True)
+                             dependent)
     rounds = min(conf.max_functional_jobs_to_schedule,
                  sum(len(c.refs) for c in categories))
     if rounds <= 0:
@@ -528,7 +526,7 @@ def pending_override(pending: PendingTasks, counts: Counts, shared: bool,
                     tickets[i] += value
         return
     categories = _categories(pending, lambda e: e.oticket, lambda h: h.override,
-                             dependent, by_submission=False)
+                             dependent)
     for group in _independent_groups(categories):
         if len(group) == 1:
             _override_in_turn(pending, group[0], counts)
