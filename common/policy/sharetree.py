@@ -56,7 +56,7 @@ from typing import Iterable, Sequence
 
 from common.policy.model import (PROJECT_NODE, USER_NODE, NodeShare, ShareNode,
                                  UsageTable)
-from common.policy.tickets import Holder, PendingTasks, TaskRef
+from common.policy.tickets import Holder, PendingTasks, TaskRef, merged_refs
 
 DEFAULT = "default"
 MIN_USAGE = 1.0   # 8.1.9's SGE_MIN_USAGE: a node's usage counts as at least oltt·1
@@ -193,8 +193,7 @@ class ShareTree:
             return
         for key, node in nodes.items():
             at = holders_at[key]
-            node.pending = list(at[0].refs) if len(at) == 1 else \
-                sorted(i for h in at for i in h.refs)
+            node.pending = merged_refs(at)
         jobs, tickets = pending.jobs, pending.tickets
         base = tickets if dependent else [0.0] * len(jobs)
         ordered, shr = _sort_pending(self.root, self.root, pool, pending, dependent, base)

@@ -279,6 +279,16 @@ class PendingTasks:
         return sorted(refs, key=self.submit.__getitem__)
 
 
+def merged_refs(holders: Sequence[Holder]) -> list[int]:
+    """The task numbers of these holders in order."""
+    refs = list(holders[0].refs)
+    if len(holders) > 1:
+        for holder in holders[1:]:
+            refs.extend(holder.refs)
+        refs.sort()
+    return refs
+
+
 class _Category:
     """Pending tasks with the same shares (or override tickets) of the same objects."""
 
@@ -318,8 +328,7 @@ def _categories(pending: PendingTasks, amount: Callable[[Entity], int],
     categories = list(found.values())
     for category in categories:
         holders = members[id(category)]
-        refs = list(holders[0].refs) if len(holders) == 1 else \
-            sorted(i for h in holders for i in h.refs)
+        refs = merged_refs(holders)
         if dependent:
             refs = pending.in_submit_order(refs)
             # stable: equal tickets keep the task order
