@@ -78,6 +78,8 @@ class _Figures:
     def __init__(self, jobs: Sequence[PolicyJob]) -> None:
         self.jobs = jobs
         self.index = {job.job_id: n for n, job in enumerate(jobs)}
+        # whole seconds, as 8.1.9 keeps times
+        self.submit = [int(job.submit_time) for job in jobs]
         self.rrcontr: list[float] = []
         self.wtcontr: list[float] = []
         self.dlcontr: list[float] = []
@@ -194,7 +196,7 @@ def _urgency_figures(f: _Figures, conf: PolicyConf,
     jobs = f.jobs
     f.rrcontr = [contributions.of(job.slots, job.requests) for job in jobs]
     weight = conf.weight_waiting_time
-    f.wtcontr = [weight * (now - int(job.submit_time)) for job in jobs]
+    f.wtcontr = [weight * (now - submitted) for submitted in f.submit]
     f.dlcontr = [deadline_contribution(job.deadline, conf.weight_deadline, now)
                  if job.deadline else 0.0 for job in jobs]
     f.urg = [a + b + c for a, b, c in zip(f.wtcontr, f.dlcontr, f.rrcontr)]
@@ -255,7 +257,7 @@ def _task_refs(f: _Figures, conf: PolicyConf, entities: Entities,
                 p_jobs.append(job)
                 p_tasks.append(1)
                 p_holders.append(holder)
-                p_submit.append(int(job.submit_time))
+                p_submit.append(f.submit[n])
                 continue
         if count > 0:
             first[n] = pending.add(job, job.pending_task_ids[:count] or range(1, count + 1),
@@ -318,9 +320,10 @@ def _order(f: _Figures, table: PriorityTable) -> tuple[int, ...]:
     jobs = f.jobs
     waiting = f.waiting   # in job id order
     # seniority first (the stable sort below keeps it among equal prios)
-    submitted = [int(jobs[n].submit_time) for n in waiting]
+    submit = f.submit
+    submitted = [submit[n] for n in waiting]
     if submitted != sorted(submitted):
-        waiting = sorted(waiting, key=lambda n: (int(jobs[n].submit_time), jobs[n].job_id))
+        waiting = sorted(waiting, key=lambda n: (submit[n], jobs[n].job_id))
     prios = table.pending_prios(waiting)
     places = sorted(range(len(waiting)), key=prios.__getitem__, reverse=True)
     # the ids read in place order first: the jobs in sorted order would be read from all
