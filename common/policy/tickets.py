@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Sequence
 
 from common.policy.conf import PolicyConf
 from common.policy.model import Entities, Entity, PolicyJob
@@ -153,7 +153,8 @@ def category_weights(conf: PolicyConf, sums: Sums | None) -> tuple[float, float,
     return weights[0], weights[1], weights[2], weights[3]
 
 
-def _shares_of(ref: "TaskRef | Holder", counts: Counts, shared: bool) -> tuple[float, float, float]:
+def _shares_of(ref: "TaskRef | Holder", counts: Counts,
+               shared: bool) -> tuple[float, float, float]:
     """The task's user, project and dept shares with its objects' current counts."""
     n_user, n_project, n_dept = counts.of(ref)
     user = project = dept = 0.0
