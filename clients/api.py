@@ -432,6 +432,10 @@ class Client:
     def conf_del(self, kind: str, name: str) -> dict[str, Any]:
         return self.request("conf_del", {"user": self._user(), "kind": kind, "name": name})
 
+    def usage_query(self) -> dict[str, Any]:
+        """Every holder's share tree usage decayed to now (qmaster.usage_book)."""
+        return self.request("usage_query", {"user": self._user()})
+
     def clear_usage(self, users: list[str] | None = None) -> dict[str, Any]:
         """qconf -clearusage: every user's and project's share tree usage, or the
         named users' (``users``)."""

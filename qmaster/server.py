@@ -110,6 +110,7 @@ HANDLERS: dict[str, Handler] = {
     "conf_del": config_handlers.handle_conf_del,
     "userset_entries": userset_handlers.handle_userset_entries,
     "clear_usage": usage_book.handle_clear_usage,
+    "usage_query": usage_book.handle_usage_query,
     "register": execd_link.handle_register,
     "load_report": execd_link.handle_load_report,
     "job_started": execd_link.handle_job_started,

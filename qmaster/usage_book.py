@@ -245,6 +245,22 @@ def reported_usage(figures: Mapping[str, Any]) -> dict[str, float]:
 
 
 # ---- the qmaster's calls ---------------------------------------------------------------
+def handle_usage_query(ctx: "Ctx") -> dict[str, Any]:
+    """Every holder's usage decayed to now (raw amounts and long-term), with the time
+    and the weighted figures the share tree compares: for ``sge_share_mon`` and tests.
+    Any administrative or submit host may read it (8.1.9 lets anyone run sge_share_mon);
+    one entry a holder."""
+    from qmaster.host_rights import require_known_host  # (it imports the context)
+    require_known_host(ctx.store, ctx.user)
+    book_ = ctx.services.usage
+    conf = policy_conf(ctx.store.conf)
+    table = book_.table(ctx.now, conf)
+    return {"now": ctx.now,
+            "records": records_to_wire(book_.decayed_records(ctx.now, conf)),
+            "users": dict(table.users), "projects": dict(table.projects),
+            "user_projects": [[u, p, v] for (u, p), v in table.user_projects.items()]}
+
+
 def handle_clear_usage(ctx: "Ctx") -> dict[str, Any]:
     """``qconf -clearusage [user_list]``: managers on an administrative host only; every
     user's and project's usage, or the named users'. 8.1.9 says nothing when it is

@@ -174,3 +174,12 @@ def test_mirror_usage_decays_to_the_time_it_is_read() -> None:
     mirror.apply({"kind": "usage", "op": "del", "key": holder_key(Holder(USER, "u")),
                   "seq": 2})
     assert mirror.usage_at(5000.0).users == {}
+
+
+def test_usage_query_gives_the_decayed_records_and_the_weighted_figures(qm: Harness) -> None:
+    job = running_job(qm)
+    finish(qm, job, cpu=9.0)
+    reply = qm.call("usage_query", {"user": BOB.to_dict()})
+    assert reply["users"] == {"alice": pytest.approx(9.0, rel=1e-4)}
+    [record] = reply["records"]
+    assert record["name"] == "alice" and record["long_term"]["cpu"] == 9.0
