@@ -127,14 +127,16 @@ def task_delta(last: Usage, current: Usage) -> tuple[dict[str, float], dict[str,
     """(what ``current`` adds to ``last``, the new base): per usage name the increase,
     never negative; the base keeps the highest figure seen."""
     delta: dict[str, float] = {}
-    base: dict[str, float] = dict(last)
+    base: dict[str, float] | None = None
     for name in USAGE_NAMES:
-        now_amount = float(current.get(name, 0.0))
-        before = float(last.get(name, 0.0))
+        now_amount = current.get(name, 0.0)
+        before = last.get(name, 0.0)
         if now_amount > before:
+            if base is None:
+                base = dict(last)
             delta[name] = now_amount - before
             base[name] = now_amount
-    return delta, base
+    return delta, (dict(last) if base is None else base)
 
 
 def book(records: Records, owner: str, project: str | None, delta: Usage, now: float,

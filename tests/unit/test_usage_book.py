@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from common import wire
 from common.policy.conf import PolicyConf
@@ -183,3 +185,25 @@ def test_usage_query_gives_the_decayed_records_and_the_weighted_figures(qm: Harn
     assert reply["users"] == {"alice": pytest.approx(9.0, rel=1e-4)}
     [record] = reply["records"]
     assert record["name"] == "alice" and record["long_term"]["cpu"] == 9.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(reports=st.lists(st.lists(st.tuples(
+    st.sampled_from(["1.1", "2.1", "3.1"]), st.sampled_from([1.0, 2.0]),
+    st.sampled_from([("u1", None), ("u2", "p")]),
+    st.fixed_dictionaries({}, optional={n: st.floats(0, 1e6) for n in ("cpu", "mem", "io")})),
+    max_size=6), max_size=5))
+def test_a_report_books_what_its_tasks_one_by_one_would(reports) -> None:
+    together, one_by_one = UsageBook(), UsageBook()
+    constants = {"cpu": 1.0, "mem": 1.0, "io": 1.0}
+    for runs in reports:
+        together.running_report([(k, d, who[0], who[1], u) for k, d, who, u in runs],
+                                10.0, constants, lambda undo: None)
+        for key, dispatched, (owner, project), usage in runs:
+            one_by_one.running(key, dispatched, owner, project, usage, 10.0, constants,
+                               lambda undo: None)
+    assert together.bases == one_by_one.bases
+    assert together.records.keys() == one_by_one.records.keys()
+    for holder, record in together.records.items():
+        for name, amount in record.usage.items():
+            assert amount == pytest.approx(one_by_one.records[holder].usage[name], rel=1e-9)
