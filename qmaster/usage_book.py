@@ -25,6 +25,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
+from common.conf_values import split_assignments
 from common.policy.conf import PolicyConf
 from common.policy.model import USAGE_NAMES, UsageTable
 from common.policy.usage import (
@@ -273,9 +274,28 @@ def _copy(record: UsageRecord) -> UsageRecord:
     return UsageRecord(dict(record.usage), dict(record.long_term), record.stamp)
 
 
-def reported_usage(figures: Mapping[str, Any]) -> dict[str, float]:
-    """The share tree's usage names of a usage report or a task's final result."""
-    return {name: float(figures[name]) for name in USAGE_NAMES if name in figures}
+def reported_usage(figures: Mapping[str, Any],
+                   scaling: Mapping[str, float] = _NOTHING) -> dict[str, float]:
+    """The share tree's usage names of a usage report or a task's final result, scaled
+    by the host's ``usage_scaling`` (a name it does not list: 1)."""
+    return {name: float(figures[name]) * scaling.get(name, 1.0)
+            for name in USAGE_NAMES if name in figures}
+
+
+def host_scaling(conf: Mapping[str, Mapping[str, Any]], host: str | None) -> dict[str, float]:
+    """The exec host's ``usage_scaling`` (host_conf(5): ``cpu=1.5,mem=1.0``; ``NONE``:
+    none), checked when it was stored."""
+    pairs = (conf.get("exechost") or {}).get(host or "") or []
+    text = next((value for name, value in pairs if name == "usage_scaling"), "NONE")
+    if text.strip().upper() in ("", "NONE"):
+        return {}
+    scaling: dict[str, float] = {}
+    for name, value in split_assignments(text):
+        try:
+            scaling[name.strip().lower()] = max(0.0, float(value))
+        except ValueError:
+            continue  # (checked when stored: not reached)
+    return scaling
 
 
 # ---- the qmaster's calls ---------------------------------------------------------------
@@ -326,12 +346,17 @@ def note_running(ctx: "Ctx", reported: Iterable[tuple["Task", Mapping[str, Any]]
     what is new, in one booking."""
     runs: list[Run] = []
     jobs = ctx.store.jobs
+    scalings: dict[str | None, dict[str, float]] = {}  # (a report is one host's)
     for task, figures in reported:
         job = jobs.get(task.job_id)
-        if job is not None:
-            runs.append((task.key, float(task.dispatch_time or 0.0), job.owner,
-                         str(job.opts.get("project") or "") or None,
-                         reported_usage(figures)))
+        if job is None:
+            continue
+        scaling = scalings.get(task.host)
+        if scaling is None:
+            scaling = scalings[task.host] = host_scaling(ctx.store.conf, task.host)
+        runs.append((task.key, float(task.dispatch_time or 0.0), job.owner,
+                     str(job.opts.get("project") or "") or None,
+                     reported_usage(figures, scaling)))
     if runs:
         book_ = ctx.services.usage
         book_.running_report(runs, ctx.now, book_.constants(ctx.store.conf),
@@ -345,5 +370,5 @@ def note_finished(ctx: "Ctx", task: "Task", result: Mapping[str, Any]) -> None:
         return
     book_ = ctx.services.usage
     book_.finished(task.key, float(task.dispatch_time or 0.0), who[0], who[1],
-                   reported_usage(result), ctx.now, book_.constants(ctx.store.conf),
+                   reported_usage(result, host_scaling(ctx.store.conf, task.host)), ctx.now, book_.constants(ctx.store.conf),
                    ctx.store.on_rollback)

@@ -207,3 +207,16 @@ def test_a_report_books_what_its_tasks_one_by_one_would(reports) -> None:
     for holder, record in together.records.items():
         for name, amount in record.usage.items():
             assert amount == pytest.approx(one_by_one.records[holder].usage[name], rel=1e-9)
+
+
+def test_the_exec_hosts_usage_scaling_applies(qm: Harness) -> None:
+    job = running_job(qm)
+    store = qm.server.store
+    store.conf["exechost"]["h1"] = [[n, v] for n, v in store.conf["exechost"]["h1"]
+                                    if n != "usage_scaling"] + [["usage_scaling", "cpu=2.5"]]
+    report(qm, job, cpu=4.0, mem=3.0)
+    record = qm.server.services.usage.records[Holder(USER, "alice")]
+    assert record.usage["cpu"] == pytest.approx(10.0, rel=1e-4)
+    assert record.usage["mem"] == pytest.approx(3.0, rel=1e-4)
+    finish(qm, job, cpu=6.0)
+    assert record.long_term["cpu"] == pytest.approx(15.0)
