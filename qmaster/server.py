@@ -477,6 +477,7 @@ class QmasterServer:
         ended)."""
         book = self.services.usage
         now = time.time()
+        book.constants(self.store.conf, now)  # (a changed halftime: decayed up to now)
         if force or book.due(now):
             book.flush(batch.txn, batch.event, now, self.store.active)
 

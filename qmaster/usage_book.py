@@ -29,7 +29,7 @@ from common.conf_values import split_assignments
 from common.policy.conf import PolicyConf
 from common.policy.model import USAGE_NAMES, UsageTable
 from common.policy.usage import (
-    USER, Holder, Records, UsageRecord, book, decay_constants, decayed, holders_of,
+    USER, Holder, Records, UsageRecord, book, decay_all, decay_constants, decayed, holders_of,
     policy_conf, records_from_wire, records_to_wire, task_delta, usage_table)
 
 if TYPE_CHECKING:
@@ -91,15 +91,20 @@ class UsageBook:
         return bad
 
     # ---- booking -------------------------------------------------------------------
-    def constants(self, conf: Mapping[str, Mapping[str, Any]]) -> dict[str, float]:
-        """The decay constants of the current scheduler configuration (kept until the
-        configuration changes)."""
-        source = ((conf.get("sconf") or {}).get("global"), (conf.get("conf") or {}).get("global"))
-        if self._conf_source is None or source[0] is not self._conf_source[0] \
-                or source[1] is not self._conf_source[1]:
-            self._constants = decay_constants(policy_conf(conf))
-            self._conf_source = source
-        return self._constants
+    def constants(self, conf: Mapping[str, Mapping[str, Any]], now: float) -> dict[str, float]:
+        """The decay constants of the current scheduler configuration (kept until it
+        changes). When ``halftime`` or ``halflife_decay_list`` changed, every record is
+        first decayed to ``now`` with the constants it had (as 8.1.9 decays all usage
+        up to the change with the old half-life)."""
+        source = (conf.get("sconf") or {}).get("global")
+        if self._conf_source is not None and source is self._conf_source[0]:
+            return self._constants
+        constants = decay_constants(policy_conf(conf))
+        if self._conf_source is not None and constants != self._constants:
+            decay_all(self.records, now, self._constants)
+            self._dirty.update(self.records)
+        self._constants, self._conf_source = constants, (source,)
+        return constants
 
     def running(self, key: str, dispatched: float, owner: str, project: str | None,
                 cumulative: Mapping[str, float], now: float,
@@ -359,7 +364,7 @@ def note_running(ctx: "Ctx", reported: Iterable[tuple["Task", Mapping[str, Any]]
                      reported_usage(figures, scaling)))
     if runs:
         book_ = ctx.services.usage
-        book_.running_report(runs, ctx.now, book_.constants(ctx.store.conf),
+        book_.running_report(runs, ctx.now, book_.constants(ctx.store.conf, ctx.now),
                              ctx.store.on_rollback)
 
 
@@ -369,6 +374,6 @@ def note_finished(ctx: "Ctx", task: "Task", result: Mapping[str, Any]) -> None:
     if who is None:
         return
     book_ = ctx.services.usage
-    book_.finished(task.key, float(task.dispatch_time or 0.0), who[0], who[1],
-                   reported_usage(result, host_scaling(ctx.store.conf, task.host)), ctx.now, book_.constants(ctx.store.conf),
-                   ctx.store.on_rollback)
+    final = reported_usage(result, host_scaling(ctx.store.conf, task.host))
+    book_.finished(task.key, float(task.dispatch_time or 0.0), who[0], who[1], final,
+                   ctx.now, book_.constants(ctx.store.conf, ctx.now), ctx.store.on_rollback)

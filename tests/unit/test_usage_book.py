@@ -220,3 +220,23 @@ def test_the_exec_hosts_usage_scaling_applies(qm: Harness) -> None:
     assert record.usage["mem"] == pytest.approx(3.0, rel=1e-4)
     finish(qm, job, cpu=6.0)
     assert record.long_term["cpu"] == pytest.approx(15.0)
+
+
+def test_a_changed_halftime_decays_what_was_booked_with_the_old_one_first() -> None:
+    book = UsageBook()
+    one_hour = {"sconf": {"global": [["halftime", "1"]]}}
+    constants = book.constants(one_hour, 1000.0)
+    book.running("1.1", 1.0, "u", None, {"cpu": 100.0}, 1000.0, constants, lambda u: None)
+    book.flush(_NoTxn(), lambda *event: None, 1000.0)
+    no_decay = {"sconf": {"global": [["halftime", "0"]]}}
+    assert book.constants(no_decay, 1000.0 + 3600.0)["cpu"] == 1.0
+    record = book.records[Holder(USER, "u")]
+    assert record.usage["cpu"] == pytest.approx(100.0 * constants["cpu"] ** 60)
+    assert record.stamp == 1000.0 + 3600.0
+    assert book.due(1000.0 + 3600.0 + 5.0)  # written and published again
+    assert book.constants(no_decay, 9e9) is book.constants(no_decay, 9e9)
+
+
+class _NoTxn:
+    def put(self, *args: Any) -> None: ...
+    def delete(self, *args: Any) -> None: ...
