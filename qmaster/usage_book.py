@@ -226,7 +226,7 @@ class UsageBook:
         tasks that hold slots (a base of another task is a leftover and goes). Returns
         the number of holders written."""
         if active is not None:
-            live = set(active)
+            live = active if isinstance(active, (set, frozenset)) else set(active)
             for key in [k for k in self.bases if k not in live]:
                 del self.bases[key]
                 self._dirty_bases.add(key)
