@@ -32,6 +32,8 @@ from clients.qconf.project import PROJECT_OPTIONS
 from clients.qconf.rqs import OBJECT as RQS_OBJECT
 from clients.qconf.rqs import RQS_OPTIONS
 from clients.qconf.rqs import change_attribute as change_rule_sets
+from clients.qconf.sharetree import SHARETREE_OPTIONS
+from clients.qconf.user import USER_OPTIONS
 from clients.qconf.userset import USERSET_OPTIONS
 from common.conffile import ConfError
 from common.objects_conf import render_object, template
@@ -319,6 +321,8 @@ OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     **PROJECT_OPTIONS,
     **CALENDAR_OPTIONS,
     **HOSTCONF_OPTIONS,
+    **USER_OPTIONS,
+    **SHARETREE_OPTIONS,
 }
 
 
