@@ -125,6 +125,10 @@ def test_file_refusals() -> None:
         parse_sharetree(TREE.replace("shares=80", "shares=lots"))
     with pytest.raises(ConfError, match='required attribute "shares" is missing'):
         parse_sharetree(TREE.replace("shares=80\n", ""))
+    chain = "".join(f"id={i}\nname=n{i}\ntype=0\nshares=1\nchildnodes={i + 1}\n"
+                    for i in range(300)) + "id=300\nname=n\ntype=0\nshares=1\nchildnodes=NONE\n"
+    with pytest.raises(ConfError, match="share tree deeper than 200 levels"):
+        parse_sharetree(chain)
 
 
 def _names() -> st.SearchStrategy[str]:
