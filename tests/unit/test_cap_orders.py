@@ -9,13 +9,16 @@ from typing import Any
 
 import pytest
 
+from qmaster.defaults import queue_defaults
+
 from tests.unit.test_qmaster_core import BOB, ROOT, Harness
 
 
 @pytest.fixture
 def qm(tmp_path: Path) -> Harness:
     h = Harness(tmp_path, auto_add_hosts=True, default_slots=8)
-    h.register("h1")
+    h.call("register", {"host": "h1", "load": {"num_proc": "8", "np_load_avg": "0.10"},
+                        "jobs": []}, identity=b"execd:h1")
     return h
 
 
@@ -83,3 +86,34 @@ def test_a_refused_order_is_not_counted(qm: Harness) -> None:
     bad = {**dispatch(first, 1, version(qm, first)), "granted": [["all.q", "nohost", 1]]}
     reply = send(qm, bad, dispatch(second, 1, version(qm, second)))
     assert reply["accepted"] == 1
+
+
+def reasons(qm: Harness, job_id: int) -> list[str]:
+    info = qm.call("job_query", {"user": ROOT.to_dict(), "job_ids": [job_id],
+                                 "explain": True})["scheduling_info"]
+    return list(info.get(str(job_id), info.get(job_id, [])))
+
+
+def test_qstat_j_says_a_job_waits_for_maxujobs(qm: Harness) -> None:
+    set_conf(qm, "sconf", maxujobs="1")
+    first, second = qm.submit(), qm.submit()
+    assert reasons(qm, second) == []
+    assert send(qm, dispatch(first, 1, version(qm, first)))["accepted"] == 1
+    assert reasons(qm, second) == ["job dropped because of user limitations"]
+    assert reasons(qm, qm.submit(BOB)) == []
+
+
+def test_qstat_j_says_an_array_job_waits_for_its_instance_limit(qm: Harness) -> None:
+    job = qm.submit(array=(1, 4, 1), task_concurrency=1)
+    # nothing runs yet: task 1 may start, 2-4 may not (8.1.9 says so already)
+    line = "not all array task may be started due to 'max_aj_instances'"
+    assert reasons(qm, job) == [line]
+    assert send(qm, dispatch(job, 1, version(qm, job)))["accepted"] == 1
+    assert reasons(qm, job) == [line]
+    # with every slot taken, only the lines of what may start come first: none may
+    qm.call("conf_put", {"user": ROOT.to_dict(), "kind": "queue", "name": "all.q",
+                         "data": queue_defaults("all.q", hostlist="@allhosts", slots="1"),
+                         "mode": "modify"})
+    assert reasons(qm, job) == [line]
+    other = qm.submit(array=(1, 2, 1), task_concurrency=2)
+    assert reasons(qm, other) == ['queue instance "all.q@h1" dropped because it is full']
