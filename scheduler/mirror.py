@@ -24,7 +24,8 @@ from common.placement.resources import LevelKey, complex_list, fixed_levels
 
 # events that can make a pass find something new to do
 TRIGGER_KINDS = frozenset({"job", "task", "ranges", "host", "queue", "hgrp", "pe", "exechost", "userset",
-                           "complex", "order_refused", "qstate", "rqs"})
+                           "complex", "order_refused", "qstate", "rqs",
+                           "sconf", "conf"})  # maxujobs, max_aj_instances (placement.caps)
 
 
 @dataclass
