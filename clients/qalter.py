@@ -2,7 +2,7 @@
 
 Owns the qalter command line (``parse_qalter``, pure) and the command itself. The option
 values are read by qsub's parsers (``clients.qsub.parser.OptionParser``), so ``-l``,
-``-q``, ``-pe``, ``-p``, ``-P``, ``-N`` and ``-hold_jid`` accept and refuse exactly what qsub
+``-q``, ``-pe``, ``-p``, ``-P``, ``-N``, ``-hold_jid`` and ``-tc`` accept and refuse exactly what qsub
 does; ``-hard``/``-soft`` say which list a later ``-l``/``-q`` replaces. As in Grid
 Engine a given list replaces the job's list (it is not merged into it). The qmaster
 words the answers ("modified hard resource list of job 5", refusals); they go to stdout
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 EXIT_ERROR = 1
 # the switches qalter changes a job with; -hard and -soft only steer -l and -q
-ALTER_SWITCHES = ("-l", "-q", "-p", "-P", "-N", "-pe", "-hold_jid")
+ALTER_SWITCHES = ("-l", "-q", "-p", "-P", "-N", "-pe", "-hold_jid", "-tc")
 OPTIONS_TEXT = (
     "   [-hard]                                  consider following requests as hard\n"
     "   [-help]                                  print this help\n"
@@ -40,6 +40,7 @@ OPTIONS_TEXT = (
     "   [-pe pe-name slot_range]                 request slot range for parallel jobs\n"
     "   [-q wc_queue_list]                       bind job to queue(s)\n"
     "   [-soft]                                  consider following requests as soft\n"
+    "   [-tc max_running_tasks]                  throttle the number of concurrent tasks\n"
     "   job_task_list                            jobids (and taskids) of jobs to be "
     "altered\n")
 
@@ -115,6 +116,8 @@ def _apply_scalar(changes: dict[str, Any], opt: ParsedOption) -> None:
         changes["project"] = str(opt.value)
     elif opt.switch == "-hold_jid":
         changes.setdefault("hold_jid", []).extend(opt.value)
+    elif opt.switch == "-tc":
+        changes["task_concurrency"] = int(opt.value)
     else:  # -pe name ranges
         name, ranges = opt.value
         changes["pe"] = [name, min(r[0] for r in ranges), max(r[1] for r in ranges)]

@@ -246,7 +246,7 @@ JOB_OPTIONS = Refined(Struct(optional={**OPTION_SCHEMAS,
 
 # The alterable subset (qalter): present fields only, no defaults.
 ALTERABLE = ("hard_resources", "soft_resources", "hard_queues", "soft_queues", "job_name",
-             "pe", "pe_ranges", "priority", "hold_jid", "project")
+             "pe", "pe_ranges", "priority", "hold_jid", "project", "task_concurrency")
 ALTER_CHANGES = Refined(Struct(optional={name: (OPTION_SCHEMAS[name][0], None)
                                          for name in ALTERABLE}, sparse=True),
                         _check_relations)

@@ -1,5 +1,5 @@
 """qalter: changing the requests of pending jobs (``-l``, ``-q``, ``-p``, ``-P``, ``-N``,
-``-pe``, ``-hold_jid``), with Grid Engine's permission rules and answers (from a submit host only,
+``-pe``, ``-hold_jid``) and the task concurrency of array jobs, running ones too (``-tc``), with Grid Engine's permission rules and answers (from a submit host only,
 ``qmaster.host_rights``)."""
 from __future__ import annotations
 
@@ -20,7 +20,10 @@ from qmaster.submit_checks import check_submission
 ALTER_NAMES = {"hard_resources": "hard resource list", "soft_resources": "soft resource list",
                "hard_queues": "hard queue list", "soft_queues": "soft queue list",
                "job_name": "job name", "pe": "parallel environment", "pe_ranges": "slot range",
-               "project": "project", "priority": "", "hold_jid": ""}
+               "project": "project", "priority": "", "hold_jid": "",
+               "task_concurrency": "task concurrency"}
+# what 8.1.9 changes on a job with running tasks too (the rest: "can't modify running jobs")
+RUNNING_ALTERABLE = frozenset({"task_concurrency"})
 ALTERABLE_STATES = (State.PENDING, State.HOLD)
 
 
@@ -49,8 +52,11 @@ def _alter_refusal(ctx: Ctx, job: Job, changes: dict[str, Any], denied: bool
     if denied:
         return (f'denied: "{user}" must be at least owner of job {job.job_id} '
                 "to change job attributes")
-    if any(t.state_enum not in ALTERABLE_STATES for t in ctx.store.enrolled_tasks(job.job_id)
-           if t.state_enum is not State.FINISHED):
+    if changes.get("task_concurrency") and not job.opts.get("array"):
+        return 'invalid option argument "task concurrency"'
+    if not set(changes) <= RUNNING_ALTERABLE and any(
+            t.state_enum not in ALTERABLE_STATES for t in ctx.store.enrolled_tasks(job.job_id)
+            if t.state_enum is not State.FINISHED):
         return f"job {job.job_id} can't modify running jobs"
     priority = int(changes.get("priority", job.priority) or 0)
     if priority > job.priority and not ctx.store.is_operator(user):

@@ -11,7 +11,8 @@ import pytest
 
 from qmaster.defaults import queue_defaults
 
-from tests.unit.test_qmaster_core import BOB, ROOT, Harness
+from clients.qalter import QalterError, parse_qalter
+from tests.unit.test_qmaster_core import ALICE, BOB, ROOT, Harness
 
 
 @pytest.fixture
@@ -117,3 +118,38 @@ def test_qstat_j_says_an_array_job_waits_for_its_instance_limit(qm: Harness) -> 
     assert reasons(qm, job) == [line]
     other = qm.submit(array=(1, 2, 1), task_concurrency=2)
     assert reasons(qm, other) == ['queue instance "all.q@h1" dropped because it is full']
+
+
+# ---- qalter -tc (8.1.9's qalter changes it on running array jobs too) ----------------
+def alter(qm: Harness, job_id: int, changes: dict[str, Any]) -> dict[str, Any]:
+    body = {"user": ALICE.to_dict(), "targets": [{"job_id": job_id}], "changes": changes}
+    [result] = qm.call("alter", body)["results"]
+    return result
+
+
+def test_qalter_tc_raises_the_limit_of_a_running_array_job(qm: Harness) -> None:
+    job = qm.submit(array=(1, 4, 1), task_concurrency=1)
+    assert send(qm, dispatch(job, 1, version(qm, job)))["accepted"] == 1
+    assert send(qm, dispatch(job, 2, version(qm, job)))["accepted"] == 0
+    result = alter(qm, job, {"task_concurrency": 2})
+    assert (result["result"], result["messages"]) == (
+        "modified", [f"modified task concurrency of job {job}"])
+    assert qm.server.store.jobs[job].opts["task_concurrency"] == 2
+    assert send(qm, dispatch(job, 2, version(qm, job)))["accepted"] == 1
+    # other changes of a running job stay refused
+    assert alter(qm, job, {"job_name": "x"})["messages"] == [
+        f"job {job} can't modify running jobs"]
+
+
+def test_qalter_tc_of_a_job_that_is_no_array_is_refused(qm: Harness) -> None:
+    job = qm.submit()
+    assert alter(qm, job, {"task_concurrency": 2})["messages"] == [
+        'invalid option argument "task concurrency"']
+    assert alter(qm, job, {"task_concurrency": 0})["result"] == "modified"
+
+
+def test_qalter_parses_tc() -> None:
+    assert parse_qalter(["-tc", "3", "7"]).changes == {"task_concurrency": 3}
+    with pytest.raises(QalterError) as err:
+        parse_qalter(["-tc", "x", "7"])
+    assert err.value.message.startswith('qalter: invalid task concurrency number "x"')
