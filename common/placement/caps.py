@@ -13,6 +13,13 @@
   else ``max_aj_instances`` (8.1.9's split_jobs()). qstat -j says "not all array task may
   be started due to 'max_aj_instances'" for both.
 
+- sched_conf(5) ``max_pending_tasks_per_job`` (default 50) bounds no dispatch: in 8.1.9
+  it is how many of a pending job's tasks the ticket computation gives tickets of their
+  own (at most the free slots + 1 too; enrolled pending tasks first, then the pending
+  ids); the tasks after them are still placed in the same pass, with the tickets of the
+  last one. ``ticketed_tasks`` says how many; the policy's jobs carry it
+  (``PolicyJob.pending_tasks``).
+
 ``Caps`` holds the counts at the start of a pass and is debited by the pass's own
 dispatches; the qmaster builds one from its store to check orders (the scheduler's view
 may be a moment old) and to word ``qstat -j``'s reasons. Pure.
@@ -27,6 +34,14 @@ from common.placement.job import PlacementJob
 # msg_schedd.h MSG_SCHEDD_INFO_USRGRPLIMIT_ and MSG_SCHEDD_INFO_MAX_AJ_INSTANCES_
 USER_LIMIT_REASON = "job dropped because of user limitations"
 INSTANCES_REASON = "not all array task may be started due to 'max_aj_instances'"
+
+
+def ticketed_tasks(pending: int, max_pending_tasks_per_job: int, free_slots: int) -> int:
+    """Of a job's ``pending`` tasks (held ones not counted), how many the ticket policies
+    see: 8.1.9's sge_calc_tickets() takes MIN(max_pending_tasks_per_job, free slots + 1)
+    of each pending job's tasks (``free_slots``: of the queue instances that take jobs
+    now)."""
+    return max(min(pending, max_pending_tasks_per_job, max(free_slots, 0) + 1), 0)
 
 
 def instance_limit(task_concurrency: int, max_aj_instances: int) -> int | None:
