@@ -12,6 +12,9 @@ skipped without looking again, so the cost of a pass grows with the number of
 categories, not of pending tasks (``PassInput.category_cache=False`` turns this off,
 to measure it). Parallel jobs: ``PEConf`` (allocation rule, total ``slots`` limit,
 ``pe_usage`` of running jobs) and ``common.placement.pe_alloc`` for the spreading.
+Caps (``PassInput.caps``, ``common.placement.caps``): the jobs of a user at ``maxujobs``
+and a job's pending ids past its instance limit (``max_aj_instances``, ``-tc``) are left
+without marking their category full.
 """
 from __future__ import annotations
 
