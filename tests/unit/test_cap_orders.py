@@ -11,6 +11,7 @@ import pytest
 
 from qmaster.defaults import queue_defaults
 
+from common import wire
 from clients.qalter import QalterError, parse_qalter
 from tests.unit.test_qmaster_core import ALICE, BOB, ROOT, Harness
 
@@ -127,6 +128,11 @@ def alter(qm: Harness, job_id: int, changes: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def published(frames: list[bytes]) -> list[dict[str, Any]]:
+    topic, payload = wire.decode_published(frames)
+    return payload.get("events", []) if topic == wire.TOPIC_EVENTS else []
+
+
 def test_qalter_tc_raises_the_limit_of_a_running_array_job(qm: Harness) -> None:
     job = qm.submit(array=(1, 4, 1), task_concurrency=1)
     assert send(qm, dispatch(job, 1, version(qm, job)))["accepted"] == 1
@@ -135,6 +141,10 @@ def test_qalter_tc_raises_the_limit_of_a_running_array_job(qm: Harness) -> None:
     assert (result["result"], result["messages"]) == (
         "modified", [f"modified task concurrency of job {job}"])
     assert qm.server.store.jobs[job].opts["task_concurrency"] == 2
+    # the scheduler hears of it: -tc travels in the job's placement record
+    events = [e for frames in qm.pub.sent for e in published(frames)]
+    assert [e["obj"]["opts"]["task_concurrency"] for e in events
+            if e["kind"] == "job" and e["key"] == str(job)][-1] == 2
     assert send(qm, dispatch(job, 2, version(qm, job)))["accepted"] == 1
     # other changes of a running job stay refused
     assert alter(qm, job, {"job_name": "x"})["messages"] == [
