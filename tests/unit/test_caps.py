@@ -188,3 +188,26 @@ def test_max_pending_tasks_per_job_bounds_no_dispatch() -> None:
     """The pass places every task that finds room (8.1.9 goes on placing an array job's
     tasks beyond the ones that got tickets, with the last one's tickets)."""
     assert len(run([job(1)], ranges={1: [[1, 100, 1]]}, slots=60)) == 60
+
+
+def test_the_mirror_counts_orders_in_flight_for_unenrolled_ids() -> None:
+    """An order the qmaster has not answered yet is an instance of its job and a running
+    task of its owner: the next pass must not start a second task of a -tc 1 job."""
+    from scheduler.mirror import Mirror
+    snap: dict[str, Any] = {
+        "epoch": "e", "seq": 1, "tasks": [],
+        "jobs": [{"job_id": 1, "owner": "u", "opts": {"task_concurrency": 1,
+                                                      "array": [1, 4, 1]}}],
+        "ranges": [{"job_id": 1, "pending": [[2, 4, 1]], "holds": [], "version": 1}],
+        "hosts": [{"name": "h1", "alive": True, "load": {}}],
+        "conf": {"queue": {"all.q": [["qname", "all.q"], ["hostlist", "@allhosts"],
+                                     ["slots", "4"]]},
+                 "hgrp": {"@allhosts": [["group_name", "@allhosts"], ["hostlist", "h1"]]}}}
+    mirror = Mirror.from_snapshot(snap)
+    assert mirror.jobs[1].task_concurrency == 1
+    free = mirror.pass_input()
+    assert started(dispatch_pass(free)) == [(1, 2)]
+    flying = mirror.pass_input(exclude={"1.2"}, inflight={"1.2": ([["all.q", "h1", 1]], None)})
+    assert flying.caps is not None and flying.caps.instances == {1: 1}
+    assert flying.caps.running == {"u": 1}
+    assert dispatch_pass(flying) == []
