@@ -10,7 +10,7 @@
   finished (running, suspended, or pending again after a reschedule); a pass may start at
   most ``limit - instances`` of the job's pending ids that are not enrolled yet. The limit
   is ``-tc`` when it is set and below ``max_aj_instances`` (or ``max_aj_instances`` is 0),
-  else ``max_aj_instances`` (8.1.9's split_jobs()). qstat -j says "not all array task may
+  else ``max_aj_instances`` (8.1.9's split_jobs()). qstat -j says "not all array tasks may
   be started due to 'max_aj_instances'" for both.
 
 - sched_conf(5) ``max_pending_tasks_per_job`` (default 50) bounds no dispatch: in 8.1.9
@@ -31,9 +31,10 @@ from typing import Any, Iterable, Mapping
 
 from common.placement.job import PlacementJob
 
-# msg_schedd.h MSG_SCHEDD_INFO_USRGRPLIMIT_ and MSG_SCHEDD_INFO_MAX_AJ_INSTANCES_
+# msg_schedd.h MSG_SCHEDD_INFO_USRGRPLIMIT_ and MSG_SCHEDD_INFO_MAX_AJ_INSTANCES_ (8.1.9's
+# words as its qstat -j prints them: tests/data/reference/policy/g7-*-qstat-j*.out)
 USER_LIMIT_REASON = "job dropped because of user limitations"
-INSTANCES_REASON = "not all array task may be started due to 'max_aj_instances'"
+INSTANCES_REASON = "not all array tasks may be started due to 'max_aj_instances'"
 
 
 def ticketed_tasks(pending: int, max_pending_tasks_per_job: int, free_slots: int) -> int:
@@ -123,8 +124,10 @@ class Caps:
     def reasons(self, job: PlacementJob, unenrolled: int) -> list[str]:
         """``qstat -j``'s lines for a pending job with ``unenrolled`` pending ids that
         are not enrolled: 8.1.9 drops the jobs of a user at maxujobs before placing
-        anything, and names the instance limit when some pending ids may not start."""
+        anything, and says so twice (once as it drops the job, once as it discards the
+        dropped jobs at the end of its run: captured); it names the instance limit once
+        when some pending ids may not start."""
         if self.user_full(job.owner):
-            return [USER_LIMIT_REASON]
+            return [USER_LIMIT_REASON, USER_LIMIT_REASON]
         room = self.room(job)
         return [INSTANCES_REASON] if room is not None and unenrolled > room else []

@@ -97,8 +97,9 @@ def test_maxujobs_holds_a_users_second_job_until_the_first_ends(
         first, second = ids
         assert (state(tasks, first), state(tasks, second)) == ("running", "pending"), tasks
         out = run(env, "qstat", "-j", str(second)).stdout
-        assert "scheduling info:            job dropped because of user limitations\n" \
-            in out, out
+        assert ("scheduling info:            job dropped because of user limitations\n"
+                "                            job dropped because of user limitations\n"
+                ) in out, out
         (gate / str(first)).touch()
         wait(client, ids, lambda ts: state(ts, second) in ACTIVE_STATES,
              "the second job to start after the first ended")
@@ -125,7 +126,7 @@ def test_task_concurrency_one_never_runs_two_tasks_at_once(
             break
         if not reason_seen and any(t["state"] == "pending" for t in tasks):
             out = run(env, "qstat", "-j", str(job_id)).stdout
-            reason_seen = ("not all array task may be started due to 'max_aj_instances'"
+            reason_seen = ("not all array tasks may be started due to 'max_aj_instances'"
                            in out)
         assert time.monotonic() < deadline, tasks
         time.sleep(0.1)

@@ -101,14 +101,15 @@ def test_qstat_j_says_a_job_waits_for_maxujobs(qm: Harness) -> None:
     first, second = qm.submit(), qm.submit()
     assert reasons(qm, second) == []
     assert send(qm, dispatch(first, 1, version(qm, first)))["accepted"] == 1
-    assert reasons(qm, second) == ["job dropped because of user limitations"]
+    # twice, as 8.1.9's qstat -j prints it (tests/data/reference/policy/g7-maxujobs-*)
+    assert reasons(qm, second) == ["job dropped because of user limitations"] * 2
     assert reasons(qm, qm.submit(BOB)) == []
 
 
 def test_qstat_j_says_an_array_job_waits_for_its_instance_limit(qm: Harness) -> None:
     job = qm.submit(array=(1, 4, 1), task_concurrency=1)
     # nothing runs yet: task 1 may start, 2-4 may not (8.1.9 says so already)
-    line = "not all array task may be started due to 'max_aj_instances'"
+    line = "not all array tasks may be started due to 'max_aj_instances'"
     assert reasons(qm, job) == [line]
     assert send(qm, dispatch(job, 1, version(qm, job)))["accepted"] == 1
     assert reasons(qm, job) == [line]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from common.cluster import QueueInstance
@@ -11,6 +12,7 @@ from common.placement.caps import (
     INSTANCES_REASON, USER_LIMIT_REASON, Caps, instance_limit, ticketed_tasks,
 )
 from common.placement.dispatch import PassInput, PassStats, dispatch_pass
+from common.placement.explain import with_cap_reasons
 from common.placement.inputs import pass_input
 from common.placement.job import PlacementJob, placement_job
 
@@ -152,10 +154,10 @@ def test_no_pass_breaks_a_cap(spec: list[tuple[str, int, int]], maxujobs: int,
 def test_reasons_in_8_1_9_words() -> None:
     caps = Caps(maxujobs=1, max_aj_instances=2000, running={"alice": 1},
                 instances={2: 1})
-    assert caps.reasons(job(1, "alice"), 1) == [USER_LIMIT_REASON]
+    assert caps.reasons(job(1, "alice"), 1) == [USER_LIMIT_REASON] * 2  # as 8.1.9 prints
     assert USER_LIMIT_REASON == "job dropped because of user limitations"
     assert caps.reasons(job(2, "bob", task_concurrency=1), 3) == [INSTANCES_REASON]
-    assert INSTANCES_REASON == "not all array task may be started due to 'max_aj_instances'"
+    assert INSTANCES_REASON == "not all array tasks may be started due to 'max_aj_instances'"
     assert caps.reasons(job(2, "bob", task_concurrency=4), 3) == []
     assert caps.reasons(job(3, "bob"), 1) == []
 
@@ -211,3 +213,34 @@ def test_the_mirror_counts_orders_in_flight_for_unenrolled_ids() -> None:
     assert flying.caps is not None and flying.caps.instances == {1: 1}
     assert flying.caps.running == {"u": 1}
     assert dispatch_pass(flying) == []
+
+
+def _captured_reasons(name: str) -> list[str]:
+    """The "scheduling info" lines of a captured 8.1.9 ``qstat -j`` (the oracle's
+    tests/data/reference/policy, group 7: maxujobs 1, -t 1-4 -tc 1, max_aj_instances 1)."""
+    from tests.reference import REFERENCE
+    path = REFERENCE / "policy" / name
+    if not path.exists():
+        pytest.skip(f"{path} is captured on the oracle's branch")
+    lines = path.read_text().split("scheduling info:", 1)[1].splitlines()
+    return [line.strip() for line in lines if line.strip()]
+
+
+@pytest.mark.parametrize(("name", "caps", "capped", "unenrolled"), [
+    # sgeuser's job 53 runs, 54 waits under maxujobs 1
+    ("g7-maxujobs-qstat-j-waiting.out", Caps(1, 2000, {"sgeuser": 1}, {}),
+     job(54, "sgeuser"), 1),
+    # -t 1-4 -tc 1, task 1 running; then -tc 2 (qalter), tasks 1 and 2 running
+    ("g7-tc-qstat-j.out", Caps(0, 2000, {"sgeuser": 1}, {56: 1}),
+     job(56, "sgeuser", task_concurrency=1), 3),
+    ("g7-tc2-qstat-j.out", Caps(0, 2000, {"sgeuser": 2}, {56: 2}),
+     job(56, "sgeuser", task_concurrency=2), 2),
+    # max_aj_instances 1: -t 1-3, and -t 1-3 -tc 2, each with task 1 running
+    ("g7-maji-qstat-j.out", Caps(0, 1, {"sgeuser2": 1}, {57: 1}), job(57, "sgeuser2"), 2),
+    ("g7-maji-tc2-qstat-j.out", Caps(0, 1, {"sgeuser2": 2}, {58: 1}),
+     job(58, "sgeuser2", task_concurrency=2), 2),
+])
+def test_reasons_as_8_1_9_printed_them(name: str, caps: Caps, capped: PlacementJob,
+                                       unenrolled: int) -> None:
+    lines = with_cap_reasons(capped, caps, unenrolled, False, lambda: ["(placement)"])
+    assert lines == _captured_reasons(name)
