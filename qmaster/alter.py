@@ -1,5 +1,6 @@
 """qalter: changing the requests of pending jobs (``-l``, ``-q``, ``-p``, ``-P``, ``-N``,
-``-pe``, ``-hold_jid``) and the task concurrency of array jobs, running ones too (``-tc``), with Grid Engine's permission rules and answers (from a submit host only,
+``-pe``, ``-hold_jid``) and the task concurrency of array jobs, running ones too
+(``-tc``), with Grid Engine's permission rules and answers (from a submit host only,
 ``qmaster.host_rights``)."""
 from __future__ import annotations
 

@@ -27,6 +27,7 @@ from qmaster.queue_control import state_refusal
 from qmaster.store import Store
 from qmaster.placement_view import as_placement_job, store_caps, store_pass_input
 from common.placement.caps import Caps
+from common.placement.job import PlacementJob
 from common.placement.dispatch import queue_matches
 from common.placement.pass_conf import Access, PEConf, grant_follows_rule, pes_at
 from common.placement.quotas import QuotaContext
@@ -62,7 +63,7 @@ def handle_orders(ctx: Ctx) -> dict[str, Any]:
                   or _resource_refusal(ctx, order, view))
         if not reason:  # only now: a refused order must not keep PE slots counted
             _debit_pe(order, pe_used)
-            _cap_refusal(ctx.store, order, caps, count=True)
+            caps.started(*_starting(ctx.store, order))
             if inp.quotas is not None:
                 inp.quotas.take(as_placement_job(ctx.store.jobs[int(order["job_id"])]),
                                 _granted(order), order.get("pe"))
@@ -76,18 +77,19 @@ def handle_orders(ctx: Ctx) -> dict[str, Any]:
     return {"accepted": accepted, "refused": refused}
 
 
-def _cap_refusal(store: Store, order: dict[str, Any], caps: Caps, count: bool = False
-                 ) -> str:
+def _cap_refusal(store: Store, order: dict[str, Any], caps: Caps) -> str:
     """The start must keep the job's owner within maxujobs and the job within its
     instance limit (max_aj_instances, -tc), counting the orders accepted before it in
-    this batch. ``count``: count the start (the order was accepted)."""
-    job = as_placement_job(store.jobs[int(order["job_id"])])
-    enrolled = task_key(job.job_id, int(order["task_id"])) in store.tasks
-    if count:
-        caps.started(job, enrolled)
-        return ""
-    reason = caps.refusal(job, enrolled)
+    this batch (``caps.started`` once one is accepted)."""
+    reason = caps.refusal(*_starting(store, order))
     return f"cannot start: {reason}" if reason else ""
+
+
+def _starting(store: Store, order: dict[str, Any]) -> tuple[PlacementJob, bool]:
+    """The job an order starts a task of, and whether that task is enrolled already
+    (then it is one of the job's instances: ``common.placement.caps``)."""
+    job = as_placement_job(store.jobs[int(order["job_id"])])
+    return job, task_key(job.job_id, int(order["task_id"])) in store.tasks
 
 
 def _granted(order: dict[str, Any]) -> list[list[Any]]:

@@ -129,15 +129,14 @@ def _pe_reasons(job: PlacementJob, inp: PassInput) -> list[str]:
     return lines
 
 
-
 def with_cap_reasons(job: PlacementJob, caps: Caps, unenrolled: int, enrolled_pending: bool,
                      placement: Callable[[], list[str]]) -> list[str]:
     """A pending job's lines with the caps' (``common.placement.caps``), as 8.1.9 words
     them: a user at maxujobs has all jobs dropped before any placement ("job dropped
-    because of user limitations", alone, and twice as 8.1.9 prints it); a job whose unenrolled pending ids the
-    instance limit (max_aj_instances, -tc) holds back gets "not all array tasks may be
-    started due to 'max_aj_instances'" after the placement lines of what may still start
-    (none when nothing may). ``unenrolled``: its pending ids not enrolled yet;
+    because of user limitations", alone, twice as 8.1.9 prints it); a job whose
+    unenrolled pending ids the instance limit (max_aj_instances, -tc) holds back gets
+    "not all array tasks may be started due to 'max_aj_instances'" after the placement
+    lines of what may still start (none when nothing may). ``unenrolled``: its pending ids not enrolled yet;
     ``enrolled_pending``: whether it has enrolled pending tasks (these may start);
     ``placement``: the placement lines (worked out only when needed)."""
     capped = caps.reasons(job, unenrolled)
