@@ -2,12 +2,12 @@
 
 Owns the qalter command line (``parse_qalter``, pure) and the command itself. The option
 values are read by qsub's parsers (``clients.qsub.parser.OptionParser``), so ``-l``,
-``-q``, ``-pe``, ``-p``, ``-P``, ``-N``, ``-hold_jid`` and ``-tc`` accept and refuse exactly what qsub
-does; ``-hard``/``-soft`` say which list a later ``-l``/``-q`` replaces. As in Grid
-Engine a given list replaces the job's list (it is not merged into it). The qmaster
-words the answers ("modified hard resource list of job 5", refusals); they go to stdout
-and any refusal makes the exit status 1. Holds are qhold's and qrls's business; other
-qsub options are refused as unknown.
+``-q``, ``-pe``, ``-p``, ``-P``, ``-N``, ``-hold_jid`` and ``-tc`` accept and refuse
+exactly what qsub does; ``-hard``/``-soft`` say which list a later ``-l``/``-q``
+replaces. As in Grid Engine a given list replaces the job's list (it is not merged into
+it). The qmaster words the answers ("modified hard resource list of job 5", refusals);
+they go to stdout and any refusal makes the exit status 1. Holds are qhold's and qrls's
+business; other qsub options are refused as unknown.
 """
 from __future__ import annotations
 

@@ -9,8 +9,8 @@ queue offers it, the grant follows its allocation rule, the slot count is in the
 range and within the PE's total ``slots``, the grant keeps to the resource quota sets,
 and the job's consumables (complex(5)) still fit, and the start keeps to the caps of
 ``common.placement.caps`` (sched_conf(5) ``maxujobs``, sge_conf(5) ``max_aj_instances``,
-``qsub -tc``), all by the qmaster's own bookkeeping (the pure ``common.placement.resources`` model fed
-with the store). Refusals are published as
+``qsub -tc``), all by the qmaster's own bookkeeping (the pure
+``common.placement.resources`` model fed with the store). Refusals are published as
 ``order_refused`` events.
 """
 from __future__ import annotations

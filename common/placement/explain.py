@@ -136,9 +136,10 @@ def with_cap_reasons(job: PlacementJob, caps: Caps, unenrolled: int, enrolled_pe
     because of user limitations", alone, twice as 8.1.9 prints it); a job whose
     unenrolled pending ids the instance limit (max_aj_instances, -tc) holds back gets
     "not all array tasks may be started due to 'max_aj_instances'" after the placement
-    lines of what may still start (none when nothing may). ``unenrolled``: its pending ids not enrolled yet;
-    ``enrolled_pending``: whether it has enrolled pending tasks (these may start);
-    ``placement``: the placement lines (worked out only when needed)."""
+    lines of what may still start (none when nothing may). ``unenrolled``: its pending
+    ids not enrolled yet; ``enrolled_pending``: whether it has enrolled pending tasks
+    (these may start); ``placement``: the placement lines (worked out only when
+    needed)."""
     capped = caps.reasons(job, unenrolled)
     if USER_LIMIT_REASON in capped:
         return capped
