@@ -23,9 +23,9 @@ ALTER_NAMES = {"hard_resources": "hard resource list", "soft_resources": "soft r
                "job_name": "job name", "pe": "parallel environment", "pe_ranges": "slot range",
                "project": "project", "priority": "", "hold_jid": "",
                "task_concurrency": "task concurrency"}
-# what 8.1.9 changes on a job with running tasks too (the rest: "can't modify running jobs")
-RUNNING_ALTERABLE = frozenset({"task_concurrency"})
 ALTERABLE_STATES = (State.PENDING, State.HOLD)
+# what 8.1.9 changes on running jobs too (-tc; the rest: "can't modify running jobs")
+RUNNING_ALTERABLE = frozenset({"task_concurrency"})
 
 
 def handle_alter(ctx: Ctx) -> dict[str, Any]:
@@ -53,9 +53,7 @@ def _alter_refusal(ctx: Ctx, job: Job, changes: dict[str, Any], denied: bool
     if denied:
         return (f'denied: "{user}" must be at least owner of job {job.job_id} '
                 "to change job attributes")
-    if changes.get("task_concurrency") and not job.opts.get("array"):
-        return 'invalid option argument "task concurrency"'
-    if not set(changes) <= RUNNING_ALTERABLE and any(
+    if not changes.keys() <= RUNNING_ALTERABLE and any(
             t.state_enum not in ALTERABLE_STATES for t in ctx.store.enrolled_tasks(job.job_id)
             if t.state_enum is not State.FINISHED):
         return f"job {job.job_id} can't modify running jobs"
@@ -68,6 +66,8 @@ def _alter_refusal(ctx: Ctx, job: Job, changes: dict[str, Any], denied: bool
 def _altered_options(ctx: Ctx, job: Job, changes: dict[str, Any]) -> dict[str, Any] | str:
     """The job's options after the change, as the submission checks store them (-l, -q,
     -pe checked on the job as it would become), or the refusal."""
+    if changes.get("task_concurrency") and not job.opts.get("array"):  # 8.1.9's words
+        return 'invalid option argument "task concurrency"'
     try:  # the whole job as it would become passes the job description again
         altered = check_job_options({**job.opts, **changes, "verify_mode": "n"})
         verdict = check_submission(ctx.store, altered, None, operator=True)

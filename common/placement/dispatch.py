@@ -64,6 +64,8 @@ class PassInput:
     pe_used: dict[str, int] = field(default_factory=dict)
     category_cache: bool = True
     quotas: QuotaContext | None = None  # resource quota sets and their usage
+    # maxujobs, max_aj_instances and -tc (common.placement.caps); None: no caps
+    caps: Caps | None = None
     # load_thresholds (common.placement.load_alarm): each instance's thresholds, the
     # load values they are checked against, and the instances over one (-> qstat -j's
     # reason); a pass's own dispatches add their load adjustment as it makes them
@@ -74,8 +76,6 @@ class PassInput:
     # job id -> (range list, the ranges' version, which an order for one carries)
     pending_ranges: Mapping[int, tuple[list[list[int]], int]] = field(default_factory=dict)
     exclude: frozenset[str] | set[str] = frozenset()  # "job.task" keys not to place now
-    # maxujobs, max_aj_instances and -tc (common.placement.caps); None: no caps
-    caps: Caps | None = None
     _by_host: dict[str, list[tuple[SlotKey, InstanceThresholds]]] | None = field(
         default=None, repr=False, init=False)
 

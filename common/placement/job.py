@@ -89,14 +89,14 @@ def placement_job(record: Mapping[str, Any]) -> PlacementJob:
         pe=None if not pe else (str(pe[0]), int(pe[1]), int(pe[2] if len(pe) > 2 else pe[1])),
         pe_ranges=tuple((int(lo), int(hi)) for lo, hi in opts.get("pe_ranges") or ()),
         project=str(opts["project"]) if opts.get("project") else None,
-        task_concurrency=_count(opts.get("task_concurrency")))
+        task_concurrency=_concurrency(opts.get("task_concurrency")))
 
 
-def _count(value: Any) -> int:
+def _concurrency(value: Any) -> int:
     if value is None:
         return 0
     if type(value) is not int or value < 0:
-        raise TypeError(f"{value!r} is not a count")
+        raise TypeError(f"-tc {value!r} is not a count")
     return value
 
 
