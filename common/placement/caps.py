@@ -17,8 +17,8 @@
   it is how many of a pending job's tasks the ticket computation gives tickets of their
   own (at most the free slots + 1 too; enrolled pending tasks first, then the pending
   ids); the tasks after them are still placed in the same pass, with the tickets of the
-  last one. ``ticketed_tasks`` says how many; the policy's jobs carry it
-  (``PolicyJob.pending_tasks``).
+  last one. The policy core counts them (``common.policy.priority``); the pass has no
+  bound of its own for it.
 
 ``Caps`` holds the counts at the start of a pass and is debited by the pass's own
 dispatches; the qmaster builds one from its store to check orders (the scheduler's view
@@ -35,14 +35,6 @@ from common.placement.job import PlacementJob
 # words as its qstat -j prints them: tests/data/reference/policy/g7-*-qstat-j*.out)
 USER_LIMIT_REASON = "job dropped because of user limitations"
 INSTANCES_REASON = "not all array tasks may be started due to 'max_aj_instances'"
-
-
-def ticketed_tasks(pending: int, max_pending_tasks_per_job: int, free_slots: int) -> int:
-    """Of a job's ``pending`` tasks (held ones not counted), how many the ticket policies
-    see: 8.1.9's sge_calc_tickets() takes MIN(max_pending_tasks_per_job, free slots + 1)
-    of each pending job's tasks (``free_slots``: of the queue instances that take jobs
-    now)."""
-    return max(min(pending, max_pending_tasks_per_job, max(free_slots, 0) + 1), 0)
 
 
 def instance_limit(task_concurrency: int, max_aj_instances: int) -> int | None:

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from common.cluster import QueueInstance
 from common.placement.caps import (
-    INSTANCES_REASON, USER_LIMIT_REASON, Caps, instance_limit, ticketed_tasks,
+    INSTANCES_REASON, USER_LIMIT_REASON, Caps, instance_limit,
 )
 from common.placement.dispatch import PassInput, PassStats, dispatch_pass
 from common.placement.explain import with_cap_reasons
@@ -177,18 +177,10 @@ def test_pass_input_reads_maxujobs_and_max_aj_instances_from_the_configuration()
     assert inp.caps.user_full("alice") and not inp.caps.user_full("bob")
 
 
-def test_max_pending_tasks_per_job_bounds_the_tasks_that_get_tickets() -> None:
-    """8.1.9's sge_calc_tickets: MIN(max_pending_tasks_per_job, free slots + 1)."""
-    assert ticketed_tasks(1000, 50, 400) == 50
-    assert ticketed_tasks(1000, 50, 3) == 4
-    assert ticketed_tasks(1000, 50, 0) == 1
-    assert ticketed_tasks(7, 50, 400) == 7
-    assert ticketed_tasks(7, 0, 400) == 0
-
-
 def test_max_pending_tasks_per_job_bounds_no_dispatch() -> None:
-    """The pass places every task that finds room (8.1.9 goes on placing an array job's
-    tasks beyond the ones that got tickets, with the last one's tickets)."""
+    """The pass places every task that finds room, past max_pending_tasks_per_job (50 by
+    default) and under the caps: 8.1.9 goes on placing an array job's tasks beyond the
+    ones that got tickets of their own (sge_calc_tickets), with the last one's."""
     assert len(run([job(1)], ranges={1: [[1, 100, 1]]}, slots=60)) == 60
 
 
