@@ -2,12 +2,12 @@
 
 Owns the qalter command line (``parse_qalter``, pure) and the command itself. The option
 values are read by qsub's parsers (``clients.qsub.parser.OptionParser``), so ``-l``,
-``-q``, ``-pe``, ``-p``, ``-P``, ``-N`` and ``-hold_jid`` accept and refuse exactly what qsub
-does; ``-hard``/``-soft`` say which list a later ``-l``/``-q`` replaces. As in Grid
-Engine a given list replaces the job's list (it is not merged into it). The qmaster
-words the answers ("modified hard resource list of job 5", refusals); they go to stdout
-and any refusal makes the exit status 1. Holds are qhold's and qrls's business; other
-qsub options are refused as unknown.
+``-q``, ``-pe``, ``-p``, ``-P``, ``-N``, ``-hold_jid`` and ``-tc`` accept and refuse
+exactly what qsub does; ``-hard``/``-soft`` say which list a later ``-l``/``-q``
+replaces. As in Grid Engine a given list replaces the job's list (it is not merged into
+it). The qmaster words the answers ("modified hard resource list of job 5", refusals);
+they go to stdout and any refusal makes the exit status 1. Holds are qhold's and qrls's
+business; other qsub options are refused as unknown.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 EXIT_ERROR = 1
 # the switches qalter changes a job with; -hard and -soft only steer -l and -q
-ALTER_SWITCHES = ("-l", "-q", "-p", "-P", "-N", "-pe", "-hold_jid", "-ot", "-js", "-dl")
+ALTER_SWITCHES = ("-l", "-q", "-p", "-P", "-N", "-pe", "-hold_jid", "-ot", "-js", "-dl", "-tc")
 # the switches of the ticket and urgency policies -> the job's option they set
 POLICY_SWITCHES = {"-js": "job_share", "-dl": "deadline"}
 OPTIONS_TEXT = (
@@ -45,6 +45,7 @@ OPTIONS_TEXT = (
     "   [-pe pe-name slot_range]                 request slot range for parallel jobs\n"
     "   [-q wc_queue_list]                       bind job to queue(s)\n"
     "   [-soft]                                  consider following requests as soft\n"
+    "   [-tc max_running_tasks]                  throttle the number of concurrent tasks\n"
     "   job_task_list                            jobids (and taskids) of jobs to be "
     "altered\n")
 
@@ -124,6 +125,8 @@ def _apply_scalar(changes: dict[str, Any], opt: ParsedOption) -> None:
         changes["override_tickets"] = int(opt.value)
     elif opt.switch in POLICY_SWITCHES:
         changes[POLICY_SWITCHES[opt.switch]] = opt.value
+    elif opt.switch == "-tc":
+        changes["task_concurrency"] = int(opt.value)
     else:  # -pe name ranges
         name, ranges = opt.value
         changes["pe"] = [name, min(r[0] for r in ranges), max(r[1] for r in ranges)]

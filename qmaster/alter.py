@@ -1,5 +1,6 @@
 """qalter: changing the requests of pending jobs (``-l``, ``-q``, ``-p``, ``-P``, ``-N``,
-``-pe``, ``-hold_jid``) and the policies' inputs of pending and running ones (``-p``,
+``-pe``, ``-hold_jid``), the task concurrency of array jobs, running ones too
+(``-tc``), and the policies' inputs of pending and running ones (``-p``,
 ``-ot``: operators and managers only, ``-js``, ``-dl``: members of ``deadlineusers``
 only), with Grid Engine's permission rules and answers (from a submit host only,
 ``qmaster.host_rights``)."""
@@ -22,10 +23,13 @@ from qmaster.submit_checks import check_submission, is_deadline_user
 ALTER_NAMES = {"hard_resources": "hard resource list", "soft_resources": "soft resource list",
                "hard_queues": "hard queue list", "soft_queues": "soft queue list",
                "job_name": "job name", "pe": "parallel environment", "pe_ranges": "slot range",
-               "project": "project", "priority": "", "hold_jid": ""}
+               "project": "project", "priority": "", "hold_jid": "",
+               "task_concurrency": "task concurrency"}
 ALTERABLE_STATES = (State.PENDING, State.HOLD)
-# what 8.1.9 changes on running jobs too (the policies' inputs)
-RUNNING_ALTERABLE = frozenset({"priority", "override_tickets", "job_share", "deadline"})
+# what 8.1.9 changes on running jobs too (the policies' inputs and -tc; the rest:
+# "can't modify running jobs")
+RUNNING_ALTERABLE = frozenset({"priority", "override_tickets", "job_share", "deadline",
+                               "task_concurrency"})
 
 
 def handle_alter(ctx: Ctx) -> dict[str, Any]:
@@ -71,6 +75,8 @@ def _alter_refusal(ctx: Ctx, job: Job, changes: dict[str, Any], denied: bool
 def _altered_options(ctx: Ctx, job: Job, changes: dict[str, Any]) -> dict[str, Any] | str:
     """The job's options after the change, as the submission checks store them (-l, -q,
     -pe checked on the job as it would become), or the refusal."""
+    if changes.get("task_concurrency") and not job.opts.get("array"):  # 8.1.9's words
+        return 'invalid option argument "task concurrency"'
     try:  # the whole job as it would become passes the job description again
         altered = check_job_options({**job.opts, **changes, "verify_mode": "n"})
         verdict = check_submission(ctx.store, altered, None, operator=True)

@@ -12,7 +12,9 @@ import fnmatch
 from dataclasses import dataclass, field
 from typing import Any
 
+from common import task_ranges
 from common.access import user_allowed
+from common.jobstate import State
 from common.cluster import attr, queue_instances
 from common.model import UserInfo
 from common.resource.complexes import ComplexError, cell_complexes, requests_as_stored
@@ -21,10 +23,10 @@ from qmaster.context import RequestError
 from qmaster.project_handlers import check_job_project
 from qmaster.store import Store
 from common.placement.dispatch import can_run, queue_matches
-from common.placement.explain import pending_reasons
-from common.placement.job import placement_job
+from common.placement.explain import pending_reasons, with_cap_reasons
+from common.placement.job import PlacementJob, placement_job
 from common.placement.pass_conf import Access, host_group_members
-from qmaster.placement_view import as_placement_job, store_pass_input
+from qmaster.placement_view import as_placement_job, store_caps, store_pass_input
 
 NO_SUITABLE_QUEUES = "error: no suitable queues"
 VERIFY_OK = "verification: found suitable queue(s)"
@@ -200,16 +202,31 @@ def scheduling_info(store: Store, jobs: list[Any]) -> dict[int, list[str]]:
     if not jobs:
         return {}
     inp = store_pass_input(store)
+    caps = store_caps(store, inp.caps, (job.job_id for job in jobs))
     by_category: dict[tuple[Any, ...], list[str]] = {}  # alike jobs wait for one reason
+
+    def placement(placed: PlacementJob) -> list[str]:
+        key = placed.category
+        if key not in by_category:
+            by_category[key] = pending_reasons(placed, inp)
+        return by_category[key]
     reasons = {}
     for job in jobs:
         try:
             placed = as_placement_job(job)
-            key = placed.category
-            if key not in by_category:
-                by_category[key] = pending_reasons(placed, inp)
-            reasons[job.job_id] = by_category[key]
+            reasons[job.job_id] = with_cap_reasons(
+                placed, caps, _placeable_ids(store, job.job_id),
+                any(t.state_enum is State.PENDING
+                    for t in store.enrolled.get(job.job_id, {}).values()),
+                lambda: placement(placed))
         except Exception as exc:  # noqa: BLE001 - qstat -j says why instead of failing
             reasons[job.job_id] = [f"job cannot be evaluated by the scheduler: "
                                    f"{type(exc).__name__}: {exc}"]
     return reasons
+
+
+def _placeable_ids(store: Store, job_id: int) -> int:
+    """How many of the job's pending ids that are not enrolled the scheduler may place
+    (none while its ranges carry a hold)."""
+    rng = store.ranges.get(job_id)
+    return task_ranges.count(rng.pending) if rng is not None and not rng.holds else 0

@@ -234,6 +234,9 @@ class SchedulerService:
         for refused in reply.get("refused", []):
             order = refused.get("order") or {}
             self.inflight.pop(f"{order.get('job_id')}.{order.get('task_id')}", None)
+            # e.g. a cap (maxujobs, -tc) the qmaster saw reached before this view did
+            self._log("order refused", job_id=order.get("job_id"),
+                      task_id=order.get("task_id"), reason=refused.get("reason"))
         self._log("pass", considered=stats.considered, orders=len(orders),
                   seconds=round(took, 4),
                   refused=len(reply.get("refused", [])))

@@ -8,11 +8,12 @@ stays free of bookkeeping for explanations.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from common.cluster import QueueInstance
 from common.resource.matching import match_job
 from common.resource.complexes import format_request_list
+from common.placement.caps import USER_LIMIT_REASON, Caps
 from common.placement.dispatch import PassInput, can_run, queue_matches
 from common.placement.job import PlacementJob
 from common.placement.pass_conf import GLOBAL_HOST, Access, matching_pes, pes_at
@@ -127,3 +128,21 @@ def _pe_reasons(job: PlacementJob, inp: PassInput) -> list[str]:
             lines.append(f'cannot run in PE "{name}" because it only offers 0 slots')
     return lines
 
+
+def with_cap_reasons(job: PlacementJob, caps: Caps, unenrolled: int, enrolled_pending: bool,
+                     placement: Callable[[], list[str]]) -> list[str]:
+    """A pending job's lines with the caps' (``common.placement.caps``), as 8.1.9 words
+    them: a user at maxujobs has all jobs dropped before any placement ("job dropped
+    because of user limitations", alone, twice as 8.1.9 prints it); a job whose
+    unenrolled pending ids the instance limit (max_aj_instances, -tc) holds back gets
+    "not all array tasks may be started due to 'max_aj_instances'" after the placement
+    lines of what may still start (none when nothing may). ``unenrolled``: its pending
+    ids not enrolled yet; ``enrolled_pending``: whether it has enrolled pending tasks
+    (these may start); ``placement``: the placement lines (worked out only when
+    needed)."""
+    capped = caps.reasons(job, unenrolled)
+    if USER_LIMIT_REASON in capped:
+        return capped
+    if capped and caps.room(job) == 0 and not enrolled_pending:
+        return capped
+    return placement() + capped
