@@ -35,7 +35,8 @@ class PolicyConf:
     max_pending_tasks_per_job: int = 50
     policy_hierarchy: str = "OFS"          # "" for NONE
     halftime: int = 168                    # hours; 0: usage is not decayed
-    # halflife_decay_list: usage name -> half-life in minutes (-1: usage kept forever)
+    # halflife_decay_list: usage name -> half-life in minutes (0: no decay; -1: nothing
+    # booked is kept, as 8.1.9 reads it)
     halflife_decay: Mapping[str, float] = field(default_factory=dict)
     usage_weights: Mapping[str, float] = field(
         default_factory=lambda: {"cpu": 1.0, "mem": 0.0, "io": 0.0})
@@ -105,7 +106,7 @@ def _weights(text: str) -> dict[str, float]:
 
 
 def _decay_list(text: str) -> dict[str, float]:
-    """``cpu=-1:mem=60`` (sched_conf(5): colon separated; minutes, -1 never decays)."""
+    """``cpu=-1:mem=60`` (sched_conf(5): colon separated; minutes)."""
     if not text.strip() or text.strip().upper() == "NONE":
         return {}
     out: dict[str, float] = {}
