@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from common import wire
+from common.objects_conf.user import user_pairs
 from common.policy.conf import PolicyConf
 from common.policy.usage import PROJECT, USER, Holder, holder_key
 from qmaster.spool import Transaction
@@ -123,7 +124,9 @@ def test_clearusage_needs_a_manager_and_keeps_long_term_usage(qm: Harness) -> No
 
 def test_clearusage_of_named_users_only(qm: Harness) -> None:
     book = qm.server.services.usage
-    for owner in ("alice", "bob"):
+    for owner in ("alice", "bob"):  # -clearusage names users that have user objects
+        qm.call("conf_put", {"user": ROOT.to_dict(), "kind": "user", "name": owner,
+                             "data": user_pairs(owner), "mode": "add"})
         book.running(f"{owner}.1", 1.0, owner, None, {"cpu": 5.0}, 10.0, {"cpu": 1.0},
                      lambda undo: None)
     qm.call("clear_usage", {"user": ROOT.to_dict(), "users": ["bob"]})
