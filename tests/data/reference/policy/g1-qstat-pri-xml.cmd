@@ -1,0 +1,2 @@
+# as sgeuser at 2026-11-27T23:52:24Z (epoch 1795823544)
+$ qstat -pri -xml

@@ -1,0 +1,2 @@
+# as root at 2026-11-28T00:08:28Z (epoch 1795824508)
+$ qconf -suser sgeuser2

@@ -1,0 +1,2 @@
+# as root at 2026-11-28T00:09:57Z (epoch 1795824597)
+$ qconf -Au /work/wt-oracle/tests/data/reference/policy/g13-acl-dept3.txt

@@ -1,0 +1,2 @@
+# as root at 2026-11-28T00:10:07Z (epoch 1795824607)
+$ env EDITOR=/tmp/ed-stree.sh qconf -mstree

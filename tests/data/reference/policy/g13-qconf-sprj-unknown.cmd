@@ -1,0 +1,2 @@
+# as root at 2026-11-28T00:09:52Z (epoch 1795824592)
+$ qconf -sprj nosuchprj

@@ -1,0 +1,2 @@
+# as sgeuser at 2026-11-28T00:10:16Z (epoch 1795824616)
+$ qsub -h -P p20 -b y -o /dev/null -e /dev/null /bin/true

@@ -1,0 +1,2 @@
+# as root at 2026-11-28T00:11:49Z (epoch 1795824709)
+$ qstat -ext -u *

@@ -1,0 +1,2 @@
+# as root at 2026-11-28T00:12:14Z (epoch 1795824734)
+$ qstat -ext -u *

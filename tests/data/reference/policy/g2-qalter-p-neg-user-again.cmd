@@ -1,0 +1,2 @@
+# as sgeuser at 2026-11-27T23:52:56Z (epoch 1795823576)
+$ qalter -p -10 11

@@ -1,0 +1,2 @@
+# as sgeuser at 2026-11-27T23:52:53Z (epoch 1795823573)
+$ qsub -p -10 -b y -N pneg -o /dev/null -e /dev/null /bin/sleep 60

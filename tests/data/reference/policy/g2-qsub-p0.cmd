@@ -1,0 +1,2 @@
+# as sgeuser at 2026-11-27T23:52:53Z (epoch 1795823573)
+$ qsub -b y -N p0 -o /dev/null -e /dev/null /bin/sleep 60

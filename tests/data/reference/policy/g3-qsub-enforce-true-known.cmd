@@ -1,0 +1,2 @@
+# as sgeuser2 at 2026-11-27T23:54:11Z (epoch 1795823651)
+$ qsub -h -b y -N e2 -o /dev/null -e /dev/null /bin/sleep 60

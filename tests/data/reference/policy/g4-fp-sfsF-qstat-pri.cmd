@@ -1,0 +1,2 @@
+# as root at 2026-11-27T23:55:22Z (epoch 1795823722)
+$ qstat -pri -u *

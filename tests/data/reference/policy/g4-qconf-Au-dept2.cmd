@@ -1,0 +1,2 @@
+# as root at 2026-11-27T23:55:25Z (epoch 1795823725)
+$ qconf -Au /work/wt-oracle/tests/data/reference/policy/g4-acl-dept2.txt

@@ -1,0 +1,2 @@
+# as root at 2026-11-27T23:57:55Z (epoch 1795823875)
+$ qstat -ext -u *

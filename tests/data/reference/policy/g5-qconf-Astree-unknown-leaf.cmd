@@ -1,0 +1,2 @@
+# as root at 2026-11-27T23:56:31Z (epoch 1795823791)
+$ qconf -Astree /work/wt-oracle/tests/data/reference/policy/g5-stree-unknown-leaf.txt

@@ -1,0 +1,2 @@
+# as sgeuser2 at 2026-11-28T00:01:00Z (epoch 1795824060)
+$ qstat -j 58

@@ -1,0 +1,2 @@
+# as sgeuser at 2026-11-28T00:00:29Z (epoch 1795824029)
+$ qstat -j 56

@@ -1,0 +1,2 @@
+# as root at 2026-11-28T00:04:57Z (epoch 1795824297)
+$ qconf -sstree

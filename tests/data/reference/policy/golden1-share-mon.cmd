@@ -1,0 +1,2 @@
+# as root at 2026-11-28T00:09:02Z (epoch 1795824542)
+$ sge_share_mon -c 1 -h

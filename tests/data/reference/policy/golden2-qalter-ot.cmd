@@ -1,0 +1,2 @@
+# as root at 2026-11-28T00:09:06Z (epoch 1795824546)
+$ qalter -ot 20 81

@@ -1,0 +1,2 @@
+# as root at 2026-11-28T00:09:36Z (epoch 1795824576)
+$ sge_share_mon -c 1 -h
