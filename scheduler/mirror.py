@@ -4,7 +4,8 @@ Pure: ``Mirror.from_snapshot``, ``Mirror.add_part`` (the snapshot's further part
 ``Mirror.apply`` take the dicts the qmaster publishes;
 jobs are kept as ``PlacementJob``s (a job record placement cannot read is kept aside in
 ``unreadable`` and reported); ``Mirror.pass_input`` hands the mirror to
-``common.placement.inputs.pass_input``.
+``common.placement.inputs.pass_input``, ``Mirror.policy`` to the scheduling policy
+(``common.policy.inputs``), whose order the pass takes the pending jobs in.
 """
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ from common.placement.inputs import pass_input, placement_jobs, queue_thresholds
 from common.placement.job import PlacementJob
 from common.placement.pass_conf import conf_fields
 from common.placement.resources import LevelKey, complex_list, fixed_levels
+from common.policy import inputs as policy_inputs
+from common.policy.model import PolicyResult, UsageTable
 
 # events that can make a pass find something new to do
 TRIGGER_KINDS = frozenset({"job", "task", "ranges", "host", "queue", "hgrp", "pe", "exechost", "userset",
@@ -171,6 +174,17 @@ class Mirror:
     def active_tasks(self) -> list[dict[str, Any]]:
         return [t for t in self.tasks.values()
                 if State(t["state"]) in ACTIVE_STATES and t.get("granted")]
+
+    def policy_usage(self) -> UsageTable:
+        """The usage the share tree weighs. WIRED AT THE MERGE with p27-usage: its mirror
+        field ``usage`` (event kind "usage"); until then no usage is known."""
+        return UsageTable()
+
+    def policy(self, now: float) -> PolicyResult:
+        """The scheduling policy over the mirrored jobs at ``now`` (sge_priority(5))."""
+        inputs = policy_inputs.policy_inputs(self.conf, self.jobs, self.tasks.values(),
+                                             self.ranges.values())
+        return policy_inputs.evaluate(inputs, self.policy_usage(), now)
 
     def pass_input(self, exclude: set[str] | frozenset[str] = frozenset(),
                    inflight: Mapping[str, tuple[list[list[Any]], str | None]] | None = None
