@@ -553,6 +553,8 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
                   # job records with only what a job listing shows (qstat, qhost -j),
                   # and fields at their empty defaults left out (of ranges too)
                   "brief": (Bool(), False),
+                  # the scheduling policy's figures of the jobs (qmaster.policy_view)
+                  "priorities": (Bool(), False),
                   # the next part of a listing: the jobs after this one
                   "after": (Int(0, MAX_INT), 0)}),
     "cluster_query": lambda: Struct(required={"user": _user()},

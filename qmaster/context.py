@@ -12,6 +12,7 @@ from typing import Any
 
 from common import task_ranges
 from common.model import UserInfo
+from qmaster.policy_view import PolicyView
 from qmaster.store import Batch, Store
 
 DEFERRED: dict[str, Any] = {"__deferred__": True}
@@ -163,6 +164,8 @@ class Services:
     refused_orders: int = 0
     seq: int = 0  # sequence number of the last published event
     log: Any = None  # structlog logger of the daemon, or None
+    # the scheduling policy's figures for qstat, worked out when asked (qmaster.policy_view)
+    policy_view: PolicyView = field(default_factory=PolicyView)
 
     def job_log(self, event: str, **fields: Any) -> None:
         """One log line about a job, with job id, host and queue bound by the caller."""

@@ -1,0 +1,127 @@
+"""The qmaster's view of the scheduling policy, for ``qstat`` (``prior``, ``-pri``, ``-urg``,
+``-ext``, ``qstat -j``'s ntix/nurg) and ``sge_share_mon``: worked out when asked, as
+``qstat -j``'s reasons are, from the store's jobs and configuration through the same
+``common.policy.inputs`` the scheduler uses.
+
+One evaluation serves every question for ``MAX_AGE`` seconds (and while the store's
+event sequence stays where it was, not longer than ``MAX_STALE``): a hundred ``qstat``
+calls within a second cost one evaluation, whose cost grows with the unfinished jobs.
+The jobs' placement views are kept between evaluations while a job's version stays.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterable
+
+from common.jobstate import ACTIVE_STATES, State
+from common.placement.job import PlacementJob, placement_job, placement_record
+from common.policy import inputs as policy_inputs
+from common.policy.model import JobPriority, PolicyResult, Tickets, UsageTable
+
+if TYPE_CHECKING:
+    from qmaster.store import Store
+
+MAX_AGE = 1.0     # seconds one evaluation answers for, whatever changed
+MAX_STALE = 10.0  # ... and while nothing changed (the waiting time still grows)
+
+
+@dataclass
+class PolicyView:
+    _result: PolicyResult | None = None
+    _at: float = 0.0
+    _seq: int = -1
+    _jobs: dict[int, tuple[int, PlacementJob]] = field(default_factory=dict)
+    _departments: dict[int, str] = field(default_factory=dict)
+    evaluations: int = 0
+
+    def figures(self, store: "Store", now: float, seq: int, job_ids: Iterable[int]
+                ) -> dict[int, dict[str, Any]]:
+        """What a listing shows of these jobs (those that wait or run): ``job_figures``
+        with the job's department and ``-dl`` time."""
+        result = self.result(store, now, seq)
+        out: dict[int, dict[str, Any]] = {}
+        for job_id in job_ids:
+            found = result.jobs.get(job_id)
+            if found is None:
+                continue
+            figures = job_figures(found)
+            figures["department"] = self._departments.get(job_id, "defaultdepartment")
+            cached = self._jobs.get(job_id)
+            if cached is not None and cached[1].deadline is not None:
+                figures["deadline"] = cached[1].deadline
+            out[job_id] = figures
+        return out
+
+    def result(self, store: "Store", now: float, seq: int) -> PolicyResult:
+        """The policy's figures at ``now`` (those of an evaluation at most ``MAX_AGE``
+        old; ``seq``: the last published event, which tells a changed store)."""
+        age = now - self._at
+        if self._result is not None and 0 <= age and (
+                age < MAX_AGE or (seq == self._seq and age < MAX_STALE)):
+            return self._result
+        inputs = policy_inputs.policy_inputs(store.conf, self._placement_jobs(store),
+                                             _tasks(store), _ranges(store))
+        self._departments = {job.job_id: job.department for job in inputs.jobs}
+        self._result = policy_inputs.evaluate(inputs, store_usage(store, now), now)
+        self._at, self._seq = now, seq
+        self.evaluations += 1
+        return self._result
+
+    def _placement_jobs(self, store: "Store") -> dict[int, PlacementJob]:
+        """The unfinished jobs' placement views, each read again only when it changed."""
+        kept: dict[int, tuple[int, PlacementJob]] = {}
+        for job_id, job in store.jobs.items():
+            if store.job_finished(job_id):
+                continue
+            cached = self._jobs.get(job_id)
+            if cached is None or cached[0] != job.version:
+                try:
+                    cached = (job.version, placement_job(placement_record(
+                        job_id, job.owner, job.group, job.opts, job.submit_time)))
+                except (TypeError, ValueError, IndexError, AttributeError):
+                    continue  # (the scheduler reports such a job: it cannot run either)
+            kept[job_id] = cached
+        self._jobs = kept
+        return {job_id: placement for job_id, (_, placement) in kept.items()}
+
+
+def store_usage(store: "Store", now: float) -> UsageTable:
+    """The usage the share tree weighs. WIRED AT THE MERGE with p27-usage: its
+    ``usage_book.table(now, conf)``; until then no usage is known."""
+    return UsageTable()
+
+
+_ACTIVE = frozenset(s.value for s in ACTIVE_STATES)
+
+
+def _tasks(store: "Store") -> Iterable[dict[str, Any]]:
+    """The enrolled tasks that wait or hold slots, as records ``job_tasks`` reads."""
+    for task in store.tasks.values():
+        if task.state == State.PENDING or (task.state in _ACTIVE and task.granted):
+            yield {"job_id": task.job_id, "task_id": task.task_id, "state": task.state,
+                   "holds": task.holds, "granted": task.granted, "usage": task.usage}
+
+
+def _ranges(store: "Store") -> Iterable[dict[str, Any]]:
+    for job_id, rng in store.ranges.items():
+        if rng.pending and not rng.holds:
+            yield {"job_id": job_id, "pending": rng.pending}
+
+
+# --------------------------------------------------------------------------- the answer
+
+def _tickets(t: Tickets) -> list[float]:
+    return [t.tckts, t.otckt, t.ftckt, t.stckt, t.share]
+
+
+def job_figures(found: JobPriority) -> dict[str, Any]:
+    """What a listing shows of one job (``qstat`` prior, -pri, -urg, -ext): the priority,
+    its normalised parts, the urgency's parts, the tickets ``[tckts, otckt, ftckt, stckt,
+    share]`` of its pending tasks and of each running task."""
+    urg = found.urgency
+    return {"prio": found.prio, "npprior": found.npprior, "nurg": found.nurg,
+            "ntckts": found.ntckts,
+            "urg": [urg.urg, urg.rrcontr, urg.wtcontr, urg.dlcontr],
+            "tickets": _tickets(found.tickets),
+            "tasks": {task_id: _tickets(t) for task_id, t in found.task_tickets.items()}}
+
