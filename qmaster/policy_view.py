@@ -117,11 +117,13 @@ def _tickets(t: Tickets) -> list[float]:
 def job_figures(found: JobPriority) -> dict[str, Any]:
     """What a listing shows of one job (``qstat`` prior, -pri, -urg, -ext): the priority,
     its normalised parts, the urgency's parts, the tickets ``[tckts, otckt, ftckt, stckt,
-    share]`` of its pending tasks and of each running task."""
+    share]`` of its pending tasks and of each running task, and each running task's
+    priority (8.1.9 works it out from the task's own tickets)."""
     urg = found.urgency
     return {"prio": found.prio, "npprior": found.npprior, "nurg": found.nurg,
             "ntckts": found.ntckts,
             "urg": [urg.urg, urg.rrcontr, urg.wtcontr, urg.dlcontr],
             "tickets": _tickets(found.tickets),
-            "tasks": {task_id: _tickets(t) for task_id, t in found.task_tickets.items()}}
+            "tasks": {task_id: _tickets(t) for task_id, t in found.task_tickets.items()},
+            "task_prio": dict(found.task_prio)}
 

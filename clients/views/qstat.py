@@ -2,8 +2,8 @@
 
 This module owns which jobs, tasks, queue instances and hosts ``qstat`` and ``qhost`` show
 and in which order, as Grid Engine 8.1.9 does: running tasks queue instance by queue
-instance (then by job and task id), pending tasks after them by priority (held ones have
-0.00000, the others 0.50000) then job id, with the pending tasks of an array job grouped
+instance (then by job and task id), pending tasks after them by priority (the qmaster's
+policy figures; held ones have 0.00000) then job id, with the pending tasks of an array job grouped
 into one row per state ("3-10:1", "1,3,5"). Input are the plain dicts of
 ``Client.jobs()`` and ``Client.cluster()``; output are the JobRow, QueueRow and HostRow
 dicts documented in ``clients.render.qstat``; the qhost rows are ``clients.views.qhost``.
@@ -115,7 +115,13 @@ def _prio(job: Reply, task: Reply) -> float:
         return HELD_PRIO
     if "policy" not in job:
         return NORMAL_PRIO
-    return float((job["policy"] or {}).get("prio") or 0.0)
+    figures = job["policy"] or {}
+    if task["state"] in ACTIVE:
+        per_task = figures.get("task_prio") or {}
+        found = per_task.get(task["task_id"], per_task.get(str(task["task_id"])))
+        if found is not None:
+            return float(found)
+    return float(figures.get("prio") or 0.0)
 
 
 def _task_tickets(job: Reply, task: Reply) -> list[float]:

@@ -10,6 +10,8 @@ pass takes and the numbers ``qstat -pri`` shows come from one reading of the cel
 """
 from __future__ import annotations
 
+import heapq
+import itertools
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -148,10 +150,18 @@ def _average(ranges: Iterable[tuple[int, int]], upper: int) -> float:
 @dataclass
 class JobTasks:
     """What a job's task records and range lists say the policy counts: its waiting
-    tasks that are not held, and its tasks that hold slots."""
+    tasks that are not held (how many; the enrolled ones' ids and the ranges), and its
+    tasks that hold slots."""
 
     pending: int = 0
     running: list[RunningTask] = field(default_factory=list)
+    enrolled: list[int] = field(default_factory=list)
+    ranges: list[list[list[int]]] = field(default_factory=list)
+
+    def first_pending_ids(self, limit: int) -> tuple[int, ...]:
+        """The ids of the first ``limit`` waiting tasks, in order."""
+        streams = [sorted(self.enrolled)] + [task_ranges.ids(r) for r in self.ranges]
+        return tuple(itertools.islice(heapq.merge(*streams), max(limit, 1)))
 
 
 def job_tasks(tasks: Iterable[Mapping[str, Any]], ranges: Iterable[Mapping[str, Any]]
@@ -163,15 +173,20 @@ def job_tasks(tasks: Iterable[Mapping[str, Any]], ranges: Iterable[Mapping[str, 
         state = task.get("state")
         if state == State.PENDING:
             if not task.get("holds"):
-                out.setdefault(task["job_id"], JobTasks()).pending += 1
+                found = out.setdefault(task["job_id"], JobTasks())
+                found.pending += 1
+                found.enrolled.append(int(task["task_id"]))
         elif state in _ACTIVE and task.get("granted"):
             slots = sum(int(g[2]) for g in task["granted"])
+            suspended = state == State.SUSPENDED or bool(task.get("suspend_reasons"))
             out.setdefault(task["job_id"], JobTasks()).running.append(
-                RunningTask(int(task["task_id"]), slots, _usage(task.get("usage"))))
+                RunningTask(int(task["task_id"]), slots, _usage(task.get("usage")),
+                            suspended=suspended))
     for rng in ranges:
         if rng.get("pending") and not rng.get("holds"):
-            out.setdefault(rng["job_id"], JobTasks()).pending += \
-                task_ranges.count(rng["pending"])
+            found = out.setdefault(rng["job_id"], JobTasks())
+            found.pending += task_ranges.count(rng["pending"])
+            found.ranges.append(rng["pending"])
     return out
 
 
@@ -186,9 +201,10 @@ def _usage(reported: Any) -> dict[str, float]:
 
 
 def policy_jobs(jobs: Mapping[int, PlacementJob], counts: Mapping[int, JobTasks],
-                conf: Conf) -> list[PolicyJob]:
+                conf: Conf, max_pending_tasks: int = 50) -> list[PolicyJob]:
     """The jobs that wait or run, as the policy sees them. A ``-dl`` counts only while
-    the owner is in ``deadlineusers``."""
+    the owner is in ``deadlineusers``; of an array's waiting tasks the first
+    ``max_pending_tasks`` ids (sched_conf(5) ``max_pending_tasks_per_job``)."""
     departments = department_lists(conf)
     deadline_list = (conf.get("userset") or {}).get(DEADLINE_USERS)
     pes = conf.get("pe") or {}
@@ -211,7 +227,9 @@ def policy_jobs(jobs: Mapping[int, PlacementJob], counts: Mapping[int, JobTasks]
             override_tickets=job.override_tickets,
             slots=urgency_slots(job, pes) if job.pe else 1,
             requests=job.hard_resources, pending_tasks=found.pending,
-            running=tuple(found.running)))
+            running=tuple(found.running),
+            pending_task_ids=found.first_pending_ids(max_pending_tasks)
+            if found.pending else ()))
     return out
 
 
@@ -231,8 +249,10 @@ class PolicyInputs:
 def policy_inputs(conf: Conf, jobs: Mapping[int, PlacementJob],
                   tasks: Iterable[Mapping[str, Any]], ranges: Iterable[Mapping[str, Any]]
                   ) -> PolicyInputs:
-    return PolicyInputs(policy_jobs(jobs, job_tasks(tasks, ranges), conf), policy_conf(conf),
-                        entities(conf), share_tree(conf), resource_urgencies(conf))
+    settings = policy_conf(conf)
+    return PolicyInputs(
+        policy_jobs(jobs, job_tasks(tasks, ranges), conf, settings.max_pending_tasks_per_job),
+        settings, entities(conf), share_tree(conf), resource_urgencies(conf))
 
 
 def evaluate(inputs: PolicyInputs, usage: UsageTable, now: float) -> PolicyResult:

@@ -68,7 +68,18 @@ def test_held_tasks_do_not_wait_and_running_ones_hold_their_slots() -> None:
               {"job_id": 1, "pending": [[11, 20, 1]], "holds": ["u"]}]
     [found] = only({1: job(1, array=[1, 20, 1])}, tasks, ranges=ranges)
     assert found.pending_tasks == 1 + 4
+    assert found.pending_task_ids == (1, 4, 6, 8, 10)
     assert found.running == (RunningTask(3, 2, {"cpu": 5.0}),)
+    suspended = {**running(1, 3), "state": "suspended", "suspend_reasons": ["job"]}
+    assert only({1: job(1)}, [suspended])[0].running[0].suspended
+
+
+def test_only_the_first_pending_ids_of_a_large_array() -> None:
+    cell = conf(sconf={"global": [["max_pending_tasks_per_job", "3"]]})
+    ranges = [{"job_id": 1, "pending": [[5, 100000, 1]]}]
+    [found] = only({1: job(1, array=[1, 100000, 1])}, [pending(1, 2)], cell, ranges)
+    assert found.pending_tasks == 1 + 99996
+    assert found.pending_task_ids == (2, 5, 6)
 
 
 def test_jobs_with_nothing_waiting_or_running_are_left_out() -> None:
