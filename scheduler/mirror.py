@@ -50,6 +50,9 @@ class Mirror:
     _conf_fields: dict[str, Any] | None = None  # PassInput's share of conf, until it changes
     # each instance's load and suspend thresholds, as long as the instances stay
     _thresholds: dict[tuple[str, str], Any] | None = None
+    # the policy's view of the jobs, rebuilt job by job as events change them
+    _policy_jobs: policy_inputs.PolicyJobCache = field(
+        default_factory=policy_inputs.PolicyJobCache)
 
     @classmethod
     def from_snapshot(cls, snap: dict[str, Any]) -> "Mirror":
@@ -72,13 +75,17 @@ class Mirror:
         self.unreadable.update(unreadable)
         for rng in part.get("ranges") or []:
             self._put_ranges(rng)
+            self._policy_jobs.put_ranges(int(rng["job_id"]), rng)
         for task in part["tasks"]:
             self._put_task(task)
+            self._policy_jobs.put_task(int(task["job_id"]), int(task["task_id"]), task)
 
     def apply(self, event: dict[str, Any]) -> bool:
         """Apply one event; True when it may give the dispatch pass something to do."""
         kind, op, key, obj = event["kind"], event["op"], event["key"], event.get("obj")
         self.seq = int(event["seq"])
+        if kind in ("job", "task", "ranges") or kind in self.conf:
+            self._policy_jobs.note(kind, op, key, obj)
         if kind == "job":
             self._apply_job(op, key, obj)
         elif kind == "task":
@@ -180,10 +187,15 @@ class Mirror:
         field ``usage`` (event kind "usage"); until then no usage is known."""
         return UsageTable()
 
+    def policy_inputs_jobs(self) -> list[Any]:
+        """The ``PolicyJob``s of the mirrored jobs (kept between passes)."""
+        return policy_inputs.policy_inputs(self.conf, self.jobs, (), (),
+                                           cache=self._policy_jobs).jobs
+
     def policy(self, now: float) -> PolicyResult:
         """The scheduling policy over the mirrored jobs at ``now`` (sge_priority(5))."""
-        inputs = policy_inputs.policy_inputs(self.conf, self.jobs, self.tasks.values(),
-                                             self.ranges.values())
+        inputs = policy_inputs.policy_inputs(self.conf, self.jobs, (), (),
+                                             cache=self._policy_jobs)
         return policy_inputs.evaluate(inputs, self.policy_usage(), now)
 
     def pass_input(self, exclude: set[str] | frozenset[str] = frozenset(),

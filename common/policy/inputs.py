@@ -17,6 +17,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from common import task_ranges
 from common.access import in_userset
+from common.objects_conf.userset import entries_of
 from common.conf_values import get
 from common.jobstate import ACTIVE_STATES, State
 from common.placement.job import PlacementJob
@@ -90,6 +91,26 @@ def department_of(owner: str, group: str, departments: Sequence[tuple[str, Pairs
     return DEFAULT_DEPARTMENT
 
 
+class _Departments:
+    """``department_of`` for many jobs: each list's entries read once, each owner and
+    group looked up once."""
+
+    def __init__(self, conf: Conf) -> None:
+        self.lists = [(name, frozenset(entries_of(pairs))) for name, pairs
+                      in department_lists(conf)]
+        self.found: dict[tuple[str, str], str] = {}
+
+    def of(self, owner: str, group: str) -> str:
+        key = (owner, group)
+        name = self.found.get(key)
+        if name is None:
+            at_group = f"@{group}" if group else None
+            name = next((n for n, entries in self.lists
+                         if owner in entries or at_group in entries), DEFAULT_DEPARTMENT)
+            self.found[key] = name
+        return name
+
+
 def entities(conf: Conf) -> Entities:
     """Projects' and departments' shares and override tickets, and users' from the
     ``user`` objects (user(5)) where the cell has that kind."""
@@ -160,8 +181,15 @@ class JobTasks:
 
     def first_pending_ids(self, limit: int) -> tuple[int, ...]:
         """The ids of the first ``limit`` waiting tasks, in order."""
+        limit = max(limit, 1)
+        if not self.ranges:  # (most jobs: one enrolled task)
+            return tuple(sorted(self.enrolled)[:limit]) if len(self.enrolled) > 1 \
+                else tuple(self.enrolled)
+        if not self.enrolled and len(self.ranges) == 1 and len(self.ranges[0]) == 1:
+            first, last, step = self.ranges[0][0]
+            return tuple(range(first, last + 1, step)[:limit])
         streams = [sorted(self.enrolled)] + [task_ranges.ids(r) for r in self.ranges]
-        return tuple(itertools.islice(heapq.merge(*streams), max(limit, 1)))
+        return tuple(itertools.islice(heapq.merge(*streams), limit))
 
 
 def job_tasks(tasks: Iterable[Mapping[str, Any]], ranges: Iterable[Mapping[str, Any]]
@@ -202,35 +230,118 @@ def _usage(reported: Any) -> dict[str, float]:
 
 def policy_jobs(jobs: Mapping[int, PlacementJob], counts: Mapping[int, JobTasks],
                 conf: Conf, max_pending_tasks: int = 50) -> list[PolicyJob]:
-    """The jobs that wait or run, as the policy sees them. A ``-dl`` counts only while
-    the owner is in ``deadlineusers``; of an array's waiting tasks the first
-    ``max_pending_tasks`` ids (sched_conf(5) ``max_pending_tasks_per_job``)."""
-    departments = department_lists(conf)
-    deadline_list = (conf.get("userset") or {}).get(DEADLINE_USERS)
-    pes = conf.get("pe") or {}
-    dept_cache: dict[tuple[str, str], str] = {}
-    out: list[PolicyJob] = []
+    """The jobs that wait or run, as the policy sees them (``PolicyJobBuilder``)."""
+    build = PolicyJobBuilder(conf, max_pending_tasks)
+    out = []
     for job_id, found in counts.items():
         job = jobs.get(job_id)
-        if job is None or not (found.pending or found.running):
-            continue
-        who = (job.owner, job.group)
-        if who not in dept_cache:
-            dept_cache[who] = department_of(job.owner, job.group, departments)
-        deadline = job.deadline if job.deadline is not None and deadline_list is not None \
-            and in_userset(job.owner, [job.group] if job.group else [], deadline_list) \
+        if job is not None and (made := build(job, found)) is not None:
+            out.append(made)
+    return out
+
+
+class PolicyJobBuilder:
+    """``PolicyJob``s under one configuration: a ``-dl`` counts only while the owner is
+    in ``deadlineusers``; of an array's waiting tasks the first ``max_pending_tasks`` ids
+    (sched_conf(5) ``max_pending_tasks_per_job``); departments and urgency slots are
+    looked up once per owner and per ``-pe`` request."""
+
+    def __init__(self, conf: Conf, max_pending_tasks: int = 50) -> None:
+        self.departments = _Departments(conf)
+        self.deadline_list = (conf.get("userset") or {}).get(DEADLINE_USERS)
+        self.pes = conf.get("pe") or {}
+        self.max_pending_tasks = max_pending_tasks
+        self.slots_of: dict[Any, int] = {}  # (-pe, ranges) -> urgency slots
+
+    def __call__(self, job: PlacementJob, found: JobTasks) -> PolicyJob | None:
+        """The job, or None when none of its tasks waits or runs."""
+        if not (found.pending or found.running):
+            return None
+        slots = 1
+        if job.pe is not None:
+            key = (job.pe, job.pe_ranges)
+            if key not in self.slots_of:
+                self.slots_of[key] = urgency_slots(job, self.pes)
+            slots = self.slots_of[key]
+        deadline = job.deadline if job.deadline is not None \
+            and self.deadline_list is not None \
+            and in_userset(job.owner, [job.group] if job.group else [], self.deadline_list) \
             else None
-        out.append(PolicyJob(
-            job_id=job_id, owner=job.owner, group=job.group, project=job.project,
-            department=dept_cache[who], submit_time=job.submit_time,
-            priority=job.priority, deadline=deadline, job_share=job.job_share,
-            override_tickets=job.override_tickets,
-            slots=urgency_slots(job, pes) if job.pe else 1,
+        return PolicyJob(
+            job_id=job.job_id, owner=job.owner, group=job.group, project=job.project,
+            department=self.departments.of(job.owner, job.group),
+            submit_time=job.submit_time, priority=job.priority, deadline=deadline,
+            job_share=job.job_share, override_tickets=job.override_tickets, slots=slots,
             requests=job.hard_resources, pending_tasks=found.pending,
             running=tuple(found.running),
-            pending_task_ids=found.first_pending_ids(max_pending_tasks)
-            if found.pending else ()))
-    return out
+            pending_task_ids=found.first_pending_ids(self.max_pending_tasks)
+            if found.pending else ())
+
+
+class PolicyJobCache:
+    """The ``PolicyJob``s of a mirror kept between passes: the events that change a job,
+    its tasks or its ranges mark that job, a configuration change marks every job, and
+    ``policy_jobs`` builds only the marked ones again (a pass over 100,000 waiting jobs
+    after one job started rebuilds one)."""
+
+    def __init__(self) -> None:
+        self._tasks: dict[int, dict[int, Mapping[str, Any]]] = {}  # waiting or running
+        self._ranges: dict[int, Mapping[str, Any]] = {}
+        self._built: dict[int, PolicyJob] = {}
+        self._dirty: set[int] = set()
+        self._all = True
+
+    def note(self, kind: str, op: str, key: str, obj: Any) -> None:
+        """One event of the qmaster's stream (kinds job, task, ranges, and conf kinds)."""
+        if kind == "job":
+            self._dirty.add(int(key))
+            if op == "del":  # (its tasks go by their own events, as in the mirror)
+                self._ranges.pop(int(key), None)
+        elif kind == "task":
+            job_id, _, task_id = key.partition(".")
+            self.put_task(int(job_id), int(task_id), None if op == "del" else obj)
+        elif kind == "ranges":
+            self.put_ranges(int(key), None if op == "del" else obj)
+        else:
+            self._all = True
+
+    def put_task(self, job_id: int, task_id: int, task: Mapping[str, Any] | None) -> None:
+        tasks = self._tasks.setdefault(job_id, {})
+        if task is not None and (task.get("state") == State.PENDING or (
+                task.get("state") in _ACTIVE and task.get("granted"))):
+            tasks[task_id] = task
+        elif tasks.pop(task_id, None) is None:
+            return
+        self._dirty.add(job_id)
+
+    def put_ranges(self, job_id: int, rng: Mapping[str, Any] | None) -> None:
+        if rng is None:
+            self._ranges.pop(job_id, None)
+        else:
+            self._ranges[job_id] = rng
+        self._dirty.add(job_id)
+
+    def policy_jobs(self, conf: Conf, jobs: Mapping[int, PlacementJob],
+                    max_pending_tasks: int) -> list[PolicyJob]:
+        build = PolicyJobBuilder(conf, max_pending_tasks)
+        if self._all:
+            self._built.clear()
+            wanted: Iterable[int] = set(self._tasks) | set(self._ranges)
+        else:
+            wanted = self._dirty
+        for job_id in wanted:
+            self._built.pop(job_id, None)
+            job = jobs.get(job_id)
+            if job is None:
+                continue
+            found = job_tasks(self._tasks.get(job_id, {}).values(),
+                              [self._ranges[job_id]] if job_id in self._ranges else ())
+            made = build(job, found.get(job_id, JobTasks()))
+            if made is not None:
+                self._built[job_id] = made
+        self._dirty.clear()
+        self._all = False
+        return list(self._built.values())
 
 
 # --------------------------------------------------------------------------- together
@@ -247,12 +358,18 @@ class PolicyInputs:
 
 
 def policy_inputs(conf: Conf, jobs: Mapping[int, PlacementJob],
-                  tasks: Iterable[Mapping[str, Any]], ranges: Iterable[Mapping[str, Any]]
-                  ) -> PolicyInputs:
+                  tasks: Iterable[Mapping[str, Any]], ranges: Iterable[Mapping[str, Any]],
+                  cache: PolicyJobCache | None = None) -> PolicyInputs:
+    """The inputs from the jobs with their task records and range records; with a
+    ``cache`` (kept up to date by the caller's events) from it instead of them."""
     settings = policy_conf(conf)
-    return PolicyInputs(
-        policy_jobs(jobs, job_tasks(tasks, ranges), conf, settings.max_pending_tasks_per_job),
-        settings, entities(conf), share_tree(conf), resource_urgencies(conf))
+    if cache is not None:
+        found = cache.policy_jobs(conf, jobs, settings.max_pending_tasks_per_job)
+    else:
+        found = policy_jobs(jobs, job_tasks(tasks, ranges), conf,
+                            settings.max_pending_tasks_per_job)
+    return PolicyInputs(found, settings, entities(conf), share_tree(conf),
+                        resource_urgencies(conf))
 
 
 def evaluate(inputs: PolicyInputs, usage: UsageTable, now: float) -> PolicyResult:

@@ -196,3 +196,46 @@ def test_pending_order_follows_any_ranking(ranked: list[int]) -> None:
     found = pending_order(jobs, tasks, order)
     assert [(t["job_id"], t["task_id"]) for t in found] == \
         [(j, t) for j in ranked for t in (1, 2)]
+
+
+# --------------------------------------------------------------------------- the cache
+
+EVENTS = st.lists(st.tuples(
+    st.sampled_from(["pending", "held", "running", "suspended", "finished", "del",
+                     "ranges", "noranges", "job", "jobdel", "conf"]),
+    st.integers(1, 3), st.integers(1, 3)), max_size=25)
+
+
+@given(EVENTS)
+def test_the_mirrors_cache_builds_what_a_fresh_build_gives(events: list[Any]) -> None:
+    """The scheduler keeps PolicyJobs between passes (PolicyJobCache, fed by the events):
+    after any events they are those a build from the whole mirror gives."""
+    from scheduler.mirror import Mirror
+    mirror = Mirror.from_snapshot({"epoch": "e", "seq": 0, "hosts": [], "conf": {},
+                                   "jobs": [placement_record(1, "alice", "staff", {})],
+                                   "tasks": [pending(1)]})
+    for seq, (what, job_id, task_id) in enumerate(events, 1):
+        event: dict[str, Any] = {"seq": seq, "kind": "task", "op": "put",
+                                 "key": f"{job_id}.{task_id}"}
+        if what in ("pending", "held"):
+            event["obj"] = pending(job_id, task_id, ("u",) if what == "held" else ())
+        elif what in ("running", "suspended", "finished"):
+            event["obj"] = {**running(job_id, task_id, slots=task_id), "state": what}
+        elif what == "del":
+            event["op"] = "del"
+        elif what in ("ranges", "noranges"):
+            event.update(kind="ranges", key=str(job_id), op="del" if what == "noranges"
+                         else "put", obj={"job_id": job_id, "pending": [[5, 4 + task_id, 1]],
+                                          "holds": [], "version": seq})
+        elif what in ("job", "jobdel"):
+            event.update(kind="job", key=str(job_id), op="del" if what == "jobdel" else "put",
+                         obj=placement_record(job_id, f"user{task_id}", "g",
+                                              {"priority": -task_id}, SUBMIT))
+        else:
+            event.update(kind="userset", key="dept1",  # user1's department from now on
+                         obj=userset_pairs("dept1", "DEPT", ["user1"]))
+        mirror.apply(event)
+        cached = sorted(mirror.policy_inputs_jobs(), key=lambda j: j.job_id)
+        fresh = inputs.policy_jobs(mirror.jobs, inputs.job_tasks(
+            mirror.tasks.values(), mirror.ranges.values()), mirror.conf)
+        assert cached == sorted(fresh, key=lambda j: j.job_id)
