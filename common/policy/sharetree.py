@@ -47,7 +47,7 @@ from typing import Iterable, Sequence
 
 from common.policy.model import (PROJECT_NODE, USER_NODE, NodeShare, ShareNode,
                                  UsageTable)
-from common.policy.tickets import TaskRef
+from common.policy.tickets import Holder, PendingTasks, TaskRef
 
 DEFAULT = "default"
 MIN_USAGE = 1.0   # 8.1.9's SGE_MIN_USAGE: a node's usage counts as at least oltt·1
@@ -68,7 +68,7 @@ class TreeNode:
         self.job_ref_count = self.active_job_ref_count = 0
         self.sum_priority = 0
         self.ltt = self.oltt = self.stt = self.ostt = self.shr = self.m_share = 0.0
-        self.pending: list[TaskRef] = []
+        self.pending: list[int] = []
 
     def reset(self) -> None:
         self.job_ref_count = self.active_job_ref_count = self.sum_priority = 0
@@ -107,7 +107,7 @@ class ShareTree:
         self._where: dict[tuple[str | None, str | None], TreeNode | None] = {}
 
     # ------------------------------------------------------------------ locating
-    def node_for(self, ref: TaskRef) -> TreeNode | None:
+    def node_for(self, ref: TaskRef | Holder) -> TreeNode | None:
         user = ref.user_name if ref.user is not None else None
         project = ref.project_name if ref.project is not None else None
         if user is None and project is None:
@@ -131,16 +131,20 @@ class ShareTree:
         _node_usage(self.root, None, self.usage, with_temp=True)
 
     # ------------------------------------------------------------------ targets
-    def count_refs(self, refs: Iterable[TaskRef]) -> None:
+    def count_refs(self, running: Iterable[TaskRef],
+                   pending: Iterable[Holder] = ()) -> None:
         """Tasks per node (pending ones count as not active) and up the tree."""
         self.root.reset()
-        for ref in refs:
+        for ref in running:
             node = ref.node
             if isinstance(node, TreeNode):
                 node.job_ref_count += 1
-                if not ref.queued:
-                    node.active_job_ref_count += 1
-                    node.sum_priority += ref.job.job_share
+                node.active_job_ref_count += 1
+                node.sum_priority += ref.job.job_share
+        for holder in pending:
+            node = holder.node
+            if isinstance(node, TreeNode):
+                node.job_ref_count += len(holder.refs)
         _sum_counts(self.root)
 
     def compute_targets(self, compensation_factor: float) -> None:
@@ -166,24 +170,29 @@ class ShareTree:
                 ref.sticket = tickets / node.job_ref_count
         return None
 
-    def pending_tickets(self, pending: Iterable[TaskRef], pool: float,
-                        dependent: bool) -> None:
-        for ref in pending:
-            node = ref.node
+    def pending_tickets(self, pending: PendingTasks, pool: float, dependent: bool) -> None:
+        holders_at: dict[int, list[Holder]] = {}
+        nodes: dict[int, TreeNode] = {}
+        for holder in pending.by_holder.values():
+            node = holder.node
             if isinstance(node, TreeNode):
-                node.pending.append(ref)
-        sort: dict[int, float] = {}
-        shr: dict[int, float] = {}
-        for ref in pending:
-            if isinstance(ref.node, TreeNode):
-                sort[id(ref)] = (ref.tickets + 0.01 * ref.job.job_share if dependent
-                                 else float(ref.job.job_share))
-        base = {id(ref): (ref.tickets if dependent else 0.0) for ref in pending}
-        ordered = _sort_pending(self.root, self.root, pool, sort, shr, base)
-        for ref in ordered:
-            ref.sticket = shr[id(ref)] * pool
-            if dependent:
-                ref.tickets += ref.sticket
+                holders_at.setdefault(id(node), []).append(holder)
+                nodes[id(node)] = node
+        if not nodes:
+            return
+        for key, node in nodes.items():
+            at = holders_at[key]
+            node.pending = list(at[0].refs) if len(at) == 1 else \
+                sorted(i for h in at for i in h.refs)
+        jobs, tickets = pending.jobs, pending.tickets
+        base = tickets if dependent else [0.0] * len(jobs)
+        ordered, shr = _sort_pending(self.root, self.root, pool, pending, dependent, base)
+        st = pending.st
+        for i, value in zip(ordered, shr):
+            st[i] = value * pool
+        if dependent:
+            for i in ordered:
+                tickets[i] += st[i]
 
     # ------------------------------------------------------------------ sge_share_mon
     def node_shares(self) -> tuple[NodeShare, ...]:
@@ -340,27 +349,44 @@ def _has_pending(node: TreeNode) -> bool:
     return node.job_ref_count - node.active_job_ref_count > 0
 
 
-def _sort_pending(root: TreeNode, node: TreeNode, pool: float, sort: dict[int, float],
-                  shr: dict[int, float], base: dict[int, float]) -> list[TaskRef]:
+def _sort_pending(root: TreeNode, node: TreeNode, pool: float, pending: PendingTasks,
+                  dependent: bool, base: list[float]) -> tuple[list[int], list[float]]:
+    """sge_sort_pending_job_nodes over task numbers (whose order is job and task id,
+    8.1.9's tie order): the node's pending tasks in its order, each with its share at
+    this level."""
     if node is root and not node.pending:
         lone = [c for c in node.children if _has_pending(c)]
         if len(lone) == 1:
-            return _sort_pending(lone[0], lone[0], pool, sort, shr, base)
-    jobs: list[TaskRef] = list(node.pending)
+            return _sort_pending(lone[0], lone[0], pool, pending, dependent, base)
+    jobs: list[int] = list(node.pending)
+    if dependent:
+        tickets, owners = pending.tickets, pending.jobs
+        keys = [tickets[i] + 0.01 * owners[i].job_share for i in jobs]
+    else:
+        owners = pending.jobs
+        keys = [float(owners[i].job_share) for i in jobs]
+    shares: list[float] = []
+    merged = False
     for child in node.children:
         if _has_pending(child):
-            jobs.extend(_sort_pending(root, child, pool, sort, shr, base))
-    if node is not root or node.pending:
-        if len(jobs) > 1:
-            jobs.sort(key=lambda r: (-sort[id(r)], r.job.job_id, r.task_id))
-        count = node.active_job_ref_count + node.finished
-        stt = node.stt
-        for ref in jobs:
-            count += 1
-            value = stt / count
-            shr[id(ref)] = value
-            sort[id(ref)] = base[id(ref)] + value * pool
-    return jobs
+            child_jobs, child_shares = _sort_pending(root, child, pool, pending, dependent,
+                                                     base)
+            jobs.extend(child_jobs)
+            shares.extend(child_shares)
+            # the child's tasks come up sorted by the tickets they got there
+            keys.extend([base[i] + value * pool for i, value in zip(child_jobs, child_shares)])
+            merged = True
+    if node is root and not node.pending:
+        return jobs, shares
+    if len(jobs) > 1:
+        places: Sequence[int] = range(len(jobs))
+        if merged:
+            places = sorted(places, key=jobs.__getitem__)
+        places = sorted(places, key=keys.__getitem__, reverse=True)   # stable
+        jobs = [jobs[k] for k in places]
+    start = node.active_job_ref_count + node.finished
+    stt = node.stt
+    return jobs, [stt / (start + k) for k in range(1, len(jobs) + 1)]
 
 
 def _collect(node: TreeNode, parent_path: str | None, project: str | None,
