@@ -14,6 +14,7 @@ from common import task_ranges
 from common.model import UserInfo
 from qmaster.policy_view import PolicyView
 from qmaster.store import Batch, Store
+from qmaster.usage_book import UsageBook
 
 DEFERRED: dict[str, Any] = {"__deferred__": True}
 
@@ -166,6 +167,7 @@ class Services:
     log: Any = None  # structlog logger of the daemon, or None
     # the scheduling policy's figures for qstat, worked out when asked (qmaster.policy_view)
     policy_view: PolicyView = field(default_factory=PolicyView)
+    usage: UsageBook = field(default_factory=UsageBook)  # share tree usage (spooled)
 
     def job_log(self, event: str, **fields: Any) -> None:
         """One log line about a job, with job id, host and queue bound by the caller."""

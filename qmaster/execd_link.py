@@ -16,6 +16,7 @@ from common.load_values import clean_load_value
 from common.model import ExecHost, Task, task_key
 from common.objects_conf.cluster import local_conf_value
 from common.objects_conf.queue import format_host_overrides, parse_host_overrides
+from qmaster import usage_book
 from qmaster.accounting_log import accounting_record
 from qmaster.context import Ctx, RequestError
 from qmaster.defaults import exechost_defaults
@@ -190,21 +191,25 @@ def handle_load_report(ctx: Ctx) -> dict[str, Any]:
     if host not in ctx.store.hosts or not ctx.store.hosts[host].alive:
         return {"epoch": ctx.services.epoch, "reregister": True}
     _update_host(ctx, host, ctx.body["load"], ctx.body["global_load"], alive=True)
-    for item in ctx.body["usage"]:
-        _note_usage(ctx, host, item)
+    runs = [run for item in ctx.body["usage"] if (run := _note_usage(ctx, host, item))]
+    usage_book.note_running(ctx, runs)  # (one booking for the whole report)
     return _host_reply(ctx, host)
 
 
 USAGE_KEYS = ("cpu", "mem", "io", "vmem", "maxvmem")
 
 
-def _note_usage(ctx: Ctx, host: str, item: dict[str, Any]) -> None:
-    """A running task's usage so far, as its execd reports it (qstat -j's usage line)."""
+def _note_usage(ctx: Ctx, host: str, item: dict[str, Any]
+                ) -> tuple[Task, dict[str, Any]] | None:
+    """A running task's usage so far, as its execd reports it (qstat -j's usage line);
+    the task and the report's item when it is about the task's current run (for the
+    share tree's usage book)."""
     task = ctx.store.tasks.get(task_key(item["job_id"], item["task_id"]))
     if task is None or not _this_run(task, {"host": host, "dispatched": item["dispatched"]}) \
             or task.state_enum not in (State.RUNNING, State.SUSPENDED):
-        return
+        return None
     ctx.store.note_running_usage(task, {k: float(item[k]) for k in USAGE_KEYS})
+    return task, item
 
 
 def _this_run(task: Task | None, body: dict[str, Any]) -> bool:
@@ -276,6 +281,7 @@ def finish_task(ctx: Ctx, task: Task, result: dict[str, Any], *,
         _queue_error(ctx, task)
         action, error_reason = "reschedule", message
     record = accounting_record(job, replace(task, **changes), ctx.store)
+    usage_book.note_finished(ctx, task, changes["usage"])  # (before the task forgets its run)
     if action == "reschedule":
         # a task whose job ran shows "Rq" (restarted); one stopped by its prolog "qw"
         _requeue(ctx, task, ran=int(result.get("pid") or 0) > 0 if ran is None else ran,

@@ -545,7 +545,7 @@ def handle_job_query(ctx: Ctx) -> dict[str, Any]:
                               if wanted is None or job_id in wanted}
     if body.get("priorities"):  # qstat's prior, -pri, -urg, -ext: the policy's figures
         reply["priorities"] = ctx.services.policy_view.figures(
-            store, ctx.now, ctx.services.seq, [j.job_id for j in jobs])
+            store, ctx.now, ctx.services.seq, [j.job_id for j in jobs], ctx.services.usage)
     if body.get("explain"):  # qstat -j: why pending jobs wait
         reply["scheduling_info"] = scheduling_info(store, [
             j for j in jobs if store.job_has_pending(j.job_id)])

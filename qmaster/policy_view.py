@@ -20,6 +20,7 @@ from common.policy.model import JobPriority, PolicyResult, Tickets, UsageTable
 
 if TYPE_CHECKING:
     from qmaster.store import Store
+    from qmaster.usage_book import UsageBook
 
 MAX_AGE = 1.0     # seconds one evaluation answers for, whatever changed
 MAX_STALE = 10.0  # ... and while nothing changed (the waiting time still grows)
@@ -34,11 +35,11 @@ class PolicyView:
     _departments: dict[int, str] = field(default_factory=dict)
     evaluations: int = 0
 
-    def figures(self, store: "Store", now: float, seq: int, job_ids: Iterable[int]
-                ) -> dict[int, dict[str, Any]]:
+    def figures(self, store: "Store", now: float, seq: int, job_ids: Iterable[int],
+                usage: "UsageBook | None" = None) -> dict[int, dict[str, Any]]:
         """What a listing shows of these jobs (those that wait or run): ``job_figures``
         with the job's department and ``-dl`` time."""
-        result = self.result(store, now, seq)
+        result = self.result(store, now, seq, usage)
         out: dict[int, dict[str, Any]] = {}
         for job_id in job_ids:
             found = result.jobs.get(job_id)
@@ -52,9 +53,11 @@ class PolicyView:
             out[job_id] = figures
         return out
 
-    def result(self, store: "Store", now: float, seq: int) -> PolicyResult:
+    def result(self, store: "Store", now: float, seq: int, usage: "UsageBook | None" = None
+               ) -> PolicyResult:
         """The policy's figures at ``now`` (those of an evaluation at most ``MAX_AGE``
-        old; ``seq``: the last published event, which tells a changed store)."""
+        old; ``seq``: the last published event, which tells a changed store); ``usage``:
+        the qmaster's usage book (none: no usage)."""
         age = now - self._at
         if self._result is not None and 0 <= age and (
                 age < MAX_AGE or (seq == self._seq and age < MAX_STALE)):
@@ -62,7 +65,8 @@ class PolicyView:
         inputs = policy_inputs.policy_inputs(store.conf, self._placement_jobs(store),
                                              _tasks(store), _ranges(store))
         self._departments = {job.job_id: job.department for job in inputs.jobs}
-        self._result = policy_inputs.evaluate(inputs, store_usage(store, now), now)
+        table = usage.table(now, inputs.conf) if usage is not None else UsageTable()
+        self._result = policy_inputs.evaluate(inputs, table, now)
         self._at, self._seq = now, seq
         self.evaluations += 1
         return self._result
@@ -83,12 +87,6 @@ class PolicyView:
             kept[job_id] = cached
         self._jobs = kept
         return {job_id: placement for job_id, (_, placement) in kept.items()}
-
-
-def store_usage(store: "Store", now: float) -> UsageTable:
-    """The usage the share tree weighs. WIRED AT THE MERGE with p27-usage: its
-    ``usage_book.table(now, conf)``; until then no usage is known."""
-    return UsageTable()
 
 
 _ACTIVE = frozenset(s.value for s in ACTIVE_STATES)

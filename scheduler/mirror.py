@@ -9,6 +9,7 @@ jobs are kept as ``PlacementJob``s (a job record placement cannot read is kept a
 """
 from __future__ import annotations
 
+import json
 import time
 
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from common.placement.pass_conf import conf_fields
 from common.placement.resources import LevelKey, complex_list, fixed_levels
 from common.policy import inputs as policy_inputs
 from common.policy.model import PolicyResult, UsageTable
+from common.policy.usage import Holder, policy_conf, records_from_wire, usage_table
 
 # events that can make a pass find something new to do
 TRIGGER_KINDS = frozenset({"job", "task", "ranges", "host", "queue", "hgrp", "pe", "exechost", "userset",
@@ -53,6 +55,8 @@ class Mirror:
     # the policy's view of the jobs, rebuilt job by job as events change them
     _policy_jobs: policy_inputs.PolicyJobCache = field(
         default_factory=policy_inputs.PolicyJobCache)
+    # share tree usage as the qmaster books it (event kind "usage"), one record a holder
+    usage_records: dict[Holder, Any] = field(default_factory=dict)
 
     @classmethod
     def from_snapshot(cls, snap: dict[str, Any]) -> "Mirror":
@@ -63,6 +67,7 @@ class Mirror:
         for kind in CONF_KINDS:
             mirror.conf[kind] = dict(snap["conf"].get(kind, {}))
         mirror.qstates = dict(snap.get("qstates") or {})
+        mirror.usage_records = records_from_wire(snap.get("usage") or [])
         mirror.add_part(snap)
         return mirror
 
@@ -103,6 +108,8 @@ class Mirror:
                 self.qstates.pop(key, None)
             else:
                 self.qstates[key] = obj
+        elif kind == "usage":
+            self._apply_usage(op, key, obj)
         elif kind in self.conf:
             self._instances = self._fixed = self._conf_fields = self._thresholds = None
             if op == "del" or kind in ORDERED_KINDS:  # a changed one goes last
@@ -110,6 +117,24 @@ class Mirror:
             if op != "del":
                 self.conf[kind][key] = obj
         return kind in TRIGGER_KINDS
+
+    def _apply_usage(self, op: str, key: str, obj: Any) -> None:
+        """One holder's usage record (the key names the holder: qmaster.usage_book)."""
+        if op == "del":
+            kind, name, project = (str(part) for part in json.loads(key))
+            self.usage_records.pop(Holder(kind, name, project), None)
+        else:
+            self.usage_records.update(records_from_wire([obj]))
+
+    def usage_at(self, now: float) -> UsageTable:
+        """The share tree usage decayed to ``now`` and weighted as the scheduler
+        configuration says (common.policy.usage)."""
+        return usage_table(self.usage_records, now, policy_conf(self.conf))
+
+    @property
+    def usage(self) -> UsageTable:
+        """The share tree usage as of the time it is read (the pass's time)."""
+        return self.usage_at(time.time())
 
     def _apply_host(self, key: str, obj: Any) -> None:
         old = self.hosts.get(key)
@@ -182,11 +207,6 @@ class Mirror:
         return [t for t in self.tasks.values()
                 if State(t["state"]) in ACTIVE_STATES and t.get("granted")]
 
-    def policy_usage(self) -> UsageTable:
-        """The usage the share tree weighs. WIRED AT THE MERGE with p27-usage: its mirror
-        field ``usage`` (event kind "usage"); until then no usage is known."""
-        return UsageTable()
-
     def policy_inputs_jobs(self) -> list[Any]:
         """The ``PolicyJob``s of the mirrored jobs (kept between passes)."""
         return policy_inputs.policy_inputs(self.conf, self.jobs, (), (),
@@ -196,7 +216,7 @@ class Mirror:
         """The scheduling policy over the mirrored jobs at ``now`` (sge_priority(5))."""
         inputs = policy_inputs.policy_inputs(self.conf, self.jobs, (), (),
                                              cache=self._policy_jobs)
-        return policy_inputs.evaluate(inputs, self.policy_usage(), now)
+        return policy_inputs.evaluate(inputs, self.usage_at(now), now)
 
     def pass_input(self, exclude: set[str] | frozenset[str] = frozenset(),
                    inflight: Mapping[str, tuple[list[list[Any]], str | None]] | None = None
