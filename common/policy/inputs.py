@@ -17,14 +17,13 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from common import task_ranges
 from common.access import in_userset
-from common.objects_conf.userset import entries_of
 from common.conf_values import get
 from common.jobstate import ACTIVE_STATES, State
 from common.placement.job import PlacementJob
 from common.placement.pass_conf import matching_pes
 from common.policy.conf import PolicyConf
 from common.policy.model import (
-    USAGE_NAMES, Entities, Entity, PolicyJob, PolicyResult, ResourceUrgency, RunningTask,
+    USAGE_NAMES, Entities, PolicyJob, PolicyResult, ResourceUrgency, RunningTask,
     ShareNode, UsageTable,
 )
 from common.resource.complexes import cell_complexes
@@ -61,11 +60,6 @@ def resource_urgencies(conf: Conf) -> dict[str, ResourceUrgency]:
     return out
 
 
-def _entity(pairs: Pairs) -> Entity:
-    return Entity(fshare=_ulong(get(pairs, "fshare", "0")),
-                  oticket=_ulong(get(pairs, "oticket", "0")))
-
-
 def _ulong(text: str) -> int:
     try:
         return max(0, int(float(text)))
@@ -73,31 +67,16 @@ def _ulong(text: str) -> int:
         return 0
 
 
-def department_lists(conf: Conf) -> list[tuple[str, Pairs]]:
-    """The access lists of type DEPT (access_list(5)), by name: the first that holds a
-    user is its department."""
-    usersets = conf.get("userset") or {}
-    return [(name, pairs) for name, pairs in sorted(usersets.items())
-            if "DEPT" in get(pairs, "type", "ACL").upper().split()]
-
-
-def department_of(owner: str, group: str, departments: Sequence[tuple[str, Pairs]]) -> str:
-    """The department a job's owner belongs to: the first DEPT list that names the user
-    or ``@group``, else ``defaultdepartment``."""
-    groups = [group] if group else []
-    for name, pairs in departments:
-        if in_userset(owner, groups, pairs):
-            return name
-    return DEFAULT_DEPARTMENT
-
-
 class _Departments:
-    """``department_of`` for many jobs: each list's entries read once, each owner and
-    group looked up once."""
+    """The department of a job's owner, as the qmaster assigns it
+    (``common.objects_conf.userset.department_of``: the first DEPT list naming the user,
+    else the first naming ``@group``, else ``defaultdepartment``), each list's entries
+    read once and each owner and group looked up once."""
 
     def __init__(self, conf: Conf) -> None:
-        self.lists = [(name, frozenset(entries_of(pairs))) for name, pairs
-                      in department_lists(conf)]
+        from common.objects_conf.userset import departments
+        self.lists = [(name, frozenset(entries)) for name, entries
+                      in departments(conf.get("userset") or {})]
         self.found: dict[tuple[str, str], str] = {}
 
     def of(self, owner: str, group: str) -> str:
@@ -105,26 +84,26 @@ class _Departments:
         name = self.found.get(key)
         if name is None:
             at_group = f"@{group}" if group else None
-            name = next((n for n, entries in self.lists
-                         if owner in entries or at_group in entries), DEFAULT_DEPARTMENT)
+            name = next((n for n, entries in self.lists if owner in entries),
+                        next((n for n, entries in self.lists if at_group in entries),
+                             DEFAULT_DEPARTMENT))
             self.found[key] = name
         return name
 
 
 def entities(conf: Conf) -> Entities:
-    """Projects' and departments' shares and override tickets, and users' from the
-    ``user`` objects (user(5)) where the cell has that kind."""
-    return Entities(
-        users={name: _entity(pairs) for name, pairs in (conf.get("user") or {}).items()},
-        projects={name: _entity(pairs) for name, pairs in (conf.get("project") or {}).items()},
-        departments={name: _entity(pairs) for name, pairs in department_lists(conf)})
+    """Users' (user(5) objects), projects' and departments' shares and override tickets
+    (``common.objects_conf.user.entities``)."""
+    from common.objects_conf.user import entities as cell_entities
+    return cell_entities(conf)
 
 
 def share_tree(conf: Conf) -> tuple[ShareNode, ...]:
-    """The share tree's nodes (share_tree(5)). WIRED AT THE MERGE with p27-objects: its
-    ``common.objects_conf.sharetree.share_nodes(stored)`` of the ``sharetree`` kind; until
-    the cell has that kind, there is no tree (no share tree tickets)."""
-    return ()
+    """The share tree's nodes (share_tree(5)), its project nodes known by the cell's
+    projects; empty without a tree."""
+    from common.objects_conf.sharetree import SHARETREE, share_nodes
+    return share_nodes((conf.get("sharetree") or {}).get(SHARETREE),
+                       (conf.get("project") or {}).keys())
 
 
 # --------------------------------------------------------------------------- the jobs

@@ -97,12 +97,13 @@ def test_a_deadline_counts_only_for_deadline_users() -> None:
     assert only({1: j}, [pending(1)], cell)[0].deadline == j.deadline
 
 
-def test_the_department_is_the_first_dept_list_that_holds_the_owner() -> None:
+def test_the_department_is_the_dept_list_that_holds_the_owner() -> None:
     cell = conf(userset={
         "acl_only": userset_pairs("acl_only", "ACL", ["alice"]),
-        "zdept": userset_pairs("zdept", "DEPT", ["alice"]),
-        "adept": userset_pairs("adept", "ACL DEPT", ["@staff"])})
-    assert only({1: job(1)}, [pending(1)], cell)[0].department == "adept"
+        "adept": userset_pairs("adept", "ACL DEPT", ["@staff"]),
+        "zdept": userset_pairs("zdept", "DEPT", ["alice"])})
+    assert only({1: job(1)}, [pending(1)], cell)[0].department == "zdept"  # the user first
+    assert only({1: job(1, owner="bob")}, [pending(1)], cell)[0].department == "adept"
     assert only({1: job(1, owner="eve", group="x")}, [pending(1)], cell)[0].department == \
         "defaultdepartment"
 
@@ -141,7 +142,7 @@ def test_entities_from_projects_departments_and_users() -> None:
     dept = [["name", "d1"], ["type", "DEPT"], ["fshare", "10"], ["oticket", "2"],
             ["entries", "alice"]]
     user = [["name", "alice"], ["oticket", "1"], ["fshare", "4"], ["delete_time", "0"],
-            ["default_project", "NONE"]]
+            ["default_project", "NONE"]]  # (user(5) objects: the objects' own rule)
     acl = [["name", "a"], ["type", "ACL"], ["fshare", "9"], ["oticket", "0"],
            ["entries", "NONE"]]
     found = inputs.entities(conf(project={"p1": project}, userset={"d1": dept, "a": acl},
@@ -169,6 +170,23 @@ def test_policy_conf_reads_the_scheduler_configuration() -> None:
     found = inputs.policy_conf(cell)
     assert (found.weight_priority, found.weight_tickets_share, found.max_aj_instances) == \
         (1.0, 1000, 5)
+
+
+def test_the_share_tree_from_the_stored_tree() -> None:
+    from common.objects_conf.sharetree import SHARETREE, parse_sharetree, tree_pairs
+    from common.policy.model import PROJECT_NODE, USER_NODE
+    assert inputs.share_tree(conf()) == ()
+    text = ("id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,2\n"
+            "id=1\nname=p1\ntype=0\nshares=80\nchildnodes=NONE\n"
+            "id=2\nname=default\ntype=0\nshares=20\nchildnodes=NONE\n")
+    root = parse_sharetree(text)
+    assert root is not None
+    stored = tree_pairs(root)
+    project = [["name", "p1"], ["oticket", "0"], ["fshare", "0"], ["acl", "NONE"],
+               ["xacl", "NONE"]]
+    nodes = inputs.share_tree(conf(sharetree={SHARETREE: stored}, project={"p1": project}))
+    assert [(n.name, n.type, n.shares) for n in nodes] == [
+        ("Root", USER_NODE, 1), ("p1", PROJECT_NODE, 80), ("default", USER_NODE, 20)]
 
 
 # --------------------------------------------------------------------------- the order
