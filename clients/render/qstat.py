@@ -348,16 +348,19 @@ def _xml_job(row: JobRow, *, depth: int, state: str, extended: bool, full: bool,
              urgency: bool = False, priority: bool = False) -> list[str]:
     fields: list[tuple[str, str | None]] = [("JB_job_number", str(row["job_id"])),
                                             ("JAT_prio", f"{row['prio']:.5f}")]
-    if extended:
+    # (8.1.9's order, as captured: JAT_ntix, JB_nppri, JB_nurg, the urgency's parts
+    # without JB_urg, JB_priority)
+    if extended or priority:
         fields.append(("JAT_ntix", f"{row.get('ntckts') or 0.0:.5f}"))
-    if urgency:
-        fields.append(("JB_nurg", f"{row.get('nurg') or 0.0:.5f}"))
-        fields += [(tag, _xml_opti8(float(row.get(key) or 0.0))) for tag, key in (
-            ("JB_urg", "urg"), ("JB_rrcontr", "rrcontr"), ("JB_wtcontr", "wtcontr"),
-            ("JB_dlcontr", "dlcontr"))]
     if priority:
-        fields += [("JB_nppri", f"{row.get('npprior') or 0.0:.5f}"),
-                   ("JB_priority", str(int(row.get("ppri") or 0)))]
+        fields.append(("JB_nppri", f"{row.get('npprior') or 0.0:.5f}"))
+    if urgency or priority:
+        fields.append(("JB_nurg", f"{row.get('nurg') or 0.0:.5f}"))
+    if urgency:
+        fields += [(tag, _xml_opti8(float(row.get(key) or 0.0))) for tag, key in (
+            ("JB_rrcontr", "rrcontr"), ("JB_wtcontr", "wtcontr"), ("JB_dlcontr", "dlcontr"))]
+    if priority:
+        fields.append(("JB_priority", str(int(row.get("ppri") or 0))))
     fields += [("JB_name", row["name"]), ("JB_owner", row["owner"])]
     if extended:
         fields += [("JB_project", row.get("project")), ("JB_department", row.get("department"))]
