@@ -417,7 +417,9 @@ def job_details(args: QstatArgs, client: Client, out: TextIO, err: TextIO) -> in
             return 0
         err.write(rq.render_jobs_not_found(args.job_items))
         return 1
-    full = client.jobs([j["job_id"] for j in chosen], with_script=True, explain=True)
+    full = client.jobs([j["job_id"] for j in chosen], with_script=True, explain=True,
+                       priorities=True)
+    _attach_policy(full)
     tasks: dict[int, list[dict[str, Any]]] = {}
     for task in sorted(full.get("tasks") or [], key=lambda t: t["task_id"]):
         tasks.setdefault(task["job_id"], []).append(task)
