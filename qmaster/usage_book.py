@@ -21,7 +21,6 @@ with a refused request.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
@@ -29,8 +28,8 @@ from common.conf_values import split_assignments
 from common.policy.conf import PolicyConf
 from common.policy.model import USAGE_NAMES, UsageTable
 from common.policy.usage import (
-    USER, Holder, Records, UsageRecord, book, decay_all, decay_constants, decayed, holders_of,
-    policy_conf, records_from_wire, records_to_wire, task_delta, usage_table)
+    USER, Holder, Records, UsageRecord, book, decay_all, decay_constants, decayed, holder_key,
+    holders_of, policy_conf, records_from_wire, records_to_wire, task_delta, usage_table)
 
 if TYPE_CHECKING:
     from qmaster.context import Ctx
@@ -48,11 +47,6 @@ Run = tuple[str, float, str, "str | None", Mapping[str, float]]
 _NOTHING: Mapping[str, float] = {}
 
 
-def holder_key(holder: Holder) -> str:
-    """A holder as a spool and event key (a JSON list: no name can make it ambiguous)."""
-    return json.dumps(list(holder), separators=(",", ":"))
-
-
 @dataclass(slots=True)
 class RunBase:
     """What has been booked of one run of a task (``dispatched``: the run's dispatch
@@ -64,6 +58,9 @@ class RunBase:
 
 @dataclass
 class UsageBook:
+    """Every holder's usage record and every running task run's base; what changed
+    since the last flush (see the module's docstring)."""
+
     records: Records = field(default_factory=dict)
     bases: dict[str, RunBase] = field(default_factory=dict)  # task key -> its run's base
     _dirty: set[Holder] = field(default_factory=set)
@@ -229,7 +226,7 @@ class UsageBook:
         tasks that hold slots (a base of another task is a leftover and goes). Returns
         the number of holders written."""
         if active is not None:
-            live = set(active)
+            live = active if isinstance(active, (set, frozenset)) else set(active)
             for key in [k for k in self.bases if k not in live]:
                 del self.bases[key]
                 self._dirty_bases.add(key)

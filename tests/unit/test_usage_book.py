@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from common import wire
 from common.policy.conf import PolicyConf
-from common.policy.usage import PROJECT, USER, Holder
-from qmaster.usage_book import UsageBook, holder_key
+from common.policy.usage import PROJECT, USER, Holder, holder_key
+from qmaster.usage_book import UsageBook
 from scheduler.mirror import Mirror
 from tests.unit.test_qmaster_core import ALICE, BOB, ROOT, Harness
 
