@@ -128,19 +128,17 @@ class PriorityTable(Mapping[int, JobPriority]):
 
     def pending_prios(self, order: Sequence[int]) -> list[float]:
         """prio of the jobs at these places, by their first pending task."""
-        conf, f, p = self._conf, self._f, self._pending
+        conf, f = self._conf, self._f
         wp, wu, wt = conf.weight_priority, conf.weight_urgency, conf.weight_ticket
-        st, ft, ot = p.st, p.ft, p.ot
         npp, nurg, first = f.npprior, f.nurg, f.first
         top = self._max
         if top < EPSILON:
             return [wp * npp[n] + wu * nurg[n] + wt * 0.5 for n in order]
-        out = []
-        for n in order:
-            i = first[n]
-            tickets = st[i] + ft[i] + ot[i] if i >= 0 else 0.0
-            out.append(wp * npp[n] + wu * nurg[n] + wt * tickets / top)
-        return out
+        # a job without a pending task that takes part has none: the sentinel's 0
+        totals = self._pending.totals + [0.0]
+        # the same sum as prio() makes, to the last bit
+        return [wp * npp[n] + wu * nurg[n] + wt * ((totals[first[n]] - 0.0) / (top - 0.0))
+                for n in order]
 
     def _pending_tickets(self, i: int) -> Tickets:
         p = self._pending
@@ -281,7 +279,8 @@ def _tickets(running: list[TaskRef], pending: PendingTasks, conf: PolicyConf,
                 pending_functional(pending, conf, counts, sums, dependent)
             elif policy == OVERRIDE:
                 pending_override(pending, counts, conf.share_override_tickets, dependent)
-    totals = [a + b + c for a, b, c in zip(pending.st, pending.ft, pending.ot)]
+    totals = pending.totals = [a + b + c for a, b, c in zip(pending.st, pending.ft,
+                                                            pending.ot)]
     max_tickets = max(max(totals, default=0.0),
                       max((ref.total for ref in running), default=0.0))
     nodes: tuple[NodeShare, ...] = ()

@@ -229,6 +229,7 @@ class PendingTasks:
         self.st: list[float] = []
         self.ft: list[float] = []
         self.ot: list[float] = []
+        self.totals: list[float] = []   # st + ft + ot, once all policies are done
 
     def add(self, job: PolicyJob, task_ids: Sequence[int], entities: Entities) -> int:
         """Adds the job's tasks; returns the number of its first."""
