@@ -441,6 +441,11 @@ class Client:
         """Every holder's share tree usage decayed to now (qmaster.usage_book)."""
         return self.request("usage_query", {"user": self._user()})
 
+    def share_tree(self, decay: bool = False) -> dict[str, Any]:
+        """sge_share_mon's figures: ``tree`` (whether the cell has a share tree) and
+        ``nodes``, one row per node (``qmaster.policy_view.share_tree_rows``)."""
+        return self.request("share_tree_query", {"user": self._user(), "decay": decay})
+
     def clear_usage(self, users: list[str] | None = None) -> dict[str, Any]:
         """qconf -clearusage: every user's and project's share tree usage, or the
         named users' (``users``)."""

@@ -1,5 +1,5 @@
 """The qmaster's view of the scheduling policy, for ``qstat`` (``prior``, ``-pri``, ``-urg``,
-``-ext``, ``qstat -j``'s ntix/nurg) and ``sge_share_mon``: worked out when asked, as
+``-ext``, ``qstat -j``'s ntix/nurg) and ``sge_share_mon`` (``handle_share_tree_query``): worked out when asked, as
 ``qstat -j``'s reasons are, from the store's jobs and configuration through the same
 ``common.policy.inputs`` the scheduler uses.
 
@@ -11,14 +11,18 @@ The jobs' placement views are kept between evaluations while a job's version sta
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from common.jobstate import ACTIVE_STATES, State
 from common.placement.job import PlacementJob, placement_job, placement_record
 from common.policy import inputs as policy_inputs
-from common.policy.model import JobPriority, PolicyResult, Tickets, UsageTable
+from common.policy.model import (
+    USAGE_NAMES, JobPriority, NodeShare, PolicyResult, Tickets, UsageTable,
+)
+from common.policy.usage import PROJECT, USER, Holder, UsageRecord
 
 if TYPE_CHECKING:
+    from qmaster.context import Ctx
     from qmaster.store import Store
     from qmaster.usage_book import UsageBook
 
@@ -125,3 +129,70 @@ def job_figures(found: JobPriority) -> dict[str, Any]:
             "tasks": {task_id: _tickets(t) for task_id, t in found.task_tickets.items()},
             "task_prio": dict(found.task_prio)}
 
+
+
+# --------------------------------------------------------------------------- sge_share_mon
+
+def share_tree_rows(result: PolicyResult, records: Mapping[Holder, UsageRecord],
+                    decayed: Mapping[Holder, UsageRecord], now: float, decay: bool
+                    ) -> list[dict[str, Any]]:
+    """``sge_share_mon``'s row of each share tree node: the policy's NodeShare figures,
+    with the cpu, mem and io usage (and their long term sums) of the node's holder (a
+    user leaf: the user, within its project below a project node; a project node: the
+    project) and the time it was last booked (users only, as 8.1.9). ``decay``
+    (sge_share_mon -u): the usage decayed to ``now`` rather than as last booked."""
+    leaves = _leaf_paths(result.nodes)
+    rows = []
+    for node in result.nodes:
+        holder = _holder_of(node, node.path in leaves)
+        record = (decayed if decay else records).get(holder) if holder else None
+        stamp = 0.0
+        if record is not None and holder is not None and holder.kind == USER:
+            stamp = now if decay else record.stamp
+        usage = record.usage if record is not None else {}
+        long_term = record.long_term if record is not None else {}
+        rows.append({
+            "curr_time": int(now), "usage_time": int(stamp), "node_name": node.path,
+            "user_name": node.user, "project_name": node.project, "shares": node.shares,
+            "job_count": node.job_count, "level%": node.level, "total%": node.total,
+            "long_target_share": node.long_target_share,
+            "short_target_share": node.short_target_share,
+            "actual_share": node.actual_share, "usage": node.usage,
+            **{name: float(usage.get(name, 0.0)) for name in USAGE_NAMES},
+            **{f"lt{name}": float(long_term.get(name, 0.0)) for name in USAGE_NAMES},
+            "leaf": node.path in leaves})
+    return rows
+
+
+def _leaf_paths(nodes: Iterable[NodeShare]) -> set[str]:
+    paths = [n.path for n in nodes]
+    parents = {p.rsplit("/", 1)[0] or "/" for p in paths if p != "/"}
+    return {p for p in paths if p not in parents}
+
+
+def _holder_of(node: NodeShare, leaf: bool) -> Holder | None:
+    name = node.path.rsplit("/", 1)[-1]
+    if leaf and node.user and node.project:
+        return Holder(USER, node.user, node.project)
+    if node.user and node.user == name:
+        return Holder(USER, node.user)
+    if node.project and node.project == name:
+        return Holder(PROJECT, node.project)
+    return None
+
+
+def handle_share_tree_query(ctx: "Ctx") -> dict[str, Any]:
+    """sge_share_mon: the share tree's nodes with their figures now (any administrative
+    or submit host may ask, as 8.1.9 lets anyone run sge_share_mon); ``tree`` False
+    when the cell has no share tree."""
+    from common.objects_conf.sharetree import SHARETREE
+    from qmaster.host_rights import require_known_host  # (it imports the context)
+    require_known_host(ctx.store, ctx.user)
+    if not (ctx.store.conf.get("sharetree") or {}).get(SHARETREE):
+        return {"tree": False, "nodes": []}
+    book = ctx.services.usage
+    result = ctx.services.policy_view.result(ctx.store, ctx.now, ctx.services.seq, book)
+    conf = policy_inputs.policy_conf(ctx.store.conf)
+    rows = share_tree_rows(result, book.records, book.decayed_records(ctx.now, conf),
+                           ctx.now, bool(ctx.body.get("decay")))
+    return {"tree": True, "nodes": rows}
