@@ -101,3 +101,19 @@ def test_a_bigger_pe_job_goes_first_by_its_urgency(live_cell: LocalCell) -> None
         assert states(cl, [small])[small] == "pending"
         subprocess.run(command("qdel") + [str(j) for j in (*blockers, small, big)], timeout=30,
                        capture_output=True)
+
+
+def test_sge_share_mon_shows_the_share_tree(live_cell: LocalCell, tmp_path: Any) -> None:
+    done = subprocess.run(command("sge_share_mon") + ["-c", "1"], capture_output=True,
+                          text=True, timeout=30)
+    assert (done.returncode, done.stderr) == (2, "No share tree\n")
+    tree = tmp_path / "tree"
+    tree.write_text("id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1\n"
+                    "id=1\nname=default\ntype=0\nshares=10\nchildnodes=NONE\n")
+    run("qconf", "-Astree", str(tree))
+    done = subprocess.run(command("sge_share_mon") + ["-c", "1", "-h", "-f",
+                                                      "node_name,shares,level%,total%"],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ("node_name\tshares\tlevel%\ttotal%\t\n\n/\t1\t1.000000\t1.000000\t\n"
+                           "/default\t10\t1.000000\t1.000000\t\n")
