@@ -321,9 +321,9 @@ def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
     reply = client.jobs(include_finished="z" in args.states, ranges=True, brief=True,
                         owners=list(users) if users and not args.resources else None,
                         priorities=True, while_waiting=_load_listing)
-    _attach_policy(reply)
     from clients.render import qstat as rq
     from clients.views import qstat as views
+    views.attach_policy(reply)
     flt = views.JobFilter(states=args.states, users=users, instances=instances)
     width = queue_width(cluster or {})
     # the jobs -u selects, once for every kind of row; the -r and -ext blocks only when shown
@@ -359,15 +359,6 @@ def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
                                    **shown)
     out.write(text)
     return 0
-
-
-def _attach_policy(reply: dict[str, Any]) -> None:
-    """Each job gets the qmaster's policy figures (``qmaster.policy_view``) as ``policy``
-    (empty for a job the policy does not look at: no priority)."""
-    figures = reply.get("priorities") or {}
-    for job in reply.get("jobs") or []:
-        found = figures.get(job["job_id"], figures.get(str(job["job_id"])))
-        job["policy"] = found if isinstance(found, dict) else {}
 
 
 def _ungrouped(rows: list[dict[str, Any]], reply: dict[str, Any]) -> list[dict[str, Any]]:
@@ -419,7 +410,8 @@ def job_details(args: QstatArgs, client: Client, out: TextIO, err: TextIO) -> in
         return 1
     full = client.jobs([j["job_id"] for j in chosen], with_script=True, explain=True,
                        priorities=True)
-    _attach_policy(full)
+    from clients.views.qstat import attach_policy
+    attach_policy(full)
     tasks: dict[int, list[dict[str, Any]]] = {}
     for task in sorted(full.get("tasks") or [], key=lambda t: t["task_id"]):
         tasks.setdefault(task["job_id"], []).append(task)

@@ -106,6 +106,15 @@ def task_letters(task: Reply) -> str:
                          restarted=int(task.get("restarts") or 0) > 0)
 
 
+def attach_policy(reply: Reply) -> None:
+    """Each job gets the qmaster's policy figures (``qmaster.policy_view``) as ``policy``
+    (empty for a job the policy does not look at: no priority)."""
+    figures = reply.get("priorities") or {}
+    for job in reply.get("jobs") or []:
+        found = figures.get(job["job_id"], figures.get(str(job["job_id"])))
+        job["policy"] = found if isinstance(found, dict) else {}
+
+
 def _prio(job: Reply, task: Reply) -> float:
     """The ``prior`` column: the policy's priority of the job (``job["policy"]``, the
     qmaster's figures, which a listing asks for); a held waiting task has none (0), and
