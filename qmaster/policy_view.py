@@ -5,8 +5,9 @@
 
 One evaluation serves every question for ``MAX_AGE`` seconds (and while the store's
 event sequence stays where it was, not longer than ``MAX_STALE``): a hundred ``qstat``
-calls within a second cost one evaluation, whose cost grows with the unfinished jobs.
-The jobs' placement views are kept between evaluations while a job's version stays.
+calls within a second cost one evaluation. The policy's jobs are built from the store
+once and then kept by the published events (``note_events``), so an evaluation costs
+the core's work plus the jobs that changed.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from common.jobstate import ACTIVE_STATES, State
+from common.model import CONF_KINDS
 from common.placement.job import PlacementJob, placement_job, placement_record
 from common.policy import inputs as policy_inputs
 from common.policy.model import (
@@ -35,9 +37,30 @@ class PolicyView:
     _result: PolicyResult | None = None
     _at: float = 0.0
     _seq: int = -1
-    _jobs: dict[int, tuple[int, PlacementJob]] = field(default_factory=dict)
+    # the jobs as the policy sees them, built from the store at the first question and
+    # then kept by the events the qmaster publishes (``note_events``), as the scheduler's
+    # mirror keeps its own: an evaluation rebuilds only the jobs that changed
+    _cache: policy_inputs.PolicyJobCache | None = None
+    _placed: dict[int, PlacementJob] = field(default_factory=dict)
     _departments: dict[int, str] = field(default_factory=dict)
     evaluations: int = 0
+
+    def note_events(self, events: Iterable[Mapping[str, Any]]) -> None:
+        """The events of a batch the qmaster publishes (kinds job, task, ranges and the
+        configuration's): the jobs they change are built again at the next evaluation."""
+        if self._cache is None:
+            return
+        for event in events:
+            kind, op, key, obj = event["kind"], event["op"], event["key"], event.get("obj")
+            if kind == "job":
+                self._placed.pop(int(key), None)
+                if op != "del":
+                    try:
+                        self._placed[int(key)] = placement_job(obj)
+                    except (TypeError, ValueError, IndexError, AttributeError):
+                        pass  # (the scheduler reports such a job: it cannot run either)
+            if kind in ("job", "task", "ranges") or kind in CONF_KINDS:
+                self._cache.note(kind, op, key, obj)
 
     def figures(self, store: "Store", now: float, seq: int, job_ids: Iterable[int],
                 usage: "UsageBook | None" = None) -> dict[int, dict[str, Any]]:
@@ -51,9 +74,9 @@ class PolicyView:
                 continue
             figures = job_figures(found)
             figures["department"] = self._departments.get(job_id, "defaultdepartment")
-            cached = self._jobs.get(job_id)
-            if cached is not None and cached[1].deadline is not None:
-                figures["deadline"] = cached[1].deadline
+            placed = self._placed.get(job_id)
+            if placed is not None and placed.deadline is not None:
+                figures["deadline"] = placed.deadline
             out[job_id] = figures
         return out
 
@@ -66,8 +89,10 @@ class PolicyView:
         if self._result is not None and 0 <= age and (
                 age < MAX_AGE or (seq == self._seq and age < MAX_STALE)):
             return self._result
-        inputs = policy_inputs.policy_inputs(store.conf, self._placement_jobs(store),
-                                             _tasks(store), _ranges(store))
+        if self._cache is None:
+            self._build(store)
+        inputs = policy_inputs.policy_inputs(store.conf, self._placed, (), (),
+                                             cache=self._cache)
         self._departments = {job.job_id: job.department for job in inputs.jobs}
         table = usage.table(now, inputs.conf) if usage is not None else UsageTable()
         self._result = policy_inputs.evaluate(inputs, table, now)
@@ -75,22 +100,23 @@ class PolicyView:
         self.evaluations += 1
         return self._result
 
-    def _placement_jobs(self, store: "Store") -> dict[int, PlacementJob]:
-        """The unfinished jobs' placement views, each read again only when it changed."""
-        kept: dict[int, tuple[int, PlacementJob]] = {}
+    def _build(self, store: "Store") -> None:
+        """The unfinished jobs, their waiting and running tasks and their ranges, from
+        the store (once: ``note_events`` keeps them after)."""
+        self._cache = policy_inputs.PolicyJobCache()
+        self._placed = {}
         for job_id, job in store.jobs.items():
             if store.job_finished(job_id):
                 continue
-            cached = self._jobs.get(job_id)
-            if cached is None or cached[0] != job.version:
-                try:
-                    cached = (job.version, placement_job(placement_record(
-                        job_id, job.owner, job.group, job.opts, job.submit_time)))
-                except (TypeError, ValueError, IndexError, AttributeError):
-                    continue  # (the scheduler reports such a job: it cannot run either)
-            kept[job_id] = cached
-        self._jobs = kept
-        return {job_id: placement for job_id, (_, placement) in kept.items()}
+            try:
+                self._placed[job_id] = placement_job(placement_record(
+                    job_id, job.owner, job.group, job.opts, job.submit_time))
+            except (TypeError, ValueError, IndexError, AttributeError):
+                continue  # (the scheduler reports such a job: it cannot run either)
+        for task in _tasks(store):
+            self._cache.put_task(task["job_id"], task["task_id"], task)
+        for rng in _ranges(store):
+            self._cache.put_ranges(rng["job_id"], rng)
 
 
 _ACTIVE = frozenset(s.value for s in ACTIVE_STATES)

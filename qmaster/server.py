@@ -512,6 +512,7 @@ class QmasterServer:
         for event in events:
             self.services.seq += 1
             event["seq"] = self.services.seq
+        self.services.policy_view.note_events(events)  # (qstat's policy figures)
         self.pub.send_multipart(wire.encode_event_batch(self.services.epoch, events))
 
     def _send(self, identity: bytes, payload: bytes) -> None:
