@@ -115,14 +115,6 @@ class UsageTable:
     users: Mapping[str, float] = field(default_factory=dict)
     projects: Mapping[str, float] = field(default_factory=dict)
     user_projects: Mapping[tuple[str, str], float] = field(default_factory=dict)
-    # the decayed count of finished jobs per holder (8.1.9 keeps it as the usage value
-    # "finished_jobs", decayed like the others but never weighted): the share tree
-    # divides a node's short term target among its running jobs, these finished ones
-    # and its pending jobs, so a user who finished many jobs lately gets fewer pending
-    # tickets per job
-    finished_users: Mapping[str, float] = field(default_factory=dict)
-    finished_projects: Mapping[str, float] = field(default_factory=dict)
-    finished_user_projects: Mapping[tuple[str, str], float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,8 +179,9 @@ class NodeShare:
 @dataclass(frozen=True, slots=True)
 class PolicyResult:
     """What ``common.policy.priority.evaluate`` returns: each job's priority, the order
-    the pending jobs are taken in (job ids, the highest priority first; ties by job id),
-    and the share tree's nodes (empty without a share tree)."""
+    the pending jobs are taken in (job ids, the highest priority first; ties by
+    submission time, then job id, as 8.1.9), and the share tree's nodes (empty without a
+    share tree). ``jobs`` makes each JobPriority when it is first looked at."""
 
     jobs: Mapping[int, JobPriority]
     order: tuple[int, ...]

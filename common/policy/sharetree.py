@@ -37,9 +37,18 @@ Pending tasks (sge_sort_pending_job_nodes) join their nodes as temporary leaves,
 by the tickets of the policies above in the hierarchy (+ 0.01·``-js``; without dependence
 by ``-js``). Level by level upwards (skipping the root and any single active child of
 it), a node's list of pending tasks is sorted (descending, then job and task id) and
-the k-th gets ``stt / (running tasks + decayed finished jobs of the node + k)``; the value
+the k-th gets ``stt / (running tasks of the node + k)``; the value
 from the level just below the root is the task's share: its pending tickets are that
-times ``weight_tickets_share``. The next level up sorts by those tickets.
+times ``weight_tickets_share``. The next level up sorts by those tickets. (8.1.9's code
+would also count the node's decayed number of finished jobs there; its captures show it
+does not take effect: 8133, 4066, 2711 for a user who had finished a job.)
+
+``sge_share_mon`` (``node_shares``) shows the configured nodes with the targets of the
+running tasks' computation (pending ones do not count: a node with pending jobs only has
+job_count 0), and below each ``default`` node one node per user object that maps to it
+(per project for a default below a project node), with the default's shares; usage and
+actual share are computed over that tree; the root's short term target is 0 (8.1.9 never
+sets it).
 """
 from __future__ import annotations
 
@@ -47,7 +56,7 @@ from typing import Iterable, Sequence
 
 from common.policy.model import (PROJECT_NODE, USER_NODE, NodeShare, ShareNode,
                                  UsageTable)
-from common.policy.tickets import Holder, PendingTasks, TaskRef
+from common.policy.tickets import Holder, PendingTasks, TaskRef, merged_refs
 
 DEFAULT = "default"
 MIN_USAGE = 1.0   # 8.1.9's SGE_MIN_USAGE: a node's usage counts as at least oltt·1
@@ -56,15 +65,17 @@ MIN_USAGE = 1.0   # 8.1.9's SGE_MIN_USAGE: a node's usage counts as at least olt
 class TreeNode:
     """A share tree node with the figures of one pass."""
 
-    __slots__ = ("name", "type", "shares", "children", "temp", "project", "usage",
-                 "finished", "job_ref_count", "active_job_ref_count", "sum_priority",
+    __slots__ = ("name", "type", "shares", "children", "temp", "display", "project",
+                 "usage", "job_ref_count", "active_job_ref_count", "sum_priority",
                  "ltt", "oltt", "stt", "ostt", "shr", "m_share", "pending")
 
-    def __init__(self, name: str, type_: int, shares: int, temp: bool = False) -> None:
+    def __init__(self, name: str, type_: int, shares: int, temp: bool = False,
+                 display: bool = False) -> None:
         self.name, self.type, self.shares, self.temp = name, type_, shares, temp
+        self.display = display   # a node sge_share_mon shows below a default node
         self.children: list[TreeNode] = []
         self.project = type_ == PROJECT_NODE
-        self.usage = self.finished = 0.0
+        self.usage = 0.0
         self.job_ref_count = self.active_job_ref_count = 0
         self.sum_priority = 0
         self.ltt = self.oltt = self.stt = self.ostt = self.shr = self.m_share = 0.0
@@ -182,8 +193,7 @@ class ShareTree:
             return
         for key, node in nodes.items():
             at = holders_at[key]
-            node.pending = list(at[0].refs) if len(at) == 1 else \
-                sorted(i for h in at for i in h.refs)
+            node.pending = merged_refs(at)
         jobs, tickets = pending.jobs, pending.tickets
         base = tickets if dependent else [0.0] * len(jobs)
         ordered, shr = _sort_pending(self.root, self.root, pool, pending, dependent, base)
@@ -195,14 +205,52 @@ class ShareTree:
                 tickets[i] += st[i]
 
     # ------------------------------------------------------------------ sge_share_mon
-    def node_shares(self) -> tuple[NodeShare, ...]:
+    def node_shares(self, users: Iterable[str] = (),
+                    projects: Iterable[str] = ()) -> tuple[NodeShare, ...]:
         """The configured nodes (no temporary ones) with this pass's job counts and
-        targets; usage and actual share as sge_share_mon computes them (from the
-        configured tree only)."""
-        total = _node_usage(self.root, None, self.usage, with_temp=False)
-        out: list[NodeShare] = []
-        _collect(self.root, None, None, 1.0, float(self.root.shares), total, out)
+        targets, and the users behind each default node (``users``: the user objects;
+        ``projects``: the projects); usage and actual share as sge_share_mon computes
+        them (sge_add_default_user_nodes; the projects' access lists are not checked)."""
+        # the pass's own copies of default nodes are not shown (nor found by name)
+        temporary = _detach_temp(self.root)
+        added = self._add_display_nodes(list(users), list(projects))
+        try:
+            total = _node_usage(self.root, None, self.usage, with_temp=False)
+            out: list[NodeShare] = []
+            _collect(self.root, None, None, 1.0, float(self.root.shares), total, out)
+        finally:
+            for parent, node in added:
+                parent.children.remove(node)
+            for parent, node in temporary:
+                parent.children.append(node)
         return tuple(out)
+
+    def _add_display_nodes(self, users: list[str], projects: list[str]
+                           ) -> list[tuple[TreeNode, TreeNode]]:
+        added: list[tuple[TreeNode, TreeNode]] = []
+        for project in [*projects, None]:
+            default, _ = _search(self.root, DEFAULT, project, self.root)
+            if default is None or default.name != DEFAULT:
+                continue
+            for user in users:
+                found, _ = _search(self.root, user, project, self.root)
+                if found is default:
+                    node = TreeNode(user, USER_NODE, default.shares, temp=True,
+                                    display=True)
+                    default.children.append(node)
+                    added.append((default, node))
+        return added
+
+
+def _detach_temp(node: TreeNode) -> list[tuple[TreeNode, TreeNode]]:
+    detached: list[tuple[TreeNode, TreeNode]] = []
+    for child in list(node.children):
+        if child.temp:
+            node.children.remove(child)
+            detached.append((node, child))
+        else:
+            detached.extend(_detach_temp(child))
+    return detached
 
 
 def _search(node: TreeNode, user: str | None, project: str | None,
@@ -236,35 +284,27 @@ def _search(node: TreeNode, user: str | None, project: str | None,
 
 def _node_usage(node: TreeNode, project: str | None, usage: UsageTable,
                 with_temp: bool) -> float:
-    """Sets and returns the node's combined usage and finished job count
-    (sge_calc_node_usage)."""
-    children = [c for c in node.children if with_temp or not c.temp]
-    value = finished = 0.0
+    """Sets and returns the node's combined usage (sge_calc_node_usage)."""
+    children = [c for c in node.children if with_temp or not c.temp or c.display]
+    value = 0.0
     project_node = False
     if not children:
         if project is not None:
             value = usage.user_projects.get((node.name, project), 0.0)
-            finished = usage.finished_user_projects.get((node.name, project), 0.0)
         elif node.type == USER_NODE:
             value = usage.users.get(node.name, 0.0)
-            finished = usage.finished_users.get(node.name, 0.0)
         else:
             value = usage.projects.get(node.name, 0.0)
-            finished = usage.finished_projects.get(node.name, 0.0)
     elif project is None and node.project:
         project_node = True
         project = node.name
         value = usage.projects.get(node.name, 0.0)
-        finished = usage.finished_projects.get(node.name, 0.0)
     if children:
         child_usage = 0.0
-        child_finished = 0.0
         for child in children:
             child_usage += _node_usage(child, project, usage, with_temp)
-            child_finished += child.finished
         if not project_node:
             value += child_usage
-            finished += child_finished
         else:
             # the project usage its named users do not account for belongs to the users
             # behind its "default" node: added on the way down to it
@@ -274,7 +314,6 @@ def _node_usage(node: TreeNode, project: str | None, usage: UsageTable,
                 for step in path[1:]:
                     step.usage += unaccounted
     node.usage = value
-    node.finished = finished
     return value
 
 
@@ -359,32 +398,32 @@ def _sort_pending(root: TreeNode, node: TreeNode, pool: float, pending: PendingT
         if len(lone) == 1:
             return _sort_pending(lone[0], lone[0], pool, pending, dependent, base)
     jobs: list[int] = list(node.pending)
+    shares = pending.job_shares
     if dependent:
-        tickets, owners = pending.tickets, pending.jobs
-        keys = [tickets[i] + 0.01 * owners[i].job_share for i in jobs]
+        tickets = pending.tickets
+        keys = [tickets[i] + 0.01 * shares[i] for i in jobs]
     else:
-        owners = pending.jobs
-        keys = [float(owners[i].job_share) for i in jobs]
-    shares: list[float] = []
+        keys = [float(shares[i]) for i in jobs]
+    got: list[float] = []
     merged = False
     for child in node.children:
         if _has_pending(child):
             child_jobs, child_shares = _sort_pending(root, child, pool, pending, dependent,
                                                      base)
             jobs.extend(child_jobs)
-            shares.extend(child_shares)
+            got.extend(child_shares)
             # the child's tasks come up sorted by the tickets they got there
             keys.extend([base[i] + value * pool for i, value in zip(child_jobs, child_shares)])
             merged = True
     if node is root and not node.pending:
-        return jobs, shares
-    if len(jobs) > 1:
+        return jobs, got
+    if len(jobs) > 1 and (merged or min(keys) != max(keys)):
         places: Sequence[int] = range(len(jobs))
         if merged:
             places = sorted(places, key=jobs.__getitem__)
         places = sorted(places, key=keys.__getitem__, reverse=True)   # stable
         jobs = [jobs[k] for k in places]
-    start = node.active_job_ref_count + node.finished
+    start = node.active_job_ref_count
     stt = node.stt
     return jobs, [stt / (start + k) for k in range(1, len(jobs) + 1)]
 
@@ -399,12 +438,13 @@ def _collect(node: TreeNode, parent_path: str | None, project: str | None,
     total = parent_total * level
     if node.project and project is None:
         project = node.name
-    configured = [c for c in node.children if not c.temp]
+    configured = [c for c in node.children if not c.temp or c.display]
     user = node.name if node.type == USER_NODE and not configured else ""
     out.append(NodeShare(
         path=path, user=user, project=project or "", shares=node.shares,
-        job_count=node.job_ref_count, level=level, total=total,
-        long_target_share=node.m_share, short_target_share=node.ostt,
+        job_count=0 if node.display else node.job_ref_count, level=level, total=total,
+        long_target_share=0.0 if node.display else node.m_share,
+        short_target_share=0.0 if node.display or parent_path is None else node.ostt,
         actual_share=node.usage / total_usage if total_usage else 0.0,
         usage=node.usage))
     child_shares = float(sum(c.shares for c in configured))

@@ -21,7 +21,7 @@ import statistics
 import time
 
 from common.policy.conf import PolicyConf
-from common.policy.model import (PROJECT_NODE, USER_NODE, Entities, Entity, PolicyJob,
+from common.policy.model import (USER_NODE, Entities, Entity, PolicyJob,
                                  ResourceUrgency, RunningTask, ShareNode, UsageTable)
 from common.policy.priority import evaluate
 
@@ -56,8 +56,7 @@ def workload(jobs: int, users: int, running: int, seed: int = 7
         next_id += len(members)
     nodes[1] = ShareNode(1, "group0", USER_NODE, 100, nodes[1].childnodes + (next_id,))
     nodes.append(ShareNode(next_id, "default", USER_NODE, 1))
-    usage = UsageTable(users={n: rng.uniform(0, 1e6) for n in names},
-                       finished_users={n: rng.uniform(0, 50) for n in names})
+    usage = UsageTable(users={n: rng.uniform(0, 1e6) for n in names})
     out: list[PolicyJob] = []
     request_sets = [{}, {"lic": "1"}, {"arch": "lx-amd64"}, {"lic": "2", "arch": "lx-amd64"}]
     for i in range(jobs):

@@ -16,7 +16,7 @@ import pytest
 
 from common.policy.conf import PolicyConf
 from common.policy.model import (Entities, Entity, PolicyJob, ResourceUrgency,
-                                 RunningTask, UsageTable)
+                                 RunningTask, ShareNode, UsageTable)
 from common.policy.priority import evaluate
 
 REFERENCE = Path(__file__).resolve().parents[1] / "data" / "reference" / "policy"
@@ -198,3 +198,168 @@ def test_functional_users_projects_departments_and_weights_as_8_1_9_shows_them(
     result = evaluate(project_jobs(dept2_job), conf, entities=project_entities(), tree=(),
                       usage=UsageTable(), urgencies=URGENCIES, now=G4_PROJECTS + 45)
     check_ext(result, rows(capture_name))
+
+
+# --------------------------------------------------------------------------- groups 5, 6
+
+def share_tree(name: str) -> list[ShareNode]:
+    """A share_tree(5) file (id=, name=, type=, shares=, childnodes= lines)."""
+    nodes, fields = [], {}
+    for line in capture(name).splitlines() + ["id=end"]:
+        key, _, value = line.partition("=")
+        if key == "id" and fields:
+            children = fields["childnodes"]
+            nodes.append(ShareNode(
+                int(fields["id"]), fields["name"], int(fields["type"]), int(fields["shares"]),
+                () if children == "NONE" else tuple(int(c) for c in children.split(","))))
+            fields = {}
+        fields[key] = value
+    return nodes
+
+
+# 23:57:19 (the capture g5-st-share-mon at 23:57:29 is 1795823849)
+G5_ST = 1795823839
+# 23:57:45 (jobs 45-49) and 23:57:46 (50-52)
+G5_FULL = 1795823865
+
+
+def g5_entities(sgeuser_oticket: int = 0, p20_oticket: int = 0,
+                sgeuser2_fshare: int = 20) -> Entities:
+    """The objects as the oracle's README says they were (groups 3-6)."""
+    return Entities(
+        users={"sgeuser": Entity(fshare=80, oticket=sgeuser_oticket),
+               "sgeuser2": Entity(fshare=sgeuser2_fshare),
+               "sgeuser3": user("g5-user-sgeuser3.txt")},
+        projects={"p80": Entity(fshare=80), "p20": Entity(fshare=20, oticket=p20_oticket)},
+        departments={"dept2": Entity(fshare=50), "defaultdepartment": Entity()})
+
+
+def g5_st_jobs() -> list[PolicyJob]:
+    return [PolicyJob(job_id=j, owner="sgeuser" if j < 42 else "sgeuser2",
+                      department="defaultdepartment" if j < 42 else "dept2",
+                      submit_time=G5_ST, pending_tasks=1) for j in range(39, 45)]
+
+
+@pytest.mark.parametrize("capture_name, usage", [
+    ("g5-st-qstat-ext.out", {"sgeuser": 7.881680, "sgeuser2": 2.146473}),
+    ("g5-st-cleared-qstat-ext.out", {}),
+])
+def test_share_tree_80_20_with_and_without_usage_as_8_1_9_shows_it(capture_name, usage):
+    """Usage 7.88 : 2.15 (cpu seconds, halftime 168 h: no decay to speak of) moves the
+    first jobs from 8000 / 2000 to 8133 / 1866; each next job of a user gets 1/k."""
+    conf = sched_conf("g5-ssconf.txt")
+    result = evaluate(g5_st_jobs(), conf, entities=g5_entities(),
+                      tree=share_tree("g5-stree-users.txt"), usage=UsageTable(users=usage),
+                      urgencies=URGENCIES, now=G5_ST + 5)
+    check_ext(result, rows(capture_name))
+
+
+def g5_full_jobs(ot_47: int = 0) -> list[PolicyJob]:
+    spec = {45: ("sgeuser", None, "defaultdepartment"),
+            46: ("sgeuser", None, "defaultdepartment"),
+            47: ("sgeuser2", None, "dept2"), 48: ("sgeuser3", None, "defaultdepartment"),
+            49: ("sgeuser3", None, "defaultdepartment"),
+            50: ("sgeuser", "p80", "defaultdepartment"),
+            51: ("sgeuser3", "p80", "defaultdepartment"), 52: ("sgeuser2", "p20", "dept2")}
+    return [PolicyJob(job_id=j, owner=u, project=p, department=d,
+                      submit_time=G5_FULL + (j >= 50), pending_tasks=1,
+                      override_tickets=ot_47 if j == 47 else 0)
+            for j, (u, p, d) in spec.items()]
+
+
+def test_share_tree_with_a_group_a_project_and_default_leaves_as_8_1_9_shows_it():
+    """sgeuser3 is not named: it gets the root's default (10 shares); in project p80
+    sgeuser and sgeuser3 get copies of p80's default; p20 is not in the tree: 0."""
+    conf = sched_conf("g5-ssconf.txt")
+    result = evaluate(g5_full_jobs(), conf, entities=g5_entities(),
+                      tree=share_tree("g5-stree-full.txt"), usage=UsageTable(),
+                      urgencies=URGENCIES, now=G5_FULL + 10)
+    check_ext(result, rows("g5-full-qstat-ext.out"))
+
+
+@pytest.mark.parametrize("capture_name, conf_name, hierarchy, shared_override, p20_ot", [
+    ("g6-ot-qstat-ext.out", "g6-ssconf.txt", None, True, 0),
+    ("g6-ot-prj-qstat-ext.out", "g6-ssconf.txt", None, True, 30),
+    ("g6-sotF-qstat-ext.out", "g6-ssconf.txt", None, False, 30),
+    ("g6-all-OFS-qstat-ext.out", "g6-ssconf-all.txt", "OFS", True, 30),
+    ("g6-all-NONE-qstat-ext.out", "g6-ssconf-all.txt", "", True, 30),
+    ("g6-all-SF-qstat-ext.out", "g6-ssconf-all.txt", "SF", True, 30),
+    ("g6-all-FS-qstat-ext.out", "g6-ssconf-all.txt", "FS", True, 30),
+])
+def test_override_and_all_three_policies_in_each_hierarchy_as_8_1_9_shows_them(
+        capture_name, conf_name, hierarchy, shared_override, p20_ot):
+    """sgeuser's 100 override tickets over its jobs (100, 50, 33), job 47's -ot 50,
+    p20's 30, sgeuser3's 2; then functional and share tree tickets on top, computed in
+    the order policy_hierarchy says.
+
+    sgeuser2's functional shares were 0 by then, although the README says 20: with 0
+    every one of the 32 ticket figures of the four hierarchies is 8.1.9's, with 20 the
+    user category of sgeuser2's jobs adds 250-500 tickets that 8.1.9 did not give
+    (e.g. job 52: 3500 instead of 3000). Something in group 5 (qconf -clearusage of
+    sgeuser2?) must have reset them; the captures have no -suser sgeuser2 to show it."""
+    conf = dataclasses.replace(sched_conf(conf_name),
+                               share_override_tickets=shared_override)
+    if hierarchy is not None:
+        conf = dataclasses.replace(conf, policy_hierarchy=hierarchy)
+    result = evaluate(g5_full_jobs(ot_47=50), conf,
+                      entities=g5_entities(sgeuser_oticket=100, p20_oticket=p20_ot,
+                                           sgeuser2_fshare=0),
+                      tree=share_tree("g5-stree-full.txt"), usage=UsageTable(),
+                      urgencies=URGENCIES, now=G5_FULL + 60)
+    check_ext(result, rows(capture_name))
+
+
+# --------------------------------------------------------------------------- group 2
+
+G2_SUBMIT = 1795823573      # 23:52:53: jobs 11, 13, 14, 15
+G2_DL_SUBMIT = 1795823601   # 23:53:21: jobs 17, 18
+G2_DEADLINE = 1795824480    # 00:08 (-dl 202611280008); job 18's 23:48 has passed
+
+
+def g2_jobs(with_ot: bool = False) -> list[PolicyJob]:
+    jobs = [PolicyJob(job_id=6, owner="sgeuser", submit_time=G1_RUN,
+                      requests={"h_vmem": "512M"}, running=(RunningTask(1),))]
+    for job_id, priority in ((11, -10), (13, -1023), (14, 10), (15, 1024)):
+        jobs.append(PolicyJob(job_id=job_id, owner="sgeuser", submit_time=G2_SUBMIT,
+                              priority=priority, pending_tasks=1,
+                              override_tickets=100 if with_ot and job_id == 14 else 0))
+    jobs.append(PolicyJob(job_id=17, owner="sgeuser", submit_time=G2_DL_SUBMIT,
+                          deadline=G2_DEADLINE, pending_tasks=1))
+    jobs.append(PolicyJob(job_id=18, owner="sgeuser", submit_time=G2_DL_SUBMIT,
+                          deadline=G2_DEADLINE - 1200, pending_tasks=1))
+    if with_ot:
+        jobs.append(PolicyJob(job_id=19, owner="sgeuser", submit_time=G2_DL_SUBMIT + 10,
+                              job_share=5, pending_tasks=1))
+    return jobs
+
+
+def test_posix_priority_and_deadlines_as_8_1_9_shows_them():
+    """-p from -1023 to 1024 over 0..2048 with weight_priority 1; a deadline 873 s
+    ahead gives 3600000/873 = 4124, a passed one the whole 3600000."""
+    conf = sched_conf("g2-ssconf.txt")
+    # the pass 873 s before the deadline (dlcontr 4124)
+    result = evaluate(g2_jobs(), conf, entities=Entities(), tree=(), usage=UsageTable(),
+                      urgencies=URGENCIES, now=G2_DEADLINE - 873)
+    for job_id, tokens in rows("g2-qstat-urg-dl.out").items():
+        p = result.jobs[job_id]
+        prior, nurg, urg, rrcontr, wtcontr, dlcontr = (float(t) for t in tokens[1:7])
+        assert p.urgency.dlcontr == pytest.approx(dlcontr, abs=0.5), job_id
+        assert p.urgency.urg == pytest.approx(urg, rel=5e-3), job_id
+        assert p.urgency.wtcontr == pytest.approx(wtcontr, abs=0.5), job_id
+        assert p.nurg == pytest.approx(nurg, abs=5e-6), job_id
+    for job_id, tokens in rows("g2-qstat-pri-dl.out").items():
+        p = result.jobs[job_id]
+        prio = p.prio if tokens[8] != "r" else p.task_prio[1]
+        assert prio == pytest.approx(float(tokens[1]), abs=5e-6), job_id
+        assert (p.nurg, p.npprior, p.ntckts) == pytest.approx(
+            tuple(float(t) for t in tokens[2:5]), abs=5e-6), job_id
+    # qstat lists pending jobs by prio, ties by job id
+    pending = [j for j, tokens in rows("g2-qstat-pri-dl.out").items() if tokens[8] != "r"]
+    assert list(result.order) == pending
+
+
+def test_one_job_with_tickets_leaves_the_others_at_ntckts_0_as_8_1_9_shows_it():
+    conf = sched_conf("g2-ssconf.txt")
+    result = evaluate(g2_jobs(with_ot=True), conf, entities=Entities(), tree=(),
+                      usage=UsageTable(), urgencies=URGENCIES, now=G2_DEADLINE - 860)
+    check_ext(result, rows("g2-qstat-ext-ot.out"))

@@ -124,8 +124,15 @@ def test_the_default_leaf_gives_every_unnamed_user_its_shares():
                  tree(("A", 10), ("default", 10)))
     for job_id in (1, 2, 3):
         assert stickets(result, job_id) == pytest.approx([1000 / 3])
+    # sge_share_mon shows every user object that maps to default below it (C has no
+    # job; A is named), with the default's shares and no targets
     paths = [n.path for n in result.nodes]
-    assert paths == ["/", "/A", "/default"]   # sge_share_mon shows no temporary nodes
+    assert paths == ["/", "/A", "/default", "/default/B", "/default/C", "/default/X",
+                     "/default/Y"]
+    rows = {n.path: n for n in result.nodes}
+    assert rows["/default/X"].level == pytest.approx(0.25)
+    assert rows["/default/X"].total == pytest.approx(0.125)
+    assert rows["/default/X"].job_count == 0 and rows["/default"].user == ""
 
 
 def test_a_project_node_takes_its_jobs_and_its_users_below_it():
@@ -162,12 +169,11 @@ def test_pending_jobs_get_the_node_target_divided_by_their_place():
     assert got == pytest.approx([500, 250, 500, 250])
 
 
-def test_pending_jobs_count_the_running_and_the_recently_finished_ones_of_their_node():
-    """A runs 1 job and finished 2 (decayed count): its pending job is its 4th."""
-    usage = UsageTable(finished_users={"A": 2.0})
+def test_pending_jobs_count_the_running_ones_of_their_node():
+    """A runs 1 job: its pending job is its 2nd."""
     jobs = [running(9, "A"), pend(1, "A"), pend(2, "B")]
-    result = run(jobs, tree(("A", 50), ("B", 50)), usage)
-    assert result.jobs[1].tickets.stckt == pytest.approx(500 / 4)
+    result = run(jobs, tree(("A", 50), ("B", 50)))
+    assert result.jobs[1].tickets.stckt == pytest.approx(500 / 2)
     assert result.jobs[2].tickets.stckt == pytest.approx(500 / 1)
 
 
@@ -262,3 +268,13 @@ def test_running_share_tree_tickets_sum_to_the_pool_and_none_is_negative(
     assert total == pytest.approx(POOL if any_running else 0.0)
     for row in result.nodes:
         assert 0.0 <= row.short_target_share <= 1.0 + 1e-9
+
+
+def test_users_behind_a_default_node_carry_their_usage_in_sge_share_mon():
+    usage = UsageTable(users={"X": 30.0, "A": 10.0})
+    result = run([running(1, "X")], tree(("A", 10), ("default", 10)), usage)
+    rows = {n.path: n for n in result.nodes}
+    assert rows["/default/X"].usage == 30.0 and rows["/default"].usage == 30.0
+    assert rows["/"].usage == 40.0
+    assert rows["/default"].actual_share == pytest.approx(0.75)
+    assert rows["/"].short_target_share == 0.0 and rows["/"].long_target_share == 1.0
