@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from common import wire
 from common.policy.conf import PolicyConf
 from common.policy.usage import PROJECT, USER, Holder, holder_key
+from qmaster.spool import Transaction
 from qmaster.usage_book import UsageBook
 from scheduler.mirror import Mirror
 from tests.unit.test_qmaster_core import ALICE, BOB, ROOT, Harness
@@ -240,3 +241,16 @@ def test_a_changed_halftime_decays_what_was_booked_with_the_old_one_first() -> N
 class _NoTxn:
     def put(self, *args: Any) -> None: ...
     def delete(self, *args: Any) -> None: ...
+
+
+def test_an_unreadable_spooled_record_is_set_aside(qm: Harness, tmp_path: Path) -> None:
+    job = running_job(qm)
+    finish(qm, job, cpu=3.0)
+    batch_txn = Transaction()
+    batch_txn.put("usage", "bad", {"kind": "queue", "name": "q"})
+    qm.server.spool.commit(batch_txn)
+    qm.server.spool.close()
+    again = Harness(tmp_path, auto_add_hosts=True, default_slots=4)
+    assert cpu_of(again, Holder(USER, "alice")) == pytest.approx(3.0, rel=1e-4)
+    objects, _ = again.server.spool.load()
+    assert "bad" in objects["aside:usage"] and "bad" not in objects.get("usage", {})
