@@ -206,8 +206,9 @@ def test_enforce_user_and_default_project(env: dict[str, str], client: Client,
         assert _opts(client, job)["project"] == "p2"  # its owner's default_project
         client.delete([{"job_id": job}])
         # an automatic user without jobs goes when its delete_time has passed
+        assert qconf(env, "-duser", ME)[2] == 0
         set_global(client, auto_user_delete_time="1")
-        _job_id(_submit(env)[0])  # renews delete_time: now + 1
+        _job_id(_submit(env)[0])  # while it has the job, its delete_time moves on
         deadline = time.monotonic() + 30
         while ME in users(client) and time.monotonic() < deadline:
             time.sleep(0.3)

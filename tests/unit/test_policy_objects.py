@@ -240,15 +240,13 @@ def test_auto_user_made_with_the_configured_values() -> None:
         "default_project"] == "p1"
 
 
-def test_auto_user_renews_only_automatic_objects() -> None:
+def test_auto_user_leaves_existing_objects() -> None:
     from qmaster.policy_objects import auto_user
     conf = _conf()
     conf["user"]["auto"] = user_pairs("auto", delete_time=500)
     conf["user"]["hand"] = user_pairs("hand")
-    assert dict(auto_user(conf, "auto", 1000.0))["delete_time"] == "1100"
+    assert auto_user(conf, "auto", 1000.0) is None
     assert auto_user(conf, "hand", 1000.0) is None
-    assert auto_user(_conf(auto_user_delete_time="0") | {"user": conf["user"]},
-                     "auto", 1000.0) is None
 
 
 def test_clean_up_deletes_expired_users_without_jobs() -> None:
