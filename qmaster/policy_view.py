@@ -95,7 +95,7 @@ class PolicyView:
                                              cache=self._cache)
         self._departments = {job.job_id: job.department for job in inputs.jobs}
         table = usage.table(now, inputs.conf) if usage is not None else UsageTable()
-        self._result = policy_inputs.evaluate(inputs, table, now)
+        self._result = policy_inputs.evaluate(inputs, table, now, _free_slots(store))
         self._at, self._seq = now, seq
         self.evaluations += 1
         return self._result
@@ -120,6 +120,13 @@ class PolicyView:
 
 
 _ACTIVE = frozenset(s.value for s in ACTIVE_STATES)
+
+
+def _free_slots(store: "Store") -> int:
+    """The cell's free batch slots, as the scheduler's mirror counts them."""
+    from qmaster.placement_view import instances_of  # (it imports the store's users)
+    return sum(max(0, qi.slots - store.used_slots.get((qi.queue, qi.host), 0))
+               for qi in instances_of(store) if qi.accepts_jobs and "BATCH" in qi.qtype.upper())
 
 
 def _tasks(store: "Store") -> Iterable[dict[str, Any]]:

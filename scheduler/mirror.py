@@ -211,11 +211,12 @@ class Mirror:
         return policy_inputs.policy_inputs(self.conf, self.jobs, (), (),
                                            cache=self._policy_jobs).jobs
 
-    def policy(self, now: float) -> PolicyResult:
-        """The scheduling policy over the mirrored jobs at ``now`` (sge_priority(5))."""
+    def policy(self, now: float, free_slots: int | None = None) -> PolicyResult:
+        """The scheduling policy over the mirrored jobs at ``now`` (sge_priority(5));
+        ``free_slots``: the cell's free batch slots."""
         inputs = policy_inputs.policy_inputs(self.conf, self.jobs, (), (),
                                              cache=self._policy_jobs)
-        return policy_inputs.evaluate(inputs, self.usage_at(now), now)
+        return policy_inputs.evaluate(inputs, self.usage_at(now), now, free_slots)
 
     def pass_input(self, exclude: set[str] | frozenset[str] = frozenset(),
                    inflight: Mapping[str, tuple[list[list[Any]], str | None]] | None = None

@@ -351,11 +351,14 @@ def policy_inputs(conf: Conf, jobs: Mapping[int, PlacementJob],
                         resource_urgencies(conf))
 
 
-def evaluate(inputs: PolicyInputs, usage: UsageTable, now: float) -> PolicyResult:
-    """The core's ``evaluate`` over these inputs."""
+def evaluate(inputs: PolicyInputs, usage: UsageTable, now: float,
+             free_slots: int | None = None) -> PolicyResult:
+    """The core's ``evaluate`` over these inputs; ``free_slots``: the cell's free batch
+    slots (they bound how many of an array's pending tasks get tickets)."""
     from common.policy.priority import evaluate as core_evaluate
     return core_evaluate(inputs.jobs, inputs.conf, entities=inputs.entities,
-                         tree=inputs.tree, usage=usage, urgencies=inputs.urgencies, now=now)
+                         tree=inputs.tree, usage=usage, urgencies=inputs.urgencies, now=now,
+                         free_slots=free_slots)
 
 
 def order_ranks(result: PolicyResult) -> dict[int, int]:
