@@ -5,12 +5,14 @@
 
 One evaluation serves every question for ``MAX_AGE`` seconds (and while the store's
 event sequence stays where it was, not longer than ``MAX_STALE``): a hundred ``qstat``
-calls within a second cost one evaluation. The policy's jobs are built from the store
+calls within a second cost one evaluation, and an evaluation that took t seconds answers
+for ``REUSE_FACTOR``·t at least. The policy's jobs are built from the store
 once and then kept by the published events (``note_events``), so an evaluation costs
 the core's work plus the jobs that changed.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
@@ -30,6 +32,9 @@ if TYPE_CHECKING:
 
 MAX_AGE = 1.0     # seconds one evaluation answers for, whatever changed
 MAX_STALE = 10.0  # ... and while nothing changed (the waiting time still grows)
+# ... and at least this many times as long as it took: the qmaster spends at most about a
+# tenth of its time on qstat's figures, however large the cell and however often asked
+REUSE_FACTOR = 10.0
 
 
 @dataclass
@@ -43,6 +48,7 @@ class PolicyView:
     _cache: policy_inputs.PolicyJobCache | None = None
     _placed: dict[int, PlacementJob] = field(default_factory=dict)
     _departments: dict[int, str] = field(default_factory=dict)
+    _took: float = 0.0  # seconds the last evaluation took
     evaluations: int = 0
 
     def note_events(self, events: Iterable[Mapping[str, Any]]) -> None:
@@ -87,8 +93,10 @@ class PolicyView:
         the qmaster's usage book (none: no usage)."""
         age = now - self._at
         if self._result is not None and 0 <= age and (
-                age < MAX_AGE or (seq == self._seq and age < MAX_STALE)):
+                age < max(MAX_AGE, REUSE_FACTOR * self._took)
+                or (seq == self._seq and age < MAX_STALE)):
             return self._result
+        started = time.perf_counter()
         if self._cache is None:
             self._build(store)
         inputs = policy_inputs.policy_inputs(store.conf, self._placed, (), (),
@@ -97,6 +105,7 @@ class PolicyView:
         table = usage.table(now, inputs.conf) if usage is not None else UsageTable()
         self._result = policy_inputs.evaluate(inputs, table, now, _free_slots(store))
         self._at, self._seq = now, seq
+        self._took = time.perf_counter() - started
         self.evaluations += 1
         return self._result
 

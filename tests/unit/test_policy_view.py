@@ -46,6 +46,7 @@ def test_figures_when_asked_one_evaluation_a_second(qm: Harness,
         figures(qm, low)
     assert view.evaluations == before  # within MAX_AGE: the same evaluation
     monkeypatch.setattr(policy_view, "MAX_AGE", 0.0)
+    monkeypatch.setattr(policy_view, "REUSE_FACTOR", 0.0)
     qm.submit(BOB, priority=-500)
     figures(qm, low)
     assert view.evaluations == before + 1  # the store changed
@@ -54,6 +55,7 @@ def test_figures_when_asked_one_evaluation_a_second(qm: Harness,
 def test_the_kept_jobs_follow_the_published_events(qm: Harness,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(policy_view, "MAX_AGE", 0.0)
+    monkeypatch.setattr(policy_view, "REUSE_FACTOR", 0.0)
     first = qm.submit(priority=-10)
     figures(qm, first)  # built from the store here; events from now on
     qm.register()
@@ -70,3 +72,16 @@ def test_the_kept_jobs_follow_the_published_events(qm: Harness,
                          "data": dept, "mode": "add"})
     same_as_a_fresh_build(qm)
     assert figures(qm, first, array)[array]["department"] == "d1"
+
+
+def test_a_slow_evaluation_answers_for_longer(qm: Harness) -> None:
+    """However large the cell, qstat's figures take at most about a tenth of the
+    qmaster's time: an evaluation that took t seconds answers for 10 t."""
+    job = qm.submit()
+    view = qm.server.services.policy_view
+    store, now = qm.server.store, time.time()
+    first = view.result(store, now, 1)
+    view._took = 0.5  # as if it had taken half a second
+    assert view.result(store, now + 4.0, 2) is first  # a changed store, 4 s later
+    assert view.result(store, now + 6.0, 3) is not first
+    assert job in first.jobs
