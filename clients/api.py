@@ -316,6 +316,7 @@ class Client:
              with_script: bool = False, explain: bool = False,
              set_aside: bool = False, ranges: bool = False,
              owners: list[str] | None = None, brief: bool = False,
+             priorities: bool = False,
              while_waiting: Callable[[], object] | None = None) -> dict[str, Any]:
         """Jobs and tasks; ``explain`` adds ``scheduling_info`` {job id: reason lines}
         for pending jobs (what ``qstat -j`` shows); ``set_aside`` adds ``set_aside``
@@ -325,11 +326,14 @@ class Client:
         each, so that a large array costs no more than a job; ``owners``: only the jobs
         of these owners (patterns); ``brief``: job records with only what a listing shows
         (``qmaster.jobs.LISTING_OPTS``), and of them and of the ranges only the fields
-        that are set (read an absent one as empty); ``while_waiting``: as ``request``'s, for the
-        first part."""
+        that are set (read an absent one as empty); ``priorities``: ``"priorities"`` {job
+        id: the policy's figures, ``qmaster.policy_view.job_figures``} of the jobs that
+        wait or run; ``while_waiting``: as ``request``'s, for the first part."""
         body: dict[str, Any] = {"user": self._user(), "include_finished": include_finished,
                                 "with_script": with_script, "explain": explain,
                                 "set_aside": set_aside, "ranges": ranges, "brief": brief}
+        if priorities:  # (sent only when asked: a qmaster without it refuses the field)
+            body["priorities"] = True
         if job_ids is not None:
             body["job_ids"] = list(job_ids)
         if owners is not None:
@@ -348,8 +352,9 @@ class Client:
             for name in ("jobs", "tasks", "ranges"):
                 if name in part:
                     reply.setdefault(name, []).extend(part[name])
-            if "scheduling_info" in part:
-                reply.setdefault("scheduling_info", {}).update(part["scheduling_info"])
+            for name in ("scheduling_info", "priorities"):
+                if name in part:
+                    reply.setdefault(name, {}).update(part[name])
             reply["next"] = part.get("next")
         raise ClientError("malformed", f"job listing still not done after "
                           f"{MAX_RESUMED_REQUESTS} parts")
@@ -435,6 +440,11 @@ class Client:
     def usage_query(self) -> dict[str, Any]:
         """Every holder's share tree usage decayed to now (qmaster.usage_book)."""
         return self.request("usage_query", {"user": self._user()})
+
+    def share_tree(self, decay: bool = False) -> dict[str, Any]:
+        """sge_share_mon's figures: ``tree`` (whether the cell has a share tree) and
+        ``nodes``, one row per node (``qmaster.policy_view.share_tree_rows``)."""
+        return self.request("share_tree_query", {"user": self._user(), "decay": decay})
 
     def clear_usage(self, users: list[str] | None = None) -> dict[str, Any]:
         """qconf -clearusage: every user's and project's share tree usage, or the

@@ -144,7 +144,10 @@ def main(argv: list[str] | None = None) -> int:
             cluster = client.cluster(resources=tokens_only.resources)
             known = {h.lower() for h in cluster.get("exechosts") or []}
             args = parse_args(argv, resolver(known | {"global"}))
-            reply = client.jobs(ranges=True) if args.jobs else None
+            reply = client.jobs(ranges=True, priorities=True) if args.jobs else None
+            if reply is not None:  # the prior column: the qmaster's policy figures
+                from clients.views.qstat import attach_policy
+                attach_policy(reply)
             sys.stdout.write(render(args, cluster, reply))
         return 0
     except QhostExit as stop:

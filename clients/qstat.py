@@ -1,10 +1,11 @@
 """qstat: show jobs and queues of the cell, as qstat(1) of Grid Engine 8.1.9.
 
 Supported: -u user_list (default: the caller's jobs only, "*" for everyone, "$user"),
--s {p|r|s|z|hu|ho|hs|hd|hj|ha|h|a} combinations, -f, -F [names], -ne, -r, -ext, -ncb,
--j [job_list], -xml, -q wc_queue_list, -qs states, -explain a|c|A|E, -pe pe_list, -g c,
--g d, -help. The other options of qstat(1) (-l, -t, -U, -urg, -pri, -g t) are refused
-with an error.
+-s {p|r|s|z|hu|ho|hs|hd|hj|ha|h|a} combinations, -f, -F [names], -ne, -r, -ext, -urg,
+-pri, -ncb, -j [job_list], -xml, -q wc_queue_list, -qs states, -explain a|c|A|E,
+-pe pe_list, -g c, -g d, -help. The other options of qstat(1) (-l, -t, -U, -g t) are
+refused with an error. The priorities (``prior``, -urg, -pri, -ext's tickets) are the
+qmaster's policy view (``qmaster.policy_view``).
 
 Option parsing follows Grid Engine's two stages: words after an option up to the next
 "-..." are its arguments; an unknown word prints the usage and 'invalid option argument'
@@ -33,7 +34,7 @@ PRODUCT = "SGE 8.1.9"
 _FLAGS = ("-help", "-ncb", "-f", "-ext", "-urg", "-pri", "-xml", "-ne", "-r", "-t")
 _OPTIONAL_ARG = ("-F", "-j")
 _REQUIRED_ARG = ("-g", "-l", "-s", "-qs", "-explain", "-q", "-u", "-U", "-pe")
-NOT_IMPLEMENTED = ("-l", "-t", "-U", "-urg", "-pri")
+NOT_IMPLEMENTED = ("-l", "-t", "-U")
 EXPLAIN_LETTERS = "acAE"
 QUEUE_STATE_LETTERS = "acdosuACDES"
 _S_LINES = ("show pending, running, suspended, zombie jobs,",
@@ -93,6 +94,8 @@ class QstatArgs(Record):
     help: bool = False
     full: bool = False
     extended: bool = False
+    urgency: bool = False             # -urg
+    priority: bool = False            # -pri
     xml: bool = False
     resources: bool = False           # -r
     no_empty: bool = False            # -ne
@@ -138,6 +141,7 @@ def _apply(args: QstatArgs, switch: str, values: list[str]) -> None:
     if switch in NOT_IMPLEMENTED:
         raise QstatExit(f'error: qstat option "{switch}" is not supported by pygridengine')
     simple = {"-help": "help", "-f": "full", "-ext": "extended", "-xml": "xml",
+              "-urg": "urgency", "-pri": "priority",
               "-r": "resources", "-ne": "no_empty", "-ncb": "no_binding"}
     if switch in simple:
         setattr(args, simple[switch], True)
@@ -316,14 +320,17 @@ def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
     # predecessors of other owners
     reply = client.jobs(include_finished="z" in args.states, ranges=True, brief=True,
                         owners=list(users) if users and not args.resources else None,
-                        while_waiting=_load_listing)
+                        priorities=True, while_waiting=_load_listing)
     from clients.render import qstat as rq
     from clients.views import qstat as views
+    views.attach_policy(reply)
     flt = views.JobFilter(states=args.states, users=users, instances=instances)
     width = queue_width(cluster or {})
     # the jobs -u selects, once for every kind of row; the -r and -ext blocks only when shown
     selected = views.selected_jobs(reply, flt)
-    columns = views.Columns(resources=args.resources, extended=args.extended)
+    columns = views.Columns(resources=args.resources, extended=args.extended,
+                            policy=args.urgency or args.priority)
+    shown = {"extended": args.extended, "urgency": args.urgency, "priority": args.priority}
     pending = views.pending_rows(reply, flt, columns=columns, selected=selected)
     pending = _ungrouped(pending, reply) if "d" in args.group else pending
     pending += views.zombie_rows(reply, flt, columns=columns, selected=selected)
@@ -342,14 +349,14 @@ def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
     if args.no_binding:
         _strip_binding(rows)
     if args.xml:
-        text = (rq.render_full_xml(queues, pending, extended=args.extended) if args.full else
-                rq.render_job_table_xml(running, pending, extended=args.extended))
+        text = (rq.render_full_xml(queues, pending, **shown) if args.full else
+                rq.render_job_table_xml(running, pending, **shown))
     elif args.full:
-        text = rq.render_full(queues, pending, extended=args.extended,
-                              show_resources=args.resources, queue_width=width)
+        text = rq.render_full(queues, pending, show_resources=args.resources,
+                              queue_width=width, **shown)
     else:
-        text = rq.render_job_table(rows, extended=args.extended,
-                                   show_resources=args.resources, queue_width=width)
+        text = rq.render_job_table(rows, show_resources=args.resources, queue_width=width,
+                                   **shown)
     out.write(text)
     return 0
 
@@ -401,7 +408,10 @@ def job_details(args: QstatArgs, client: Client, out: TextIO, err: TextIO) -> in
             return 0
         err.write(rq.render_jobs_not_found(args.job_items))
         return 1
-    full = client.jobs([j["job_id"] for j in chosen], with_script=True, explain=True)
+    full = client.jobs([j["job_id"] for j in chosen], with_script=True, explain=True,
+                       priorities=True)
+    from clients.views.qstat import attach_policy
+    attach_policy(full)
     tasks: dict[int, list[dict[str, Any]]] = {}
     for task in sorted(full.get("tasks") or [], key=lambda t: t["task_id"]):
         tasks.setdefault(task["job_id"], []).append(task)

@@ -553,6 +553,8 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
                   # job records with only what a job listing shows (qstat, qhost -j),
                   # and fields at their empty defaults left out (of ranges too)
                   "brief": (Bool(), False),
+                  # the scheduling policy's figures of the jobs (qmaster.policy_view)
+                  "priorities": (Bool(), False),
                   # the next part of a listing: the jobs after this one
                   "after": (Int(0, MAX_INT), 0)}),
     "cluster_query": lambda: Struct(required={"user": _user()},
@@ -587,6 +589,9 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
         min_items=1, max_items=MAX_QMOD_ITEMS)}, optional={"force": (Bool(), False)}),
     # the share tree usage of every holder, decayed to now (qmaster.usage_book)
     "usage_query": lambda: Struct(required={"user": _user()}),
+    # sge_share_mon: the share tree's nodes now; "decay": usage decayed to now (-u)
+    "share_tree_query": lambda: Struct(required={"user": _user()},
+                                       optional={"decay": (Bool(), False)}),
     # qconf -clearusage [user_list]: every user's and project's share tree usage, or
     # the named users'
     "clear_usage": lambda: Struct(required={"user": _user()},

@@ -12,6 +12,7 @@ from typing import Any
 
 from common import task_ranges
 from common.model import UserInfo
+from qmaster.policy_view import PolicyView
 from qmaster.store import Batch, Store
 from qmaster.usage_book import UsageBook
 
@@ -164,6 +165,8 @@ class Services:
     refused_orders: int = 0
     seq: int = 0  # sequence number of the last published event
     log: Any = None  # structlog logger of the daemon, or None
+    # the scheduling policy's figures for qstat, worked out when asked (qmaster.policy_view)
+    policy_view: PolicyView = field(default_factory=PolicyView)
     usage: UsageBook = field(default_factory=UsageBook)  # share tree usage (spooled)
 
     def job_log(self, event: str, **fields: Any) -> None:

@@ -546,6 +546,9 @@ def handle_job_query(ctx: Ctx) -> dict[str, Any]:
         wanted = body.get("job_ids")
         reply["set_aside"] = {job_id: why for job_id, why in store.aside_jobs.items()
                               if wanted is None or job_id in wanted}
+    if body.get("priorities"):  # qstat's prior, -pri, -urg, -ext: the policy's figures
+        reply["priorities"] = ctx.services.policy_view.figures(
+            store, ctx.now, ctx.services.seq, [j.job_id for j in jobs], ctx.services.usage)
     if body.get("explain"):  # qstat -j: why pending jobs wait
         reply["scheduling_info"] = scheduling_info(store, [
             j for j in jobs if store.job_has_pending(j.job_id)])
@@ -571,7 +574,7 @@ def _query_ids(store: Store, body: dict[str, Any]) -> Iterable[int]:
 # the options a job listing reads (clients.views.qstat: rows, -r, -ext, -s filters)
 LISTING_OPTS = ("job_name", "array", "pe", "pe_ranges", "priority", "hold_jid", "hold_jid_ad",
                 "start_time", "project", "checkpoint_name", "hard_queues", "soft_queues",
-                "master_queues", "hard_resources", "soft_resources")
+                "master_queues", "hard_resources", "soft_resources", "override_tickets")
 
 
 def _listing(job: Job) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from common.model import Task
 from common.cell import MAX_SOCKET_PATH, Cell, write_act_qmaster
 from common.daemon import port_is_free
 from qmaster import (accounting_log, alter, config_handlers, execd_link, gate, jobs, orders,
-                     queue_control, usage_book, userset_handlers)
+                     policy_view, queue_control, usage_book, userset_handlers)
 from qmaster.auto_suspend import heartbeat
 from qmaster.policy_objects import auto_user_actions, expired_auto_users
 from qmaster.log_limit import LimitedLog
@@ -112,6 +112,7 @@ HANDLERS: dict[str, Handler] = {
     "userset_entries": userset_handlers.handle_userset_entries,
     "clear_usage": usage_book.handle_clear_usage,
     "usage_query": usage_book.handle_usage_query,
+    "share_tree_query": policy_view.handle_share_tree_query,
     "register": execd_link.handle_register,
     "load_report": execd_link.handle_load_report,
     "job_started": execd_link.handle_job_started,
@@ -509,6 +510,7 @@ class QmasterServer:
         for event in events:
             self.services.seq += 1
             event["seq"] = self.services.seq
+        self.services.policy_view.note_events(events)  # (qstat's policy figures)
         self.pub.send_multipart(wire.encode_event_batch(self.services.epoch, events))
 
     def _send(self, identity: bytes, payload: bytes) -> None:

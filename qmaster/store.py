@@ -111,7 +111,7 @@ def _spooled_job(job: Job) -> dict[str, Any]:
 
 def _for_scheduler(job: Job) -> dict[str, Any]:
     """A job as events and snapshots carry it: what the scheduler's placement reads."""
-    return placement_record(job.job_id, job.owner, job.group, job.opts)
+    return placement_record(job.job_id, job.owner, job.group, job.opts, job.submit_time)
 
 
 def _ranges(data: Any) -> TaskRanges:

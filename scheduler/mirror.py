@@ -4,7 +4,8 @@ Pure: ``Mirror.from_snapshot``, ``Mirror.add_part`` (the snapshot's further part
 ``Mirror.apply`` take the dicts the qmaster publishes;
 jobs are kept as ``PlacementJob``s (a job record placement cannot read is kept aside in
 ``unreadable`` and reported); ``Mirror.pass_input`` hands the mirror to
-``common.placement.inputs.pass_input``.
+``common.placement.inputs.pass_input``, ``Mirror.policy`` to the scheduling policy
+(``common.policy.inputs``), whose order the pass takes the pending jobs in.
 """
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from common.placement.inputs import pass_input, placement_jobs, queue_thresholds
 from common.placement.job import PlacementJob
 from common.placement.pass_conf import conf_fields
 from common.placement.resources import LevelKey, complex_list, fixed_levels
-from common.policy.model import UsageTable
+from common.policy import inputs as policy_inputs
+from common.policy.model import PolicyResult, UsageTable
 from common.policy.usage import (
     Holder, holder_of_key, policy_conf, records_from_wire, usage_table)
 
@@ -51,6 +53,9 @@ class Mirror:
     _conf_fields: dict[str, Any] | None = None  # PassInput's share of conf, until it changes
     # each instance's load and suspend thresholds, as long as the instances stay
     _thresholds: dict[tuple[str, str], Any] | None = None
+    # the policy's view of the jobs, rebuilt job by job as events change them
+    _policy_jobs: policy_inputs.PolicyJobCache = field(
+        default_factory=policy_inputs.PolicyJobCache)
     # share tree usage as the qmaster books it (event kind "usage"), one record a holder
     usage_records: dict[Holder, Any] = field(default_factory=dict)
 
@@ -76,13 +81,17 @@ class Mirror:
         self.unreadable.update(unreadable)
         for rng in part.get("ranges") or []:
             self._put_ranges(rng)
+            self._policy_jobs.put_ranges(int(rng["job_id"]), rng)
         for task in part["tasks"]:
             self._put_task(task)
+            self._policy_jobs.put_task(int(task["job_id"]), int(task["task_id"]), task)
 
     def apply(self, event: dict[str, Any]) -> bool:
         """Apply one event; True when it may give the dispatch pass something to do."""
         kind, op, key, obj = event["kind"], event["op"], event["key"], event.get("obj")
         self.seq = int(event["seq"])
+        if kind in ("job", "task", "ranges") or kind in self.conf:
+            self._policy_jobs.note(kind, op, key, obj)
         if kind == "job":
             self._apply_job(op, key, obj)
         elif kind == "task":
@@ -197,6 +206,18 @@ class Mirror:
     def active_tasks(self) -> list[dict[str, Any]]:
         return [t for t in self.tasks.values()
                 if State(t["state"]) in ACTIVE_STATES and t.get("granted")]
+
+    def policy_inputs_jobs(self) -> list[Any]:
+        """The ``PolicyJob``s of the mirrored jobs (kept between passes)."""
+        return policy_inputs.policy_inputs(self.conf, self.jobs, (), (),
+                                           cache=self._policy_jobs).jobs
+
+    def policy(self, now: float, free_slots: int | None = None) -> PolicyResult:
+        """The scheduling policy over the mirrored jobs at ``now`` (sge_priority(5));
+        ``free_slots``: the cell's free batch slots."""
+        inputs = policy_inputs.policy_inputs(self.conf, self.jobs, (), (),
+                                             cache=self._policy_jobs)
+        return policy_inputs.evaluate(inputs, self.usage_at(now), now, free_slots)
 
     def pass_input(self, exclude: set[str] | frozenset[str] = frozenset(),
                    inflight: Mapping[str, tuple[list[list[Any]], str | None]] | None = None

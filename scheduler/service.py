@@ -18,6 +18,7 @@ import zmq.asyncio
 
 from common import keys, wire
 from common.placement.dispatch import PassStats, dispatch_pass
+from common.policy.inputs import order_ranks
 from scheduler.mirror import Mirror
 
 HEARTBEAT_TIMEOUT = 3.5
@@ -210,6 +211,7 @@ class SchedulerService:
                                                    in self.inflight.items()})
             for key, slots in inflight_used.items():
                 inp.used[key] = inp.used.get(key, 0) + slots
+            inp.order = self._policy_order(self.mirror.free_slots(inflight_used))
             orders = dispatch_pass(inp, stats)
             took = time.monotonic() - self._last_pass
         except Exception as exc:  # noqa: BLE001 - a bad pass must not end the session:
@@ -240,6 +242,17 @@ class SchedulerService:
         self._log("pass", considered=stats.considered, orders=len(orders),
                   seconds=round(took, 4),
                   refused=len(reply.get("refused", [])))
+
+    def _policy_order(self, free_slots: int) -> dict[int, int] | None:
+        """The policy's order of the pending jobs now; None (``-p``, then job id) when the
+        policy fails: a bug there must not stop every job from starting."""
+        assert self.mirror is not None
+        try:
+            return order_ranks(self.mirror.policy(time.time(), free_slots))
+        except Exception as exc:  # noqa: BLE001 - logged; the pass goes on without it
+            if self.log:
+                self.log.error("policy failed", error=repr(exc), exc_info=True)
+            return None
 
     def _report_unevaluable(self, found: dict[int, str]) -> None:
         """Log each job the pass had to skip, once (until the scheduler restarts)."""

@@ -19,6 +19,7 @@ ENTRY_MODULES = {
     "qdel": "clients.qdel", "qhold": "clients.qhold", "qrls": "clients.qrls",
     "qalter": "clients.qalter", "qacct": "clients.qacct.main", "qhost": "clients.qhost",
     "qconf": "clients.qconf.main", "qmod": "clients.qmod.main", "qquota": "clients.qquota",
+    "sge_share_mon": "clients.share_mon",
 }
 COMMANDS = frozenset(ENTRY_MODULES) - {"pyge"}
 

@@ -1,6 +1,7 @@
 """Pure text/XML renderers for qstat job and queue listings (Grid Engine 8.1.9 format).
 
-This module owns the exact layout of ``qstat`` (default table, ``-r``, ``-ext``), ``qstat -f``,
+This module owns the exact layout of ``qstat`` (default table, ``-r``, ``-ext``, ``-urg``,
+``-pri``), ``qstat -f``,
 ``qstat -xml``, ``qstat -f -xml`` and ``qstat -g c``.  Nothing here does I/O: plain dicts in,
 strings out.  Times are epoch floats shown in local time.
 
@@ -25,6 +26,8 @@ JobRow (one line of the job table; ``-f`` uses the same rows inside QueueRow["jo
     -ext extras: ntckts: float, project: str | None, department: str | None,
         cpu: float | None (seconds), mem: float | None (GB s), io: float | None (GB),
         tickets, ovrts, otckt, ftckt, stckt: int, share: float  (missing numbers render as 0)
+    -urg extras: nurg: float, urg, rrcontr, wtcontr, dlcontr: float, deadline: float | None
+    -pri extras: nurg, npprior, ntckts: float, ppri: int (the -p value)
 
 QueueRow (qstat -f): name: str, qtype: str ("BIP"), resv: int, used: int, total: int,
     load_avg: float | None (None -> "-NA-"), arch: str | None, states: str, jobs: [JobRow],
@@ -97,17 +100,40 @@ def _task_column(row: JobRow) -> str:
 
 # --------------------------------------------------------------------------- job lines
 
-def job_header(*, extended: bool, queue_width: int, indent: str = "", master_col: bool = False) -> str:
-    """Header and dash line of the job table (two lines, each newline-terminated)."""
-    ntckts = " ntckts " if extended else ""
+def job_header(*, extended: bool, queue_width: int, indent: str = "", master_col: bool = False,
+               urgency: bool = False, priority: bool = False) -> str:
+    """Header and dash line of the job table (two lines, each newline-terminated); with
+    ``urgency`` (-urg) and ``priority`` (-pri) 8.1.9's further columns."""
+    nurg = " nurg   " if priority or urgency else ""
+    npprior = " npprior" if priority else ""
+    ntckts = " ntckts " if extended or priority else ""
+    urg = " urg      rrcontr  wtcontr  dlcontr " if urgency else ""
+    ppri = "  ppri" if priority else ""
     project = "project          department " if extended else ""
-    when = "" if extended else "submit/start at     "
+    when = "submit/start at     " if _shows_time(extended, urgency, priority) else ""
+    deadline = " deadline           " if urgency else ""
     usage = _EXT_USAGE_HEAD if extended else ""
     last = "master" if master_col else "slots"
-    head = (f"{indent}job-ID  prior  {ntckts} {'name':<10} {'user':<12} {project}state {when}"
+    head = (f"{indent}job-ID  prior  {nurg}{npprior}{ntckts}{urg}{ppri} {'name':<10} "
+            f"{'user':<12} {project}state {when}{deadline}"
             f"{usage}{'queue':<{queue_width}.{queue_width}} {last} ja-task-ID ")
-    dashes = 93 + (queue_width - 10) + (1 if master_col else 0) + (79 if extended else 0)
+    dashes = 93 + (queue_width - 10) + (1 if master_col else 0) + (79 if extended else 0) \
+        + (64 if urgency else 0) + (35 if priority else 0)
     return f"{head}\n{indent}{'-' * dashes}\n"
+
+
+def _shows_time(extended: bool, urgency: bool, priority: bool) -> bool:
+    """8.1.9 leaves out the submit/start column with -ext, unless -urg or -pri is given."""
+    return not extended or urgency or priority
+
+
+def _opti8(value: float) -> str:
+    """8.1.9's OPTI_PRINT8: whole numbers up to eight digits, larger ones as %.3g."""
+    return f"{value:8.3g} " if value > 99999999 else f"{value:8.0f} "
+
+
+def _xml_opti8(value: float) -> str:
+    return f"{value:.3g}" if value > 99999999 else f"{value:.0f}"
 
 
 def _usage_columns(row: JobRow) -> str:
@@ -130,17 +156,31 @@ def _usage_columns(row: JobRow) -> str:
 def job_line(row: JobRow, *, extended: bool = False, full: bool = False,
              queue_width: int = DEFAULT_QUEUE_WIDTH, indent: str = "",
              master_label: str | None = None, print_jobid: bool = True,
-             dates: dict[float, str] | None = None) -> str:
+             dates: dict[float, str] | None = None, urgency: bool = False,
+             priority: bool = False) -> str:
     """One job line without newline; ``master_label`` switches to qhost's MASTER/SLAVE column;
-    ``dates``: the listing's dates so far (``format_ctime``)."""
-    if print_jobid and not extended:
+    ``dates``: the listing's dates so far (``format_ctime``); ``urgency``/``priority``:
+    the -urg and -pri columns."""
+    if print_jobid and not (extended or urgency or priority):
         text = indent + _identity_columns(row, dates)
     elif print_jobid:
         text = f"{indent}{row['job_id']:7d} {row['prio']:7.5f} "
-        text += f"{row.get('ntckts') or 0.0:7.5f} "
+        text += f"{row.get('nurg') or 0.0:7.5f} " if urgency or priority else ""
+        text += f"{row.get('npprior') or 0.0:7.5f} " if priority else ""
+        text += f"{row.get('ntckts') or 0.0:7.5f} " if extended or priority else ""
+        if urgency:
+            text += "".join(_opti8(float(row.get(key) or 0.0))
+                            for key in ("urg", "rrcontr", "wtcontr", "dlcontr"))
+        text += f"{int(row.get('ppri') or 0):5d} " if priority else ""
         text += f"{row['name']:<10.10} {row['owner']:<12.12} "
-        text += f"{row.get('project') or 'NA':<16.16} {row.get('department') or 'NA':<10.10} "
+        if extended:
+            text += f"{row.get('project') or 'NA':<16.16} {row.get('department') or 'NA':<10.10} "
         text += f"{row['state']:<5.5} "
+        if _shows_time(extended, urgency, priority):
+            text += f"{format_ctime(_shown_time(row), dates)} "
+        if urgency:
+            deadline = row.get("deadline")
+            text += f"{format_ctime(deadline, dates)} " if deadline else " " * 20
     else:
         # continuation lines of a parallel job (qhost -j): identity columns stay blank
         text = indent + " " * (8 + 8 + (8 if extended else 0) + 24 + (28 if extended else 0) + 6)
@@ -207,14 +247,14 @@ def resource_lines(row: JobRow) -> str:
 
 
 def _job_lines(rows: list[JobRow], *, extended: bool, full: bool, show_resources: bool,
-               queue_width: int) -> str:
+               queue_width: int, urgency: bool = False, priority: bool = False) -> str:
     out: list[str] = []
     dates: dict[float, str] = {}  # (format_ctime: each second once per listing)
-    plain = not extended and not full
+    plain = not (extended or full or urgency or priority)
     for row in rows:
         out.append((_table_line(row, queue_width, dates) if plain else
                     job_line(row, extended=extended, full=full, queue_width=queue_width,
-                             dates=dates)) + "\n")
+                             dates=dates, urgency=urgency, priority=priority)) + "\n")
         if show_resources:
             out.append(resource_lines(row))
     return "".join(out)
@@ -223,12 +263,15 @@ def _job_lines(rows: list[JobRow], *, extended: bool, full: bool, show_resources
 # --------------------------------------------------------------------------- plain qstat / -f
 
 def render_job_table(rows: list[JobRow], *, extended: bool = False, show_resources: bool = False,
-                     queue_width: int = DEFAULT_QUEUE_WIDTH) -> str:
+                     queue_width: int = DEFAULT_QUEUE_WIDTH, urgency: bool = False,
+                     priority: bool = False) -> str:
     """``qstat`` without -f: header, dashes, one line per row; no jobs prints nothing at all."""
     if not rows:
         return ""
-    return job_header(extended=extended, queue_width=queue_width) + _job_lines(
-        rows, extended=extended, full=False, show_resources=show_resources, queue_width=queue_width)
+    return job_header(extended=extended, queue_width=queue_width, urgency=urgency,
+                      priority=priority) + _job_lines(
+        rows, extended=extended, full=False, show_resources=show_resources,
+        queue_width=queue_width, urgency=urgency, priority=priority)
 
 
 def _queue_header(queue_width: int) -> str:
@@ -244,27 +287,32 @@ def _queue_line(queue: QueueRow, queue_width: int) -> str:
             f"{load:<8.8} {arch:<13.13} {queue.get('states') or ''}\n")
 
 
-def _queue_block(queue: QueueRow, *, extended: bool, show_resources: bool, queue_width: int) -> str:
+def _queue_block(queue: QueueRow, *, extended: bool, show_resources: bool, queue_width: int,
+                 urgency: bool = False, priority: bool = False) -> str:
     dashes = "-" * (81 + (108 if extended else 0) + max(0, queue_width - 30))
     text = dashes + "\n" + _queue_line(queue, queue_width)
     text += "".join(f"\t{reason}\n" for reason in queue.get("explain") or [])
     text += "".join(f"\t{dom}:{name}={value}\n" for dom, name, value in queue.get("resources") or [])
     return text + _job_lines(queue.get("jobs") or [], extended=extended, full=True,
-                             show_resources=show_resources, queue_width=queue_width)
+                             show_resources=show_resources, queue_width=queue_width,
+                             urgency=urgency, priority=priority)
 
 
 def render_full(queues: list[QueueRow], pending_rows: list[JobRow], *, extended: bool = False,
-                show_resources: bool = False, queue_width: int = DEFAULT_QUEUE_WIDTH) -> str:
-    """``qstat -f``: queue instances with their jobs, then the PENDING JOBS block."""
+                show_resources: bool = False, queue_width: int = DEFAULT_QUEUE_WIDTH,
+                urgency: bool = False, priority: bool = False) -> str:
+    """``qstat -f``: queue instances with their jobs, then the PENDING JOBS block (the
+    queue lines and rulers as wide with -urg/-pri as without: 8.1.9's)."""
     text = _queue_header(queue_width) if queues else ""
     for queue in queues:
         text += _queue_block(queue, extended=extended, show_resources=show_resources,
-                             queue_width=queue_width)
+                             queue_width=queue_width, urgency=urgency, priority=priority)
     if pending_rows:
         hashes = "#" * (76 + (110 if extended else 0))
         text += f"\n{hashes}\n{_PENDING_TITLE}\n{hashes}\n"
         text += _job_lines(pending_rows, extended=extended, full=True,
-                           show_resources=show_resources, queue_width=queue_width)
+                           show_resources=show_resources, queue_width=queue_width,
+                           urgency=urgency, priority=priority)
     return text
 
 
@@ -296,18 +344,32 @@ def render_cluster_queue_summary(cqueues: list[dict[str, Any]], *, extended: boo
 
 # --------------------------------------------------------------------------- XML
 
-def _xml_job(row: JobRow, *, depth: int, state: str, extended: bool, full: bool) -> list[str]:
+def _xml_job(row: JobRow, *, depth: int, state: str, extended: bool, full: bool,
+             urgency: bool = False, priority: bool = False) -> list[str]:
     fields: list[tuple[str, str | None]] = [("JB_job_number", str(row["job_id"])),
                                             ("JAT_prio", f"{row['prio']:.5f}")]
-    if extended:
+    # (8.1.9's order, as captured: JAT_ntix, JB_nppri, JB_nurg, the urgency's parts
+    # without JB_urg, JB_priority)
+    if extended or priority:
         fields.append(("JAT_ntix", f"{row.get('ntckts') or 0.0:.5f}"))
+    if priority:
+        fields.append(("JB_nppri", f"{row.get('npprior') or 0.0:.5f}"))
+    if urgency or priority:
+        fields.append(("JB_nurg", f"{row.get('nurg') or 0.0:.5f}"))
+    if urgency:
+        fields += [(tag, _xml_opti8(float(row.get(key) or 0.0))) for tag, key in (
+            ("JB_rrcontr", "rrcontr"), ("JB_wtcontr", "wtcontr"), ("JB_dlcontr", "dlcontr"))]
+    if priority:
+        fields.append(("JB_priority", str(int(row.get("ppri") or 0))))
     fields += [("JB_name", row["name"]), ("JB_owner", row["owner"])]
     if extended:
         fields += [("JB_project", row.get("project")), ("JB_department", row.get("department"))]
     fields.append(("state", row["state"]))
-    if not extended:
+    if _shows_time(extended, urgency, priority):
         tag = "JAT_start_time" if _is_running(row) else "JB_submission_time"
         fields.append((tag, format_xml_time(_shown_time(row))))
+    if urgency and row.get("deadline"):
+        fields.append(("JB_deadline", format_xml_time(row["deadline"])))
     fields += _xml_ext_fields(row) if extended else []
     if not full:
         fields.append(("queue_name", row.get("queue")))
@@ -345,22 +407,27 @@ def _xml_document(queue_info: list[str], job_info: list[str]) -> str:
     return "\n".join(lines + ["</job_info>"]) + "\n"
 
 
-def _xml_jobs(rows: list[JobRow], *, depth: int, extended: bool, full: bool) -> list[str]:
+def _xml_jobs(rows: list[JobRow], *, depth: int, extended: bool, full: bool,
+              urgency: bool = False, priority: bool = False) -> list[str]:
     out: list[str] = []
     for row in rows:
         state = "running" if row.get("queue") else "pending"
-        out += _xml_job(row, depth=depth, state=state, extended=extended, full=full)
+        out += _xml_job(row, depth=depth, state=state, extended=extended, full=full,
+                        urgency=urgency, priority=priority)
     return out
 
 
 def render_job_table_xml(running_rows: list[JobRow], pending_rows: list[JobRow], *,
-                         extended: bool = False) -> str:
+                         extended: bool = False, urgency: bool = False,
+                         priority: bool = False) -> str:
     """``qstat -xml``: jobs with a queue under <queue_info>, pending ones under <job_info>."""
-    return _xml_document(_xml_jobs(running_rows, depth=2, extended=extended, full=False),
-                         _xml_jobs(pending_rows, depth=2, extended=extended, full=False))
+    shown = {"extended": extended, "urgency": urgency, "priority": priority}
+    return _xml_document(_xml_jobs(running_rows, depth=2, full=False, **shown),
+                         _xml_jobs(pending_rows, depth=2, full=False, **shown))
 
 
-def _xml_queue(queue: QueueRow, extended: bool) -> list[str]:
+def _xml_queue(queue: QueueRow, extended: bool, urgency: bool = False,
+               priority: bool = False) -> list[str]:
     fields = [("name", queue["name"]), ("qtype", queue["qtype"]), ("slots_used", str(queue["used"])),
               ("slots_resv", str(queue["resv"])), ("slots_total", str(queue["total"]))]
     if queue.get("load_avg") is not None:
@@ -371,12 +438,15 @@ def _xml_queue(queue: QueueRow, extended: bool) -> list[str]:
     # thresholds too: one field holds both), the error reason as <message>
     body += [xml_line(3, "load-alarm-reason" if reason.startswith("alarm ") else "message",
                       reason) for reason in queue.get("explain") or []]
-    body += _xml_jobs(queue.get("jobs") or [], depth=3, extended=extended, full=True)
+    body += _xml_jobs(queue.get("jobs") or [], depth=3, extended=extended, full=True,
+                      urgency=urgency, priority=priority)
     return ["    <Queue-List>"] + body + ["    </Queue-List>"]
 
 
 def render_full_xml(queues: list[QueueRow], pending_rows: list[JobRow], *,
-                    extended: bool = False) -> str:
+                    extended: bool = False, urgency: bool = False, priority: bool = False) -> str:
     """``qstat -f -xml``: <Queue-List> per queue instance, pending jobs under <job_info>."""
-    queue_info = [line for queue in queues for line in _xml_queue(queue, extended)]
-    return _xml_document(queue_info, _xml_jobs(pending_rows, depth=2, extended=extended, full=True))
+    queue_info = [line for queue in queues
+                  for line in _xml_queue(queue, extended, urgency, priority)]
+    return _xml_document(queue_info, _xml_jobs(pending_rows, depth=2, extended=extended,
+                                               full=True, urgency=urgency, priority=priority))

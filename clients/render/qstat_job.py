@@ -131,7 +131,9 @@ def _detail_request(d: dict[str, Any]) -> str:
     text += _field("job_args", ",".join(d["job_args"])) if d.get("job_args") else ""
     text += _field("master hard queue_list", ",".join(d["master_queue_list"])) if d.get("master_queue_list") else ""
     text += _field("script_size", d["script_size"]) if d.get("script_size") else ""
-    return text + (_field("script_file", d["script_file"]) if d.get("script_file") else "")
+    text += _field("script_file", d["script_file"]) if d.get("script_file") else ""
+    # (-ot, as 8.1.9 prints it when a manager or operator gave one)
+    return text + (_field("oticket", d["override_tickets"]) if d.get("override_tickets") else "")
 
 
 def _detail_dependencies(d: dict[str, Any]) -> str:

@@ -201,5 +201,17 @@ def job_detail(job: Reply, tasks: list[Reply], all_jobs: list[Reply],
                    "ja_tasks": ja_tasks(tasks),
                    "scheduling_info": [{"message": line, "number": 0, "global": False}
                                        for line in reasons or []],
-                   "nurg": 0.5, "override_tickets": 0, "version": 0})
+                   "override_tickets": int((job.get("opts") or {}).get("override_tickets") or 0),
+                   "version": 0})
+    _policy_figures(detail, job.get("policy"))
     return detail
+
+
+def _policy_figures(detail: dict[str, Any], figures: dict[str, Any] | None) -> None:
+    """JB_nurg and each running task's JAT_ntix from the qmaster's policy figures (a job
+    the policy does not look at: 8.1.9's defaults with the default policy, 0.5)."""
+    figures = figures or {}
+    detail["nurg"] = float(figures.get("nurg", 0.5))
+    ntckts = float(figures.get("ntckts", 0.5))
+    for task in detail["ja_tasks"]:
+        task["ntix"] = ntckts

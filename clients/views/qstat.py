@@ -2,8 +2,8 @@
 
 This module owns which jobs, tasks, queue instances and hosts ``qstat`` and ``qhost`` show
 and in which order, as Grid Engine 8.1.9 does: running tasks queue instance by queue
-instance (then by job and task id), pending tasks after them by priority (held ones have
-0.00000, the others 0.50000) then job id, with the pending tasks of an array job grouped
+instance (then by job and task id), pending tasks after them by priority (the qmaster's
+policy figures; held ones have 0.00000) then job id, with the pending tasks of an array job grouped
 into one row per state ("3-10:1", "1,3,5"). Input are the plain dicts of
 ``Client.jobs()`` and ``Client.cluster()``; output are the JobRow, QueueRow and HostRow
 dicts documented in ``clients.render.qstat``; the qhost rows are ``clients.views.qhost``.
@@ -78,6 +78,7 @@ class Columns(Record, frozen=True):
 
     resources: bool = True
     extended: bool = True
+    policy: bool = True  # the -urg and -pri columns
 
 
 ALL_COLUMNS = Columns()
@@ -105,9 +106,43 @@ def task_letters(task: Reply) -> str:
                          restarted=int(task.get("restarts") or 0) > 0)
 
 
-def _prio(task: Reply) -> float:
-    waiting = task["state"] in WAITING
-    return HELD_PRIO if waiting and task.get("holds") else NORMAL_PRIO
+def attach_policy(reply: Reply) -> None:
+    """Each job gets the qmaster's policy figures (``qmaster.policy_view``) as ``policy``
+    (empty for a job the policy does not look at: no priority)."""
+    figures = reply.get("priorities") or {}
+    for job in reply.get("jobs") or []:
+        found = figures.get(job["job_id"], figures.get(str(job["job_id"])))
+        job["policy"] = found if isinstance(found, dict) else {}
+
+
+def _prio(job: Reply, task: Reply) -> float:
+    """The ``prior`` column: the policy's priority of the job (``job["policy"]``, the
+    qmaster's figures, which a listing asks for); a held waiting task has none (0), and
+    a job the policy does not look at (in error, finished) neither. Without figures
+    (a caller that did not ask): 0.5, what 8.1.9 shows with the default policy."""
+    if task["state"] in WAITING and task.get("holds"):
+        return HELD_PRIO
+    if "policy" not in job:
+        return NORMAL_PRIO
+    figures = job["policy"] or {}
+    if task["state"] in ACTIVE:
+        per_task = figures.get("task_prio") or {}
+        found = per_task.get(task["task_id"], per_task.get(str(task["task_id"])))
+        if found is not None:
+            return float(found)
+    return float(figures.get("prio") or 0.0)
+
+
+def _task_tickets(job: Reply, task: Reply) -> list[float]:
+    """``[tckts, otckt, ftckt, stckt, share]`` of a running task, else of the job's
+    pending tasks."""
+    figures = job.get("policy") or {}
+    if task["state"] in ACTIVE:
+        per_task = figures.get("tasks") or {}
+        found = per_task.get(task["task_id"], per_task.get(str(task["task_id"])))
+        if found is not None:
+            return [float(v) for v in found]
+    return [float(v) for v in figures.get("tickets") or (0.0,) * 5]
 
 
 def range_text(first: int, last: int, step: int) -> str:
@@ -201,13 +236,29 @@ def _request_fields(job: Reply, jobs: list[Reply]) -> dict[str, Any]:
 
 
 def _ext_fields(job: Reply, task: Reply) -> dict[str, Any]:
-    """The -ext columns: project, department and usage of a started task."""
+    """The -ext columns: tickets, project, department and usage of a started task."""
     usage = task.get("usage") or {}
     started = task["state"] in ACTIVE
-    return {"ntckts": _prio(task), "project": _opts(job).get("project"),
-            "department": DEFAULT_DEPARTMENT,
+    figures = job.get("policy") or {}
+    tckts, otckt, ftckt, stckt, share = _task_tickets(job, task)
+    return {"ntckts": float(figures.get("ntckts") or 0.0), "project": _opts(job).get("project"),
+            "department": figures.get("department") or DEFAULT_DEPARTMENT,
+            "tickets": tckts, "ovrts": int(_opts(job).get("override_tickets") or 0),
+            "otckt": otckt, "ftckt": ftckt, "stckt": stckt, "share": share,
             **{k: (float(usage[k]) if started and k in usage else None)
                for k in ("cpu", "mem", "io")}}
+
+
+def _policy_fields(job: Reply) -> dict[str, Any]:
+    """The -urg and -pri columns: the urgency and its parts, the normalised parts of the
+    priority, the -p value and the -dl time."""
+    figures = job.get("policy") or {}
+    urg = [float(v) for v in figures.get("urg") or (0.0,) * 4]
+    return {"nurg": float(figures.get("nurg") or 0.0),
+            "npprior": float(figures.get("npprior") or 0.0),
+            "ntckts": float(figures.get("ntckts") or 0.0),
+            "urg": urg[0], "rrcontr": urg[1], "wtcontr": urg[2], "dlcontr": urg[3],
+            "ppri": int(_opts(job).get("priority") or 0), "deadline": figures.get("deadline")}
 
 
 def job_row(job: Reply, task: Reply, jobs: list[Reply], *, queue: str | None = None,
@@ -223,7 +274,7 @@ def job_row(job: Reply, task: Reply, jobs: list[Reply], *, queue: str | None = N
     pe = opts.get("pe")
     row: JobRow = {
         "job_id": job["job_id"], "task_id": task["task_id"] if opts.get("array") else None,
-        "prio": HELD_PRIO if state in WAITING and task.get("holds") else NORMAL_PRIO,
+        "prio": _prio(job, task),
         "name": name, "full_name": name, "owner": job["owner"],
         "state": task_letters(task), "submit_time": job["submit_time"], "start_time": start,
         "queue": queue, "master": master, "pending_tasks": None,
@@ -235,6 +286,8 @@ def job_row(job: Reply, task: Reply, jobs: list[Reply], *, queue: str | None = N
         row.update(_request_fields(job, jobs))
     if columns.extended:
         row.update(_ext_fields(job, task))
+    if columns.policy:
+        row.update(_policy_fields(job))
     return row
 
 

@@ -76,6 +76,9 @@ class PassInput:
     # job id -> (range list, the ranges' version, which an order for one carries)
     pending_ranges: Mapping[int, tuple[list[list[int]], int]] = field(default_factory=dict)
     exclude: frozenset[str] | set[str] = frozenset()  # "job.task" keys not to place now
+    # the scheduling policy's order (common.policy: sge_priority(5)): job id -> rank, the
+    # first 0; None: -p high first, then job id (the qmaster's own checks)
+    order: Mapping[int, int] | None = None
     _by_host: dict[str, list[tuple[SlotKey, InstanceThresholds]]] | None = field(
         default=None, repr=False, init=False)
 
@@ -112,9 +115,14 @@ class Category:
     pe_bounds: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
-def pending_order(jobs: Mapping[int, PlacementJob], pending: Iterable[dict[str, Any]]
-                  ) -> list[dict[str, Any]]:
-    """The order tasks are placed in: ``-p`` high first, then job and task number."""
+def pending_order(jobs: Mapping[int, PlacementJob], pending: Iterable[dict[str, Any]],
+                  order: Mapping[int, int] | None = None) -> list[dict[str, Any]]:
+    """The order tasks are placed in: by the policy's ``order`` (jobs it has no rank for
+    after the others), else ``-p`` high first; then job and task number."""
+    if order is not None:
+        last = len(order)
+        return sorted(pending, key=lambda t: (order.get(t["job_id"], last), t["job_id"],
+                                              t["task_id"]))
     urgency = {job_id: -job.priority for job_id, job in jobs.items()}
     return sorted(pending, key=lambda t: (urgency.get(t["job_id"], 0), t["job_id"],
                                           t["task_id"]))
@@ -122,14 +130,20 @@ def pending_order(jobs: Mapping[int, PlacementJob], pending: Iterable[dict[str, 
 
 def pending_jobs(inp: PassInput
                  ) -> Iterator[tuple[int, list[dict[str, Any]], tuple[list[list[int]], int]]]:
-    """The jobs with pending tasks in placement order (``-p`` high first, then job id),
-    each with its enrolled pending task records and its pending ranges (with their
-    version). Lazy: a pass that fills the cluster early looks at no more jobs."""
+    """The jobs with pending tasks in placement order (the policy's ``order``, else ``-p``
+    high first; then job id), each with its enrolled pending task records and its
+    pending ranges (with their version). Lazy: a pass that fills the cluster early looks
+    at no more jobs."""
     enrolled: dict[int, list[dict[str, Any]]] = {}
     for task in inp.pending:
         enrolled.setdefault(task["job_id"], []).append(task)
     ids = [j for j in set(enrolled) | set(inp.pending_ranges) if j in inp.jobs]
-    ids.sort(key=lambda j: (-inp.jobs[j].priority, j))
+    order = inp.order
+    if order is not None:
+        last = len(order)  # (a job the policy has not ranked yet goes after the others)
+        ids.sort(key=lambda j: (order.get(j, last), j))
+    else:
+        ids.sort(key=lambda j: (-inp.jobs[j].priority, j))
     no_ranges: tuple[list[list[int]], int] = ([], 0)
     for job_id in ids:
         yield job_id, enrolled.get(job_id, []), inp.pending_ranges.get(job_id, no_ranges)

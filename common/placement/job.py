@@ -1,12 +1,14 @@
 """What the placement library knows of a job, typed: its owner and the requests that decide
-where it may run (``-q``, ``-l``, ``-pe``, ``-p``). Built once from a job record (the
+where it may run (``-q``, ``-l``, ``-pe``, ``-p``), and what the scheduling policy weighs
+to decide when (its submit time, ``-dl``, ``-js``, ``-ot``: ``common.policy.inputs``). Built once from a job record (the
 qmaster's whole job, or its ``placement_record``, which events and snapshots carry; the
 options checked by ``common.jobspec``), so that the pass, the explanations and the
 qmaster's order checks read attributes, never option maps. Pure.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any, Mapping
 
 Pairs = tuple[tuple[str, str], ...]
@@ -26,6 +28,11 @@ class PlacementJob:
     pe_ranges: tuple[tuple[int, int], ...] = ()  # -pe name 2,4: each range
     project: str | None = None                   # -P (resource quotas filter on it)
     task_concurrency: int = 0                    # -tc (common.placement.caps; not a category's)
+    # the policy's (common.policy.inputs): not part of the category, placement ignores them
+    submit_time: float = 0.0
+    deadline: float | None = None                # -dl as epoch seconds
+    job_share: int = 0                           # -js
+    override_tickets: int = 0                    # -ot
 
     @property
     def category(self) -> tuple[Any, ...]:
@@ -36,10 +43,7 @@ class PlacementJob:
     def with_pe(self, name: str) -> "PlacementJob":
         """The same job asking for the PE ``name`` (``qstat -j`` asks PE by PE)."""
         assert self.pe is not None
-        return PlacementJob(self.job_id, self.owner, self.group, self.priority,
-                            self.hard_queues, self.soft_queues, self.hard_resources,
-                            self.soft_resources, (name, self.pe[1], self.pe[2]),
-                            self.pe_ranges, self.project)
+        return replace(self, pe=(name, self.pe[1], self.pe[2]))
 
     def slot_ranges(self) -> list[tuple[int, int]]:
         """The slot ranges of ``-pe name n[-m][,...]``, the highest first: the pass grants
@@ -57,17 +61,22 @@ def _sorted(requests: Mapping[str, str]) -> Pairs:
 
 # the options ``placement_job`` reads; a job travels to the scheduler with these alone
 PLACEMENT_OPTS = ("pe", "pe_ranges", "priority", "hard_queues", "soft_queues",
-                  "hard_resources", "soft_resources", "project", "task_concurrency")
+                  "hard_resources", "soft_resources", "project", "task_concurrency",
+                  "deadline", "job_share", "override_tickets")
 
 
 def placement_record(job_id: int, owner: str, group: str,
-                     opts: Mapping[str, Any]) -> dict[str, Any]:
+                     opts: Mapping[str, Any], submit_time: float = 0.0) -> dict[str, Any]:
     """The job record ``placement_job`` reads: the job's ``PLACEMENT_OPTS`` that are set
-    (it reads an absent one as its default: None, 0 or empty). What the qmaster's events
-    and snapshot carry of a job: the scheduler needs no more, and a whole job (its
-    environment, paths, names) is ten times the bytes to pack and read."""
-    return {"job_id": job_id, "owner": owner, "group": group,
-            "opts": {name: opts[name] for name in PLACEMENT_OPTS if opts.get(name)}}
+    (it reads an absent one as its default: None, 0 or empty) and its submit time. What
+    the qmaster's events and snapshot carry of a job: the scheduler needs no more, and a
+    whole job (its environment, paths, names) is ten times the bytes to pack and read."""
+    record: dict[str, Any] = {
+        "job_id": job_id, "owner": owner, "group": group,
+        "opts": {name: opts[name] for name in PLACEMENT_OPTS if opts.get(name)}}
+    if submit_time:
+        record["submit_time"] = submit_time
+    return record
 
 
 def placement_job(record: Mapping[str, Any]) -> PlacementJob:
@@ -76,6 +85,9 @@ def placement_job(record: Mapping[str, Any]) -> PlacementJob:
     report such a job: see ``dispatch.PassStats.unevaluable``)."""
     opts = record.get("opts") or {}
     pe = opts.get("pe")
+    submit_time = record.get("submit_time") or 0.0
+    if not isinstance(submit_time, (int, float)):
+        raise TypeError(f"submit time {submit_time!r} is not a number")
     priority = opts.get("priority") or 0
     if type(priority) is not int:
         raise TypeError(f"priority {priority!r} is not an integer")
@@ -89,15 +101,11 @@ def placement_job(record: Mapping[str, Any]) -> PlacementJob:
         pe=None if not pe else (str(pe[0]), int(pe[1]), int(pe[2] if len(pe) > 2 else pe[1])),
         pe_ranges=tuple((int(lo), int(hi)) for lo, hi in opts.get("pe_ranges") or ()),
         project=str(opts["project"]) if opts.get("project") else None,
-        task_concurrency=_concurrency(opts.get("task_concurrency")))
-
-
-def _concurrency(value: Any) -> int:
-    if value is None:
-        return 0
-    if type(value) is not int or value < 0:
-        raise TypeError(f"-tc {value!r} is not a count")
-    return value
+        task_concurrency=_count(opts.get("task_concurrency")),
+        submit_time=float(submit_time),
+        deadline=_deadline(opts.get("deadline"), submit_time),
+        job_share=_count(opts.get("job_share")),
+        override_tickets=_count(opts.get("override_tickets")))
 
 
 def _strings(value: Any) -> tuple[str, ...]:
@@ -114,3 +122,25 @@ def _requests(value: Any) -> Mapping[str, str]:
     if not isinstance(value, dict):
         raise TypeError(f"{value!r} is not a map")
     return {str(k): str(v) for k, v in value.items()}
+
+
+def _count(value: Any) -> int:
+    """-tc, -js, -ot: a count, none 0."""
+    if value is None:
+        return 0
+    if type(value) is not int or value < 0:
+        raise TypeError(f"{value!r} is not a count")
+    return value
+
+
+def _deadline(spec: Any, submit_time: float) -> float | None:
+    """``-dl [[CC]YY]MMDDhhmm[.SS]`` as epoch seconds, read as ``qstat -j`` reads it: in
+    local time, a date without a year in the submit time's year."""
+    if not spec:
+        return None
+    from common.jobspec import date_time_to_epoch  # (only jobs with a deadline need it)
+    try:
+        return float(date_time_to_epoch(str(spec),
+                                        datetime.fromtimestamp(submit_time).astimezone()))
+    except ValueError:  # checked at submission: a deadline must never keep a job from running
+        return None

@@ -1,7 +1,7 @@
 """Benchmark of the pure dispatch pass: prints figures, asserts nothing about time.
 
     python3 tests/bench/bench_pass.py [--jobs 100000] [--hosts 1000] [--categories 50]
-                                      [--nocache-jobs 2000] [--repeat 3]
+                                      [--nocache-jobs 2000] [--repeat 3] [--policy]
 
 A simulated cell: ``--hosts`` exec hosts with load values (two architectures, varied
 mem_free), 4 cluster queues on every host (4 slots each, different h_rt), a global JOB
@@ -12,6 +12,12 @@ the resource view (the scheduler's mirror does it once per pass), the time and p
 memory (tracemalloc) of one pass, and the same pass without the category cache on the
 first ``--nocache-jobs`` jobs (with the cached time of those jobs for comparison and the
 per-job cost extrapolated to all jobs).
+
+``--policy`` (issue 27): the same pass with the scheduling policy, as the scheduler runs
+it: the policy's inputs built from the jobs, task records and configuration
+(``common.policy.inputs``: 200 users in 10 departments, 20 projects, a three-level share
+tree, functional and override tickets, urgency on), evaluated, and the pass taking the
+jobs in its order; printed beside the same pass without policy.
 """
 from __future__ import annotations
 
@@ -114,6 +120,96 @@ def make_pass(n_jobs: int, n_hosts: int, n_cats: int, *, cache: bool = True,
                      resources=view, pes=pes, category_cache=cache)
 
 
+POLICY_SCONF = [["weight_tickets_functional", "10000"], ["weight_tickets_share", "10000"],
+                ["weight_priority", "0.1"], ["policy_hierarchy", "OFS"]]
+
+
+def policy_cell(conf: dict[str, Any], jobs: dict[int, Any], users: int = 200
+                ) -> tuple[dict[str, Any], dict[int, Any], list[Any]]:
+    """The benchmark's configuration with policy objects, its jobs spread over ``users``
+    owners and 20 projects (a few with -ot, -js, -p), and a three-level share tree
+    (root, 10 groups, their users)."""
+    from dataclasses import replace
+    from common.policy.model import USER_NODE, ShareNode
+    conf = dict(conf, sconf={"global": POLICY_SCONF}, userset={}, project={})
+    for d in range(10):
+        members = ",".join(f"user{u}" for u in range(d, users, 10))
+        conf["userset"][f"dept{d}"] = [["name", f"dept{d}"], ["type", "DEPT"],
+                                       ["fshare", str(10 + d)], ["oticket", "0"],
+                                       ["entries", members]]
+    for p in range(20):
+        conf["project"][f"proj{p}"] = [["name", f"proj{p}"], ["oticket", str(p % 3 * 100)],
+                                       ["fshare", str(1 + p)], ["acl", "NONE"],
+                                       ["xacl", "NONE"]]
+    owned = {j: replace(job, owner=f"user{j % users}", project=f"proj{j % 20}",
+                        priority=-(j % 7), override_tickets=50 if j % 997 == 0 else 0,
+                        job_share=j % 3, submit_time=1_700_000_000.0 + j)
+             for j, job in jobs.items()}
+    nodes = [ShareNode(0, "Root", USER_NODE, 1, tuple(range(1, 11)))]
+    next_id = 11
+    for g in range(10):
+        kids = tuple(range(next_id, next_id + users // 10))
+        nodes.append(ShareNode(g + 1, f"group{g}", USER_NODE, 10 + g, kids))
+        for i, node_id in enumerate(kids):
+            nodes.append(ShareNode(node_id, f"user{g + 10 * i}", USER_NODE, 1 + i % 3))
+        next_id += users // 10
+    return conf, owned, nodes
+
+
+def policy_order(conf: dict[str, Any], jobs: dict[int, Any], pending: list[dict[str, Any]],
+                 tree: list[Any], cache: Any = None) -> tuple[dict[int, int], float, float]:
+    """The scheduler's step before a pass: inputs built (from ``cache``, the mirror's
+    PolicyJobCache, when given), policy evaluated, order ranks. Returns them and the
+    seconds the building and the evaluation took."""
+    from dataclasses import replace
+    from common.policy import inputs
+    from common.policy.model import UsageTable
+    start = time.perf_counter()
+    found = inputs.policy_inputs(conf, jobs, pending, [], cache=cache)
+    found = replace(found, tree=tuple(tree))  # (inputs.share_tree: the cell's, at the merge)
+    built = time.perf_counter() - start
+    usage = UsageTable(users={f"user{u}": float(u * 100) for u in range(200)})
+    result = inputs.evaluate(found, usage, 1_700_200_000.0)
+    order = inputs.order_ranks(result)
+    return order, built, time.perf_counter() - start - built
+
+
+def policy_case(args: argparse.Namespace) -> None:
+    from common.policy.inputs import PolicyJobCache
+    walls_plain, walls_policy = [], []
+    built = evaluated = pass_only = first_built = 0.0
+    for _ in range(args.repeat):
+        # the same jobs (owners, projects) both times: only the order differs
+        plain = make_pass(args.jobs, args.hosts, args.categories)
+        conf = make_conf(sorted({qi.host for qi in plain.instances}))
+        conf, plain.jobs, tree = policy_cell(conf, dict(plain.jobs))
+        start = time.perf_counter()
+        dispatch_pass(plain)
+        walls_plain.append(time.perf_counter() - start)
+        inp = make_pass(args.jobs, args.hosts, args.categories)
+        inp.jobs = plain.jobs
+        pending = [{**t, "state": "pending", "holds": []} for t in inp.pending]
+        # the mirror's cache holds the jobs of earlier passes; one job changed since
+        cache = PolicyJobCache()
+        for task in pending:
+            cache.put_task(task["job_id"], task["task_id"], task)
+        policy_order(conf, inp.jobs, pending, tree, cache)
+        cache.put_task(pending[0]["job_id"], 1, {**pending[0], "state": "finished"})
+        start = time.perf_counter()
+        inp.order, built, evaluated = policy_order(conf, inp.jobs, pending, tree, cache)
+        ordered = time.perf_counter()
+        dispatch_pass(inp)
+        walls_policy.append(time.perf_counter() - start)
+        pass_only = time.perf_counter() - ordered
+        _, first_built, _ = policy_order(conf, inp.jobs, pending, tree)
+    best_plain, best_policy = min(walls_plain), min(walls_policy)
+    print(f"pass without policy: {best_plain:.3f} s | with policy: {best_policy:.3f} s "
+          f"(inputs {built:.3f} s from the mirror's cache, {first_built:.3f} s built whole; "
+          f"evaluate {evaluated:.3f} s, the pass in the policy's order {pass_only:.3f} s; "
+          f"{best_policy / best_plain:.2f}x; "
+          f"goals: < 1 s and < 1.5x; best of {args.repeat})")
+
+
 def timed_pass(inp: PassInput) -> tuple[float, int, PassStats, int]:
     stats = PassStats()
     tracemalloc.start()
@@ -132,7 +228,12 @@ def main() -> None:
     parser.add_argument("--categories", type=int, default=50)
     parser.add_argument("--nocache-jobs", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--policy", action="store_true",
+                        help="only the pass with and without the scheduling policy")
     args = parser.parse_args()
+    if args.policy:
+        policy_case(args)
+        return
     timings: dict[str, float] = {}
     inp = make_pass(args.jobs, args.hosts, args.categories, timings=timings)
     print(f"cluster: {args.hosts} hosts, {len(inp.instances)} queue instances, "

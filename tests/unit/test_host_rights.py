@@ -21,7 +21,8 @@ from clients.qconf import hosts as qconf_hosts
 from common import wire
 from common.model import UserInfo
 from common.schema import Struct
-from qmaster import alter, config_handlers, jobs, queue_control, usage_book, userset_handlers
+from qmaster import (alter, config_handlers, jobs, policy_view, queue_control, usage_book,
+                     userset_handlers)
 from qmaster.context import Ctx, RequestError, Services
 from qmaster.defaults import bootstrap, ensure_host_lists
 from qmaster.host_rights import (
@@ -149,11 +150,13 @@ REQUESTS: dict[str, tuple[Handler, dict[str, Any]]] = {
     "qmod": (queue_control.handle_qmod,
              {"items": [{"action": "disable", "scope": "queue", "ref": "all.q"}]}),
     "usage_query": (usage_book.handle_usage_query, {}),
+    "share_tree_query": (policy_view.handle_share_tree_query, {}),
     "clear_usage": (usage_book.handle_clear_usage, {}),
 }
 JOB_CHANGES = ("submit", "delete", "hold", "release", "alter")
 # qmod changes states, but from an administrative or a submit host (qmaster.queue_control)
-READS = ("wait", "job_query", "cluster_query", "conf_get", "qmod", "usage_query")
+READS = ("wait", "job_query", "cluster_query", "conf_get", "qmod", "usage_query",
+         "share_tree_query")
 CONF_CHANGES = ("conf_put", "conf_del", "userset_entries", "clear_usage")
 
 

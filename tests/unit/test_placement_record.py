@@ -15,8 +15,9 @@ from tests.strategies import accepted, valid
 @given(valid(JOB_OPTIONS).filter(lambda v: accepted(JOB_OPTIONS, v)))
 def test_the_record_gives_the_placement_view_of_the_whole_job(drawn: dict[str, Any]) -> None:
     opts = check_job_options(drawn)
-    whole = {"job_id": 7, "owner": "alice", "group": "users", "opts": opts}
-    record = placement_record(7, "alice", "users", opts)
+    whole = {"job_id": 7, "owner": "alice", "group": "users", "opts": opts,
+             "submit_time": 1_700_000_000.0}
+    record = placement_record(7, "alice", "users", opts, 1_700_000_000.0)
     assert placement_job(record) == placement_job(whole)
     assert set(record["opts"]) <= set(PLACEMENT_OPTS)
 

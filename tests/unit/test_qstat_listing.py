@@ -47,7 +47,17 @@ class StandIn:
         if while_waiting is not None:
             while_waiting()
             self.waited += 1
+        if query.get("priorities") and "priorities" not in self.reply:
+            return {**self.reply, "priorities": default_policy(self.reply)}
         return self.reply
+
+
+def default_policy(reply: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """What the qmaster's policy view gives every job with 8.1.9's default scheduler
+    configuration when all jobs are alike (each normalised part is 0.5: no spread)."""
+    return {j["job_id"]: {"prio": 0.5, "nurg": 0.5, "npprior": 0.5, "ntckts": 0.5,
+                          "urg": [0.0] * 4, "tickets": [0.0] * 5, "tasks": {}}
+            for j in reply.get("jobs") or []}
 
 
 def listing(argv: list[str], reply: dict[str, Any] | None = None,
@@ -95,7 +105,7 @@ def test_sge_long_qnames_minus_one_reads_the_instances_first(
 
 def test_rows_without_the_blocks_they_do_not_show() -> None:
     reply = reference_reply()
-    bare = v.Columns(resources=False, extended=False)
+    bare = v.Columns(resources=False, extended=False, policy=False)
     for kind in (lambda c: v.running_rows(reply, cluster(), ALL, columns=c),
                  lambda c: v.pending_rows(reply, ALL, columns=c)):
         full, lean = kind(v.ALL_COLUMNS), kind(bare)

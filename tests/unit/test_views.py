@@ -405,3 +405,19 @@ def test_qhost_options() -> None:
         qh.parse_args(["-z"], lambda h: True)
     assert caught.value.message == 'error: invalid option argument "-z"'
     assert qh.parse_args(["-j", "-help"], lambda h: True).help
+
+
+def test_job_detail_priority_lines_from_the_policy_figures() -> None:
+    """qstat -j: ``oticket`` after script_file as 8.1.9 prints a job's -ot (captured
+    g2-qstat-j-ot), JB_nurg and each running task's JAT_ntix from the policy's figures."""
+    ot = job(14, "p0", override_tickets=100, priority=10, job_share=10)
+    ot["policy"] = {"nurg": 0.25, "ntckts": 0.75}
+    detail = job_detail(ot, [task(14, 1, "running")], [ot])
+    text = rq.render_job_detail([detail])
+    assert "jobshare:                   10\n" in text
+    assert "script_file:" not in text or text.index("script_file:") < text.index("oticket:")
+    assert "oticket:                    100\n" in text
+    assert detail["nurg"] == 0.25 and detail["ja_tasks"][0]["ntix"] == 0.75
+    assert "<JB_nurg>0.250000</JB_nurg>" in rq.render_job_detail_xml([detail])
+    plain = job_detail(job(15, "plain"), [task(15)], [])
+    assert "oticket" not in rq.render_job_detail([plain]) and plain["nurg"] == 0.5
