@@ -1,0 +1,196 @@
+"""The event loop of ``pyge simulate``: a workload on a virtual clock through the real
+dispatch pass (``common.placement.dispatch.dispatch_pass`` on the input
+``common.placement.inputs.pass_input`` builds, as the scheduler's mirror does) and the
+real policy (``common.policy.priority.evaluate``), with usage accumulated and decayed
+as the qmaster's usage book does. Pure: no clock, no files.
+
+Events are submissions and job ends. All events of one instant are taken together;
+then, when jobs wait and slots are free, the policy orders the pending jobs and one
+pass places them, and the jobs it places start at that instant and end their recorded
+run time later (their real run time, whatever the order). Nothing else can change
+where a job may go, so between events no pass is needed. Load is not simulated: the
+queues' load thresholds and the load adjustments play no part, and hosts are ranked by
+their last reported load (a new cell's by name).
+
+Usage: each running job adds ``slots x seconds`` of cpu to its owner (and project);
+the table the share tree compares is decayed by ``halftime``.
+"""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Mapping, Sequence
+
+from common.cluster import queue_instances
+from common.placement.dispatch import dispatch_pass
+from common.placement.inputs import pass_input
+from common.placement.job import PlacementJob
+from common.placement.pass_conf import conf_fields
+from common.placement.resources import complex_list, fixed_levels
+from common.policy.model import PolicyJob, RunningTask
+from clients.simulate.config import SimConfig
+from clients.simulate.usage import UsageAccount
+from clients.simulate.workload import SimJob, Workload
+
+# the policy: (pending and running jobs, usage, now) -> the pending jobs' order
+Orderer = Callable[[Sequence[PolicyJob], "UsageAccount", float], Sequence[int]]
+
+
+@dataclass(slots=True)
+class JobRun:
+    """What happened to one job: when it started and ended (None: never)."""
+
+    job: SimJob
+    start: float | None = None
+    end: float | None = None
+    granted: list[list[Any]] = field(default_factory=list)
+
+    @property
+    def wait(self) -> float | None:
+        return None if self.start is None else self.start - self.job.submit
+
+
+@dataclass
+class SimResult:
+    runs: dict[int, JobRun]
+    capacity: int            # slots of the cell
+    passes: int = 0
+    evaluations: int = 0
+    end_time: float = 0.0
+    # (time, the pending jobs' order) of each pass, when asked for (tests)
+    orders: list[tuple[float, tuple[int, ...]]] = field(default_factory=list)
+
+
+def placement_of(job: SimJob) -> PlacementJob:
+    pe = (job.pe, job.slots, job.slots) if job.slots > 1 else None
+    return PlacementJob(job_id=job.job_id, owner=job.owner, group=job.group,
+                        priority=job.priority, hard_queues=job.hard_queues,
+                        hard_resources=dict(job.hard_resources),
+                        pe=None if pe is None or pe[0] is None else pe,  # type: ignore
+                        project=job.project)
+
+
+def policy_job(job: SimJob, run: JobRun | None, now: float) -> PolicyJob:
+    running: tuple[RunningTask, ...] = ()
+    if run is not None and run.start is not None:
+        running = (RunningTask(1, job.slots, {"cpu": job.slots * (now - run.start)}),)
+    return PolicyJob(job_id=job.job_id, owner=job.owner, group=job.group,
+                     project=job.project,
+                     department=job.department or "defaultdepartment",
+                     submit_time=job.submit, priority=job.priority, slots=job.slots,
+                     requests=dict(job.hard_resources),
+                     pending_tasks=0 if running else 1, running=running)
+
+
+class Simulation:
+    """One replay. ``orderer``: the policy's order of the pending jobs (None: the
+    pass's own order, ``-p`` then job id, as a cell without the policy took them)."""
+
+    def __init__(self, workload: Workload, config: SimConfig,
+                 orderer: Orderer | None = None, *, keep_orders: bool = False) -> None:
+        self.config = config
+        self.jobs = {j.job_id: j for j in workload.jobs}
+        if len(self.jobs) != len(workload.jobs):
+            raise ValueError("the workload has two jobs with one job number")
+        self.orderer = orderer
+        self.keep_orders = keep_orders
+        self.placement = {j.job_id: placement_of(j) for j in workload.jobs}
+        self.runs = {j.job_id: JobRun(j) for j in workload.jobs}
+        self.pending: dict[int, SimJob] = {}
+        self.running: dict[int, JobRun] = {}
+        self.used: dict[tuple[str, str], int] = {}
+        self.usage = UsageAccount(config.policy)
+        conf = config.conf
+        self.instances = queue_instances(conf, config.hosts)
+        self.capacity = sum(qi.slots for qi in self.instances)
+        self.fields = conf_fields(conf)
+        self.fixed = fixed_levels(conf, self.instances, complex_list(conf))
+        self.result = SimResult(self.runs, self.capacity)
+
+    def run(self) -> SimResult:
+        submits = list(self.jobs.values())
+        submits.sort(key=lambda j: (j.submit, j.job_id))
+        ends: list[tuple[float, int]] = []
+        index, now = 0, 0.0
+        while index < len(submits) or ends:
+            upcoming = [t for t in ((submits[index].submit if index < len(submits)
+                                     else None), (ends[0][0] if ends else None))
+                        if t is not None]
+            at = min(upcoming)
+            self.usage.advance(at, self.running.values())
+            now = at
+            while ends and ends[0][0] <= now:
+                self._end(heapq.heappop(ends)[1], now)
+            while index < len(submits) and submits[index].submit <= now:
+                self.pending[submits[index].job_id] = submits[index]
+                index += 1
+            if self.pending and self._free() >= self._smallest_pending():
+                for job_id in self._pass(now):
+                    run = self.runs[job_id]
+                    heapq.heappush(ends, (now + run.job.run_time, job_id))
+        self.result.end_time = now
+        return self.result
+
+    def _free(self) -> int:
+        return self.capacity - sum(self.used.values())
+
+    def _smallest_pending(self) -> int:
+        """No pass while fewer slots are free than any pending job needs: it would
+        place nothing."""
+        return max(1, min(job.slots for job in self.pending.values()))
+
+    def _end(self, job_id: int, now: float) -> None:
+        run = self.running.pop(job_id)
+        run.end = now
+        for queue, host, slots in run.granted:
+            self.used[(queue, host)] -= int(slots)
+
+    def _pass(self, now: float) -> list[int]:
+        """One pass at ``now``: the jobs it started."""
+        jobs = self._ordered_jobs(now)
+        active = [{"job_id": r.job.job_id, "task_id": 1, "granted": r.granted,
+                   "granted_pe": r.job.pe if r.job.slots > 1 else None}
+                  for r in self.running.values()]
+        pending = [{"job_id": j, "task_id": 1, "version": 1} for j in self.pending]
+        inp = pass_input(self.config.conf, self.config.hosts, jobs, active,
+                         pending=pending, used=self.used, instances=self.instances,
+                         fixed=self.fixed, fields=self.fields, now=None, thresholds={})
+        self.result.passes += 1
+        started = []
+        for order in dispatch_pass(inp):
+            job_id = order["job_id"]
+            run = self.runs[job_id]
+            run.start, run.granted = now, order["granted"]
+            for queue, host, slots in run.granted:
+                self.used[(queue, host)] = self.used.get((queue, host), 0) + int(slots)
+            self.running[job_id] = run
+            del self.pending[job_id]
+            started.append(job_id)
+        return started
+
+    def _ordered_jobs(self, now: float) -> dict[int, PlacementJob]:
+        """The pending and running jobs as the pass sees them. With a policy, the pass
+        takes the pending jobs in the policy's order: each job's place is given to the
+        pass as its ``-p`` (the pass's own order: ``-p`` high first, then job id; the
+        policy's order already weighs ``-p``)."""
+        jobs = {j: self.placement[j] for j in self.running}
+        if self.orderer is None:
+            jobs.update((j, self.placement[j]) for j in self.pending)
+            return jobs
+        policy_jobs = [policy_job(self.jobs[j], self.runs[j], now)
+                       for j in (*self.pending, *self.running)]
+        order = list(self.orderer(policy_jobs, self.usage, now))
+        self.result.evaluations += 1
+        if self.keep_orders:
+            self.result.orders.append((now, tuple(order)))
+        places = len(order)
+        rank = {job_id: places - i for i, job_id in enumerate(order)}
+        for job_id in self.pending:
+            jobs[job_id] = replace(self.placement[job_id], priority=rank.get(job_id, 0))
+        return jobs
+
+
+def simulate(workload: Workload, config: SimConfig, orderer: Orderer | None = None,
+             **kwargs: Any) -> SimResult:
+    return Simulation(workload, config, orderer, **kwargs).run()
+
