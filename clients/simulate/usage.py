@@ -17,7 +17,7 @@ from common.policy import usage as book
 from common.policy.conf import PolicyConf
 from common.policy.model import UsageTable
 
-BOOKING_STEP = 600.0
+BOOKING_STEP = 60.0  # 8.1.9 books the usage reports of a minute (USAGE_INTERVAL)
 # the usage module reads a stamp of 0 as "never stamped"; the virtual clock starts at 0
 CLOCK_ORIGIN = 1.0e9
 

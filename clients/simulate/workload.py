@@ -20,8 +20,10 @@ Errors name the file and line. Pure but for opening the file.
 """
 from __future__ import annotations
 
+import math
+import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -33,6 +35,9 @@ SWF_FIELDS = ("job number", "submit time", "wait time", "run time", "allocated p
               "queue number", "partition number", "preceding job", "think time")
 # the fields SWF allows fractions in (seconds and kilobytes averaged over processors)
 _SWF_FLOATS = frozenset({1, 2, 3, 5, 6, 8, 9, 17})
+# ASCII digits only (Python's int() and float() also take "1_000", "nan", "inf")
+_INTEGER = re.compile(r"-?[0-9]+")
+_DECIMAL = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 SWF_PE = "mpi"  # the PE a multi-processor SWF job asks for (a new cell's $fill_up PE)
 
 
@@ -100,11 +105,17 @@ def _guess(text: str) -> str:
 def parse_swf(text: str, name: str = "<swf>") -> Workload:
     jobs: list[SimJob] = []
     skipped: dict[str, int] = {}
+    seen: dict[int, int] = {}  # job number -> its line
     for lineno, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
         if not stripped or stripped.startswith(";"):
             continue
         values = swf_values(stripped, f"{name}:{lineno}")
+        number = int(values[0])
+        if number in seen:
+            raise WorkloadError(f"{name}:{lineno}: job number {number} was already "
+                                f"given on line {seen[number]}")
+        seen[number] = lineno
         job = _swf_job(values)
         if isinstance(job, str):
             skipped[job] = skipped.get(job, 0) + 1
@@ -121,13 +132,12 @@ def swf_values(line: str, where: str) -> list[float]:
                             f"{len(SWF_FIELDS)}")
     values: list[float] = []
     for index, part in enumerate(parts):
-        try:
-            value = float(part) if index in _SWF_FLOATS else int(part)
-        except ValueError:
-            kind = "a number" if index in _SWF_FLOATS else "an integer"
-            raise WorkloadError(f"{where}: {SWF_FIELDS[index]} {part!r} is not {kind}") \
-                from None
-        if value != value or value in (float("inf"), float("-inf")):
+        fraction = index in _SWF_FLOATS
+        if not (_DECIMAL if fraction else _INTEGER).fullmatch(part):
+            kind = "a number" if fraction else "an integer"
+            raise WorkloadError(f"{where}: {SWF_FIELDS[index]} {part!r} is not {kind}")
+        value = float(part) if fraction else int(part)
+        if not math.isfinite(value):
             raise WorkloadError(f"{where}: {SWF_FIELDS[index]} {part!r} is not finite")
         if value < 0 and value != -1:
             raise WorkloadError(f"{where}: {SWF_FIELDS[index]} {part!r} is negative "
@@ -246,7 +256,6 @@ def _workload(jobs: Iterable[SimJob], skipped: dict[str, int], name: str) -> Wor
                             + (f" ({_skips(skipped)})" if skipped else ""))
     start = ordered[0].submit
     # times from the workload's first submission: the virtual clock starts at 0
-    from dataclasses import replace
     shifted = tuple(replace(j, submit=j.submit - start) for j in ordered) if start else \
         tuple(ordered)
     return Workload(shifted, dict(skipped), name)
