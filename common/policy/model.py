@@ -43,6 +43,9 @@ class RunningTask:
     task_id: int
     slots: int = 1
     usage: Usage = field(default_factory=dict)
+    # a suspended task (qmod -sj, a suspend threshold, a subordinated queue) is not
+    # active: 8.1.9 gives it no tickets and does not count it for its owner
+    suspended: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +73,9 @@ class PolicyJob:
     requests: Mapping[str, str] = field(default_factory=dict)
     pending_tasks: int = 0
     running: tuple[RunningTask, ...] = ()
+    # the ids of its first pending tasks, in order (at least as many as
+    # max_pending_tasks_per_job, or all); empty: 1, 2, ... as many as ``pending_tasks``
+    pending_task_ids: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +115,14 @@ class UsageTable:
     users: Mapping[str, float] = field(default_factory=dict)
     projects: Mapping[str, float] = field(default_factory=dict)
     user_projects: Mapping[tuple[str, str], float] = field(default_factory=dict)
+    # the decayed count of finished jobs per holder (8.1.9 keeps it as the usage value
+    # "finished_jobs", decayed like the others but never weighted): the share tree
+    # divides a node's short term target among its running jobs, these finished ones
+    # and its pending jobs, so a user who finished many jobs lately gets fewer pending
+    # tickets per job
+    finished_users: Mapping[str, float] = field(default_factory=dict)
+    finished_projects: Mapping[str, float] = field(default_factory=dict)
+    finished_user_projects: Mapping[tuple[str, str], float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +161,8 @@ class JobPriority:
     urgency: Urgency
     tickets: Tickets
     task_tickets: Mapping[int, Tickets] = field(default_factory=dict)
+    # each running task's prio (8.1.9 computes prio per task from its own tickets)
+    task_prio: Mapping[int, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
