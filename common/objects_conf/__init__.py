@@ -2,8 +2,9 @@
 
 Kinds (``KINDS``): ``queue`` (queue_conf(5)), ``exechost`` (host_conf(5)), ``hostgroup``
 (hostgroup(5)), ``conf`` (sge_conf(5), global and host-local), ``pe`` (sge_pe(5)),
-``sched`` (sched_conf(5)), ``userset`` (access_list(5)), ``project`` (project(5)) and
-``calendar`` (calendar_conf(5));
+``sched`` (sched_conf(5)), ``userset`` (access_list(5)), ``project`` (project(5)),
+``calendar`` (calendar_conf(5)) and ``user`` (user(5)); the share tree's file is
+``objects_conf.sharetree``'s;
 plus plain name lists (managers, operators: ``qconf -sm``).
 
 Objects are ordered ``(name, value)`` string pairs, the text the qmaster spools; the
@@ -31,11 +32,12 @@ from common.objects_conf.host import (EXECHOST, HOSTGROUP, expand_hostgroup, hos
 from common.objects_conf.queue import (QUEUE, ambiguous_groups, format_host_overrides,
                                        parse_host_overrides, queue_value, resolve)
 from common.objects_conf.project import PROJECT
+from common.objects_conf.user import USER
 from common.objects_conf.userset import USERSET
 
 KINDS: dict[str, ObjectKind] = {kind.name: kind for kind in
                                 (QUEUE, EXECHOST, HOSTGROUP, GLOBAL_CONF, PE, SCHED_CONF,
-                                 USERSET, PROJECT, CALENDAR)}
+                                 USERSET, PROJECT, CALENDAR, USER)}
 
 __all__ = [
     "ALLOCATION_RULES", "Attr", "ConfError", "KINDS", "ObjectKind", "URGENCY_SLOTS",

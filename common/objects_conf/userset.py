@@ -11,7 +11,7 @@ a fresh 8.1.9 cell has, and the qmaster's checks of a whole list (``userset_prob
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from common.conf_values import check_ulong, get, no_value, split_names
 from common.conffile import ConfError
@@ -110,3 +110,44 @@ def userset_problems(pairs: Iterable[Sequence[str]], *, add: bool) -> list[str]:
         if entries_of(pairs):
             problems.append('all users are assigned to the "defaultdepartment" automatically')
     return problems
+
+
+def departments(usersets: Mapping[str, Iterable[Sequence[str]]]) -> list[tuple[str, list[str]]]:
+    """``(name, entries)`` of every list of type DEPT, in the store's order."""
+    return [(name, entries_of(pairs)) for name, pairs in usersets.items()
+            if "DEPT" in types_of(pairs)]
+
+
+def department_of(user: str, group: str | None,
+                  usersets: Mapping[str, Iterable[Sequence[str]]]) -> str:
+    """The department a job of ``user`` (primary group ``group``) belongs to, as 8.1.9's
+    qmaster assigns it: the first department naming the user, else the first naming
+    ``@group``, else ``defaultdepartment``."""
+    depts = departments(usersets)
+    for name, entries in depts:
+        if user in entries:
+            return name
+    if group:
+        for name, entries in depts:
+            if f"@{group}" in entries:
+                return name
+    return DEFAULT_DEPARTMENT
+
+
+def department_conflict(pairs: Iterable[Sequence[str]],
+                        usersets: Mapping[str, Iterable[Sequence[str]]]) -> str | None:
+    """A department may not name a user or ``@group`` another department names (a user
+    belongs to one department only); the refusal, or None. 8.1.9 refuses such a list
+    with an empty answer; the words here are ours (docs/compatibility.md)."""
+    pairs = list(pairs)
+    if "DEPT" not in types_of(pairs):
+        return None
+    own = get(pairs, "name")
+    for name, entries in departments(usersets):
+        if name == own:
+            continue
+        clash = next((e for e in entries_of(pairs) if e in entries), None)
+        if clash is not None:
+            what = f'group "{clash[1:]}"' if clash.startswith("@") else f'user "{clash}"'
+            return f'denied: {what} already belongs to department "{name}"'
+    return None
