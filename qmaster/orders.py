@@ -7,7 +7,9 @@ neither disabled, suspended nor in error (``qmod``, ``qmaster.queue_control``), 
 queue, host and PE user lists admit the job's owner, the parallel environment named for a ``-pe`` job is one the job asked for, every granted
 queue offers it, the grant follows its allocation rule, the slot count is in the job's
 range and within the PE's total ``slots``, the grant keeps to the resource quota sets,
-and the job's consumables (complex(5)) still fit, all by the qmaster's own bookkeeping (the pure ``common.placement.resources`` model fed
+and the job's consumables (complex(5)) still fit, and the start keeps to the caps of
+``common.placement.caps`` (sched_conf(5) ``maxujobs``, sge_conf(5) ``max_aj_instances``,
+``qsub -tc``), all by the qmaster's own bookkeeping (the pure ``common.placement.resources`` model fed
 with the store). Refusals are published as
 ``order_refused`` events.
 """
@@ -23,7 +25,8 @@ from qmaster.context import Ctx
 from qmaster.execd_link import send_start
 from qmaster.queue_control import state_refusal
 from qmaster.store import Store
-from qmaster.placement_view import as_placement_job, store_pass_input
+from qmaster.placement_view import as_placement_job, store_caps, store_pass_input
+from common.placement.caps import Caps
 from common.placement.dispatch import queue_matches
 from common.placement.pass_conf import Access, PEConf, grant_follows_rule, pes_at
 from common.placement.quotas import QuotaContext
@@ -47,8 +50,11 @@ def handle_orders(ctx: Ctx) -> dict[str, Any]:
     fields = {"pes": inp.pes, "pe_of_queue": inp.pe_of_queue, "host_groups": inp.host_groups,
               "access": inp.access}
     accepted, refused = 0, []
+    caps = store_caps(ctx.store, inp.caps, (o.get("job_id") for o in ctx.body["orders"]
+                                            if isinstance(o, dict)))
     for order in ctx.body["orders"]:
         reason = (_refusal(ctx, order, instances)
+                  or _cap_refusal(ctx.store, order, caps)
                   or _request_refusal(ctx.store, order, instances, fields)
                   or _access_refusal(ctx.store, order, fields["access"])
                   or _pe_refusal(ctx.store, order, fields, pe_used)
@@ -56,6 +62,7 @@ def handle_orders(ctx: Ctx) -> dict[str, Any]:
                   or _resource_refusal(ctx, order, view))
         if not reason:  # only now: a refused order must not keep PE slots counted
             _debit_pe(order, pe_used)
+            _cap_refusal(ctx.store, order, caps, count=True)
             if inp.quotas is not None:
                 inp.quotas.take(as_placement_job(ctx.store.jobs[int(order["job_id"])]),
                                 _granted(order), order.get("pe"))
@@ -67,6 +74,20 @@ def handle_orders(ctx: Ctx) -> dict[str, Any]:
         accepted += 1
     ctx.services.refused_orders += len(refused)
     return {"accepted": accepted, "refused": refused}
+
+
+def _cap_refusal(store: Store, order: dict[str, Any], caps: Caps, count: bool = False
+                 ) -> str:
+    """The start must keep the job's owner within maxujobs and the job within its
+    instance limit (max_aj_instances, -tc), counting the orders accepted before it in
+    this batch. ``count``: count the start (the order was accepted)."""
+    job = as_placement_job(store.jobs[int(order["job_id"])])
+    enrolled = task_key(job.job_id, int(order["task_id"])) in store.tasks
+    if count:
+        caps.started(job, enrolled)
+        return ""
+    reason = caps.refusal(job, enrolled)
+    return f"cannot start: {reason}" if reason else ""
 
 
 def _granted(order: dict[str, Any]) -> list[list[Any]]:

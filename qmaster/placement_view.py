@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Iterable
 
 from common.cluster import QueueInstance, attr, queue_instances
 from common.conf_values import seconds_or
 from common.placement.load_alarm import Check
 from common.model import Job
+from common.jobstate import State
+from common.placement.caps import Caps
 from common.placement.dispatch import PassInput
 from common.placement.inputs import host_loads, pass_input, queue_thresholds
 from common.placement.pass_conf import conf_fields
@@ -94,3 +96,15 @@ def instance_alarms(store: Store, instances: list[QueueInstance]
     loads = host_loads(store.conf, store.hosts, view, recent, now)
     return {key: (loads.checks(key[1], found.load), loads.checks(key[1], found.suspend))
             for key, found in queue_thresholds(store.conf, instances).items()}
+
+
+def store_caps(store: Store, caps: Caps | None, job_ids: Iterable[Any]) -> Caps:
+    """``caps`` of ``store_pass_input`` (the running tasks per owner counted) with the
+    instances of the jobs ``job_ids`` counted from their enrolled tasks that have not
+    finished (the store keeps finished ones until the job goes)."""
+    caps = caps.copy() if caps is not None else Caps()
+    for job_id in set(job_ids):
+        if type(job_id) is int:
+            caps.instances[job_id] = sum(1 for t in store.enrolled.get(job_id, {}).values()
+                                         if t.state_enum is not State.FINISHED)
+    return caps

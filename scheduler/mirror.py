@@ -188,6 +188,12 @@ class Mirror:
         active += [{**self.tasks[key], "granted": granted, "granted_pe": pe}
                    for key, (granted, pe) in (inflight or {}).items() if key in self.tasks
                    and State(self.tasks[key]["state"]) not in ACTIVE_STATES]
+        # an order in flight for a pending id not enrolled yet: its task holds its grant
+        # and is one more instance of its job (common.placement.caps) from now on
+        unenrolled = [_inflight_task(key, granted, pe)
+                      for key, (granted, pe) in (inflight or {}).items()
+                      if key not in self.tasks]
+        active += unenrolled
         if self._conf_fields is None:
             self._conf_fields = conf_fields(self.conf)
         if self._thresholds is None:
@@ -196,4 +202,11 @@ class Mirror:
                           pending_ranges=ranges, exclude=exclude,
                           used=self.used, instances=instances, fixed=self._fixed,
                           fields=self._conf_fields, now=time.time(),
-                          thresholds=self._thresholds)
+                          thresholds=self._thresholds,
+                          enrolled=[*self.tasks.values(), *unenrolled])
+
+
+def _inflight_task(key: str, granted: list[list[Any]], pe: str | None) -> dict[str, Any]:
+    job_id, _, task_id = key.partition(".")
+    return {"job_id": int(job_id), "task_id": int(task_id), "granted": granted,
+            "granted_pe": pe}

@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from common import task_ranges
 from common.cluster import QueueInstance
+from common.placement.caps import Caps
 from common.placement.job import PlacementJob
 from common.resource.complexes import ResourceRequest
 from common.placement.pe_alloc import (
@@ -70,6 +71,8 @@ class PassInput:
     # job id -> (range list, the ranges' version, which an order for one carries)
     pending_ranges: Mapping[int, tuple[list[list[int]], int]] = field(default_factory=dict)
     exclude: frozenset[str] | set[str] = frozenset()  # "job.task" keys not to place now
+    # maxujobs, max_aj_instances and -tc (common.placement.caps); None: no caps
+    caps: Caps | None = None
     _by_host: dict[str, list[tuple[SlotKey, InstanceThresholds]]] | None = field(
         default=None, repr=False, init=False)
 
@@ -86,6 +89,7 @@ class PassInput:
 class PassStats:
     considered: int = 0
     skipped_by_category: int = 0
+    capped: int = 0  # jobs left by a cap (maxujobs, max_aj_instances, -tc) in this pass
     orders: int = 0
     categories: int = 0
     # jobs the pass could not evaluate (job id -> why); they are skipped, the pass goes on
@@ -136,7 +140,8 @@ def _job_tasks(job_id: int, records: list[dict[str, Any]], ranges: list[list[int
     million-task array costs what the tasks placed cost."""
     records = sorted(records, key=lambda t: t["task_id"])
     unenrolled = (t for t in task_ranges.ids(ranges) if f"{job_id}.{t}" not in exclude)
-    virtual = ({"job_id": job_id, "task_id": t, "version": version} for t in unenrolled)
+    virtual = ({"job_id": job_id, "task_id": t, "version": version, "enrolled": False}
+               for t in unenrolled)
     yield from heapq.merge(records, virtual, key=lambda t: t["task_id"])
 
 
@@ -162,12 +167,16 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
     categories: dict[tuple[Any, ...], Category] = {}
     full: set[tuple[Any, ...]] = set()
     pe_used = dict(inp.pe_used)
+    caps = inp.caps.copy() if inp.caps is not None else None  # the pass counts its own
     for job_id, records, (ranges, version) in pending_jobs(inp):
         job = inp.jobs[job_id]
         try:
             key = job.category
         except Exception as exc:  # noqa: BLE001 - one job must not stop every job's pass
             stats.unevaluable[job_id] = f"{type(exc).__name__}: {exc}"
+            continue
+        if caps is not None and caps.user_full(job.owner):
+            stats.capped += 1  # a cap is the user's or the job's, never its category's
             continue
         total = len(records) + task_ranges.count(ranges)
         if key in full:
@@ -176,6 +185,10 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
             continue
         tasks = _job_tasks(job_id, records, ranges, version, inp.exclude)
         for seen, task in enumerate(tasks, 1):
+            enrolled = task.get("enrolled", True)
+            if caps is not None and not caps.may_start(job, enrolled):
+                stats.capped += 1  # its category is not full: others of it may start
+                break
             stats.considered += 1
             try:
                 category = categories.get(key)
@@ -200,6 +213,8 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
             if pe_name is not None:
                 order["pe"] = pe_name
             orders.append(order)
+            if caps is not None:
+                caps.started(job, enrolled)
             _adjust_load(inp, granted, free)
             left -= sum(g[2] for g in granted)
             if left <= 0:
@@ -244,7 +259,7 @@ def can_run(job: PlacementJob, inp: PassInput) -> bool:
     quotas' usage is debited."""
     view = inp.resources.copy() if inp.resources is not None else None
     quotas = inp.quotas.trial() if inp.quotas is not None else None
-    alone = replace(inp, jobs={0: job}, resources=view, quotas=quotas,
+    alone = replace(inp, jobs={0: job}, resources=view, quotas=quotas, caps=None,
                     pending=[{"job_id": 0, "task_id": 1, "version": 0}])
     return bool(dispatch_pass(alone))
 

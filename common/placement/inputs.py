@@ -13,6 +13,7 @@ from common.cluster import (
     QueueInstance, attr, host_alive, host_value, hostgroups, queue_instances,
 )
 from common.conf_values import seconds_or, split_assignments
+from common.placement.caps import Caps
 from common.placement.dispatch import PassInput, pe_usage
 from common.placement.load_alarm import (
     HostLoads, InstanceThresholds, exceeded, formula_terms, formula_value, instance_thresholds,
@@ -22,6 +23,7 @@ from common.placement.job import PlacementJob, placement_job
 from common.placement.pass_conf import conf_fields
 from common.placement.quotas import quota_context
 from common.placement.resources import GLOBAL, LevelKey, build_view, host_key
+from common.policy.conf import PolicyConf
 
 Conf = Mapping[str, Mapping[str, Any]]
 
@@ -57,7 +59,8 @@ def pass_input(conf: Conf, hosts: Mapping[str, Any], jobs: Mapping[int, Placemen
                fixed: dict[LevelKey, dict[str, str]] | None = None,
                fields: dict[str, Any] | None = None,
                now: float | None = None,
-               thresholds: dict[tuple[str, str], InstanceThresholds] | None = None
+               thresholds: dict[tuple[str, str], InstanceThresholds] | None = None,
+               enrolled: Sequence[Mapping[str, Any]] | None = None
                ) -> PassInput:
     """The pass's input. ``active``: task records that hold slots and consumables (with
     ``granted`` and ``granted_pe``); ``used``: slots in use per queue instance (none: an
@@ -66,7 +69,8 @@ def pass_input(conf: Conf, hosts: Mapping[str, Any], jobs: Mapping[int, Placemen
     ``now``: the time load adjustments decay by (None: no adjustments); ``thresholds``:
     :func:`queue_thresholds` when the caller keeps them. ``pending_ranges``: job id ->
     (pending ids of its task ranges, their version); ``exclude``: "job.task" keys of
-    tasks not to place (orders in flight)."""
+    tasks not to place (orders in flight). ``enrolled``: every enrolled task that has
+    not finished, for the jobs' instance counts (None: ``active`` and ``pending``)."""
     instances = queue_instances(conf, hosts) if instances is None else instances
     fields = conf_fields(conf) if fields is None else fields
     holding = [t for t in active if t.get("granted") and t["job_id"] in jobs]
@@ -93,7 +97,19 @@ def pass_input(conf: Conf, hosts: Mapping[str, Any], jobs: Mapping[int, Placemen
         sort_by_seqno=_sort_by_seqno(conf),
         resources=view, **fields,
         pe_used=pe_usage(jobs, holding, fields["pes"], fields["pe_of_queue"]),
-        quotas=quotas)
+        quotas=quotas,
+        caps=pass_caps(conf, jobs, holding, [*active, *pending] if enrolled is None
+                       else enrolled))
+
+
+def pass_caps(conf: Conf, jobs: Mapping[int, PlacementJob],
+              active: Sequence[Mapping[str, Any]], enrolled: Iterable[Mapping[str, Any]]
+              ) -> Caps:
+    """maxujobs (scheduler configuration), max_aj_instances (global configuration) and
+    the counts they are checked against (``common.placement.caps``)."""
+    policy = PolicyConf.from_pairs((conf.get("sconf") or {}).get("global") or [],
+                                   (conf.get("conf") or {}).get("global") or [])
+    return Caps.count(policy.maxujobs, policy.max_aj_instances, jobs, active, enrolled)
 
 
 def host_ranking_load(conf: Conf, view: Any, loads: HostLoads, hosts: Mapping[str, Any]

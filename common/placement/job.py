@@ -25,6 +25,7 @@ class PlacementJob:
     pe: tuple[str, int, int] | None = None       # -pe name low high
     pe_ranges: tuple[tuple[int, int], ...] = ()  # -pe name 2,4: each range
     project: str | None = None                   # -P (resource quotas filter on it)
+    task_concurrency: int = 0                    # -tc (common.placement.caps; not a category's)
 
     @property
     def category(self) -> tuple[Any, ...]:
@@ -56,7 +57,7 @@ def _sorted(requests: Mapping[str, str]) -> Pairs:
 
 # the options ``placement_job`` reads; a job travels to the scheduler with these alone
 PLACEMENT_OPTS = ("pe", "pe_ranges", "priority", "hard_queues", "soft_queues",
-                  "hard_resources", "soft_resources", "project")
+                  "hard_resources", "soft_resources", "project", "task_concurrency")
 
 
 def placement_record(job_id: int, owner: str, group: str,
@@ -87,7 +88,16 @@ def placement_job(record: Mapping[str, Any]) -> PlacementJob:
         soft_resources=_requests(opts.get("soft_resources")),
         pe=None if not pe else (str(pe[0]), int(pe[1]), int(pe[2] if len(pe) > 2 else pe[1])),
         pe_ranges=tuple((int(lo), int(hi)) for lo, hi in opts.get("pe_ranges") or ()),
-        project=str(opts["project"]) if opts.get("project") else None)
+        project=str(opts["project"]) if opts.get("project") else None,
+        task_concurrency=_count(opts.get("task_concurrency")))
+
+
+def _count(value: Any) -> int:
+    if value is None:
+        return 0
+    if type(value) is not int or value < 0:
+        raise TypeError(f"{value!r} is not a count")
+    return value
 
 
 def _strings(value: Any) -> tuple[str, ...]:
