@@ -160,7 +160,8 @@ def from_objects(conf: Conf, hosts: Mapping[str, Mapping[str, Any]]) -> SimConfi
     for kind in CONF_KINDS:
         conf.setdefault(kind, {})
     return SimConfig(conf=conf, hosts=dict(hosts), policy=policy_conf(conf),
-                     entities=entities(conf), urgencies=urgencies(conf))
+                     tree=stored_tree(conf), entities=entities(conf),
+                     urgencies=urgencies(conf))
 
 
 # ---- what the policy reads of the objects ------------------------------------------------
@@ -168,24 +169,23 @@ def from_objects(conf: Conf, hosts: Mapping[str, Mapping[str, Any]]) -> SimConfi
 def entities(conf: Conf) -> Entities:
     """Users' (user(5)), projects' (project(5)) and departments' (access lists of type
     DEPT) functional shares and override tickets."""
-    def table(objects: Mapping[str, Any], *, dept: bool = False) -> dict[str, Entity]:
-        out = {}
-        for name, pairs in (objects or {}).items():
-            if dept and "DEPT" not in attr(pairs, "type", "").upper():
-                continue
-            out[name] = Entity(fshare=_count(attr(pairs, "fshare", "0")),
-                               oticket=_count(attr(pairs, "oticket", "0")))
-        return out
-    return Entities(users=table(conf.get("user") or {}),
-                    projects=table(conf.get("project") or {}),
-                    departments=table(conf.get("userset") or {}, dept=True))
+    from common.objects_conf.user import entities as stored_entities
+    return stored_entities(conf)
 
 
 def _count(text: str) -> int:
     try:
-        return int(float(text))
+        return max(0, int(float(text)))
     except ValueError:
         return 0
+
+
+def stored_tree(conf: Conf, projects: Iterable[str] = ()) -> tuple[ShareNode, ...]:
+    """The cell's share tree (conf kind ``sharetree``), its project nodes known by the
+    cell's and the workload's project names."""
+    from common.objects_conf.sharetree import KIND, SHARETREE, share_nodes
+    stored = (conf.get(KIND) or {}).get(SHARETREE)
+    return share_nodes(stored, {*(conf.get("project") or {}), *projects})
 
 
 def urgencies(conf: Conf) -> dict[str, ResourceUrgency]:
@@ -217,7 +217,7 @@ def with_projects(config: SimConfig, files: Iterable[str]) -> SimConfig:
             raise ConfigError("\n".join(err.lines)) from None
         projects[attr(pairs, "name")] = [list(p) for p in pairs]
     conf = {**config.conf, "project": projects}
-    return replace(config, conf=conf, entities=entities(conf))
+    return replace(config, conf=conf, entities=entities(conf), tree=stored_tree(conf))
 
 
 def with_tree(config: SimConfig, tree: Sequence[ShareNode]) -> SimConfig:
@@ -225,8 +225,8 @@ def with_tree(config: SimConfig, tree: Sequence[ShareNode]) -> SimConfig:
 
 
 def with_users(config: SimConfig, users: Mapping[str, Entity]) -> SimConfig:
-    """Users' shares and override tickets given directly (tests, and the simulator's
-    ``--user`` files once user(5) objects are read)."""
+    """Users' shares and override tickets given directly (tests; ``--user`` files go
+    through ``with_user_files``)."""
     merged = {**config.entities.users, **users}
     return replace(config, entities=replace(config.entities, users=merged))
 
@@ -242,7 +242,56 @@ def with_sched_file(config: SimConfig, path: str) -> SimConfig:
     return config.with_sched_pairs(pairs)
 
 
-def with_tree_file(config: SimConfig, path: str) -> SimConfig:
-    """The share tree of a file (share_tree(5), ``qconf -Astree`` format)."""
-    raise ConfigError(f"{path}: reading a share tree file needs "
-                      "common.objects_conf.sharetree (not merged yet)")
+def with_tree_file(config: SimConfig, path: str, projects: Iterable[str] = ()
+                   ) -> SimConfig:
+    """The share tree of a file (share_tree(5), ``qconf -Astree`` format) instead of the
+    cell's; its project nodes known by the cell's and the workload's (``projects``)
+    project names. Checked as 8.1.9's qmaster checks a tree, with every user name
+    taken as known (a simulated workload's users need no user objects)."""
+    from common.conffile import ConfError
+    from common.objects_conf.sharetree import parse_sharetree, sharetree_problem, tree_pairs
+    try:
+        text = Path(path).read_text()
+        root = parse_sharetree(text)
+    except OSError as err:
+        raise ConfigError(f"{path}: {err.strerror}") from None
+    except ConfError as err:
+        raise ConfigError(f"{path}: {err.message}") from None
+    if root is None:
+        raise ConfigError(f"{path}: no share tree node")
+    known = {*(config.conf.get("project") or {}), *projects}
+    users = {n.name for n in root.walk() if n.name not in known}
+    problem = sharetree_problem(root, users, known)
+    if problem is not None:
+        raise ConfigError(f"{path}: {problem}")
+    conf = {**config.conf, "sharetree": {"sharetree": tree_pairs(root)}}
+    return replace(config, conf=conf, tree=stored_tree(conf, projects))
+
+
+def with_user_files(config: SimConfig, files: Iterable[str]) -> SimConfig:
+    """Users added or replaced from user(5) files (``qconf -Auser`` format)."""
+    from clients.qconf.files import FileError, read_object_file
+    users = dict(config.conf.get("user") or {})
+    for path in files:
+        try:
+            pairs = read_object_file("user", path)
+        except FileError as err:
+            raise ConfigError("\n".join(err.lines)) from None
+        users[attr(pairs, "name")] = [list(p) for p in pairs]
+    conf = {**config.conf, "user": users}
+    return replace(config, conf=conf, entities=entities(conf))
+
+
+def with_auto_users(config: SimConfig, owners: Iterable[str]) -> SimConfig:
+    """The user objects the qmaster would have made for the workload's owners: with
+    sge_conf(5) ``enforce_user auto`` (a new cell's) each owner without one gets one at
+    its first submission, with ``auto_user_fshare`` and ``auto_user_oticket``; the
+    ticket policies count only users that have an object. Owners that have one keep
+    theirs."""
+    glob = (config.conf.get("conf") or {}).get("global") or []
+    if attr(glob, "enforce_user", "auto").strip().lower() != "auto":
+        return config
+    auto = Entity(fshare=_count(attr(glob, "auto_user_fshare", "0")),
+                  oticket=_count(attr(glob, "auto_user_oticket", "0")))
+    missing = {o: auto for o in owners if o not in config.entities.users}
+    return with_users(config, missing) if missing else config

@@ -28,12 +28,25 @@ from common.placement.job import PlacementJob
 from common.placement.pass_conf import conf_fields
 from common.placement.resources import complex_list, fixed_levels
 from common.policy.model import PolicyJob, RunningTask
-from clients.simulate.config import SimConfig
+from clients.simulate.config import SimConfig, with_auto_users
 from clients.simulate.usage import UsageAccount
 from clients.simulate.workload import SimJob, Workload
 
 # the policy: (pending and running jobs, usage, now) -> the pending jobs' order
 Orderer = Callable[[Sequence[PolicyJob], "UsageAccount", float], Sequence[int]]
+POLICY = "policy"  # Simulation's orderer: the scheduler's policy on the configuration
+
+
+def policy_order(config: SimConfig) -> Orderer:
+    """The pending jobs' order as the scheduler's policy gives it (sge_priority(5):
+    ``common.policy.priority.evaluate``) on ``config``."""
+    from common.policy.priority import evaluate
+
+    def order(jobs: Sequence[PolicyJob], usage: UsageAccount, now: float
+              ) -> Sequence[int]:
+        return evaluate(jobs, config.policy, entities=config.entities, tree=config.tree,
+                        usage=usage.table(), urgencies=config.urgencies, now=now).order
+    return order
 
 
 @dataclass(slots=True)
@@ -83,12 +96,20 @@ def policy_job(job: SimJob, run: JobRun | None, now: float) -> PolicyJob:
 
 
 class Simulation:
-    """One replay. ``orderer``: the policy's order of the pending jobs (None: the
-    pass's own order, ``-p`` then job id, as a cell without the policy took them)."""
+    """One replay. ``orderer``: the order of the pending jobs: ``POLICY`` (the
+    scheduler's policy), None (the pass's own order, ``-p`` then job id, as a cell
+    without the policy took them) or a function (tests). The configuration gets the
+    user objects the workload's owners would have had (``with_auto_users``)."""
 
     def __init__(self, workload: Workload, config: SimConfig,
-                 orderer: Orderer | None = None, *, keep_orders: bool = False) -> None:
+                 orderer: Orderer | str | None = POLICY, *, keep_orders: bool = False
+                 ) -> None:
+        config = with_auto_users(config, sorted({j.owner for j in workload.jobs}))
         self.config = config
+        if orderer == POLICY:
+            orderer = policy_order(config)
+        elif isinstance(orderer, str):
+            raise ValueError(f"unknown orderer {orderer!r}")
         self.jobs = {j.job_id: j for j in workload.jobs}
         if len(self.jobs) != len(workload.jobs):
             raise ValueError("the workload has two jobs with one job number")
@@ -190,7 +211,7 @@ class Simulation:
         return jobs
 
 
-def simulate(workload: Workload, config: SimConfig, orderer: Orderer | None = None,
+def simulate(workload: Workload, config: SimConfig, orderer: Orderer | str | None = POLICY,
              **kwargs: Any) -> SimResult:
     return Simulation(workload, config, orderer, **kwargs).run()
 

@@ -3,7 +3,7 @@
     pyge simulate WORKLOAD [--format auto|accounting|swf]
                   [--root DIR [--cell NAME]] [--hosts N --slots N]
                   [--sched-conf FILE] [--set NAME=VALUE ...] [--share-tree FILE]
-                  [--project FILE ...] [--no-policy] [--json] [--plot FILE.png]
+                  [--project FILE ...] [--user FILE ...] [--no-policy] [--json] [--plot FILE.png]
 
 The workload (a cell's accounting file, or an SWF trace of the Parallel Workloads
 Archive) is replayed on a virtual clock through the dispatch pass and the scheduling
@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
 from clients.simulate import config as cfg
-from clients.simulate.engine import Orderer, simulate
+from clients.simulate.engine import POLICY, simulate
 from clients.simulate.metrics import report, share_over_time, targets
 from clients.simulate.render import as_json, plot, text
-from clients.simulate.usage import UsageAccount
 from clients.simulate.workload import WorkloadError, read_workload
 
 
@@ -45,6 +45,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a share tree (share_tree(5), qconf -sstree format) to use")
     p.add_argument("--project", action="append", default=[], metavar="FILE",
                    help="a project (project(5), qconf -sprj format) to add or replace")
+    p.add_argument("--user", action="append", default=[], metavar="FILE",
+                   help="a user (user(5), qconf -suser format) to add or replace")
     p.add_argument("--no-policy", action="store_true",
                    help="take pending jobs by -p then job id (no tickets, no urgency)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -52,9 +54,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="draw each user's delivered share over time into a PNG file")
 
 
-def build_config(args: argparse.Namespace) -> cfg.SimConfig:
+def build_config(args: argparse.Namespace, projects: Sequence[str] = ()) -> cfg.SimConfig:
+    """The configuration the options describe; ``projects``: the workload's."""
     if args.root is not None:
         config = cfg.cell_config(args.root.resolve(), args.cell)
+        config = replace(config, tree=cfg.stored_tree(config.conf, projects))
         if args.hosts is not None or args.slots is not None:
             config = cfg.with_hosts(config, args.hosts or 1, args.slots or 1)
     else:
@@ -65,8 +69,10 @@ def build_config(args: argparse.Namespace) -> cfg.SimConfig:
         config = config.with_sched(_assignments(args.set))
     if args.project:
         config = cfg.with_projects(config, args.project)
+    if args.user:
+        config = cfg.with_user_files(config, args.user)
     if args.share_tree:
-        config = cfg.with_tree_file(config, args.share_tree)
+        config = cfg.with_tree_file(config, args.share_tree, projects)
     return config
 
 
@@ -80,20 +86,11 @@ def _assignments(items: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def policy_orderer(config: cfg.SimConfig) -> Orderer:
-    """The pending jobs' order as the scheduler's policy gives it (sge_priority(5))."""
-    from common.policy.priority import evaluate
-
-    def order(jobs, usage: UsageAccount, now: float) -> Sequence[int]:  # type: ignore[no-untyped-def]
-        return evaluate(jobs, config.policy, entities=config.entities, tree=config.tree,
-                        usage=usage.table(), urgencies=config.urgencies, now=now).order
-    return order
-
-
 def run(args: argparse.Namespace) -> int:
     try:
         workload = read_workload(args.workload, args.format)
-        config = build_config(args)
+        config = build_config(args, sorted({j.project for j in workload.jobs
+                                            if j.project}))
     except (WorkloadError, cfg.ConfigError) as err:
         print(f"pyge simulate: {err}", file=sys.stderr)
         return 1
@@ -101,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         print("pyge simulate: the configuration has no exec host (give --hosts)",
               file=sys.stderr)
         return 1
-    orderer = None if args.no_policy else policy_orderer(config)
+    orderer = None if args.no_policy else POLICY
     result = simulate(workload, config, orderer)
     figures = report(result, config, workload.skipped)
     over_time = share_over_time(result) if (args.plot or args.json) else None

@@ -3,7 +3,9 @@ they received against their target share, their jobs' mean and longest wait, the
 mean bounded slowdown, and the cell's utilisation; and the delivered share over time
 (for the plot). Pure.
 
-- delivered share: the holder's slot seconds / all slot seconds delivered;
+- delivered share: the holder's slot seconds / all slot seconds delivered, both counted
+  up to the workload's last submission (the measured window: afterwards the cell only
+  drains what is left, in the proportions of what was submitted, whatever the policy);
 - target share: with a share tree (``weight_tickets_share`` > 0), the leaf's total
   share (the product of its and its ancestors' shares among their siblings; users
   without a leaf of their own each get a copy of the ``default`` leaf, as 8.1.9's share
@@ -11,8 +13,7 @@ mean bounded slowdown, and the cell's utilisation; and the delivered share over 
   the holder's ``fshare`` among those of the workload's holders; else none;
 - bounded slowdown: max(1, (wait + run) / max(run, ``BOUND``)) (Feitelson's, with the
   usual 10 seconds);
-- utilisation: delivered slot seconds / (the cell's slots x the time from the first
-  submission to the last end).
+- utilisation: slot seconds delivered in the window / (the cell's slots x the window).
 """
 from __future__ import annotations
 
@@ -45,6 +46,7 @@ class Report:
     projects: tuple[HolderFigures, ...]
     utilisation: float
     makespan: float
+    window: float                 # the measured window: 0 .. the last submission
     capacity: int
     jobs: int
     never_started: int
@@ -57,6 +59,7 @@ class Report:
             return [{f: getattr(r, f) for f in HolderFigures.__slots__} for r in rows]
         return {"users": holders(self.users), "projects": holders(self.projects),
                 "utilisation": self.utilisation, "makespan": self.makespan,
+                "window": self.window,
                 "capacity": self.capacity, "jobs": self.jobs,
                 "never_started": self.never_started, "passes": self.passes,
                 "target_source": self.target_source, "skipped": dict(self.skipped)}
@@ -65,29 +68,31 @@ class Report:
 def report(result: SimResult, config: SimConfig,
            skipped: Mapping[str, int] | None = None) -> Report:
     runs = list(result.runs.values())
-    total = sum(_slot_seconds(r) for r in runs) or 1.0
-    source, user_targets, project_targets = targets(config, runs)
-    users = _holders(runs, lambda r: r.job.owner, total, user_targets)
-    projects = _holders([r for r in runs if r.job.project], lambda r: str(r.job.project),
-                        total, project_targets)
     makespan = max((r.end for r in runs if r.end is not None), default=0.0)
+    window = max((r.job.submit for r in runs), default=0.0) or makespan
+    busy = sum(_slot_seconds(r, window) for r in runs)
+    source, user_targets, project_targets = targets(config, runs)
+    users = _holders(runs, lambda r: r.job.owner, busy or 1.0, user_targets, window)
+    projects = _holders([r for r in runs if r.job.project], lambda r: str(r.job.project),
+                        busy or 1.0, project_targets, window)
     capacity = result.capacity
-    busy = sum(_slot_seconds(r) for r in runs)
     return Report(users=users, projects=projects,
-                  utilisation=busy / (capacity * makespan) if capacity and makespan else 0.0,
-                  makespan=makespan, capacity=capacity, jobs=len(runs),
+                  utilisation=busy / (capacity * window) if capacity and window else 0.0,
+                  makespan=makespan, window=window, capacity=capacity, jobs=len(runs),
                   never_started=sum(r.start is None for r in runs), passes=result.passes,
                   target_source=source, skipped=dict(skipped or {}))
 
 
-def _slot_seconds(run: JobRun) -> float:
+def _slot_seconds(run: JobRun, until: float) -> float:
+    """The slots x seconds the job ran before ``until``."""
     if run.start is None or run.end is None:
         return 0.0
-    return run.job.slots * (run.end - run.start)
+    return run.job.slots * max(0.0, min(run.end, until) - run.start)
 
 
 def _holders(runs: Iterable[JobRun], key: Any, total: float,
-             target: Mapping[str, float] | None) -> tuple[HolderFigures, ...]:
+             target: Mapping[str, float] | None, until: float
+             ) -> tuple[HolderFigures, ...]:
     groups: dict[str, list[JobRun]] = {}
     for run in runs:
         groups.setdefault(key(run), []).append(run)
@@ -98,7 +103,7 @@ def _holders(runs: Iterable[JobRun], key: Any, total: float,
         waits = [r.start - r.job.submit for r in started]  # type: ignore[operator]
         slowdowns = [max(1.0, (w + r.job.run_time) / max(r.job.run_time, BOUND))
                      for w, r in zip(waits, started)]
-        used = sum(_slot_seconds(r) for r in mine)
+        used = sum(_slot_seconds(r, until) for r in mine)
         out.append(HolderFigures(
             name=name, jobs=len(mine), slot_seconds=used, delivered=used / total,
             target=None if target is None else target.get(name, 0.0),

@@ -31,8 +31,9 @@ def _percent(value: float | None) -> str:
 
 def text(report: Report) -> str:
     lines = [f"simulated {report.jobs} jobs on {report.capacity} slots: makespan "
-             f"{duration(report.makespan)}, utilisation {_percent(report.utilisation)}, "
-             f"{report.passes} dispatch passes"]
+             f"{duration(report.makespan)}, {report.passes} dispatch passes",
+             f"measured until the last submission ({duration(report.window)}): "
+             f"utilisation {_percent(report.utilisation)}"]
     if report.never_started:
         lines.append(f"{report.never_started} jobs never started (no queue instance "
                      "could ever take them)")

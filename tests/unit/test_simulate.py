@@ -59,7 +59,7 @@ def test_jobs_keep_their_run_time_and_never_overfill_the_cell() -> None:
 def test_first_come_first_served_without_a_policy() -> None:
     # one slot: jobs run one after another in job id order (-p equal)
     jobs = (job(1, 0, 100), job(2, 1, 10, "b"), job(3, 2, 10, "c", priority=5))
-    runs = simulate(Workload(jobs), cfg.new_cell(1, 1)).runs
+    runs = simulate(Workload(jobs), cfg.new_cell(1, 1), None).runs
     # -p 5 goes first among the waiting ones, then job id
     assert [runs[i].start for i in (1, 3, 2)] == [0, 100, 110]
 
@@ -119,12 +119,18 @@ def test_metrics_by_hand() -> None:
     # two slots; a: 100 s on 2 slots at 0; b waits 100 s, then 100 s on 1 slot
     jobs = (job(1, 0, 100, slots=2), job(2, 0, 100, "b"))
     config = cfg.new_cell(1, 2)
-    figures = report(simulate(Workload(jobs), config), config)
+    figures = report(simulate(Workload(jobs), config, None), config)
     a, b = figures.users
     assert (a.slot_seconds, b.slot_seconds) == (200, 100)
     assert a.delivered == pytest.approx(2 / 3) and b.delivered == pytest.approx(1 / 3)
     assert (b.mean_wait, b.max_wait, b.mean_slowdown) == (100, 100, 2.0)
-    assert figures.makespan == 200 and figures.utilisation == pytest.approx(300 / 400)
+    # all submitted at once: measured over the whole run; with a job submitted at 150,
+    # until 150
+    assert figures.makespan == 200 and figures.window == 200 and figures.utilisation == 0.75
+    later = report(simulate(Workload(jobs + (job(3, 150, 10, "c"),)), config, None), config)
+    # (a 2 x 100, b 1 x 50 of its 100..200 run: 250 of 300 slot seconds)
+    assert later.window == 150 and later.utilisation == pytest.approx(250 / 300)
+    assert [u.delivered for u in later.users] == pytest.approx([200 / 250, 50 / 250, 0])
     assert a.target is None and figures.target_source == "none"
     short = report(simulate(Workload((job(1, 0, 1), job(2, 0, 1, "b"))),
                             cfg.new_cell(1, 1)), config)
@@ -152,9 +158,12 @@ def test_share_over_time_sums_to_one() -> None:
     assert len(times) == 50 and set(series) == {"a", "b", "c"}
     for i in range(50):
         assert sum(s[i] for s in series.values()) == pytest.approx(1.0)
-    final = report(result, cfg.new_cell(2, 2))
-    assert {u.name: u.delivered for u in final.users} == pytest.approx(
-        {u: s[-1] for u, s in series.items()})
+    slot_seconds = {u: 0.0 for u in series}
+    for r in result.runs.values():
+        slot_seconds[r.job.owner] += r.job.slots * r.job.run_time
+    total = sum(slot_seconds.values())
+    assert {u: s[-1] for u, s in series.items()} == pytest.approx(
+        {u: v / total for u, v in slot_seconds.items()})
 
 
 def test_png_reads_back() -> None:
