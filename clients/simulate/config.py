@@ -224,6 +224,16 @@ def with_tree(config: SimConfig, tree: Sequence[ShareNode]) -> SimConfig:
     return replace(config, tree=tuple(tree))
 
 
+def with_entities(config: SimConfig, *, projects: Mapping[str, Entity] | None = None,
+                  departments: Mapping[str, Entity] | None = None) -> SimConfig:
+    """Projects' and departments' shares and override tickets given directly (tests;
+    ``--project`` files go through ``with_projects``)."""
+    ent = config.entities
+    return replace(config, entities=replace(
+        ent, projects={**ent.projects, **(projects or {})},
+        departments={**ent.departments, **(departments or {})}))
+
+
 def with_users(config: SimConfig, users: Mapping[str, Entity]) -> SimConfig:
     """Users' shares and override tickets given directly (tests; ``--user`` files go
     through ``with_user_files``)."""

@@ -91,6 +91,7 @@ def policy_job(job: SimJob, run: JobRun | None, now: float) -> PolicyJob:
                      project=job.project,
                      department=job.department or "defaultdepartment",
                      submit_time=job.submit, priority=job.priority, slots=job.slots,
+                     override_tickets=job.override_tickets, job_share=job.job_share,
                      requests=dict(job.hard_resources),
                      pending_tasks=0 if running else 1, running=running)
 

@@ -176,6 +176,20 @@ def tree_targets(tree: Sequence[ShareNode], users: Sequence[str]
     return by_user, by_project
 
 
+def slot_seconds_between(result: SimResult, start: float, end: float,
+                         key: Any = lambda run: run.job.owner) -> dict[str, float]:
+    """Slot seconds delivered between ``start`` and ``end``, per user (or per ``key``)."""
+    out: dict[str, float] = {}
+    for run in result.runs.values():
+        if run.start is None or run.end is None:
+            continue
+        overlap = min(run.end, end) - max(run.start, start)
+        if overlap > 0:
+            name = key(run)
+            out[name] = out.get(name, 0.0) + run.job.slots * overlap
+    return out
+
+
 # ---- over time ---------------------------------------------------------------------------
 
 def share_over_time(result: SimResult, points: int = 200

@@ -62,6 +62,8 @@ class SimJob:
     pe: str | None = None
     hard_resources: Mapping[str, str] = field(default_factory=dict)
     hard_queues: tuple[str, ...] = ()
+    override_tickets: int = 0           # qsub -ot (neither format records it)
+    job_share: int = 0                  # qsub -js (neither format records it)
     recorded_wait: float | None = None  # the wait the workload recorded (for comparison)
 
 
