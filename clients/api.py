@@ -432,6 +432,15 @@ class Client:
     def conf_del(self, kind: str, name: str) -> dict[str, Any]:
         return self.request("conf_del", {"user": self._user(), "kind": kind, "name": name})
 
+    def usage_query(self) -> dict[str, Any]:
+        """Every holder's share tree usage decayed to now (qmaster.usage_book)."""
+        return self.request("usage_query", {"user": self._user()})
+
+    def clear_usage(self, users: list[str] | None = None) -> dict[str, Any]:
+        """qconf -clearusage: every user's and project's share tree usage, or the
+        named users' (``users``)."""
+        return self.request("clear_usage", {"user": self._user(), "users": users or []})
+
     def userset_entries(self, op: str, users: list[str], lists: list[str]
                         ) -> list[dict[str, Any]]:
         """Add ("add") or remove ("delete") users and ``@groups`` to/from access lists in

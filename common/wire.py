@@ -585,6 +585,12 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
         # (each item is worked through and answered in the one request: 4096 of them
         # take about a tenth of a second)
         min_items=1, max_items=MAX_QMOD_ITEMS)}, optional={"force": (Bool(), False)}),
+    # the share tree usage of every holder, decayed to now (qmaster.usage_book)
+    "usage_query": lambda: Struct(required={"user": _user()}),
+    # qconf -clearusage [user_list]: every user's and project's share tree usage, or
+    # the named users'
+    "clear_usage": lambda: Struct(required={"user": _user()},
+                                  optional={"users": (_names(), [])}),
     "userset_entries": lambda: Struct(required={"user": _user(),
                                                 "op": Str(choices=frozenset({"add", "delete"})),
                                                 "users": _names(), "lists": _names()}),

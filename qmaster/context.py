@@ -13,6 +13,7 @@ from typing import Any
 from common import task_ranges
 from common.model import UserInfo
 from qmaster.store import Batch, Store
+from qmaster.usage_book import UsageBook
 
 DEFERRED: dict[str, Any] = {"__deferred__": True}
 
@@ -163,6 +164,7 @@ class Services:
     refused_orders: int = 0
     seq: int = 0  # sequence number of the last published event
     log: Any = None  # structlog logger of the daemon, or None
+    usage: UsageBook = field(default_factory=UsageBook)  # share tree usage (spooled)
 
     def job_log(self, event: str, **fields: Any) -> None:
         """One log line about a job, with job id, host and queue bound by the caller."""

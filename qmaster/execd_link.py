@@ -16,6 +16,7 @@ from common.load_values import clean_load_value
 from common.model import ExecHost, Task, task_key
 from common.objects_conf.cluster import local_conf_value
 from common.objects_conf.queue import format_host_overrides, parse_host_overrides
+from qmaster import usage_book
 from qmaster.accounting_log import accounting_record
 from qmaster.context import Ctx, RequestError
 from qmaster.defaults import exechost_defaults
@@ -205,6 +206,7 @@ def _note_usage(ctx: Ctx, host: str, item: dict[str, Any]) -> None:
             or task.state_enum not in (State.RUNNING, State.SUSPENDED):
         return
     ctx.store.note_running_usage(task, {k: float(item[k]) for k in USAGE_KEYS})
+    usage_book.note_running(ctx, task, item)
 
 
 def _this_run(task: Task | None, body: dict[str, Any]) -> bool:
@@ -276,6 +278,7 @@ def finish_task(ctx: Ctx, task: Task, result: dict[str, Any], *,
         _queue_error(ctx, task)
         action, error_reason = "reschedule", message
     record = accounting_record(job, replace(task, **changes), ctx.store)
+    usage_book.note_finished(ctx, task, changes["usage"])  # (before the task forgets its run)
     if action == "reschedule":
         # a task whose job ran shows "Rq" (restarted); one stopped by its prolog "qw"
         _requeue(ctx, task, ran=int(result.get("pid") or 0) > 0 if ran is None else ran,

@@ -37,6 +37,8 @@ def handle_snapshot(ctx: Ctx) -> dict[str, Any]:
     """One part of the snapshot (``Store.snapshot_part``), with the epoch and the last
     event published before it: a mirror applies the events after the first part's."""
     snap = ctx.store.snapshot_part(ctx.body.get("after"))
+    if ctx.body.get("after") is None:  # the first part: share tree usage, one per holder
+        snap["usage"] = ctx.services.usage.wire_records()
     snap["epoch"] = ctx.services.epoch
     snap["seq"] = ctx.services.seq
     return snap

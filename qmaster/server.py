@@ -12,6 +12,7 @@ import fcntl
 import gc
 import os
 import shutil
+import sqlite3
 import tempfile
 import time
 import uuid
@@ -29,7 +30,7 @@ from common.model import Task
 from common.cell import MAX_SOCKET_PATH, Cell, write_act_qmaster
 from common.daemon import port_is_free
 from qmaster import (accounting_log, alter, config_handlers, execd_link, gate, jobs, orders,
-                     queue_control, userset_handlers)
+                     queue_control, usage_book, userset_handlers)
 from qmaster.auto_suspend import heartbeat
 from qmaster.log_limit import LimitedLog
 from qmaster.lost_hosts import (lost_host_policy, lost_hosts, lost_task_actions, queue_rerun,
@@ -108,6 +109,8 @@ HANDLERS: dict[str, Handler] = {
     "conf_put": config_handlers.handle_conf_put,
     "conf_del": config_handlers.handle_conf_del,
     "userset_entries": userset_handlers.handle_userset_entries,
+    "clear_usage": usage_book.handle_clear_usage,
+    "usage_query": usage_book.handle_usage_query,
     "register": execd_link.handle_register,
     "load_report": execd_link.handle_load_report,
     "job_started": execd_link.handle_job_started,
@@ -176,6 +179,10 @@ class QmasterServer:
         self.store.load(objects, meta)
         batch = Batch()
         self._move_aside(objects, batch)
+        for kind, key, why in self.services.usage.load(objects):
+            batch.txn.put(f"aside:{kind}", key, {"why": why, "object": objects[kind][key]})
+            batch.txn.delete(kind, key)
+            self._error("spooled object set aside", kind=kind, key=key, error=why)
         if not self.store.conf["queue"] and not self.store.lists["manager"]:
             bootstrap(self.store, batch, self._managers, self._min_uid)
         ensure_complexes(self.store, batch)  # spools written before the list was stored
@@ -282,6 +289,7 @@ class QmasterServer:
                 self._zap.stop()
             zctx.term()
             self._sync_accounting(force=True)
+            self._spool_usage()
             self.spool.close()
             self._info("qmaster stopped")
 
@@ -446,6 +454,7 @@ class QmasterServer:
                             error=repr(exc), exc_info=True)
 
     def _commit_and_send(self, batch: Batch, replies: list[tuple[bytes, bytes]]) -> None:
+        self._flush_usage(batch)
         self.spool.commit(batch.txn)
         self.store.forget_journal()
         if batch.accounting:  # (durable in the spool already: the file is synced later)
@@ -461,6 +470,25 @@ class QmasterServer:
                 continue
             self._send(out.identity, wire.encode(out.msg_type, out.body))
         self._answer_waiters(batch)
+
+    def _flush_usage(self, batch: Batch, *, force: bool = False) -> None:
+        """The share tree usage booked since the last flush, spooled and published with
+        this batch when due (qmaster.usage_book: every few seconds, and after a task
+        ended)."""
+        book = self.services.usage
+        now = time.time()
+        if force or book.due(now):
+            book.flush(batch.txn, batch.event, now, self.store.active)
+
+    def _spool_usage(self) -> None:
+        """At a clean stop: the usage not yet flushed goes to the spool (unpublished:
+        the event socket is closed)."""
+        batch = Batch()
+        self.services.usage.flush(batch.txn, batch.event, time.time(), self.store.active)
+        try:
+            self.spool.commit(batch.txn)
+        except sqlite3.Error as exc:
+            self._error("usage not spooled at stop", error=repr(exc))
 
     def _sync_accounting(self, *, force: bool = False) -> None:
         """Make the appended accounting records durable ACCOUNTING_SYNC_SECONDS after the
@@ -518,6 +546,8 @@ class QmasterServer:
         while True:
             await asyncio.sleep(HEARTBEAT_SECONDS)
             self._sync_accounting()  # (an idle qmaster's too)
+            if self.services.usage.due(time.time()):  # (usage booked by the last reports)
+                self._commit_and_send(Batch(), [])
             self.pub.send_multipart(wire.encode_heartbeat(self.services.epoch,
                                                           self.services.seq))
             try:

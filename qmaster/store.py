@@ -258,6 +258,11 @@ class Store:
     def _undo(self, action: Callable[[], None]) -> None:
         self._journal.append(action)
 
+    def on_rollback(self, action: Callable[[], None]) -> None:
+        """Have ``action`` run if what was changed since the last savepoint is taken
+        back (state kept beside the store, e.g. qmaster.usage_book, joins its journal)."""
+        self._journal.append(action)
+
     def _set_item(self, mapping: dict[Any, Any], key: Any, value: Any) -> None:
         old = mapping.get(key, _ABSENT)
         mapping[key] = value

@@ -8,6 +8,7 @@ jobs are kept as ``PlacementJob``s (a job record placement cannot read is kept a
 """
 from __future__ import annotations
 
+import json
 import time
 
 from dataclasses import dataclass, field
@@ -21,6 +22,8 @@ from common.placement.inputs import pass_input, placement_jobs, queue_thresholds
 from common.placement.job import PlacementJob
 from common.placement.pass_conf import conf_fields
 from common.placement.resources import LevelKey, complex_list, fixed_levels
+from common.policy.model import UsageTable
+from common.policy.usage import Holder, policy_conf, records_from_wire, usage_table
 
 # events that can make a pass find something new to do
 TRIGGER_KINDS = frozenset({"job", "task", "ranges", "host", "queue", "hgrp", "pe", "exechost", "userset",
@@ -47,6 +50,8 @@ class Mirror:
     _conf_fields: dict[str, Any] | None = None  # PassInput's share of conf, until it changes
     # each instance's load and suspend thresholds, as long as the instances stay
     _thresholds: dict[tuple[str, str], Any] | None = None
+    # share tree usage as the qmaster books it (event kind "usage"), one record a holder
+    usage_records: dict[Holder, Any] = field(default_factory=dict)
 
     @classmethod
     def from_snapshot(cls, snap: dict[str, Any]) -> "Mirror":
@@ -57,6 +62,7 @@ class Mirror:
         for kind in CONF_KINDS:
             mirror.conf[kind] = dict(snap["conf"].get(kind, {}))
         mirror.qstates = dict(snap.get("qstates") or {})
+        mirror.usage_records = records_from_wire(snap.get("usage") or [])
         mirror.add_part(snap)
         return mirror
 
@@ -93,6 +99,8 @@ class Mirror:
                 self.qstates.pop(key, None)
             else:
                 self.qstates[key] = obj
+        elif kind == "usage":
+            self._apply_usage(op, key, obj)
         elif kind in self.conf:
             self._instances = self._fixed = self._conf_fields = self._thresholds = None
             if op == "del" or kind in ORDERED_KINDS:  # a changed one goes last
@@ -100,6 +108,24 @@ class Mirror:
             if op != "del":
                 self.conf[kind][key] = obj
         return kind in TRIGGER_KINDS
+
+    def _apply_usage(self, op: str, key: str, obj: Any) -> None:
+        """One holder's usage record (the key names the holder: qmaster.usage_book)."""
+        if op == "del":
+            kind, name, project = (str(part) for part in json.loads(key))
+            self.usage_records.pop(Holder(kind, name, project), None)
+        else:
+            self.usage_records.update(records_from_wire([obj]))
+
+    def usage_at(self, now: float) -> UsageTable:
+        """The share tree usage decayed to ``now`` and weighted as the scheduler
+        configuration says (common.policy.usage)."""
+        return usage_table(self.usage_records, now, policy_conf(self.conf))
+
+    @property
+    def usage(self) -> UsageTable:
+        """The share tree usage as of the time it is read (the pass's time)."""
+        return self.usage_at(time.time())
 
     def _apply_host(self, key: str, obj: Any) -> None:
         old = self.hosts.get(key)

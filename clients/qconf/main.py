@@ -32,6 +32,7 @@ from clients.qconf.project import PROJECT_OPTIONS
 from clients.qconf.rqs import OBJECT as RQS_OBJECT
 from clients.qconf.rqs import RQS_OPTIONS
 from clients.qconf.rqs import change_attribute as change_rule_sets
+from clients.qconf.usage import USAGE_OPTIONS
 from clients.qconf.userset import USERSET_OPTIONS
 from common.conffile import ConfError
 from common.objects_conf import render_object, template
@@ -319,6 +320,7 @@ OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     **PROJECT_OPTIONS,
     **CALENDAR_OPTIONS,
     **HOSTCONF_OPTIONS,
+    **USAGE_OPTIONS,
 }
 
 

@@ -182,6 +182,13 @@ def usage_table(records: Records, now: float, conf: PolicyConf) -> UsageTable:
     return UsageTable(users=users, projects=projects, user_projects=user_projects)
 
 
+def policy_conf(conf: Mapping[str, Mapping[str, Any]]) -> PolicyConf:
+    """The policy parameters of a store's or mirror's configuration kinds (the
+    scheduler configuration ``sconf``/``global``, the global cluster configuration)."""
+    return PolicyConf.from_pairs((conf.get("sconf") or {}).get("global") or [],
+                                 (conf.get("conf") or {}).get("global") or [])
+
+
 def records_to_wire(records: Records) -> list[dict[str, Any]]:
     """The records as plain data (spool rows, the "usage" event), one entry a holder."""
     return [{"kind": holder.kind, "name": holder.name, "project": holder.project,
