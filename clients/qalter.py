@@ -28,13 +28,18 @@ if TYPE_CHECKING:
 
 EXIT_ERROR = 1
 # the switches qalter changes a job with; -hard and -soft only steer -l and -q
-ALTER_SWITCHES = ("-l", "-q", "-p", "-P", "-N", "-pe", "-hold_jid")
+ALTER_SWITCHES = ("-l", "-q", "-p", "-P", "-N", "-pe", "-hold_jid", "-ot", "-js", "-dl")
+# the switches of the ticket and urgency policies -> the job's option they set
+POLICY_SWITCHES = {"-js": "job_share", "-dl": "deadline"}
 OPTIONS_TEXT = (
+    "   [-dl date_time]                          request a deadline initiation time\n"
     "   [-hard]                                  consider following requests as hard\n"
     "   [-help]                                  print this help\n"
+    "   [-js job_share]                          share tree or functional job share\n"
     "   [-hold_jid job_identifier_list]          define jobnet interdependencies\n"
     "   [-l resource_list]                       request the given resources\n"
     "   [-N name]                                specify job name\n"
+    "   [-ot tickets]                            set job's override tickets\n"
     "   [-p priority]                            define job's relative priority\n"
     "   [-P project_name]                        set job's project\n"
     "   [-pe pe-name slot_range]                 request slot range for parallel jobs\n"
@@ -115,6 +120,10 @@ def _apply_scalar(changes: dict[str, Any], opt: ParsedOption) -> None:
         changes["project"] = str(opt.value)
     elif opt.switch == "-hold_jid":
         changes.setdefault("hold_jid", []).extend(opt.value)
+    elif opt.switch == "-ot":  # the parser keeps qsub's -ot as given (qsub refuses it)
+        changes["override_tickets"] = int(opt.value)
+    elif opt.switch in POLICY_SWITCHES:
+        changes[POLICY_SWITCHES[opt.switch]] = opt.value
     else:  # -pe name ranges
         name, ranges = opt.value
         changes["pe"] = [name, min(r[0] for r in ranges), max(r[1] for r in ranges)]

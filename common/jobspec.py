@@ -190,6 +190,8 @@ OPTION_SCHEMAS: dict[str, tuple[Schema, Any]] = {
                             None),
     "checkpoint_interval": (Optional(Int(1, MAX_TASK_ID)), None),
     "job_share": (Int(0, MAX_TASK_ID), 0),
+    # qalter -ot only (qsub has no -ot): a submission carrying it is refused
+    "override_tickets": (Int(0, 0xFFFFFFFF), 0),
     "reserve": (Bool(), False),
     "task_concurrency": (Int(0, MAX_TASK_ID), 0),
     "context": (_VARIABLES, dict),
@@ -243,10 +245,17 @@ def _at(path: str, name: str) -> str:
 JOB_OPTIONS = Refined(Struct(optional={**OPTION_SCHEMAS,
                                        "job_name": (OPTION_SCHEMAS["job_name"][0], None)}),
                       _complete)
+# what a submission may carry: every option but those only qalter sets
+ALTER_ONLY = ("override_tickets",)
+SUBMIT_OPTIONS = Refined(Struct(optional={**{k: v for k, v in OPTION_SCHEMAS.items()
+                                             if k not in ALTER_ONLY},
+                                          "job_name": (OPTION_SCHEMAS["job_name"][0], None)}),
+                         _complete)
 
 # The alterable subset (qalter): present fields only, no defaults.
 ALTERABLE = ("hard_resources", "soft_resources", "hard_queues", "soft_queues", "job_name",
-             "pe", "pe_ranges", "priority", "hold_jid", "project")
+             "pe", "pe_ranges", "priority", "hold_jid", "project", "job_share", "deadline",
+             "override_tickets")
 ALTER_CHANGES = Refined(Struct(optional={name: (OPTION_SCHEMAS[name][0], None)
                                          for name in ALTERABLE}, sparse=True),
                         _check_relations)
@@ -255,7 +264,7 @@ ALTER_CHANGES = Refined(Struct(optional={name: (OPTION_SCHEMAS[name][0], None)
 # and the submitter's umask, which the job runs with (docs/compatibility.md).
 DEFAULT_UMASK = 0o022
 SUBMITTED_JOB = Struct(
-    required={"opts": JOB_OPTIONS},
+    required={"opts": SUBMIT_OPTIONS},
     optional={"script": (Optional(Bytes()), None),
               "umask": (Int(0, 0o777), DEFAULT_UMASK),
               "sge_o": (MapOf(Str(max_len=64, nonempty=True), Str(max_len=1 << 16),

@@ -1,5 +1,7 @@
 """qalter: changing the requests of pending jobs (``-l``, ``-q``, ``-p``, ``-P``, ``-N``,
-``-pe``, ``-hold_jid``), with Grid Engine's permission rules and answers (from a submit host only,
+``-pe``, ``-hold_jid``) and the policies' inputs of pending and running ones (``-p``,
+``-ot``: operators and managers only, ``-js``, ``-dl``: members of ``deadlineusers``
+only), with Grid Engine's permission rules and answers (from a submit host only,
 ``qmaster.host_rights``)."""
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from qmaster.jobs import (add_hold, add_ranges_hold, may_change, remove_hold,
                           remove_ranges_hold, REQUEST_JOBS, TargetWalk,
                           unfinished_predecessors)
 from qmaster.project_handlers import check_job_project
-from qmaster.submit_checks import check_submission
+from qmaster.submit_checks import check_submission, is_deadline_user
 
 # the request options qalter may change, with Grid Engine's name for them in its answers
 ALTER_NAMES = {"hard_resources": "hard resource list", "soft_resources": "soft resource list",
@@ -22,6 +24,8 @@ ALTER_NAMES = {"hard_resources": "hard resource list", "soft_resources": "soft r
                "job_name": "job name", "pe": "parallel environment", "pe_ranges": "slot range",
                "project": "project", "priority": "", "hold_jid": ""}
 ALTERABLE_STATES = (State.PENDING, State.HOLD)
+# what 8.1.9 changes on running jobs too (the policies' inputs)
+RUNNING_ALTERABLE = frozenset({"priority", "override_tickets", "job_share", "deadline"})
 
 
 def handle_alter(ctx: Ctx) -> dict[str, Any]:
@@ -49,12 +53,18 @@ def _alter_refusal(ctx: Ctx, job: Job, changes: dict[str, Any], denied: bool
     if denied:
         return (f'denied: "{user}" must be at least owner of job {job.job_id} '
                 "to change job attributes")
-    if any(t.state_enum not in ALTERABLE_STATES for t in ctx.store.enrolled_tasks(job.job_id)
-           if t.state_enum is not State.FINISHED):
+    if not changes.keys() <= RUNNING_ALTERABLE and any(
+            t.state_enum not in ALTERABLE_STATES for t in ctx.store.enrolled_tasks(job.job_id)
+            if t.state_enum is not State.FINISHED):
         return f"job {job.job_id} can't modify running jobs"
+    operator = ctx.store.is_operator(user)
+    if "override_tickets" in changes and not operator:
+        return f'denied: "{user}" must be operator to change amount of override tickets'
     priority = int(changes.get("priority", job.priority) or 0)
-    if priority > job.priority and not ctx.store.is_operator(user):
+    if priority > job.priority and not operator:
         return f'denied: "{user}" must be operator to increase job priority'
+    if "deadline" in changes and not is_deadline_user(ctx.store.conf, user):
+        return f'job rejected: the user "{user}" is not a deadline initiation user'
     return None
 
 
@@ -86,14 +96,29 @@ def _alter_job(ctx: Ctx, job: Job, changes: dict[str, Any], denied: bool
     for task in ctx.store.enrolled_tasks(job.job_id):
         if task.state_enum in ALTERABLE_STATES:
             ctx.store.put_task(ctx.batch, task)
-    lines = [f"modified {ALTER_NAMES[key]} of job {job.job_id}"
-             for key in ALTER_NAMES if key in changes and ALTER_NAMES[key]]
-    if "priority" in changes:
-        lines.append(f"{ctx.user.name}@{ctx.user.host} sets scheduling priority of job "
-                     f"{job.job_id} to {job.priority}")
+    lines = _policy_lines(ctx, job, changes)
+    lines += [f"modified {ALTER_NAMES[key]} of job {job.job_id}"
+              for key in ALTER_NAMES if key in changes and ALTER_NAMES[key]]
     if "hold_jid" in changes:
         lines.append(_rechain_predecessors(ctx, job))
     return {"job_id": job.job_id, "result": "modified", "messages": lines}
+
+
+def _policy_lines(ctx: Ctx, job: Job, changes: dict[str, Any]) -> list[str]:
+    """8.1.9's answers for -ot, -p, -js and -dl, in its order (before the others)."""
+    who, job_id = f"{ctx.user.name}@{ctx.user.host}", job.job_id
+    lines = []
+    if "override_tickets" in changes:
+        lines.append(f"{who} sets override tickets of job {job_id} to "
+                     f"{int(job.opts.get('override_tickets') or 0)}")
+    if "priority" in changes:
+        lines.append(f"{who} sets scheduling priority of job {job_id} to {job.priority}")
+    if "job_share" in changes:
+        lines.append(f"{who} sets job share of job {job_id} to "
+                     f"{int(job.opts.get('job_share') or 0)}")
+    if "deadline" in changes:
+        lines.append(f"modified deadline time of job {job_id}")
+    return lines
 
 
 def _rechain_predecessors(ctx: Ctx, job: Job) -> str:

@@ -53,6 +53,9 @@ from qmaster.calendar_handlers import check_unreferenced as check_calendar_unref
 from qmaster.project_handlers import KIND as PROJECT_KIND
 from qmaster.project_handlers import check_project, check_projects_exist
 from qmaster.project_handlers import check_unreferenced as check_project_unreferenced
+from qmaster.policy_objects import (SHARETREE_KIND, check_not_in_sharetree,
+                                    check_project_name_free, check_user, delete_sharetree,
+                                    put_sharetree)
 from qmaster.rqs_handlers import KIND as RQS_KIND
 from qmaster.rqs_handlers import put_rule_set
 from qmaster.store import LIST_KINDS
@@ -99,6 +102,7 @@ WORDS: dict[str, KindWords] = {
                      "resource quota set"),
     "project": KindWords("project", "project", "project", "project", "project"),
     "calendar": KindWords("calendar", "calendar", "calendar", "calendar", "calendar"),
+    "user": KindWords("user", "user", "user", "user", "user"),
 }
 SCHED_CHANGED = "changed scheduler configuration"
 
@@ -209,6 +213,8 @@ def handle_conf_put(ctx: Ctx) -> dict[str, Any]:
                                          "added" if mode == "add" else "modified")}
     if kind not in CONF_KINDS or mode not in ("add", "modify"):
         raise RequestError("malformed", f"cannot {mode} objects of kind \"{kind}\"")
+    if kind == SHARETREE_KIND:  # one tree, replaced whole (policy_objects)
+        return put_sharetree(ctx, ctx.body["data"])
     if kind == "conf" and name != GLOBAL_CONF:
         check_local_conf_name(name)
     # a host-local configuration holds only what differs from the global one
@@ -225,9 +231,13 @@ def handle_conf_put(ctx: Ctx) -> dict[str, Any]:
         raise RequestError("exists", already_exists(kind, name))
     if mode == "modify" and not exists and kind != "sconf":
         raise RequestError("missing", does_not_exist(kind, name))
+    if kind == "user":
+        check_user(ctx.store.conf, pairs, mode)
+    if kind == PROJECT_KIND and mode == "add":
+        check_project_name_free(ctx.store.conf, pairs)
     _check_references(ctx, kind, name, pairs)
     if kind == "userset":
-        check_userset(pairs, mode)
+        check_userset(pairs, mode, ctx.store.conf["userset"])
     before = _instance_names(ctx) if kind in INSTANCE_KINDS else set()
     ctx.store.put_conf(ctx.batch, kind, name, pairs)
     if kind == "hgrp":
@@ -331,6 +341,8 @@ def handle_conf_del(ctx: Ctx) -> dict[str, Any]:
         raise RequestError("malformed", f"cannot delete objects of kind \"{kind}\"")
     if kind == "exechost" and name == GLOBAL_HOST:
         raise RequestError("denied", f'denied: pseudo host "{name}" may not be deleted')
+    if kind == SHARETREE_KIND:
+        return delete_sharetree(ctx)
     if kind == "conf":
         stored = deletable_conf(name, ctx.store.conf[kind])
         if stored is None:  # 8.1.9 says "removed" for a host without one
@@ -359,6 +371,8 @@ def _check_unreferenced(ctx: Ctx, kind: str, name: str) -> None:
                                                  f"is still referenced in queue \"{qname}\".")
     if kind == "userset":
         check_unreferenced(ctx, name)
+    if kind in (PROJECT_KIND, "user"):
+        check_not_in_sharetree(conf, kind, name)
     if kind == PROJECT_KIND:
         check_project_unreferenced(conf, name)
     if kind == CALENDAR_KIND:

@@ -24,6 +24,7 @@ from qmaster.execd_link import finish_task, kill_on_host
 from qmaster.host_rights import require_known_host, require_submit_host
 from qmaster.placement_view import instance_alarms, instances_of
 from qmaster.store import Store
+from qmaster.policy_objects import check_job_user
 from qmaster.submit_caps import SubmitCaps
 from qmaster.submit_checks import check_submission, check_submitter, scheduling_info
 
@@ -49,7 +50,9 @@ def handle_submit(ctx: Ctx) -> dict[str, Any]:
     for index, spec in enumerate(specs):
         try:
             caps.check(spec)  # max_jobs, max_u_jobs, script size, spool quota
-            verdicts.append(check_submission(ctx.store, spec["opts"], submitter,
+            # enforce_user, auto_user_* and the owner's default_project (8.1.9's order)
+            opts = check_job_user(ctx, user.name, spec["opts"], ctx.now)
+            verdicts.append(check_submission(ctx.store, opts, submitter,
                                              operator=operator))
             _check_task_count(spec["opts"]["array"], _max_tasks(ctx))
         except RequestError as err:

@@ -32,6 +32,7 @@ from common.daemon import port_is_free
 from qmaster import (accounting_log, alter, config_handlers, execd_link, gate, jobs, orders,
                      queue_control, usage_book, userset_handlers)
 from qmaster.auto_suspend import heartbeat
+from qmaster.policy_objects import auto_user_actions, expired_auto_users
 from qmaster.log_limit import LimitedLog
 from qmaster.lost_hosts import (lost_host_policy, lost_hosts, lost_task_actions, queue_rerun,
                                 unheard_hosts)
@@ -559,6 +560,11 @@ class QmasterServer:
             except Exception as exc:  # noqa: BLE001 - the heartbeat must go on
                 self._error("checking suspend thresholds failed", error=repr(exc),
                             exc_info=True)
+            try:
+                self._check_auto_users()
+            except Exception as exc:  # noqa: BLE001 - the heartbeat must go on
+                self._error("deleting automatic user objects failed", error=repr(exc),
+                            exc_info=True)
 
     def _check_hosts(self) -> None:
         """Hosts not heard of for max_unheard become unknown (queue state ``u``); the
@@ -603,6 +609,23 @@ class QmasterServer:
             raise
         if batch.events or batch.outbox:
             self._commit_and_send(batch, [])
+
+    def _check_auto_users(self) -> None:
+        """sge_conf(5) auto_user_delete_time: automatic user objects whose time has come
+        are deleted when their user has no job (qmaster.policy_objects)."""
+        now = time.time()
+        expired = expired_auto_users(self.store.conf, now)
+        if not expired:
+            return
+        owners = {o for o, (count, _) in self.store.active_jobs.items() if count}
+        delete, keep = auto_user_actions(self.store.conf, expired, owners, now)
+        batch = Batch()
+        for name in delete:
+            self.store.delete_conf(batch, "user", name)
+            self._info("automatic user object deleted", user=name)
+        for name, pairs in keep.items():
+            self.store.put_conf(batch, "user", name, pairs)
+        self._commit_and_send(batch, [])
 
     def _queue_rerun(self, task: Task) -> bool:
         """The ``rerun`` of the task's queue on its host."""

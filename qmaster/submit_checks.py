@@ -2,8 +2,8 @@
 
 ``check_submission`` refuses what could never be valid (a user the global configuration's
 ``user_lists``/``xuser_lists`` keep out, unknown resources, malformed values, unknown
-parallel environments, a project the job may not have, a positive priority from a
-non-operator) and answers ``-w e`` /
+parallel environments, a project the job may not have, a deadline (``-dl``) from a user
+outside ``deadlineusers``, a positive priority from a non-operator) and answers ``-w e`` /
 ``-w w`` / ``-w v`` (could an empty cluster run the job) and ``-w p`` (could it run now).
 """
 from __future__ import annotations
@@ -16,6 +16,7 @@ from common.access import user_allowed
 from common.cluster import attr, queue_instances
 from common.model import UserInfo
 from common.resource.complexes import ComplexError, cell_complexes, requests_as_stored
+from common.objects_conf.userset import DEADLINE_USERS, entries_of
 from qmaster.context import RequestError
 from qmaster.project_handlers import check_job_project
 from qmaster.store import Store
@@ -80,6 +81,10 @@ def check_submission(store: Store, opts: dict[str, Any], submitter: Submitter | 
     _check_pe(store, opts.get("pe"))
     if submitter is not None:
         check_job_project(store.conf, submitter.user.name, submitter.user.group, opts)
+    if submitter is not None and opts.get("deadline") and \
+            not is_deadline_user(store.conf, submitter.user.name):
+        raise RequestError("rejected", f'job rejected: the user "{submitter.user.name}" is '
+                                       "not a deadline initiation user")
     if int(opts.get("priority") or 0) > 0 and not operator:
         raise RequestError("denied", "job rejected: positive submission priority requires "
                                      "operator privileges")
@@ -88,6 +93,13 @@ def check_submission(store: Store, opts: dict[str, Any], submitter: Submitter | 
         return verdict
     _check_queues(store, list(opts.get("hard_queues") or []))
     return _verdict(store, opts, mode, submitter.user, verdict)
+
+
+def is_deadline_user(conf: Any, user: str) -> bool:
+    """May ``user`` give a job a deadline (``-dl``)? Only members of the access list
+    ``deadlineusers`` (by user name, as 8.1.9 looks)."""
+    stored = (conf.get("userset") or {}).get(DEADLINE_USERS)
+    return stored is not None and user in entries_of(stored)
 
 
 def _admitted_by_some_queue(store: Store, user: UserInfo) -> bool:

@@ -26,8 +26,8 @@ from common.conf_values import get, split_names
 from common.conffile import ConfError
 from common.objects_conf.project import acl_names
 from common.objects_conf.queue import check_object_name, parse_host_overrides
-from common.objects_conf.userset import (entries_of, userset_pairs, userset_problems,
-                                         with_entries)
+from common.objects_conf.userset import (department_conflict, entries_of, userset_pairs,
+                                         userset_problems, with_entries)
 from qmaster.context import Ctx, RequestError
 from qmaster.host_rights import require_admin_host, require_known_host
 
@@ -54,11 +54,16 @@ def require_permission(ctx: Ctx, kind: str) -> None:
         ctx.require_manager()
 
 
-def check_userset(pairs: list[list[str]], mode: str) -> None:
-    """Grid Engine's refusals of a whole list being added or changed."""
+def check_userset(pairs: list[list[str]], mode: str,
+                  usersets: Mapping[str, list[list[str]]] | None = None) -> None:
+    """Grid Engine's refusals of a whole list being added or changed; with the cell's
+    ``usersets``, also a department naming a user another department names."""
     problems = userset_problems(pairs, add=mode == "add")
     if problems:
         raise RequestError("invalid", "\n".join(problems))
+    conflict = department_conflict(pairs, usersets or {})
+    if conflict:
+        raise RequestError("invalid", conflict)
 
 
 # ---- references ----------------------------------------------------------------------
@@ -188,7 +193,7 @@ def _store(ctx: Ctx, name: str, pairs: list[list[str]], mode: str) -> str:
         require_admin_host(ctx.store, ctx.user)  # each write, as 8.1.9's qmaster checks it
         if mode == "add":
             check_object_name("name", name)
-        check_userset(pairs, mode)
+        check_userset(pairs, mode, ctx.store.conf[KIND])
     except RequestError as err:
         return err.message.split("\n")[0]
     except ConfError as err:

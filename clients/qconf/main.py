@@ -33,6 +33,8 @@ from clients.qconf.rqs import OBJECT as RQS_OBJECT
 from clients.qconf.rqs import RQS_OPTIONS
 from clients.qconf.rqs import change_attribute as change_rule_sets
 from clients.qconf.usage import USAGE_OPTIONS
+from clients.qconf.sharetree import SHARETREE_OPTIONS
+from clients.qconf.user import USER_OPTIONS
 from clients.qconf.userset import USERSET_OPTIONS
 from common.conffile import ConfError
 from common.objects_conf import render_object, template
@@ -321,6 +323,8 @@ OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     **CALENDAR_OPTIONS,
     **HOSTCONF_OPTIONS,
     **USAGE_OPTIONS,
+    **USER_OPTIONS,
+    **SHARETREE_OPTIONS,
 }
 
 

@@ -255,7 +255,8 @@ OPTION_SPECS: dict[str, tuple[Callable[..., Any] | None, str, bool]] = {
     "-w": (_verify_level, _MISSING, True), "-wd": (_text, _MISSING, False),
     # accepted by Grid Engine's parser, but refused later as "Unknown option"
     "-d": (_text, _MISSING, True), "-display": (_text, "-display option must have argument", False),
-    "-he": (_yes_no, _MISSING, True), "-ot": (_text, _MISSING, False),
+    "-he": (_yes_no, _MISSING, True),
+    "-ot": (_uint("invalid override tickets, must be an unsigned integer"), _MISSING, False),
     "-cell": (_text, _MISSING, False),
 }
 # switches without an argument
