@@ -270,7 +270,7 @@ def with_tree_file(config: SimConfig, path: str, projects: Iterable[str] = ()
     if root is None:
         raise ConfigError(f"{path}: no share tree node")
     known = {*(config.conf.get("project") or {}), *projects}
-    users = {n.name for n in root.walk() if n.name not in known}
+    users = {n.name for n in root.walk() if not n.children and n.name not in known}
     problem = sharetree_problem(root, users, known)
     if problem is not None:
         raise ConfigError(f"{path}: {problem}")

@@ -119,6 +119,7 @@ class Simulation:
         self.placement = {j.job_id: placement_of(j) for j in workload.jobs}
         self.runs = {j.job_id: JobRun(j) for j in workload.jobs}
         self.pending: dict[int, SimJob] = {}
+        self._pending_policy: dict[int, PolicyJob] = {}
         self.running: dict[int, JobRun] = {}
         self.used: dict[tuple[str, str], int] = {}
         self.usage = UsageAccount(config.policy)
@@ -187,6 +188,7 @@ class Simulation:
                 self.used[(queue, host)] = self.used.get((queue, host), 0) + int(slots)
             self.running[job_id] = run
             del self.pending[job_id]
+            self._pending_policy.pop(job_id, None)
             started.append(job_id)
         return started
 
@@ -199,8 +201,11 @@ class Simulation:
         if self.orderer is None:
             jobs.update((j, self.placement[j]) for j in self.pending)
             return jobs
-        policy_jobs = [policy_job(self.jobs[j], self.runs[j], now)
-                       for j in (*self.pending, *self.running)]
+        # a pending job's record does not change while it waits: made once
+        cache = self._pending_policy
+        policy_jobs = [cache.get(j) or cache.setdefault(j, policy_job(self.jobs[j], None, now))
+                       for j in self.pending]
+        policy_jobs += [policy_job(self.jobs[j], self.runs[j], now) for j in self.running]
         order = list(self.orderer(policy_jobs, self.usage, now))
         self.result.evaluations += 1
         if self.keep_orders:

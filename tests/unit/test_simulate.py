@@ -262,3 +262,47 @@ def test_pyge_simulate_refuses(tmp_path: Path, capsys: pytest.CaptureFixture[str
     trace.write_text(SWF)
     assert pyge(["simulate", str(trace), "--set", "maxujobs"]) == 1
     assert "NAME=VALUE expected" in capsys.readouterr().err
+
+
+TREE = """id=0
+name=Root
+type=0
+shares=1
+childnodes=1,2
+id=1
+name=user0
+type=0
+shares=75
+childnodes=NONE
+id=2
+name=default
+type=0
+shares=25
+childnodes=NONE
+"""
+
+
+def test_pyge_simulate_share_tree_and_users(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    trace, tree, user = tmp_path / "t.swf", tmp_path / "tree", tmp_path / "user1"
+    trace.write_text(SWF)
+    tree.write_text(TREE)
+    user.write_text("name user1\noticket 0\nfshare 30\ndelete_time 0\ndefault_project NONE\n")
+    assert pyge(["simulate", str(trace), "--slots", "2", "--share-tree", str(tree),
+                 "--set", "weight_tickets_share=1000", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["target_source"] == "share tree"
+    # user0 has its leaf; user1 and user2 each get a copy of default's 25 shares
+    assert {u["name"]: u["target"] for u in doc["users"]} == pytest.approx(
+        {"user0": 0.6, "user1": 0.2, "user2": 0.2})
+    assert pyge(["simulate", str(trace), "--slots", "2", "--user", str(user),
+                 "--set", "weight_tickets_functional=1000", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    # functional targets: user1's 30 shares; the others were made by enforce_user auto
+    # with auto_user_fshare 0
+    assert doc["target_source"] == "functional"
+    assert {u["name"]: u["target"] for u in doc["users"]} == {
+        "user0": 0.0, "user1": 1.0, "user2": 0.0}
+    tree.write_text(TREE.replace("name=default", "name=user0"))
+    assert pyge(["simulate", str(trace), "--share-tree", str(tree)]) == 1
+    assert capsys.readouterr().err.startswith(f"pyge simulate: {tree}: ")
