@@ -32,8 +32,7 @@ def _percent(value: float | None) -> str:
 def text(report: Report) -> str:
     lines = [f"simulated {report.jobs} jobs on {report.capacity} slots: makespan "
              f"{duration(report.makespan)}, {report.passes} dispatch passes",
-             f"measured until the last submission ({duration(report.window)}): "
-             f"utilisation {_percent(report.utilisation)}"]
+             f"measured {_window(report)}: utilisation {_percent(report.utilisation)}"]
     if report.never_started:
         lines.append(f"{report.never_started} jobs never started (no queue instance "
                      "could ever take them)")
@@ -46,6 +45,12 @@ def text(report: Report) -> str:
             lines.append("")
             lines.extend(_table(title, rows))
     return "\n".join(lines) + "\n"
+
+
+def _window(report: Report) -> str:
+    if report.window >= report.makespan:  # everything was submitted at once
+        return "over the whole run"
+    return f"until the last submission ({duration(report.window)})"
 
 
 def _table(title: str, rows: Sequence[HolderFigures]) -> list[str]:

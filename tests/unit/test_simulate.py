@@ -243,6 +243,7 @@ def test_pyge_simulate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
                  "--plot", str(picture)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("simulated 39 jobs on 8 slots: makespan ")
+    assert "\nmeasured until the last submission (0:06:20): utilisation " in out
     assert "USER" in out and "user0" in out and "user2" in out
     width, height, _ = read_png(picture.read_bytes())
     assert (width, height) == (900, 500)
