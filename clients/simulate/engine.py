@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 from common.cluster import queue_instances
 from common.placement.dispatch import dispatch_pass
