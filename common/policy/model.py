@@ -115,14 +115,6 @@ class UsageTable:
     users: Mapping[str, float] = field(default_factory=dict)
     projects: Mapping[str, float] = field(default_factory=dict)
     user_projects: Mapping[tuple[str, str], float] = field(default_factory=dict)
-    # the decayed count of finished jobs per holder (8.1.9 keeps it as the usage value
-    # "finished_jobs", decayed like the others but never weighted): the share tree
-    # divides a node's short term target among its running jobs, these finished ones
-    # and its pending jobs, so a user who finished many jobs lately gets fewer pending
-    # tickets per job
-    finished_users: Mapping[str, float] = field(default_factory=dict)
-    finished_projects: Mapping[str, float] = field(default_factory=dict)
-    finished_user_projects: Mapping[tuple[str, str], float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,16 +31,17 @@ follow in the order override, functional, share tree without that dependence.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterator, Mapping, Sequence
 
 from common.policy.conf import PolicyConf
-from common.policy.model import (Entities, JobPriority, PolicyJob, PolicyResult,
-                                 ResourceUrgency, ShareNode, Tickets, Urgency, UsageTable)
+from common.policy.model import (Entities, JobPriority, NodeShare, PolicyJob,
+                                 PolicyResult, ResourceUrgency, ShareNode, Tickets,
+                                 Urgency, UsageTable)
 from common.policy.sharetree import ShareTree, build_tree
-from common.policy.tickets import (Counts, TaskRef, make_ref, pending_functional,
-                                   pending_override, running_functional, running_override)
-from common.policy.urgency import ResourceContributions, job_urgency
+from common.policy.tickets import (Counts, PendingTasks, TaskRef, make_ref,
+                                   pending_functional, pending_override,
+                                   running_functional, running_override)
+from common.policy.urgency import ResourceContributions, deadline_contribution
 
 EPSILON = 1e-9          # 8.1.9's SGE_EPSILON: a range narrower than this is no range
 PRIORITY_BASE = 1024    # -p is stored as -p + 1024 ...
@@ -70,16 +71,21 @@ def hierarchy(conf: PolicyConf) -> list[tuple[str, bool]]:
     return named
 
 
-@dataclass(slots=True)
-class _JobFigures:
-    """What evaluate keeps per job until a JobPriority is asked for."""
+class _Figures:
+    """What evaluate keeps per job (parallel lists by the job's place in ``jobs``) until
+    a JobPriority is asked for."""
 
-    job: PolicyJob
-    urgency: Urgency
-    nurg: float
-    npprior: float
-    first: TaskRef | None          # the task whose tickets the job shows
-    running: list[TaskRef]
+    def __init__(self, jobs: Sequence[PolicyJob]) -> None:
+        self.jobs = jobs
+        self.index = {job.job_id: n for n, job in enumerate(jobs)}
+        self.rrcontr: list[float] = []
+        self.wtcontr: list[float] = []
+        self.dlcontr: list[float] = []
+        self.urg: list[float] = []
+        self.nurg: list[float] = []
+        self.npprior: list[float] = []
+        self.first: list[int] = [-1] * len(jobs)          # its first pending task
+        self.running: dict[int, list[TaskRef]] = {}       # its running tasks
 
 
 class PriorityTable(Mapping[int, JobPriority]):
@@ -87,9 +93,10 @@ class PriorityTable(Mapping[int, JobPriority]):
     ``qstat`` a few jobs; making 100,000 records nobody reads would cost more than the
     policy itself."""
 
-    def __init__(self, figures: dict[int, _JobFigures], conf: PolicyConf,
+    def __init__(self, figures: _Figures, pending: PendingTasks, conf: PolicyConf,
                  max_tickets: float, pending_sum: float, running_sum: float) -> None:
-        self._figures = figures
+        self._f = figures
+        self._pending = pending
         self._conf = conf
         self._max = max_tickets
         self._pending_sum = pending_sum
@@ -99,44 +106,69 @@ class PriorityTable(Mapping[int, JobPriority]):
     def __getitem__(self, job_id: int) -> JobPriority:
         made = self._made.get(job_id)
         if made is None:
-            made = self._made[job_id] = self._make(self._figures[job_id])
+            made = self._made[job_id] = self._make(self._f.index[job_id])
         return made
 
     def __iter__(self) -> Iterator[int]:
-        return iter(self._figures)
+        return iter(self._f.index)
 
     def __len__(self) -> int:
-        return len(self._figures)
+        return len(self._f.index)
 
     def __contains__(self, job_id: object) -> bool:
-        return job_id in self._figures
+        return job_id in self._f.index
 
     def ntckts(self, tickets: float) -> float:
         return normalize(tickets, 0.0, self._max)
 
-    def prio(self, figures: _JobFigures, tickets: float) -> float:
-        conf = self._conf
-        return (conf.weight_priority * figures.npprior + conf.weight_urgency * figures.nurg
-                + conf.weight_ticket * self.ntckts(tickets))
+    def prio(self, n: int, tickets: float) -> float:
+        conf, f = self._conf, self._f
+        return (conf.weight_priority * f.npprior[n] + conf.weight_urgency * f.nurg[n]
+                + conf.weight_ticket * normalize(tickets, 0.0, self._max))
 
-    def _tickets(self, ref: TaskRef | None) -> Tickets:
-        if ref is None:
-            return Tickets()
+    def pending_prios(self, order: Sequence[int]) -> list[float]:
+        """prio of the jobs at these places, by their first pending task."""
+        conf, f = self._conf, self._f
+        wp, wu, wt = conf.weight_priority, conf.weight_urgency, conf.weight_ticket
+        npp, nurg, first = f.npprior, f.nurg, f.first
+        top = self._max
+        if top < EPSILON:
+            return [wp * npp[n] + wu * nurg[n] + wt * 0.5 for n in order]
+        # a job without a pending task that takes part has none: the sentinel's 0
+        totals = self._pending.totals + [0.0]
+        # the same sum as prio() makes, to the last bit
+        return [wp * npp[n] + wu * nurg[n] + wt * ((totals[first[n]] - 0.0) / (top - 0.0))
+                for n in order]
+
+    def _pending_tickets(self, i: int) -> Tickets:
+        p = self._pending
+        total = p.st[i] + p.ft[i] + p.ot[i]
+        return Tickets(tckts=total, otckt=p.ot[i], ftckt=p.ft[i], stckt=p.st[i],
+                       share=total / self._pending_sum if total > 0 else 0.0)
+
+    def _running_tickets(self, ref: TaskRef) -> Tickets:
         total = ref.total
-        pool = self._pending_sum if ref.queued else self._running_sum
         return Tickets(tckts=total, otckt=ref.oticket, ftckt=ref.fticket,
-                       stckt=ref.sticket, share=total / pool if total > 0 else 0.0)
+                       stckt=ref.sticket,
+                       share=total / self._running_sum if total > 0 else 0.0)
 
-    def _make(self, figures: _JobFigures) -> JobPriority:
-        first = figures.first
-        tickets = first.total if first is not None else 0.0
+    def _make(self, n: int) -> JobPriority:
+        f = self._f
+        running = f.running.get(n, [])
+        if f.first[n] >= 0:
+            tickets = self._pending_tickets(f.first[n])
+        elif running:
+            tickets = self._running_tickets(running[0])
+        else:
+            tickets = Tickets()
+        urgency = Urgency(urg=f.urg[n], rrcontr=f.rrcontr[n], wtcontr=f.wtcontr[n],
+                          dlcontr=f.dlcontr[n])
         return JobPriority(
-            job_id=figures.job.job_id, prio=self.prio(figures, tickets),
-            npprior=figures.npprior, nurg=figures.nurg, ntckts=self.ntckts(tickets),
-            urgency=figures.urgency, tickets=self._tickets(first),
-            task_tickets={ref.task_id: self._tickets(ref) for ref in figures.running},
-            task_prio={ref.task_id: self.prio(figures, ref.total)
-                       for ref in figures.running})
+            job_id=f.jobs[n].job_id, prio=self.prio(n, tickets.tckts),
+            npprior=f.npprior[n], nurg=f.nurg[n], ntckts=self.ntckts(tickets.tckts),
+            urgency=urgency, tickets=tickets,
+            task_tickets={ref.task_id: self._running_tickets(ref) for ref in running},
+            task_prio={ref.task_id: self.prio(n, ref.total) for ref in running})
 
 
 def evaluate(jobs: Sequence[PolicyJob], conf: PolicyConf, *, entities: Entities,
@@ -146,71 +178,76 @@ def evaluate(jobs: Sequence[PolicyJob], conf: PolicyConf, *, entities: Entities,
     """Every job's priority and the pending jobs' order (see the module's docstring).
     ``free_slots``: the cell's free slots, which bound the pending tasks of an array
     job that get tickets (8.1.9: free slots + 1); None for no bound."""
-    now_s = int(now)
-    figures = _urgency_figures(jobs, conf, urgencies, now_s)
-    running, pending = _task_refs(jobs, conf, entities, free_slots, figures)
+    figures = _Figures(jobs)
+    _urgency_figures(figures, conf, urgencies, int(now))
+    running, pending = _task_refs(figures, conf, entities, free_slots)
     max_tickets, pending_sum, running_sum, nodes = _tickets(
-        running, pending, conf, tree, usage)
-    table = PriorityTable(figures, conf, max_tickets, pending_sum, running_sum)
-    return PolicyResult(jobs=table, order=_order(jobs, figures, table), nodes=nodes)
+        running, pending, conf, tree, usage, entities)
+    table = PriorityTable(figures, pending, conf, max_tickets, pending_sum, running_sum)
+    return PolicyResult(jobs=table, order=_order(figures, table), nodes=nodes)
 
 
-def _urgency_figures(jobs: Sequence[PolicyJob], conf: PolicyConf,
-                     urgencies: Mapping[str, ResourceUrgency],
-                     now: int) -> dict[int, _JobFigures]:
+def _urgency_figures(f: _Figures, conf: PolicyConf,
+                     urgencies: Mapping[str, ResourceUrgency], now: int) -> None:
     contributions = ResourceContributions(urgencies)
+    jobs = f.jobs
+    f.rrcontr = [contributions.of(job.slots, job.requests) for job in jobs]
+    weight = conf.weight_waiting_time
+    f.wtcontr = [weight * (now - int(job.submit_time)) for job in jobs]
+    f.dlcontr = [deadline_contribution(job.deadline, conf.weight_deadline, now)
+                 if job.deadline else 0.0 for job in jobs]
+    f.urg = [a + b + c for a, b, c in zip(f.wtcontr, f.dlcontr, f.rrcontr)]
     report = conf.report_pjob_tickets
-    do_nurg = conf.weight_urgency != 0 or report
-    do_nprio = conf.weight_priority != 0 or report
-    figures: dict[int, _JobFigures] = {}
-    wt, wd = conf.weight_waiting_time, conf.weight_deadline
-    for job in jobs:
-        urgency = job_urgency(job, contributions.of(job.slots, job.requests), wt, wd, now)
-        npprior = (normalize(job.priority + PRIORITY_BASE, 0.0, PRIORITY_RANGE)
-                   if do_nprio else 0.5)
-        figures[job.job_id] = _JobFigures(job, urgency, 0.5, npprior, None, [])
-    if do_nurg and figures:
-        low = min(f.urgency.urg for f in figures.values())
-        high = max(f.urgency.urg for f in figures.values())
-        if high - low >= EPSILON:
-            span = high - low
-            for f in figures.values():
-                f.nurg = (f.urgency.urg - low) / span
-    return figures
+    if (conf.weight_priority != 0 or report):
+        f.npprior = [(job.priority + PRIORITY_BASE) / PRIORITY_RANGE for job in jobs]
+    else:
+        f.npprior = [0.5] * len(jobs)
+    low = min(f.urg, default=0.0)
+    high = max(f.urg, default=0.0)
+    if (conf.weight_urgency != 0 or report) and high - low >= EPSILON:
+        span = high - low
+        f.nurg = [(u - low) / span for u in f.urg]
+    else:
+        f.nurg = [0.5] * len(jobs)
 
 
-def _task_refs(jobs: Sequence[PolicyJob], conf: PolicyConf, entities: Entities,
-               free_slots: int | None, figures: dict[int, _JobFigures]
-               ) -> tuple[list[TaskRef], list[TaskRef]]:
-    """The running (active) tasks, then the pending tasks that take part."""
+def _task_refs(f: _Figures, conf: PolicyConf, entities: Entities,
+               free_slots: int | None) -> tuple[list[TaskRef], PendingTasks]:
+    """The running (active) tasks, and the pending tasks that take part (numbered in
+    job id order)."""
     per_job = conf.max_pending_tasks_per_job
     if free_slots is not None:
         per_job = min(per_job, free_slots + 1)
     running: list[TaskRef] = []
-    pending: list[TaskRef] = []
-    for job in jobs:
-        f = figures[job.job_id]
-        for task in sorted(job.running, key=lambda t: t.task_id):
-            if task.suspended:
-                continue
-            ref = make_ref(job, task.task_id, False, entities)
-            running.append(ref)
-            f.running.append(ref)
-        count = min(job.pending_tasks, per_job)
+    pending = PendingTasks()
+    jobs = f.jobs
+    ids = [job.job_id for job in jobs]
+    places: Sequence[int] = range(len(jobs))
+    if ids != sorted(ids):
+        places = sorted(places, key=ids.__getitem__)
+    first = f.first
+    for n in places:
+        job = jobs[n]
+        if job.running:
+            mine = [make_ref(job, task.task_id, False, entities)
+                    for task in sorted(job.running, key=lambda t: t.task_id)
+                    if not task.suspended]
+            if mine:
+                f.running[n] = mine
+                running.extend(mine)
+        count = job.pending_tasks
+        if count > per_job:
+            count = per_job
         if count > 0:
-            ids = job.pending_task_ids[:count] or tuple(range(1, count + 1))
-            for task_id in ids:
-                ref = make_ref(job, task_id, True, entities)
-                pending.append(ref)
-            f.first = pending[-len(ids)]
-        elif f.running:
-            f.first = f.running[0]
+            first[n] = pending.add(job, job.pending_task_ids[:count] or range(1, count + 1),
+                                   entities)
+    pending.seal()
     return running, pending
 
 
-def _tickets(running: list[TaskRef], pending: list[TaskRef], conf: PolicyConf,
-             tree_nodes: Sequence[ShareNode], usage: UsageTable
-             ) -> tuple[float, float, float, tuple]:
+def _tickets(running: list[TaskRef], pending: PendingTasks, conf: PolicyConf,
+             tree_nodes: Sequence[ShareNode], usage: UsageTable, entities: Entities
+             ) -> tuple[float, float, float, tuple[NodeShare, ...]]:
     """All tickets; returns (the most tickets of any task, the pending tasks' sum, the
     running tasks' sum, the share tree's nodes)."""
     counts = Counts()
@@ -220,20 +257,21 @@ def _tickets(running: list[TaskRef], pending: list[TaskRef], conf: PolicyConf,
     functional_pool = conf.weight_tickets_functional
     root = build_tree(tree_nodes)
     tree = ShareTree(root, usage) if root is not None else None
+    holders = list(pending.by_holder.values())
     if tree is not None:
         for ref in running:
             ref.node = tree.node_for(ref)
-        for ref in pending:
-            ref.node = tree.node_for(ref)
+        for holder in holders:
+            holder.node = tree.node_for(holder)
         tree.compute_usage()
         # 8.1.9's first computation: pending tasks make their nodes active
-        tree.count_refs(running + pending if pending else running)
+        tree.count_refs(running, holders)
         tree.compute_targets(conf.compensation_factor)
         if share_pool > 0:
             tree.running_tickets(running, share_pool)
     sums = running_functional(running, conf, counts) if functional_pool > 0 else None
     running_override(running, counts, conf.share_override_tickets)
-    if pending:
+    if pending.jobs:
         for policy, dependent in hierarchy(conf):
             if policy == SHARE_TREE and tree is not None and share_pool > 0:
                 tree.pending_tickets(pending, share_pool, dependent)
@@ -241,9 +279,11 @@ def _tickets(running: list[TaskRef], pending: list[TaskRef], conf: PolicyConf,
                 pending_functional(pending, conf, counts, sums, dependent)
             elif policy == OVERRIDE:
                 pending_override(pending, counts, conf.share_override_tickets, dependent)
-    max_tickets = max((ref.total for ref in running), default=0.0)
-    max_tickets = max(max_tickets, max((ref.total for ref in pending), default=0.0))
-    nodes: tuple = ()
+    totals = pending.totals = [a + b + c for a, b, c in zip(pending.st, pending.ft,
+                                                            pending.ot)]
+    max_tickets = max(max(totals, default=0.0),
+                      max((ref.total for ref in running), default=0.0))
+    nodes: tuple[NodeShare, ...] = ()
     if tree is not None:
         # the second computation, of the running tasks alone: the tickets they keep
         tree.count_refs(running)
@@ -251,24 +291,19 @@ def _tickets(running: list[TaskRef], pending: list[TaskRef], conf: PolicyConf,
         if share_pool > 0:
             tree.running_tickets(running, share_pool)
             max_tickets = max(max_tickets, max((r.total for r in running), default=0.0))
-        nodes = tree.node_shares()
-    pending_sum = sum(ref.total for ref in pending)
-    running_sum = sum(ref.total for ref in running)
-    return max_tickets, pending_sum, running_sum, nodes
+        nodes = tree.node_shares(entities.users, entities.projects)
+    return max_tickets, sum(totals), sum(ref.total for ref in running), nodes
 
 
-def _order(jobs: Sequence[PolicyJob], figures: dict[int, _JobFigures],
-           table: PriorityTable) -> tuple[int, ...]:
-    waiting = [job for job in jobs if job.pending_tasks > 0]
-    # seniority first (stable sorts keep it among equal prios)
-    seniority = [(int(job.submit_time), job.job_id) for job in waiting]
-    if any(a > b for a, b in zip(seniority, seniority[1:])):
-        waiting.sort(key=lambda job: (int(job.submit_time), job.job_id))
-    prios = {job.job_id: _pending_prio(figures[job.job_id], table) for job in waiting}
-    ids = [job.job_id for job in waiting]
-    ids.sort(key=prios.__getitem__, reverse=True)
-    return tuple(ids)
-
-
-def _pending_prio(f: _JobFigures, table: PriorityTable) -> float:
-    return table.prio(f, f.first.total if f.first is not None else 0.0)
+def _order(f: _Figures, table: PriorityTable) -> tuple[int, ...]:
+    jobs = f.jobs
+    waiting = [n for n, job in enumerate(jobs) if job.pending_tasks > 0]
+    # seniority first (the stable sort below keeps it among equal prios)
+    ids = [jobs[n].job_id for n in waiting]
+    submitted = [int(jobs[n].submit_time) for n in waiting]
+    if ids != sorted(ids) or submitted != sorted(submitted):
+        waiting.sort(key=lambda n: (int(jobs[n].submit_time), jobs[n].job_id))
+        ids = [jobs[n].job_id for n in waiting]
+    prios = table.pending_prios(waiting)
+    places = sorted(range(len(waiting)), key=prios.__getitem__, reverse=True)
+    return tuple([ids[k] for k in places])

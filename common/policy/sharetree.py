@@ -37,9 +37,18 @@ Pending tasks (sge_sort_pending_job_nodes) join their nodes as temporary leaves,
 by the tickets of the policies above in the hierarchy (+ 0.01·``-js``; without dependence
 by ``-js``). Level by level upwards (skipping the root and any single active child of
 it), a node's list of pending tasks is sorted (descending, then job and task id) and
-the k-th gets ``stt / (running tasks + decayed finished jobs of the node + k)``; the value
+the k-th gets ``stt / (running tasks of the node + k)``; the value
 from the level just below the root is the task's share: its pending tickets are that
-times ``weight_tickets_share``. The next level up sorts by those tickets.
+times ``weight_tickets_share``. The next level up sorts by those tickets. (8.1.9's code
+would also count the node's decayed number of finished jobs there; its captures show it
+does not take effect: 8133, 4066, 2711 for a user who had finished a job.)
+
+``sge_share_mon`` (``node_shares``) shows the configured nodes with the targets of the
+running tasks' computation (pending ones do not count: a node with pending jobs only has
+job_count 0), and below each ``default`` node one node per user object that maps to it
+(per project for a default below a project node), with the default's shares; usage and
+actual share are computed over that tree; the root's short term target is 0 (8.1.9 never
+sets it).
 """
 from __future__ import annotations
 
@@ -47,7 +56,7 @@ from typing import Iterable, Sequence
 
 from common.policy.model import (PROJECT_NODE, USER_NODE, NodeShare, ShareNode,
                                  UsageTable)
-from common.policy.tickets import TaskRef
+from common.policy.tickets import Holder, PendingTasks, TaskRef
 
 DEFAULT = "default"
 MIN_USAGE = 1.0   # 8.1.9's SGE_MIN_USAGE: a node's usage counts as at least oltt·1
@@ -56,19 +65,21 @@ MIN_USAGE = 1.0   # 8.1.9's SGE_MIN_USAGE: a node's usage counts as at least olt
 class TreeNode:
     """A share tree node with the figures of one pass."""
 
-    __slots__ = ("name", "type", "shares", "children", "temp", "project", "usage",
-                 "finished", "job_ref_count", "active_job_ref_count", "sum_priority",
+    __slots__ = ("name", "type", "shares", "children", "temp", "display", "project",
+                 "usage", "job_ref_count", "active_job_ref_count", "sum_priority",
                  "ltt", "oltt", "stt", "ostt", "shr", "m_share", "pending")
 
-    def __init__(self, name: str, type_: int, shares: int, temp: bool = False) -> None:
+    def __init__(self, name: str, type_: int, shares: int, temp: bool = False,
+                 display: bool = False) -> None:
         self.name, self.type, self.shares, self.temp = name, type_, shares, temp
+        self.display = display   # a node sge_share_mon shows below a default node
         self.children: list[TreeNode] = []
         self.project = type_ == PROJECT_NODE
-        self.usage = self.finished = 0.0
+        self.usage = 0.0
         self.job_ref_count = self.active_job_ref_count = 0
         self.sum_priority = 0
         self.ltt = self.oltt = self.stt = self.ostt = self.shr = self.m_share = 0.0
-        self.pending: list[TaskRef] = []
+        self.pending: list[int] = []
 
     def reset(self) -> None:
         self.job_ref_count = self.active_job_ref_count = self.sum_priority = 0
@@ -107,7 +118,7 @@ class ShareTree:
         self._where: dict[tuple[str | None, str | None], TreeNode | None] = {}
 
     # ------------------------------------------------------------------ locating
-    def node_for(self, ref: TaskRef) -> TreeNode | None:
+    def node_for(self, ref: TaskRef | Holder) -> TreeNode | None:
         user = ref.user_name if ref.user is not None else None
         project = ref.project_name if ref.project is not None else None
         if user is None and project is None:
@@ -131,16 +142,20 @@ class ShareTree:
         _node_usage(self.root, None, self.usage, with_temp=True)
 
     # ------------------------------------------------------------------ targets
-    def count_refs(self, refs: Iterable[TaskRef]) -> None:
+    def count_refs(self, running: Iterable[TaskRef],
+                   pending: Iterable[Holder] = ()) -> None:
         """Tasks per node (pending ones count as not active) and up the tree."""
         self.root.reset()
-        for ref in refs:
+        for ref in running:
             node = ref.node
             if isinstance(node, TreeNode):
                 node.job_ref_count += 1
-                if not ref.queued:
-                    node.active_job_ref_count += 1
-                    node.sum_priority += ref.job.job_share
+                node.active_job_ref_count += 1
+                node.sum_priority += ref.job.job_share
+        for holder in pending:
+            node = holder.node
+            if isinstance(node, TreeNode):
+                node.job_ref_count += len(holder.refs)
         _sum_counts(self.root)
 
     def compute_targets(self, compensation_factor: float) -> None:
@@ -166,34 +181,77 @@ class ShareTree:
                 ref.sticket = tickets / node.job_ref_count
         return None
 
-    def pending_tickets(self, pending: Iterable[TaskRef], pool: float,
-                        dependent: bool) -> None:
-        for ref in pending:
-            node = ref.node
+    def pending_tickets(self, pending: PendingTasks, pool: float, dependent: bool) -> None:
+        holders_at: dict[int, list[Holder]] = {}
+        nodes: dict[int, TreeNode] = {}
+        for holder in pending.by_holder.values():
+            node = holder.node
             if isinstance(node, TreeNode):
-                node.pending.append(ref)
-        sort: dict[int, float] = {}
-        shr: dict[int, float] = {}
-        for ref in pending:
-            if isinstance(ref.node, TreeNode):
-                sort[id(ref)] = (ref.tickets + 0.01 * ref.job.job_share if dependent
-                                 else float(ref.job.job_share))
-        base = {id(ref): (ref.tickets if dependent else 0.0) for ref in pending}
-        ordered = _sort_pending(self.root, self.root, pool, sort, shr, base)
-        for ref in ordered:
-            ref.sticket = shr[id(ref)] * pool
-            if dependent:
-                ref.tickets += ref.sticket
+                holders_at.setdefault(id(node), []).append(holder)
+                nodes[id(node)] = node
+        if not nodes:
+            return
+        for key, node in nodes.items():
+            at = holders_at[key]
+            node.pending = list(at[0].refs) if len(at) == 1 else \
+                sorted(i for h in at for i in h.refs)
+        jobs, tickets = pending.jobs, pending.tickets
+        base = tickets if dependent else [0.0] * len(jobs)
+        ordered, shr = _sort_pending(self.root, self.root, pool, pending, dependent, base)
+        st = pending.st
+        for i, value in zip(ordered, shr):
+            st[i] = value * pool
+        if dependent:
+            for i in ordered:
+                tickets[i] += st[i]
 
     # ------------------------------------------------------------------ sge_share_mon
-    def node_shares(self) -> tuple[NodeShare, ...]:
+    def node_shares(self, users: Iterable[str] = (),
+                    projects: Iterable[str] = ()) -> tuple[NodeShare, ...]:
         """The configured nodes (no temporary ones) with this pass's job counts and
-        targets; usage and actual share as sge_share_mon computes them (from the
-        configured tree only)."""
-        total = _node_usage(self.root, None, self.usage, with_temp=False)
-        out: list[NodeShare] = []
-        _collect(self.root, None, None, 1.0, float(self.root.shares), total, out)
+        targets, and the users behind each default node (``users``: the user objects;
+        ``projects``: the projects); usage and actual share as sge_share_mon computes
+        them (sge_add_default_user_nodes; the projects' access lists are not checked)."""
+        # the pass's own copies of default nodes are not shown (nor found by name)
+        temporary = _detach_temp(self.root)
+        added = self._add_display_nodes(list(users), list(projects))
+        try:
+            total = _node_usage(self.root, None, self.usage, with_temp=False)
+            out: list[NodeShare] = []
+            _collect(self.root, None, None, 1.0, float(self.root.shares), total, out)
+        finally:
+            for parent, node in added:
+                parent.children.remove(node)
+            for parent, node in temporary:
+                parent.children.append(node)
         return tuple(out)
+
+    def _add_display_nodes(self, users: list[str], projects: list[str]
+                           ) -> list[tuple[TreeNode, TreeNode]]:
+        added: list[tuple[TreeNode, TreeNode]] = []
+        for project in [*projects, None]:
+            default, _ = _search(self.root, DEFAULT, project, self.root)
+            if default is None or default.name != DEFAULT:
+                continue
+            for user in users:
+                found, _ = _search(self.root, user, project, self.root)
+                if found is default:
+                    node = TreeNode(user, USER_NODE, default.shares, temp=True,
+                                    display=True)
+                    default.children.append(node)
+                    added.append((default, node))
+        return added
+
+
+def _detach_temp(node: TreeNode) -> list[tuple[TreeNode, TreeNode]]:
+    detached: list[tuple[TreeNode, TreeNode]] = []
+    for child in list(node.children):
+        if child.temp:
+            node.children.remove(child)
+            detached.append((node, child))
+        else:
+            detached.extend(_detach_temp(child))
+    return detached
 
 
 def _search(node: TreeNode, user: str | None, project: str | None,
@@ -227,35 +285,27 @@ def _search(node: TreeNode, user: str | None, project: str | None,
 
 def _node_usage(node: TreeNode, project: str | None, usage: UsageTable,
                 with_temp: bool) -> float:
-    """Sets and returns the node's combined usage and finished job count
-    (sge_calc_node_usage)."""
-    children = [c for c in node.children if with_temp or not c.temp]
-    value = finished = 0.0
+    """Sets and returns the node's combined usage (sge_calc_node_usage)."""
+    children = [c for c in node.children if with_temp or not c.temp or c.display]
+    value = 0.0
     project_node = False
     if not children:
         if project is not None:
             value = usage.user_projects.get((node.name, project), 0.0)
-            finished = usage.finished_user_projects.get((node.name, project), 0.0)
         elif node.type == USER_NODE:
             value = usage.users.get(node.name, 0.0)
-            finished = usage.finished_users.get(node.name, 0.0)
         else:
             value = usage.projects.get(node.name, 0.0)
-            finished = usage.finished_projects.get(node.name, 0.0)
     elif project is None and node.project:
         project_node = True
         project = node.name
         value = usage.projects.get(node.name, 0.0)
-        finished = usage.finished_projects.get(node.name, 0.0)
     if children:
         child_usage = 0.0
-        child_finished = 0.0
         for child in children:
             child_usage += _node_usage(child, project, usage, with_temp)
-            child_finished += child.finished
         if not project_node:
             value += child_usage
-            finished += child_finished
         else:
             # the project usage its named users do not account for belongs to the users
             # behind its "default" node: added on the way down to it
@@ -265,7 +315,6 @@ def _node_usage(node: TreeNode, project: str | None, usage: UsageTable,
                 for step in path[1:]:
                     step.usage += unaccounted
     node.usage = value
-    node.finished = finished
     return value
 
 
@@ -340,27 +389,44 @@ def _has_pending(node: TreeNode) -> bool:
     return node.job_ref_count - node.active_job_ref_count > 0
 
 
-def _sort_pending(root: TreeNode, node: TreeNode, pool: float, sort: dict[int, float],
-                  shr: dict[int, float], base: dict[int, float]) -> list[TaskRef]:
+def _sort_pending(root: TreeNode, node: TreeNode, pool: float, pending: PendingTasks,
+                  dependent: bool, base: list[float]) -> tuple[list[int], list[float]]:
+    """sge_sort_pending_job_nodes over task numbers (whose order is job and task id,
+    8.1.9's tie order): the node's pending tasks in its order, each with its share at
+    this level."""
     if node is root and not node.pending:
         lone = [c for c in node.children if _has_pending(c)]
         if len(lone) == 1:
-            return _sort_pending(lone[0], lone[0], pool, sort, shr, base)
-    jobs: list[TaskRef] = list(node.pending)
+            return _sort_pending(lone[0], lone[0], pool, pending, dependent, base)
+    jobs: list[int] = list(node.pending)
+    if dependent:
+        tickets, owners = pending.tickets, pending.jobs
+        keys = [tickets[i] + 0.01 * owners[i].job_share for i in jobs]
+    else:
+        owners = pending.jobs
+        keys = [float(owners[i].job_share) for i in jobs]
+    shares: list[float] = []
+    merged = False
     for child in node.children:
         if _has_pending(child):
-            jobs.extend(_sort_pending(root, child, pool, sort, shr, base))
-    if node is not root or node.pending:
-        if len(jobs) > 1:
-            jobs.sort(key=lambda r: (-sort[id(r)], r.job.job_id, r.task_id))
-        count = node.active_job_ref_count + node.finished
-        stt = node.stt
-        for ref in jobs:
-            count += 1
-            value = stt / count
-            shr[id(ref)] = value
-            sort[id(ref)] = base[id(ref)] + value * pool
-    return jobs
+            child_jobs, child_shares = _sort_pending(root, child, pool, pending, dependent,
+                                                     base)
+            jobs.extend(child_jobs)
+            shares.extend(child_shares)
+            # the child's tasks come up sorted by the tickets they got there
+            keys.extend([base[i] + value * pool for i, value in zip(child_jobs, child_shares)])
+            merged = True
+    if node is root and not node.pending:
+        return jobs, shares
+    if len(jobs) > 1:
+        places: Sequence[int] = range(len(jobs))
+        if merged:
+            places = sorted(places, key=jobs.__getitem__)
+        places = sorted(places, key=keys.__getitem__, reverse=True)   # stable
+        jobs = [jobs[k] for k in places]
+    start = node.active_job_ref_count
+    stt = node.stt
+    return jobs, [stt / (start + k) for k in range(1, len(jobs) + 1)]
 
 
 def _collect(node: TreeNode, parent_path: str | None, project: str | None,
@@ -373,12 +439,13 @@ def _collect(node: TreeNode, parent_path: str | None, project: str | None,
     total = parent_total * level
     if node.project and project is None:
         project = node.name
-    configured = [c for c in node.children if not c.temp]
+    configured = [c for c in node.children if not c.temp or c.display]
     user = node.name if node.type == USER_NODE and not configured else ""
     out.append(NodeShare(
         path=path, user=user, project=project or "", shares=node.shares,
-        job_count=node.job_ref_count, level=level, total=total,
-        long_target_share=node.m_share, short_target_share=node.ostt,
+        job_count=0 if node.display else node.job_ref_count, level=level, total=total,
+        long_target_share=0.0 if node.display else node.m_share,
+        short_target_share=0.0 if node.display or parent_path is None else node.ostt,
         actual_share=node.usage / total_usage if total_usage else 0.0,
         usage=node.usage))
     child_shares = float(sum(c.shares for c in configured))

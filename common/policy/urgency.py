@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from typing import Mapping
 
-from common.policy.model import PolicyJob, ResourceUrgency, Urgency
+from common.policy.model import ResourceUrgency
 from common.resource.values import BadValueError, parse_number
 
 SLOTS = "slots"
@@ -81,12 +81,6 @@ class ResourceContributions:
         return total
 
 
-def job_urgency(job: PolicyJob, rrcontr: float, weight_waiting_time: float,
-                weight_deadline: float, now: int) -> Urgency:
-    """The job's urgency at ``now`` (whole seconds) from its resource part."""
-    wtcontr = weight_waiting_time * (now - int(job.submit_time))
-    dlcontr = 0.0
-    if job.deadline is not None and job.deadline > 0:
-        dlcontr = weight_deadline / max(int(job.deadline) - now, 1)
-    return Urgency(urg=wtcontr + dlcontr + rrcontr, rrcontr=rrcontr, wtcontr=wtcontr,
-                   dlcontr=dlcontr)
+def deadline_contribution(deadline: float, weight_deadline: float, now: int) -> float:
+    """``dlcontr`` at ``now`` (whole seconds) of a job with a deadline."""
+    return weight_deadline / max(int(deadline) - now, 1)
