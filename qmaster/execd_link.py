@@ -191,22 +191,25 @@ def handle_load_report(ctx: Ctx) -> dict[str, Any]:
     if host not in ctx.store.hosts or not ctx.store.hosts[host].alive:
         return {"epoch": ctx.services.epoch, "reregister": True}
     _update_host(ctx, host, ctx.body["load"], ctx.body["global_load"], alive=True)
-    for item in ctx.body["usage"]:
-        _note_usage(ctx, host, item)
+    runs = [run for item in ctx.body["usage"] if (run := _note_usage(ctx, host, item))]
+    usage_book.note_running(ctx, runs)  # (one booking for the whole report)
     return _host_reply(ctx, host)
 
 
 USAGE_KEYS = ("cpu", "mem", "io", "vmem", "maxvmem")
 
 
-def _note_usage(ctx: Ctx, host: str, item: dict[str, Any]) -> None:
-    """A running task's usage so far, as its execd reports it (qstat -j's usage line)."""
+def _note_usage(ctx: Ctx, host: str, item: dict[str, Any]
+                ) -> tuple[Task, dict[str, Any]] | None:
+    """A running task's usage so far, as its execd reports it (qstat -j's usage line);
+    the task and the report's item when it is about the task's current run (for the
+    share tree's usage book)."""
     task = ctx.store.tasks.get(task_key(item["job_id"], item["task_id"]))
     if task is None or not _this_run(task, {"host": host, "dispatched": item["dispatched"]}) \
             or task.state_enum not in (State.RUNNING, State.SUSPENDED):
-        return
+        return None
     ctx.store.note_running_usage(task, {k: float(item[k]) for k in USAGE_KEYS})
-    usage_book.note_running(ctx, task, item)
+    return task, item
 
 
 def _this_run(task: Task | None, body: dict[str, Any]) -> bool:

@@ -178,12 +178,10 @@ class QmasterServer:
     def _load(self) -> None:
         objects, meta = self.spool.load()
         self.store.load(objects, meta)
+        for kind, key, why in self.services.usage.load(objects):  # (share tree usage)
+            self.store.set_aside[(kind, key)] = why
         batch = Batch()
         self._move_aside(objects, batch)
-        for kind, key, why in self.services.usage.load(objects):
-            batch.txn.put(f"aside:{kind}", key, {"why": why, "object": objects[kind][key]})
-            batch.txn.delete(kind, key)
-            self._error("spooled object set aside", kind=kind, key=key, error=why)
         if not self.store.conf["queue"] and not self.store.lists["manager"]:
             bootstrap(self.store, batch, self._managers, self._min_uid)
         ensure_complexes(self.store, batch)  # spools written before the list was stored
@@ -478,6 +476,7 @@ class QmasterServer:
         ended)."""
         book = self.services.usage
         now = time.time()
+        book.constants(self.store.conf, now)  # (a changed halftime: decayed up to now)
         if force or book.due(now):
             book.flush(batch.txn, batch.event, now, self.store.active)
 

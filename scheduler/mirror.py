@@ -8,7 +8,6 @@ jobs are kept as ``PlacementJob``s (a job record placement cannot read is kept a
 """
 from __future__ import annotations
 
-import json
 import time
 
 from dataclasses import dataclass, field
@@ -23,7 +22,8 @@ from common.placement.job import PlacementJob
 from common.placement.pass_conf import conf_fields
 from common.placement.resources import LevelKey, complex_list, fixed_levels
 from common.policy.model import UsageTable
-from common.policy.usage import Holder, policy_conf, records_from_wire, usage_table
+from common.policy.usage import (
+    Holder, holder_of_key, policy_conf, records_from_wire, usage_table)
 
 # events that can make a pass find something new to do
 TRIGGER_KINDS = frozenset({"job", "task", "ranges", "host", "queue", "hgrp", "pe", "exechost", "userset",
@@ -112,8 +112,7 @@ class Mirror:
     def _apply_usage(self, op: str, key: str, obj: Any) -> None:
         """One holder's usage record (the key names the holder: qmaster.usage_book)."""
         if op == "del":
-            kind, name, project = (str(part) for part in json.loads(key))
-            self.usage_records.pop(Holder(kind, name, project), None)
+            self.usage_records.pop(holder_of_key(key), None)
         else:
             self.usage_records.update(records_from_wire([obj]))
 

@@ -25,6 +25,7 @@ repeated or a lower figure adds nothing and the highest figure seen stays the ba
 """
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, NamedTuple
@@ -127,14 +128,16 @@ def task_delta(last: Usage, current: Usage) -> tuple[dict[str, float], dict[str,
     """(what ``current`` adds to ``last``, the new base): per usage name the increase,
     never negative; the base keeps the highest figure seen."""
     delta: dict[str, float] = {}
-    base: dict[str, float] = dict(last)
+    base: dict[str, float] | None = None
     for name in USAGE_NAMES:
-        now_amount = float(current.get(name, 0.0))
-        before = float(last.get(name, 0.0))
+        now_amount = current.get(name, 0.0)
+        before = last.get(name, 0.0)
         if now_amount > before:
+            if base is None:
+                base = dict(last)
             delta[name] = now_amount - before
             base[name] = now_amount
-    return delta, base
+    return delta, (dict(last) if base is None else base)
 
 
 def book(records: Records, owner: str, project: str | None, delta: Usage, now: float,
@@ -189,6 +192,17 @@ def policy_conf(conf: Mapping[str, Mapping[str, Any]]) -> PolicyConf:
                                  (conf.get("conf") or {}).get("global") or [])
 
 
+def holder_key(holder: Holder) -> str:
+    """A holder as a spool and event key (a JSON list: no name makes it ambiguous)."""
+    return json.dumps(list(holder), separators=(",", ":"))
+
+
+def holder_of_key(key: str) -> Holder:
+    """The inverse of ``holder_key``."""
+    kind, name, project = (str(part) for part in json.loads(key))
+    return Holder(kind, name, project)
+
+
 def records_to_wire(records: Records) -> list[dict[str, Any]]:
     """The records as plain data (spool rows, the "usage" event), one entry a holder."""
     return [{"kind": holder.kind, "name": holder.name, "project": holder.project,
@@ -201,6 +215,8 @@ def records_from_wire(items: Iterable[Mapping[str, Any]]) -> Records:
     out: Records = {}
     for item in items:
         holder = Holder(str(item["kind"]), str(item["name"]), str(item.get("project") or ""))
+        if holder.kind not in (USER, PROJECT) or (holder.kind == PROJECT and holder.project):
+            raise ValueError(f"not a usage holder: {list(holder)}")
         out[holder] = UsageRecord(
             {str(k): max(0.0, float(v)) for k, v in dict(item.get("usage") or {}).items()},
             {str(k): max(0.0, float(v)) for k, v in dict(item.get("long_term") or {}).items()},

@@ -21,7 +21,7 @@ from clients.qconf import hosts as qconf_hosts
 from common import wire
 from common.model import UserInfo
 from common.schema import Struct
-from qmaster import alter, config_handlers, jobs, queue_control, userset_handlers
+from qmaster import alter, config_handlers, jobs, queue_control, usage_book, userset_handlers
 from qmaster.context import Ctx, RequestError, Services
 from qmaster.defaults import bootstrap, ensure_host_lists
 from qmaster.host_rights import (
@@ -148,11 +148,13 @@ REQUESTS: dict[str, tuple[Handler, dict[str, Any]]] = {
                         {"op": "add", "users": ["u1"], "lists": ["arusers"]}),
     "qmod": (queue_control.handle_qmod,
              {"items": [{"action": "disable", "scope": "queue", "ref": "all.q"}]}),
+    "usage_query": (usage_book.handle_usage_query, {}),
+    "clear_usage": (usage_book.handle_clear_usage, {}),
 }
 JOB_CHANGES = ("submit", "delete", "hold", "release", "alter")
 # qmod changes states, but from an administrative or a submit host (qmaster.queue_control)
-READS = ("wait", "job_query", "cluster_query", "conf_get", "qmod")
-CONF_CHANGES = ("conf_put", "conf_del", "userset_entries")
+READS = ("wait", "job_query", "cluster_query", "conf_get", "qmod", "usage_query")
+CONF_CHANGES = ("conf_put", "conf_del", "userset_entries", "clear_usage")
 
 
 def test_every_user_request_is_covered() -> None:
@@ -185,6 +187,7 @@ def test_a_host_that_is_neither_is_refused_everything(msg_type: str) -> None:
                 # the qmaster's rule for changes; qconf asks first and gets "neither"
                 "conf_put": captured("submitonly-am-root", "far"),
                 "conf_del": captured("submitonly-am-root", "far"),
+                "clear_usage": captured("submitonly-am-root", "far"),
                 "userset_entries": captured("neither-au-root", "far")}
     assert refusal(store, handler, msg_type, user("far"), **fields) == expected[msg_type]
 

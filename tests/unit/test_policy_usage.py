@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from common.policy.conf import PolicyConf
 from common.policy.usage import (
     PROJECT, USER, Holder, UsageRecord, book, charge, decay_constant, decay_constants,
-    decayed, records_from_wire, records_to_wire, task_delta, usage_table, weighted)
+    decayed, holder_key, holder_of_key, records_from_wire, records_to_wire, task_delta,
+    usage_table, weighted)
 
 HOUR = 3600.0
 amounts = st.floats(min_value=0.0, max_value=1e9, allow_nan=False)
@@ -154,3 +155,16 @@ def test_wire_round_trip(items):
     for owner, project, delta in items:
         book(records, owner, project, delta, 50.0, decay_constants(conf()))
     assert records_from_wire(records_to_wire(records)) == records
+
+
+@given(name=st.text(max_size=20), project=st.text(max_size=20))
+def test_holder_keys_round_trip(name, project):
+    for holder in (Holder(USER, name, project), Holder(PROJECT, name)):
+        assert holder_of_key(holder_key(holder)) == holder
+
+
+def test_a_record_of_no_holder_kind_is_refused():
+    with pytest.raises(ValueError):
+        records_from_wire([{"kind": "queue", "name": "q", "usage": {}, "stamp": 1.0}])
+    with pytest.raises(ValueError):
+        records_from_wire([{"kind": PROJECT, "name": "p", "project": "x", "stamp": 1.0}])

@@ -7,11 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from common import wire
 from common.policy.conf import PolicyConf
-from common.policy.usage import PROJECT, USER, Holder
-from qmaster.usage_book import UsageBook, holder_key
+from common.policy.usage import PROJECT, USER, Holder, holder_key
+from qmaster.spool import Transaction
+from qmaster.usage_book import UsageBook
 from scheduler.mirror import Mirror
 from tests.unit.test_qmaster_core import ALICE, BOB, ROOT, Harness
 
@@ -183,3 +186,71 @@ def test_usage_query_gives_the_decayed_records_and_the_weighted_figures(qm: Harn
     assert reply["users"] == {"alice": pytest.approx(9.0, rel=1e-4)}
     [record] = reply["records"]
     assert record["name"] == "alice" and record["long_term"]["cpu"] == 9.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(reports=st.lists(st.lists(st.tuples(
+    st.sampled_from(["1.1", "2.1", "3.1"]), st.sampled_from([1.0, 2.0]),
+    st.sampled_from([("u1", None), ("u2", "p")]),
+    st.fixed_dictionaries({}, optional={n: st.floats(0, 1e6) for n in ("cpu", "mem", "io")})),
+    max_size=6), max_size=5))
+def test_a_report_books_what_its_tasks_one_by_one_would(reports) -> None:
+    together, one_by_one = UsageBook(), UsageBook()
+    constants = {"cpu": 1.0, "mem": 1.0, "io": 1.0}
+    for runs in reports:
+        together.running_report([(k, d, who[0], who[1], u) for k, d, who, u in runs],
+                                10.0, constants, lambda undo: None)
+        for key, dispatched, (owner, project), usage in runs:
+            one_by_one.running(key, dispatched, owner, project, usage, 10.0, constants,
+                               lambda undo: None)
+    assert together.bases == one_by_one.bases
+    assert together.records.keys() == one_by_one.records.keys()
+    for holder, record in together.records.items():
+        for name, amount in record.usage.items():
+            assert amount == pytest.approx(one_by_one.records[holder].usage[name], rel=1e-9)
+
+
+def test_the_exec_hosts_usage_scaling_applies(qm: Harness) -> None:
+    job = running_job(qm)
+    store = qm.server.store
+    store.conf["exechost"]["h1"] = [[n, v] for n, v in store.conf["exechost"]["h1"]
+                                    if n != "usage_scaling"] + [["usage_scaling", "cpu=2.5"]]
+    report(qm, job, cpu=4.0, mem=3.0)
+    record = qm.server.services.usage.records[Holder(USER, "alice")]
+    assert record.usage["cpu"] == pytest.approx(10.0, rel=1e-4)
+    assert record.usage["mem"] == pytest.approx(3.0, rel=1e-4)
+    finish(qm, job, cpu=6.0)
+    assert record.long_term["cpu"] == pytest.approx(15.0)
+
+
+def test_a_changed_halftime_decays_what_was_booked_with_the_old_one_first() -> None:
+    book = UsageBook()
+    one_hour = {"sconf": {"global": [["halftime", "1"]]}}
+    constants = book.constants(one_hour, 1000.0)
+    book.running("1.1", 1.0, "u", None, {"cpu": 100.0}, 1000.0, constants, lambda u: None)
+    book.flush(_NoTxn(), lambda *event: None, 1000.0)
+    no_decay = {"sconf": {"global": [["halftime", "0"]]}}
+    assert book.constants(no_decay, 1000.0 + 3600.0)["cpu"] == 1.0
+    record = book.records[Holder(USER, "u")]
+    assert record.usage["cpu"] == pytest.approx(100.0 * constants["cpu"] ** 60)
+    assert record.stamp == 1000.0 + 3600.0
+    assert book.due(1000.0 + 3600.0 + 5.0)  # written and published again
+    assert book.constants(no_decay, 9e9) is book.constants(no_decay, 9e9)
+
+
+class _NoTxn:
+    def put(self, *args: Any) -> None: ...
+    def delete(self, *args: Any) -> None: ...
+
+
+def test_an_unreadable_spooled_record_is_set_aside(qm: Harness, tmp_path: Path) -> None:
+    job = running_job(qm)
+    finish(qm, job, cpu=3.0)
+    batch_txn = Transaction()
+    batch_txn.put("usage", "bad", {"kind": "queue", "name": "q"})
+    qm.server.spool.commit(batch_txn)
+    qm.server.spool.close()
+    again = Harness(tmp_path, auto_add_hosts=True, default_slots=4)
+    assert cpu_of(again, Holder(USER, "alice")) == pytest.approx(3.0, rel=1e-4)
+    objects, _ = again.server.spool.load()
+    assert "bad" in objects["aside:usage"] and "bad" not in objects.get("usage", {})
