@@ -245,12 +245,18 @@ def _at(path: str, name: str) -> str:
 JOB_OPTIONS = Refined(Struct(optional={**OPTION_SCHEMAS,
                                        "job_name": (OPTION_SCHEMAS["job_name"][0], None)}),
                       _complete)
-# what a submission may carry: every option but those only qalter sets
+# what a submission may carry: every option, those only qalter sets at their defaults
 ALTER_ONLY = ("override_tickets",)
-SUBMIT_OPTIONS = Refined(Struct(optional={**{k: v for k, v in OPTION_SCHEMAS.items()
-                                             if k not in ALTER_ONLY},
-                                          "job_name": (OPTION_SCHEMAS["job_name"][0], None)}),
-                         _complete)
+
+
+def _complete_submission(opts: dict[str, Any], path: str) -> dict[str, Any]:
+    given = next((name for name in ALTER_ONLY if opts.get(name)), None)
+    if given is not None:  # qsub has no -ot: only qalter sets it
+        raise JobSpecError(_at(path, given), "only qalter sets it")
+    return _complete(opts, path)
+
+
+SUBMIT_OPTIONS = Refined(JOB_OPTIONS.inner, _complete_submission)
 
 # The alterable subset (qalter): present fields only, no defaults.
 ALTERABLE = ("hard_resources", "soft_resources", "hard_queues", "soft_queues", "job_name",

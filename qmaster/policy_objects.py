@@ -17,8 +17,7 @@ sge_job_verify.c):
 - a submission: ``enforce_user true`` refuses a user without a user object (``job
   rejected: the user "u" does not exist``), ``auto`` creates one with the
   ``auto_user_*`` values (a ``delete_time`` of now + ``auto_user_delete_time`` when that
-  is not 0) or renews the ``delete_time`` of an automatic one; a job without ``-P``
-  gets its owner's ``default_project``;
+  is not 0); a job without ``-P`` gets its owner's ``default_project``;
 - the periodic clean-up: an automatic user object whose ``delete_time`` has passed is
   deleted when its user has no job left (one with jobs gets a new ``delete_time``).
 """
@@ -122,16 +121,13 @@ def enforce_user(conf: Conf) -> str:
 
 def auto_user(conf: Conf, user: str, now: float) -> list[list[str]] | None:
     """``enforce_user auto``: the user object to store for ``user`` submitting at
-    ``now`` (a new automatic one, or an automatic one with its ``delete_time`` renewed),
-    or None when nothing changes."""
+    ``now``, or None when the user has one. 8.1.9 also moves an automatic user's
+    ``delete_time`` on at every submission (in memory only); here the clean-up moves it
+    on when it passes while the user has jobs, which spares a write per submission."""
     pairs = _global(conf)
     lifetime = _ulong(pairs, "auto_user_delete_time")
-    stored = (conf.get(USER_KIND) or {}).get(user)
-    if stored is not None:
-        if _ulong(stored, "delete_time") == 0 or lifetime == 0:
-            return None  # made by hand, or automatic ones are kept for ever
-        return [[k, str(int(now) + lifetime) if k == "delete_time" else v]
-                for k, v in stored]
+    if user in (conf.get(USER_KIND) or {}):
+        return None
     project = get(pairs, "auto_user_default_project", "none").strip()
     return user_pairs(user, oticket=_ulong(pairs, "auto_user_oticket"),
                       fshare=_ulong(pairs, "auto_user_fshare"),

@@ -20,6 +20,7 @@ Owns, pure and without a clock:
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -32,6 +33,8 @@ FIELDS = ("id", "name", "type", "shares", "childnodes")
 NONE = "NONE"
 DEFAULT_LEAF = "default"
 U_LONG32_MAX = 0xFFFFFFFF
+# deeper trees are refused: every walk here is recursive, and no site's tree comes close
+MAX_DEPTH = 200
 _NUMBER = re.compile(r"[+-]?[0-9]+")
 
 
@@ -122,7 +125,9 @@ def tree_of(pairs: Iterable[Sequence[str]]) -> TreeNode | None:
     root_id = _ulong("id", records[0]["id"])
     placed: set[int] = set()
 
-    def build(node_id: int) -> TreeNode:
+    def build(node_id: int, depth: int = 0) -> TreeNode:
+        if depth > MAX_DEPTH:
+            raise ConfError(f"share tree deeper than {MAX_DEPTH} levels")
         if node_id in placed:
             raise ConfError(f"node {node_id} is a child of more than one node")
         placed.add(node_id)
@@ -132,7 +137,7 @@ def tree_of(pairs: Iterable[Sequence[str]]) -> TreeNode | None:
         for child in _child_ids(record["childnodes"]):
             if child not in by_id:
                 raise ConfError(f"found reference to node {child} but no specification")
-            node.children.append(build(child))
+            node.children.append(build(child, depth + 1))
         return node
 
     return build(root_id)
@@ -202,8 +207,10 @@ def _check(node: TreeNode, users: set[str], projects: set[str], project: str | N
             project, inner_found = name, set()
         elif name in users:
             return f'found user "{name}" in share tree as a non-leaf node'
-        for index, child in enumerate(node.children):
-            if any(child.name == later.name for later in node.children[index + 1:]):
+        later = Counter(child.name for child in node.children)  # linear, not pairwise
+        for child in node.children:
+            later[child.name] -= 1
+            if later[child.name] > 0:
                 return f'denied: found node "{child.name}" twice under node "{name}"'
             problem = _check(child, users, projects, project, inner_found)
             if problem:

@@ -206,8 +206,9 @@ def test_enforce_user_and_default_project(env: dict[str, str], client: Client,
         assert _opts(client, job)["project"] == "p2"  # its owner's default_project
         client.delete([{"job_id": job}])
         # an automatic user without jobs goes when its delete_time has passed
+        assert qconf(env, "-duser", ME)[2] == 0
         set_global(client, auto_user_delete_time="1")
-        _job_id(_submit(env)[0])  # renews delete_time: now + 1
+        _job_id(_submit(env)[0])  # while it has the job, its delete_time moves on
         deadline = time.monotonic() + 30
         while ME in users(client) and time.monotonic() < deadline:
             time.sleep(0.3)
@@ -276,3 +277,16 @@ def test_priority_of_a_running_job_changes(env: dict[str, str], client: Client) 
             f"job {job} can't modify running jobs\n", "", 1)
     finally:
         client.delete([{"job_id": job}])
+
+
+def test_a_user_belongs_to_one_department(env: dict[str, str], tmp_path: Path) -> None:
+    for name, entries in (("d1", "u1,@g1"), ("d2", "u2,u1")):
+        (tmp_path / name).write_text(f"name {name}\ntype DEPT\nfshare 0\noticket 0\n"
+                                     f"entries {entries}\n")
+    assert qconf(env, "-Au", str(tmp_path / "d1"))[2] == 0
+    try:
+        assert qconf(env, "-Au", str(tmp_path / "d2")) == (
+            "", 'denied: user "u1" already belongs to department "d1"\n', 1)
+        assert qconf(env, "-au", "@g1", "d3")[2] == 0  # an access list takes anybody
+    finally:
+        qconf(env, "-dul", "d1,d3")

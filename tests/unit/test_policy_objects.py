@@ -125,6 +125,10 @@ def test_file_refusals() -> None:
         parse_sharetree(TREE.replace("shares=80", "shares=lots"))
     with pytest.raises(ConfError, match='required attribute "shares" is missing'):
         parse_sharetree(TREE.replace("shares=80\n", ""))
+    chain = "".join(f"id={i}\nname=n{i}\ntype=0\nshares=1\nchildnodes={i + 1}\n"
+                    for i in range(300)) + "id=300\nname=n\ntype=0\nshares=1\nchildnodes=NONE\n"
+    with pytest.raises(ConfError, match="share tree deeper than 200 levels"):
+        parse_sharetree(chain)
 
 
 def _names() -> st.SearchStrategy[str]:
@@ -215,3 +219,51 @@ def test_node_paths(path: str, found: str | None) -> None:
 
 def test_tree_view() -> None:
     assert render_tree_view(_tree(TREE)) == "Root=1\n   P1=80\n      u1=1\n   default=20\n"
+
+
+# ---- enforce_user auto and the clean-up (qmaster.policy_objects, pure parts) -----------
+def _conf(**values: str) -> dict[str, dict[str, list[list[str]]]]:
+    conf_values = {"enforce_user": "auto", "auto_user_oticket": "3", "auto_user_fshare": "4",
+                   "auto_user_default_project": "none", "auto_user_delete_time": "100",
+                   **values}
+    return {"conf": {"global": [[k, v] for k, v in conf_values.items()]},
+            "user": {}, "project": {}, "sharetree": {}}
+
+
+def test_auto_user_made_with_the_configured_values() -> None:
+    from qmaster.policy_objects import auto_user
+    made = auto_user(_conf(), "alice", 1000.0)
+    assert made == user_pairs("alice", oticket=3, fshare=4, delete_time=1100)
+    assert auto_user(_conf(auto_user_delete_time="0"), "alice", 1000.0) == \
+        user_pairs("alice", oticket=3, fshare=4, delete_time=0)
+    assert dict(auto_user(_conf(auto_user_default_project="p1"), "a", 0.0))[
+        "default_project"] == "p1"
+
+
+def test_auto_user_leaves_existing_objects() -> None:
+    from qmaster.policy_objects import auto_user
+    conf = _conf()
+    conf["user"]["auto"] = user_pairs("auto", delete_time=500)
+    conf["user"]["hand"] = user_pairs("hand")
+    assert auto_user(conf, "auto", 1000.0) is None
+    assert auto_user(conf, "hand", 1000.0) is None
+
+
+def test_clean_up_deletes_expired_users_without_jobs() -> None:
+    from qmaster.policy_objects import auto_user_actions, expired_auto_users
+    conf = _conf()
+    conf["user"] = {"gone": user_pairs("gone", delete_time=900),
+                    "busy": user_pairs("busy", delete_time=900),
+                    "tree": user_pairs("tree", delete_time=900),
+                    "later": user_pairs("later", delete_time=2000),
+                    "hand": user_pairs("hand")}
+    conf["sharetree"] = {"sharetree": tree_pairs(TreeNode("Root", children=[
+        TreeNode("tree")]))}
+    expired = expired_auto_users(conf, 1000.0)
+    assert sorted(expired) == ["busy", "gone", "tree"]
+    delete, keep = auto_user_actions(conf, expired, ["busy"], 1000.0)
+    assert delete == ["gone"]
+    assert dict(keep["busy"])["delete_time"] == "1100"
+    assert dict(keep["tree"])["delete_time"] == "0"
+    assert expired_auto_users(_conf(auto_user_delete_time="0") | {"user": conf["user"]},
+                              1000.0) == []
