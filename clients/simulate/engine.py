@@ -170,20 +170,28 @@ class Simulation:
 
     def _pass(self, now: float) -> list[int]:
         """One pass at ``now``: the jobs it started."""
-        jobs = self._ordered_jobs(now)
+        order = self._policy_order(now)
         active = [{"job_id": r.job.job_id, "task_id": 1, "granted": r.granted,
                    "granted_pe": r.job.pe if r.job.slots > 1 else None}
                   for r in self.running.values()]
-        pending = [{"job_id": j, "task_id": 1, "version": 1} for j in self.pending]
-        inp = pass_input(self.config.conf, self.config.hosts, jobs, active,
-                         pending=pending, used=self.used, instances=self.instances,
-                         fixed=self.fixed, fields=self.fields, now=None, thresholds={})
-        self.result.passes += 1
+        free = self._free()
+        # The pass takes the pending jobs in order and stops once the cell is full, so
+        # a pass over the first jobs of the order places what a pass over all of them
+        # would, when it fills the cell; only when it does not is it made again over
+        # more of them. A backlog of thousands then costs what its head costs.
+        size = len(self.pending) if order is None else max(4 * free, 32)
+        while True:
+            orders = dispatch_pass(self._pass_input(order, size, active))
+            self.result.passes += 1
+            placed = sum(int(g[2]) for o in orders for g in o["granted"])
+            if placed >= free or size >= len(self.pending):
+                break
+            size *= 4
         started = []
-        for order in dispatch_pass(inp):
-            job_id = order["job_id"]
+        for found in orders:
+            job_id = found["job_id"]
             run = self.runs[job_id]
-            run.start, run.granted = now, order["granted"]
+            run.start, run.granted = now, found["granted"]
             for queue, host, slots in run.granted:
                 self.used[(queue, host)] = self.used.get((queue, host), 0) + int(slots)
             self.running[job_id] = run
@@ -192,29 +200,39 @@ class Simulation:
             started.append(job_id)
         return started
 
-    def _ordered_jobs(self, now: float) -> dict[int, PlacementJob]:
-        """The pending and running jobs as the pass sees them. With a policy, the pass
-        takes the pending jobs in the policy's order: each job's place is given to the
-        pass as its ``-p`` (the pass's own order: ``-p`` high first, then job id; the
-        policy's order already weighs ``-p``)."""
+    def _pass_input(self, order: list[int] | None, size: int,
+                    active: list[dict[str, Any]]) -> Any:
+        """The pass's input with the running jobs and the first ``size`` pending jobs
+        (of the policy's ``order``; None: all, in the pass's own order: ``-p`` high
+        first, then job id). The policy's order reaches the pass as each job's ``-p``
+        (its place from the end; the policy's order already weighs ``-p``)."""
         jobs = {j: self.placement[j] for j in self.running}
+        if order is None:
+            chosen = list(self.pending)
+            jobs.update((j, self.placement[j]) for j in chosen)
+        else:
+            chosen = order[:size]
+            jobs.update((j, replace(self.placement[j], priority=size - i))
+                        for i, j in enumerate(chosen))
+        pending = [{"job_id": j, "task_id": 1, "version": 1} for j in chosen]
+        return pass_input(self.config.conf, self.config.hosts, jobs, active,
+                          pending=pending, used=self.used, instances=self.instances,
+                          fixed=self.fixed, fields=self.fields, now=None, thresholds={})
+
+    def _policy_order(self, now: float) -> list[int] | None:
+        """The pending jobs in the policy's order (None without a policy)."""
         if self.orderer is None:
-            jobs.update((j, self.placement[j]) for j in self.pending)
-            return jobs
+            return None
         # a pending job's record does not change while it waits: made once
         cache = self._pending_policy
         policy_jobs = [cache.get(j) or cache.setdefault(j, policy_job(self.jobs[j], None, now))
                        for j in self.pending]
         policy_jobs += [policy_job(self.jobs[j], self.runs[j], now) for j in self.running]
-        order = list(self.orderer(policy_jobs, self.usage, now))
+        order = [j for j in self.orderer(policy_jobs, self.usage, now) if j in self.pending]
         self.result.evaluations += 1
         if self.keep_orders:
             self.result.orders.append((now, tuple(order)))
-        places = len(order)
-        rank = {job_id: places - i for i, job_id in enumerate(order)}
-        for job_id in self.pending:
-            jobs[job_id] = replace(self.placement[job_id], priority=rank.get(job_id, 0))
-        return jobs
+        return order
 
 
 def simulate(workload: Workload, config: SimConfig, orderer: Orderer | str | None = POLICY,
