@@ -102,6 +102,8 @@ class Simulation:
     without the policy took them) or a function (tests). The configuration gets the
     user objects the workload's owners would have had (``with_auto_users``)."""
 
+    head = 32  # the fewest pending jobs a pass looks at first (see _pass)
+
     def __init__(self, workload: Workload, config: SimConfig,
                  orderer: Orderer | str | None = POLICY, *, keep_orders: bool = False
                  ) -> None:
@@ -178,15 +180,15 @@ class Simulation:
         # The pass takes the pending jobs in order and stops once the cell is full, so
         # a pass over the first jobs of the order places what a pass over all of them
         # would, when it fills the cell; only when it does not is it made again over
-        # more of them. A backlog of thousands then costs what its head costs.
-        size = len(self.pending) if order is None else max(4 * free, 32)
+        # all of them. A backlog of thousands then mostly costs what its head costs.
+        size = len(self.pending) if order is None else max(4 * free, self.head)
         while True:
             orders = dispatch_pass(self._pass_input(order, size, active))
             self.result.passes += 1
             placed = sum(int(g[2]) for o in orders for g in o["granted"])
             if placed >= free or size >= len(self.pending):
                 break
-            size *= 4
+            size = len(self.pending)
         started = []
         for found in orders:
             job_id = found["job_id"]

@@ -307,3 +307,19 @@ def test_pyge_simulate_share_tree_and_users(tmp_path: Path,
     tree.write_text(TREE.replace("name=default", "name=user0"))
     assert pyge(["simulate", str(trace), "--share-tree", str(tree)]) == 1
     assert capsys.readouterr().err.startswith(f"pyge simulate: {tree}: ")
+
+
+def test_a_pass_over_the_head_of_the_order_places_what_a_whole_pass_places() -> None:
+    # a backlog of serial and wide jobs: the head alone often cannot fill the cell
+    config = cfg.new_cell(2, 4).with_sched({"weight_tickets_share": "100"})
+    workload = random_workload(3, 150)
+
+    class Whole(Simulation):
+        head = 10**9
+
+    class Tiny(Simulation):
+        head = 1
+    whole, tiny = Whole(workload, config).run(), Tiny(workload, config).run()
+    assert {j: r.start for j, r in tiny.runs.items()} == \
+        {j: r.start for j, r in whole.runs.items()}
+    assert tiny.passes > whole.passes  # the head was too short at times
