@@ -30,7 +30,7 @@ from common.placement.resources import complex_list, fixed_levels
 from common.policy.model import PolicyJob, RunningTask
 from clients.simulate.config import SimConfig, with_auto_users
 from clients.simulate.usage import UsageAccount
-from clients.simulate.workload import SimJob, Workload
+from clients.simulate.workload import SWF_PE, SimJob, Workload
 
 # the policy: (pending and running jobs, usage, now) -> the pending jobs' order
 Orderer = Callable[[Sequence[PolicyJob], "UsageAccount", float], Sequence[int]]
@@ -75,11 +75,12 @@ class SimResult:
 
 
 def placement_of(job: SimJob) -> PlacementJob:
-    pe = (job.pe, job.slots, job.slots) if job.slots > 1 else None
+    """The job as the pass sees it: a job of more than one slot asks for exactly its
+    slots in its PE (one the workload did not name: ``SWF_PE``)."""
+    pe = (job.pe or SWF_PE, job.slots, job.slots) if job.slots > 1 else None
     return PlacementJob(job_id=job.job_id, owner=job.owner, group=job.group,
                         priority=job.priority, hard_queues=job.hard_queues,
-                        hard_resources=dict(job.hard_resources),
-                        pe=None if pe is None or pe[0] is None else pe,  # type: ignore
+                        hard_resources=dict(job.hard_resources), pe=pe,
                         project=job.project)
 
 

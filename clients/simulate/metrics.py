@@ -126,15 +126,18 @@ def targets(config: SimConfig, runs: Sequence[JobRun]
         return ("share tree",) + tree_targets(config.tree, users)
     if policy.weight_tickets_functional > 0:
         ent = config.entities
-        return ("functional", _fractions({u: ent.users.get(u) for u in users}),
-                _fractions({p: ent.projects.get(p) for p in projects}))
+        by_user = _fractions({u: ent.users.get(u) for u in users})
+        by_project = _fractions({p: ent.projects.get(p) for p in projects})
+        if by_user is not None or by_project is not None:
+            return "functional", by_user, by_project
     return "none", None, None
 
 
-def _fractions(entities: Mapping[str, Any]) -> dict[str, float]:
+def _fractions(entities: Mapping[str, Any]) -> dict[str, float] | None:
+    """Each one's ``fshare`` among theirs; None when none has any (no target)."""
     shares = {name: (e.fshare if e is not None else 0) for name, e in entities.items()}
     total = sum(shares.values())
-    return {name: (s / total if total else 0.0) for name, s in shares.items()}
+    return {name: s / total for name, s in shares.items()} if total else None
 
 
 def tree_targets(tree: Sequence[ShareNode], users: Sequence[str]

@@ -86,7 +86,7 @@ def plot(times: Sequence[float], series: Mapping[str, Sequence[float]],
     left, right, top, bottom = 60, 190, 30, 45
     x0, x1, y0, y1 = left, width - right, height - bottom, top
     end = times[-1] if times else 1.0
-    canvas.text(left, 8, "DELIVERED SHARE OF SLOT TIME", BLACK, 2)
+    canvas.text(left, 8, "delivered share of slot time", BLACK, 2)
 
     def px(t: float) -> int:
         return x0 + round((x1 - x0) * t / end) if end else x0
@@ -99,7 +99,7 @@ def plot(times: Sequence[float], series: Mapping[str, Sequence[float]],
         canvas.line(x0, y, x1, y, GREY)
         label = f"{25 * k}%"
         canvas.text(x0 - 6 - text_width(label), y - 3, label)
-    unit, name = (86400.0, "D") if end >= 2 * 86400 else (3600.0, "H")
+    unit, name = (86400.0, "d") if end >= 2 * 86400 else (3600.0, "h")
     for k in range(6):  # the time axis
         t = end * k / 5
         x = px(t)
@@ -108,7 +108,7 @@ def plot(times: Sequence[float], series: Mapping[str, Sequence[float]],
         canvas.text(x - text_width(label) // 2, y0 + 8, label)
     canvas.line(x0, y0, x1, y0, BLACK)
     canvas.line(x0, y0, x0, y1, BLACK)
-    canvas.text((x0 + x1) // 2 - text_width("TIME") // 2, height - 14, "TIME")
+    canvas.text((x0 + x1) // 2 - text_width("time") // 2, height - 14, "time")
     for n, (user, values) in enumerate(_curves(series)):
         color = PALETTE[n % len(PALETTE)]
         target = (targets or {}).get(user)

@@ -13,12 +13,12 @@ import pytest
 
 from clients.simulate import config as cfg
 from clients.simulate.engine import Simulation, simulate
-from clients.simulate.metrics import BOUND, report, share_over_time, tree_targets
+from clients.simulate.metrics import BOUND, report, share_over_time, targets, tree_targets
 from clients.simulate.png import Canvas, read_png
 from clients.simulate.render import plot, text
 from clients.simulate.usage import UsageAccount
 from clients.simulate.workload import SimJob, Workload
-from common.policy.model import PROJECT_NODE, USER_NODE, PolicyJob, ShareNode
+from common.policy.model import PROJECT_NODE, USER_NODE, Entity, PolicyJob, ShareNode
 from deploy.cell import main as pyge
 
 
@@ -323,3 +323,18 @@ def test_a_pass_over_the_head_of_the_order_places_what_a_whole_pass_places() -> 
     assert {j: r.start for j, r in tiny.runs.items()} == \
         {j: r.start for j, r in whole.runs.items()}
     assert tiny.passes > whole.passes  # the head was too short at times
+
+
+def test_functional_targets_need_shares() -> None:
+    config = cfg.new_cell(1, 1).with_sched({"weight_tickets_functional": "100"})
+    runs = list(simulate(Workload((job(1, 0, 5), job(2, 0, 5, "b"))), config).runs.values())
+    assert targets(config, runs) == ("none", None, None)
+    shared = cfg.with_users(config, {"a": Entity(fshare=3)})
+    assert targets(shared, runs) == ("functional", {"a": 1.0, "b": 0.0}, None)
+
+
+def test_a_wide_job_without_a_pe_name_gets_its_slots() -> None:
+    wide = SimJob(job_id=1, submit=0, run_time=10, owner="a", slots=3)  # no PE named
+    result = simulate(Workload((wide, job(2, 0, 10, "b", slots=2))), cfg.new_cell(1, 4))
+    assert sum(g[2] for g in result.runs[1].granted) == 3
+    assert result.runs[2].start == 10  # one slot of four left: it waits
