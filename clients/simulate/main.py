@@ -106,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
         times, series = over_time  # type: ignore[misc]
         _, user_targets, _ = targets(config, list(result.runs.values()))
         try:
-            plot(times, series, user_targets).save(args.plot)
+            plot(times, series, user_targets,
+                 last_submission=figures.window).save(args.plot)
         except OSError as err:
             print(f"pyge simulate: {args.plot}: {err.strerror}", file=sys.stderr)
             return 1

@@ -78,10 +78,12 @@ def as_json(report: Report, over_time: tuple[list[float], Mapping[str, list[floa
 
 def plot(times: Sequence[float], series: Mapping[str, Sequence[float]],
          targets: Mapping[str, float | None] | None = None, *,
-         width: int = 900, height: int = 500) -> Canvas:
+         last_submission: float | None = None, width: int = 900, height: int = 500
+         ) -> Canvas:
     """Delivered share over time per user (the ``MAX_CURVES`` users with the most slot
     time at the end; the others are summed as "others"), each user's target a dashed
-    line of its colour."""
+    line of its colour; a dashed grey line where the last job was submitted (the
+    measured window's end: afterwards the cell drains its backlog)."""
     canvas = Canvas(width, height)
     left, right, top, bottom = 60, 190, 30, 45
     x0, x1, y0, y1 = left, width - right, height - bottom, top
@@ -106,6 +108,10 @@ def plot(times: Sequence[float], series: Mapping[str, Sequence[float]],
         canvas.line(x, y0, x, y0 + 4, BLACK)
         label = f"{t / unit:.1f}{name}"
         canvas.text(x - text_width(label) // 2, y0 + 8, label)
+    if last_submission is not None and 0 < last_submission < end:
+        x = px(last_submission)
+        canvas.line(x, y0, x, y1, GREY, dash=4)
+        canvas.text(x + 4, y1 + 4, "last submission", (120, 120, 120))
     canvas.line(x0, y0, x1, y0, BLACK)
     canvas.line(x0, y0, x0, y1, BLACK)
     canvas.text((x0 + x1) // 2 - text_width("time") // 2, height - 14, "time")
