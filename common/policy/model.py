@@ -179,8 +179,9 @@ class NodeShare:
 @dataclass(frozen=True, slots=True)
 class PolicyResult:
     """What ``common.policy.priority.evaluate`` returns: each job's priority, the order
-    the pending jobs are taken in (job ids, the highest priority first; ties by job id),
-    and the share tree's nodes (empty without a share tree)."""
+    the pending jobs are taken in (job ids, the highest priority first; ties by
+    submission time, then job id, as 8.1.9), and the share tree's nodes (empty without a
+    share tree). ``jobs`` makes each JobPriority when it is first looked at."""
 
     jobs: Mapping[int, JobPriority]
     order: tuple[int, ...]

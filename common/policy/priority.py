@@ -78,6 +78,8 @@ class _Figures:
     def __init__(self, jobs: Sequence[PolicyJob]) -> None:
         self.jobs = jobs
         self.index = {job.job_id: n for n, job in enumerate(jobs)}
+        # whole seconds, as 8.1.9 keeps times
+        self.submit = [int(job.submit_time) for job in jobs]
         self.rrcontr: list[float] = []
         self.wtcontr: list[float] = []
         self.dlcontr: list[float] = []
@@ -86,6 +88,7 @@ class _Figures:
         self.npprior: list[float] = []
         self.first: list[int] = [-1] * len(jobs)          # its first pending task
         self.running: dict[int, list[TaskRef]] = {}       # its running tasks
+        self.waiting: list[int] = []                      # jobs with pending tasks
 
 
 class PriorityTable(Mapping[int, JobPriority]):
@@ -193,7 +196,7 @@ def _urgency_figures(f: _Figures, conf: PolicyConf,
     jobs = f.jobs
     f.rrcontr = [contributions.of(job.slots, job.requests) for job in jobs]
     weight = conf.weight_waiting_time
-    f.wtcontr = [weight * (now - int(job.submit_time)) for job in jobs]
+    f.wtcontr = [weight * (now - submitted) for submitted in f.submit]
     f.dlcontr = [deadline_contribution(job.deadline, conf.weight_deadline, now)
                  if job.deadline else 0.0 for job in jobs]
     f.urg = [a + b + c for a, b, c in zip(f.wtcontr, f.dlcontr, f.rrcontr)]
@@ -214,7 +217,7 @@ def _urgency_figures(f: _Figures, conf: PolicyConf,
 def _task_refs(f: _Figures, conf: PolicyConf, entities: Entities,
                free_slots: int | None) -> tuple[list[TaskRef], PendingTasks]:
     """The running (active) tasks, and the pending tasks that take part (numbered in
-    job id order)."""
+    job id order). Notes the waiting jobs in job id order on ``f``."""
     per_job = conf.max_pending_tasks_per_job
     if free_slots is not None:
         per_job = min(per_job, free_slots + 1)
@@ -225,7 +228,11 @@ def _task_refs(f: _Figures, conf: PolicyConf, entities: Entities,
     places: Sequence[int] = range(len(jobs))
     if ids != sorted(ids):
         places = sorted(places, key=ids.__getitem__)
-    first = f.first
+    first, waiting = f.first, f.waiting
+    # the common case inline: one task, no ids given (pending.add does the rest)
+    p_jobs, p_tasks, p_holders, p_submit = (pending.jobs, pending.tasks, pending.holders,
+                                            pending.submit)
+    by_holder = pending.by_holder
     for n in places:
         job = jobs[n]
         if job.running:
@@ -236,8 +243,22 @@ def _task_refs(f: _Figures, conf: PolicyConf, entities: Entities,
                 f.running[n] = mine
                 running.extend(mine)
         count = job.pending_tasks
+        if count <= 0:
+            continue
+        waiting.append(n)
         if count > per_job:
             count = per_job
+        if count == 1 and not job.pending_task_ids:
+            holder = by_holder.get((job.owner, job.project, job.department, job.job_share,
+                                    job.override_tickets))
+            if holder is not None:
+                first[n] = i = len(p_jobs)
+                holder.refs.append(i)
+                p_jobs.append(job)
+                p_tasks.append(1)
+                p_holders.append(holder)
+                p_submit.append(f.submit[n])
+                continue
         if count > 0:
             first[n] = pending.add(job, job.pending_task_ids[:count] or range(1, count + 1),
                                    entities)
@@ -297,13 +318,15 @@ def _tickets(running: list[TaskRef], pending: PendingTasks, conf: PolicyConf,
 
 def _order(f: _Figures, table: PriorityTable) -> tuple[int, ...]:
     jobs = f.jobs
-    waiting = [n for n, job in enumerate(jobs) if job.pending_tasks > 0]
+    waiting = f.waiting   # in job id order
     # seniority first (the stable sort below keeps it among equal prios)
-    ids = [jobs[n].job_id for n in waiting]
-    submitted = [int(jobs[n].submit_time) for n in waiting]
-    if ids != sorted(ids) or submitted != sorted(submitted):
-        waiting.sort(key=lambda n: (int(jobs[n].submit_time), jobs[n].job_id))
-        ids = [jobs[n].job_id for n in waiting]
+    submit = f.submit
+    submitted = [submit[n] for n in waiting]
+    if submitted != sorted(submitted):
+        waiting = sorted(waiting, key=lambda n: (submit[n], jobs[n].job_id))
     prios = table.pending_prios(waiting)
     places = sorted(range(len(waiting)), key=prios.__getitem__, reverse=True)
+    # the ids read in place order first: the jobs in sorted order would be read from all
+    # over the memory (three times slower for 100,000 jobs)
+    ids = [jobs[n].job_id for n in waiting]
     return tuple([ids[k] for k in places])

@@ -56,7 +56,7 @@ from typing import Iterable, Sequence
 
 from common.policy.model import (PROJECT_NODE, USER_NODE, NodeShare, ShareNode,
                                  UsageTable)
-from common.policy.tickets import Holder, PendingTasks, TaskRef
+from common.policy.tickets import Holder, PendingTasks, TaskRef, merged_refs
 
 DEFAULT = "default"
 MIN_USAGE = 1.0   # 8.1.9's SGE_MIN_USAGE: a node's usage counts as at least oltt·1
@@ -193,8 +193,7 @@ class ShareTree:
             return
         for key, node in nodes.items():
             at = holders_at[key]
-            node.pending = list(at[0].refs) if len(at) == 1 else \
-                sorted(i for h in at for i in h.refs)
+            node.pending = merged_refs(at)
         jobs, tickets = pending.jobs, pending.tickets
         base = tickets if dependent else [0.0] * len(jobs)
         ordered, shr = _sort_pending(self.root, self.root, pool, pending, dependent, base)
@@ -399,26 +398,26 @@ def _sort_pending(root: TreeNode, node: TreeNode, pool: float, pending: PendingT
         if len(lone) == 1:
             return _sort_pending(lone[0], lone[0], pool, pending, dependent, base)
     jobs: list[int] = list(node.pending)
+    shares = pending.job_shares
     if dependent:
-        tickets, owners = pending.tickets, pending.jobs
-        keys = [tickets[i] + 0.01 * owners[i].job_share for i in jobs]
+        tickets = pending.tickets
+        keys = [tickets[i] + 0.01 * shares[i] for i in jobs]
     else:
-        owners = pending.jobs
-        keys = [float(owners[i].job_share) for i in jobs]
-    shares: list[float] = []
+        keys = [float(shares[i]) for i in jobs]
+    got: list[float] = []
     merged = False
     for child in node.children:
         if _has_pending(child):
             child_jobs, child_shares = _sort_pending(root, child, pool, pending, dependent,
                                                      base)
             jobs.extend(child_jobs)
-            shares.extend(child_shares)
+            got.extend(child_shares)
             # the child's tasks come up sorted by the tickets they got there
             keys.extend([base[i] + value * pool for i, value in zip(child_jobs, child_shares)])
             merged = True
     if node is root and not node.pending:
-        return jobs, shares
-    if len(jobs) > 1:
+        return jobs, got
+    if len(jobs) > 1 and (merged or min(keys) != max(keys)):
         places: Sequence[int] = range(len(jobs))
         if merged:
             places = sorted(places, key=jobs.__getitem__)

@@ -2,12 +2,14 @@
 access_list(5) departments) over task references, as 8.1.9's libs/sched/sgeee.c
 distributes them. Pure.
 
-Who holds what. A task reference (``TaskRef``) is one running task, or one pending task
-considered for tickets. It points at its owner's user object, its project and its
-department only when that object exists (8.1.9 looks each up by name and leaves the
-reference empty otherwise): a user without a user object gets no user shares, no user
-override tickets and no share tree node. ``counts`` hold, per user/project/department,
-how many *running* (active) task references it has: 8.1.9's ``job_cnt``.
+Who holds what. A running task is a ``TaskRef``; the pending tasks considered for tickets
+are numbered lists (``PendingTasks``), grouped by ``Holder`` (owner, project, department,
+``-js``, ``-ot``: what the policies look at, so that work is done per holder, not per
+task). Both point at the user object, project and department only when that object
+exists (8.1.9 looks each up by name and leaves the reference empty otherwise): a user
+without a user object gets no user shares, no user override tickets and no share tree
+node. ``counts`` hold, per user/project/department, how many *running* (active) tasks it
+has: 8.1.9's ``job_cnt``.
 
 Running tasks (every task gets tickets of its own):
 
@@ -46,15 +48,19 @@ jobs of two users interleave:
   override is in the hierarchy. Not shared: every pending task gets the whole oticket of
   its objects plus its ``-ot``.
 
-The rounds need not look at every category every time for override: a category's value
-only falls as counts rise, so a lazy heap (a popped category whose value did not change
-is the maximum) gives 8.1.9's order with O(log n) work per task.
+The rounds need not look at every category every time: a category's value only falls as
+counts and sums rise, so a heap that knows which values are out of date (a popped
+category whose value is current is the round's best) gives 8.1.9's choice with far less
+work; for override, categories that share no object with override tickets do not change
+each other's values and are done group by group (a group of one in turn, without any
+search). ``tests/unit/test_policy_tickets.py`` compares the functional heap with a
+transcription of 8.1.9's round-by-round loop.
 """
 from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Sequence
 
 from common.policy.conf import PolicyConf
 from common.policy.model import Entities, Entity, PolicyJob
@@ -147,7 +153,8 @@ def category_weights(conf: PolicyConf, sums: Sums | None) -> tuple[float, float,
     return weights[0], weights[1], weights[2], weights[3]
 
 
-def _shares_of(ref: "TaskRef | Holder", counts: Counts, shared: bool) -> tuple[float, float, float]:
+def _shares_of(ref: "TaskRef | Holder", counts: Counts,
+               shared: bool) -> tuple[float, float, float]:
     """The task's user, project and dept shares with its objects' current counts."""
     n_user, n_project, n_dept = counts.of(ref)
     user = project = dept = 0.0
@@ -230,6 +237,7 @@ class PendingTasks:
         self.ft: list[float] = []
         self.ot: list[float] = []
         self.totals: list[float] = []   # st + ft + ot, once all policies are done
+        self.job_shares: list[int] = []  # each task's job's -js
 
     def add(self, job: PolicyJob, task_ids: Sequence[int], entities: Entities) -> int:
         """Adds the job's tasks; returns the number of its first."""
@@ -255,6 +263,7 @@ class PendingTasks:
 
     def seal(self) -> None:
         n = len(self.jobs)
+        self.job_shares = [job.job_share for job in self.jobs]
         self.in_order = self.submit == sorted(self.submit)
         self.tickets = [0.0] * n
         self.st = [0.0] * n
@@ -269,6 +278,16 @@ class PendingTasks:
         if self.in_order:
             return refs
         return sorted(refs, key=self.submit.__getitem__)
+
+
+def merged_refs(holders: Sequence[Holder]) -> list[int]:
+    """The task numbers of these holders in order."""
+    refs = list(holders[0].refs)
+    if len(holders) > 1:
+        for holder in holders[1:]:
+            refs.extend(holder.refs)
+        refs.sort()
+    return refs
 
 
 class _Category:
@@ -286,12 +305,11 @@ class _Category:
 
 
 def _categories(pending: PendingTasks, amount: Callable[[Entity], int],
-                job_amount: Callable[[Holder], int], dependent: bool,
-                by_submission: bool) -> list[_Category]:
+                job_amount: Callable[[Holder], int], dependent: bool) -> list[_Category]:
     """8.1.9's build_functional_categories: objects whose amount is 0 are left out of
     the key; tasks with nothing at all are skipped. In a category the tasks come by the
-    tickets of the policies above (``dependent``), then in task order (``by_submission``:
-    submission first)."""
+    tickets of the policies above, then submission time, job and task id (``dependent``),
+    else in job and task id order (8.1.9: the order of its pending job list)."""
     found: dict[tuple[int, object, object, object], _Category] = {}
     members: dict[int, list[Holder]] = {}
     for holder in pending.by_holder.values():
@@ -311,11 +329,9 @@ def _categories(pending: PendingTasks, amount: Callable[[Entity], int],
     categories = list(found.values())
     for category in categories:
         holders = members[id(category)]
-        refs = list(holders[0].refs) if len(holders) == 1 else \
-            sorted(i for h in holders for i in h.refs)
-        if by_submission:
-            refs = pending.in_submit_order(refs)
+        refs = merged_refs(holders)
         if dependent:
+            refs = pending.in_submit_order(refs)
             # stable: equal tickets keep the task order
             refs.sort(key=pending.tickets.__getitem__, reverse=True)
         category.refs = refs
@@ -334,7 +350,7 @@ def pending_functional(pending: PendingTasks, conf: PolicyConf, counts: Counts,
     pool = float(conf.weight_tickets_functional)
     shared = conf.share_functional_shares
     categories = _categories(pending, lambda e: e.fshare, lambda h: h.job_share,
-                             dependent, by_submission=True)
+                             dependent)
     rounds = min(conf.max_functional_jobs_to_schedule,
                  sum(len(c.refs) for c in categories))
     if rounds <= 0:
@@ -520,7 +536,7 @@ def pending_override(pending: PendingTasks, counts: Counts, shared: bool,
                     tickets[i] += value
         return
     categories = _categories(pending, lambda e: e.oticket, lambda h: h.override,
-                             dependent, by_submission=False)
+                             dependent)
     for group in _independent_groups(categories):
         if len(group) == 1:
             _override_in_turn(pending, group[0], counts)

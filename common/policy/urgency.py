@@ -57,12 +57,19 @@ class ResourceContributions:
     def __init__(self, urgencies: Mapping[str, ResourceUrgency]) -> None:
         self._urgencies = urgencies
         self._cache: dict[tuple[int, tuple[tuple[str, str], ...]], float] = {}
+        # jobs of one request set often share one mapping: looked up by its identity
+        # first (the mappings live as long as this object, held by the jobs)
+        self._by_identity: dict[tuple[int, int], float] = {}
 
     def of(self, slots: int, requests: Mapping[str, str]) -> float:
-        key = (slots, tuple(requests.items()) if requests else ())
-        found = self._cache.get(key)
+        fast = (slots, id(requests))
+        found = self._by_identity.get(fast)
         if found is None:
-            found = self._cache[key] = self._compute(slots, requests)
+            key = (slots, tuple(requests.items()) if requests else ())
+            found = self._cache.get(key)
+            if found is None:
+                found = self._cache[key] = self._compute(slots, requests)
+            self._by_identity[fast] = found
         return found
 
     def _compute(self, slots: int, requests: Mapping[str, str]) -> float:

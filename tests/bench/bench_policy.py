@@ -21,7 +21,7 @@ import statistics
 import time
 
 from common.policy.conf import PolicyConf
-from common.policy.model import (PROJECT_NODE, USER_NODE, Entities, Entity, PolicyJob,
+from common.policy.model import (USER_NODE, Entities, Entity, PolicyJob,
                                  ResourceUrgency, RunningTask, ShareNode, UsageTable)
 from common.policy.priority import evaluate
 

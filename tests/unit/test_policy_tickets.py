@@ -229,7 +229,9 @@ def reference_pending_functional(jobs, entities, conf, running_counts, running_s
     counts = dict(running_counts)
     sums = list(running_sums)
     cats: dict = {}
-    for job in sorted(jobs, key=lambda j: (j.submit_time, j.job_id)):
+    # not dependent: a category holds its jobs in the order of 8.1.9's pending job list,
+    # which is by job id
+    for job in sorted(jobs, key=lambda j: j.job_id):
         u = entities.users.get(job.owner)
         shares = [u.fshare if u else 0, 0, 0, job.job_share]
         if not any(shares):
@@ -348,3 +350,71 @@ def test_tickets_are_never_negative_and_running_functional_tickets_sum_to_the_po
             u, pr = users.get(job.owner), projects.get(job.project) if job.project else None
             takes_part |= bool(job.job_share or (u and u.fshare) or (pr and pr.fshare))
     assert total_f == pytest.approx(777.0 if takes_part else 0.0)
+
+
+def reference_pending_override(jobs, entities, running_counts):
+    """8.1.9's shared override rounds without shortcuts (calculate_pending_shared_
+    override_tickets, independent hierarchy): every round values the first job of every
+    category, the most tickets win, ties to the lower job id."""
+    counts = {kind: dict(c) for kind, c in running_counts.items()}
+
+    def objects(job):
+        u = entities.users.get(job.owner)
+        p = entities.projects.get(job.project) if job.project else None
+        d = entities.departments.get(job.department)
+        return [("u", job.owner, u), ("p", job.project, p), ("d", job.department, d)]
+
+    cats: dict = {}
+    for job in sorted(jobs, key=lambda j: j.job_id):
+        present = [(k, n) if e is not None and e.oticket else None for k, n, e in objects(job)]
+        if not any(present) and not job.override_tickets:
+            continue
+        cats.setdefault((job.override_tickets, *present), []).append(job)
+
+    def value(job):
+        total = 0.0
+        for kind, name, entity in objects(job):
+            if entity is not None and entity.oticket > 0:
+                total += entity.oticket / (counts[kind].get(name, 0) + 1)
+        return total + job.override_tickets
+
+    result = {}
+    while any(cats.values()):
+        best = None
+        for queue in cats.values():
+            if queue:
+                key = (-value(queue[0]), queue[0].job_id)
+                if best is None or key < best[0]:
+                    best = (key, queue)
+        job = best[1].pop(0)
+        result[job.job_id] = -best[0][0]
+        for kind, name, entity in objects(job):
+            if entity is not None:
+                counts[kind][name] = counts[kind].get(name, 0) + 1
+    return result
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("abc"), st.sampled_from([None, "p", "q"]),
+                          st.sampled_from(["d1", "d2"]), st.sampled_from([0, 0, 7])),
+                min_size=1, max_size=25),
+       st.dictionaries(st.sampled_from("abc"), st.integers(0, 300)),
+       st.dictionaries(st.sampled_from("pq"), st.integers(0, 300)),
+       st.dictionaries(st.sampled_from(["d1", "d2"]), st.integers(0, 300)),
+       st.sampled_from("ab"))
+def test_pending_override_tickets_equal_8_1_9s_round_by_round_values(
+        specs, users, projects, depts, runner):
+    entities = Entities(users={u: Entity(oticket=o) for u, o in users.items()},
+                        projects={p: Entity(oticket=o) for p, o in projects.items()},
+                        departments={d: Entity(oticket=o) for d, o in depts.items()})
+    conf = PolicyConf(policy_hierarchy="")
+    jobs = [pend(i + 1, owner, project=project, department=dept, override_tickets=ot)
+            for i, (owner, project, dept, ot) in enumerate(specs)]
+    running = running_job(1000, runner, 2, department="d1")
+    result = run(jobs + [running], conf, entities)
+    counts = {"u": {runner: 2} if runner in users else {}, "p": {},
+              "d": {"d1": 2} if "d1" in depts else {}}
+    expected = reference_pending_override(jobs, entities, counts)
+    for job in jobs:
+        assert result.jobs[job.job_id].tickets.otckt == pytest.approx(
+            expected.get(job.job_id, 0.0), rel=1e-12, abs=1e-12)
