@@ -116,7 +116,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="pyge simulate", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="pyge simulate", description=(
+        "replay a workload through the dispatch pass and the scheduling policy on a "
+        "virtual clock (docs/simulate.md)"))
     add_arguments(p)
     return run(p.parse_args(argv))
 
