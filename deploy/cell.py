@@ -3,6 +3,7 @@
     pyge up [--root DIR] [--execds N] [--slots N] [--port P] [--load-interval S] [--sample]
     pyge down | status | env   [--root DIR]
     pyge keys [--root DIR] [--execd HOST ...]
+    pyge simulate WORKLOAD [options]   (clients.simulate.main, docs/simulate.md)
 
 ``keys`` makes the cell's CURVE key pairs that are missing (qmaster, scheduler, and an
 execd's for each ``--execd HOST``) and trusts the daemons' public keys (common.keys);
@@ -291,10 +292,19 @@ def parser() -> argparse.ArgumentParser:
         if name == "keys":
             sp.add_argument("--execd", action="append", default=[], metavar="HOST",
                             help="make (if missing) and trust the key of HOST's execd")
+    # listed here for --help; main() hands its arguments to clients.simulate.main, which
+    # is imported only then (it loads the dispatch pass and the policy)
+    sub.add_parser("simulate", add_help=False,
+                   help="replay a workload through the pass and the policy on a virtual "
+                        "clock (pyge simulate --help)")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["simulate"]:
+        from clients.simulate.main import main as simulate
+        return simulate(argv[1:])
     args = parser().parse_args(argv)
     cell = Cell(args.root.resolve(), args.cell)
     local = LocalCell(cell)
