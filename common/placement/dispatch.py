@@ -182,6 +182,9 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
     ranked = sorted((qi for qi in inp.instances if (qi.queue, qi.host) in free),
                     key=lambda qi: _rank(inp, qi))
     categories: dict[tuple[Any, ...], Category] = {}
+    # where each request set may go, shared by the categories that differ only in owner
+    # or project when nothing about the job's owner narrows the instances
+    candidates: dict[tuple[Any, ...], Candidates] | None = {} if inp.category_cache else None
     full: set[tuple[Any, ...]] = set()
     pe_used = dict(inp.pe_used)
     caps = inp.caps.copy() if inp.caps is not None else None  # the pass counts its own
@@ -211,7 +214,7 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
                 category = categories.get(key)
                 if category is None:
                     stats.categories += 1
-                    category = _category(job, ranked, inp)
+                    category = _category(job, ranked, inp, candidates)
                     if inp.category_cache:
                         categories[key] = category
                 placed = _place(job, category, free, inp, pe_used)
@@ -281,8 +284,34 @@ def can_run(job: PlacementJob, inp: PassInput) -> bool:
     return bool(dispatch_pass(alone))
 
 
-def _category(job: PlacementJob, ranked: list[QueueInstance],
-              inp: PassInput) -> Category:
+def _category(job: PlacementJob, ranked: list[QueueInstance], inp: PassInput,
+              shared: dict[tuple[Any, ...], Candidates] | None = None) -> Category:
+    key = _request_key(job, inp)
+    found = None if shared is None else shared.get(key)
+    if found is None:
+        found = _candidates(job, ranked, inp)
+        if shared is not None:
+            shared[key] = found
+    return Category(*found)
+
+
+# a category's candidate instances (ranked), its hard requests and their fit
+Candidates = tuple[list[QueueInstance], list[ResourceRequest], "RequestFit | None"]
+
+
+def _request_key(job: PlacementJob, inp: PassInput) -> tuple[Any, ...]:
+    """What the candidates depend on: the job's requests, and its owner and project only
+    when access lists (or a matcher) may treat owners differently. Quotas and caps are
+    asked per placement, never of the candidates; a candidate found full while one
+    owner's category was placed may be tried again by another's (free slots and
+    consumables are rechecked at each placement)."""
+    if inp.matcher is not None or (inp.access is not None and inp.access.restricted):
+        return job.category
+    return job.requests_key
+
+
+def _candidates(job: PlacementJob, ranked: list[QueueInstance], inp: PassInput
+                ) -> Candidates:
     view = inp.resources
     requests = job_requests(job.hard_resources, view.attrs) if view is not None else []
     fit = RequestFit(view, requests, master=job.pe is None) if view is not None else None
@@ -292,7 +321,7 @@ def _category(job: PlacementJob, ranked: list[QueueInstance],
     if fit is not None:
         candidates = fit.select(candidates)
     _rank_by_soft_requests(job, candidates, inp)
-    return Category(candidates, requests or [], fit)
+    return candidates, requests or [], fit
 
 
 def _rank_by_soft_requests(job: PlacementJob, candidates: list[QueueInstance],

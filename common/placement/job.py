@@ -37,8 +37,14 @@ class PlacementJob:
     @property
     def category(self) -> tuple[Any, ...]:
         """Jobs alike in everything placement looks at share one answer per pass."""
+        return self.requests_key + (self.owner, self.group, self.project)
+
+    @property
+    def requests_key(self) -> tuple[Any, ...]:
+        """What the job asks for, whoever asks: where it may go depends on no more when
+        no access list tells owners or projects apart."""
         return (self.hard_queues, _sorted(self.hard_resources), _sorted(self.soft_resources),
-                self.soft_queues, self.pe, self.owner, self.group, self.project)
+                self.soft_queues, self.pe)
 
     def with_pe(self, name: str) -> "PlacementJob":
         """The same job asking for the PE ``name`` (``qstat -j`` asks PE by PE)."""

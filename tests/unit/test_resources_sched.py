@@ -2,6 +2,8 @@
 debited per slot / per job, EXCL, FORCED, load values, soft requests, PE allocation."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from typing import Any
 
 from hypothesis import given, settings, strategies as st
@@ -374,14 +376,18 @@ def test_qmaster_refuses_orders_whose_consumables_no_longer_fit(tmp_path: Any) -
 
 @settings(max_examples=25, deadline=None)
 @given(slots=st.lists(st.integers(0, 4), min_size=1, max_size=4),
-       kinds=st.lists(st.sampled_from(["plain", "lic", "fill", "one", "arch"]), max_size=15))
-def test_category_cache_does_not_change_the_outcome(slots: list[int], kinds: list[str]) -> None:
+       kinds=st.lists(st.sampled_from(["plain", "lic", "fill", "one", "arch"]), max_size=15),
+       owners=st.lists(st.sampled_from(["u", "v", "w"]), min_size=15, max_size=15))
+def test_category_cache_does_not_change_the_outcome(slots: list[int], kinds: list[str],
+                                                    owners: list[str]) -> None:
+    """Also with several owners, whose categories share the candidates of their request
+    set (one owner's category may find an instance full that another's tries again)."""
     hosts = {f"h{i}": n for i, n in enumerate(slots)}
     conf = cluster(hosts, pes={"fill": "$fill_up", "one": "$pe_slots"},
                    exechost={"h0": "lic=3"}, complexes=("lic lic INT <= YES YES 0 0",))
     requests = {"plain": {}, "lic": {"hard": {"lic": "1"}}, "arch": {"hard": {"arch": "b"}},
                 "fill": {"pe": ["fill", 1, 3]}, "one": {"pe": ["one", 2, 2]}}
-    jobs = [job(i + 1, **requests[k]) for i, k in enumerate(kinds)]
+    jobs = [replace(job(i + 1, **requests[k]), owner=owners[i]) for i, k in enumerate(kinds)]
     load = {h: {"arch": "ab"[i % 2]} for i, h in enumerate(hosts)}
     cached = dispatch_pass(make_input(conf, jobs, load=load))
     uncached = dispatch_pass(make_input(conf, jobs, load=load, category_cache=False))
