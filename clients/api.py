@@ -446,6 +446,11 @@ class Client:
         ``nodes``, one row per node (``qmaster.policy_view.share_tree_rows``)."""
         return self.request("share_tree_query", {"user": self._user(), "decay": decay})
 
+    def trigger_monitor(self) -> dict[str, Any]:
+        """qconf -tsm: the qmaster writes a scheduler run log; ``message`` says who
+        triggered it."""
+        return self.request("trigger_monitor", {"user": self._user()})
+
     def clear_usage(self, users: list[str] | None = None) -> dict[str, Any]:
         """qconf -clearusage: every user's and project's share tree usage, or the
         named users' (``users``)."""

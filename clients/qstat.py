@@ -393,7 +393,10 @@ def unknown_jobs_xml(items: list[str]) -> str:
 def job_details(args: QstatArgs, client: Client, out: TextIO, err: TextIO) -> int:
     """qstat -j: the named jobs (any owner); none found is an error (exit 1)."""
     if not args.job_items:
-        # without a list 8.1.9 prints the scheduler's global messages; none are kept here
+        # without a list 8.1.9 prints the scheduler's global messages, then a summary of
+        # the jobs' messages (not kept here: only the global ones schedd_job_info makes)
+        if not args.xml:  # (-xml: 8.1.9's SME dump is not made)
+            out.write(summary_globals(client))
         return 0
     from clients.render import qstat as rq
     from clients.views.detail import job_detail, select_jobs
@@ -416,7 +419,8 @@ def job_details(args: QstatArgs, client: Client, out: TextIO, err: TextIO) -> in
     for task in sorted(full.get("tasks") or [], key=lambda t: t["task_id"]):
         tasks.setdefault(task["job_id"], []).append(task)
     details = [job_detail(j, tasks.get(j["job_id"], []), everything.get("jobs") or [],
-                          (full.get("scheduling_info") or {}).get(j["job_id"]) or [])
+                          (full.get("scheduling_info") or {}).get(j["job_id"]) or [],
+                          full.get("scheduling_globals") or [])
                for j in sorted(full.get("jobs") or [], key=lambda j: j["job_id"])]
     if args.no_binding:
         for detail in details:
@@ -424,6 +428,16 @@ def job_details(args: QstatArgs, client: Client, out: TextIO, err: TextIO) -> in
     out.write(rq.render_job_detail_xml(details) if args.xml else
               rq.render_job_detail(details, show_binding=not args.no_binding))
     return 0
+
+
+def summary_globals(client: Any) -> str:
+    """``qstat -j`` without jobs: the scheduler's global messages, as 8.1.9 prints them
+    (``scheduling info:`` lines, then an empty line), for the current
+    ``schedd_job_info`` (common.sched_info)."""
+    from clients.render.qstat_job import render_global_messages
+    from common.sched_info import job_info_of
+    sconf = client.conf_get("sconf")
+    return render_global_messages(job_info_of(sconf.get("global") or []).global_messages())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -596,6 +596,8 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
     # the named users'
     "clear_usage": lambda: Struct(required={"user": _user()},
                                   optional={"users": (_names(), [])}),
+    # qconf -tsm: the scheduler run log of now (qmaster.sched_monitor)
+    "trigger_monitor": lambda: Struct(required={"user": _user()}),
     "userset_entries": lambda: Struct(required={"user": _user(),
                                                 "op": Str(choices=frozenset({"add", "delete"})),
                                                 "users": _names(), "lists": _names()}),

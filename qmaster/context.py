@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from common import task_ranges
@@ -168,6 +169,7 @@ class Services:
     # the scheduling policy's figures for qstat, worked out when asked (qmaster.policy_view)
     policy_view: PolicyView = field(default_factory=PolicyView)
     usage: UsageBook = field(default_factory=UsageBook)  # share tree usage (spooled)
+    runlog_path: Path | None = None  # qconf -tsm's schedd_runlog (qmaster.sched_monitor)
 
     def job_log(self, event: str, **fields: Any) -> None:
         """One log line about a job, with job id, host and queue bound by the caller."""

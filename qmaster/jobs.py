@@ -27,6 +27,7 @@ from qmaster.store import Store
 from qmaster.policy_objects import check_job_user
 from qmaster.submit_caps import SubmitCaps
 from qmaster.submit_checks import check_submission, check_submitter, scheduling_info
+from common.sched_info import job_info_of
 
 HOLD_TYPES = {"u", "o", "s"}
 # jobs one delete, hold, release or alter request works through before it answers with
@@ -550,9 +551,7 @@ def handle_job_query(ctx: Ctx) -> dict[str, Any]:
         reply["priorities"] = ctx.services.policy_view.figures(
             store, ctx.now, ctx.services.seq, [j.job_id for j in jobs], ctx.services.usage)
     if body.get("explain"):  # qstat -j: why pending jobs wait
-        reply["scheduling_info"] = scheduling_info(store, [
-            j for j in jobs if store.job_has_pending(j.job_id)])
-        _add_suspend_alarms(store, jobs, reply["scheduling_info"])
+        _explain(store, jobs, reply)
     if full:
         reply["next"] = last
     return reply
@@ -599,6 +598,20 @@ def _held_record(rng: TaskRanges, ids: list[list[int]], holds: list[str], brief:
     record = TaskRanges(job_id=rng.job_id, pending=ids, holds=list(holds),
                         version=rng.version)
     return _brief_ranges(record) if brief else record.to_dict()
+
+
+def _explain(store: Store, jobs: list[Job], reply: dict[str, Any]) -> None:
+    """qstat -j's scheduling info as sched_conf(5) ``schedd_job_info`` allows: the lines
+    of the jobs it collects (none with ``false``: not even worked out), and the global
+    messages that go with the setting (``scheduling_globals``)."""
+    info = job_info_of((store.conf.get("sconf") or {}).get("global") or [])
+    collected = [j for j in jobs if info.collects(j.job_id)]
+    lines = scheduling_info(store, [j for j in collected if store.job_has_pending(j.job_id)])
+    _add_suspend_alarms(store, collected, lines)
+    reply["scheduling_info"] = lines
+    # 8.1.9's "There are no messages available" is not added: its condition is the
+    # whole last run's messages, which are not kept here
+    reply["scheduling_globals"] = info.global_messages()
 
 
 def _add_suspend_alarms(store: Store, jobs: list[Job], info: dict[int, list[str]]) -> None:

@@ -30,7 +30,8 @@ from common.model import Task
 from common.cell import MAX_SOCKET_PATH, Cell, write_act_qmaster
 from common.daemon import port_is_free
 from qmaster import (accounting_log, alter, config_handlers, execd_link, gate, jobs, orders,
-                     policy_view, queue_control, usage_book, userset_handlers)
+                     policy_view, queue_control, sched_monitor, usage_book,
+                     userset_handlers)
 from qmaster.auto_suspend import heartbeat
 from qmaster.policy_objects import auto_user_actions, expired_auto_users
 from qmaster.log_limit import LimitedLog
@@ -111,6 +112,7 @@ HANDLERS: dict[str, Handler] = {
     "conf_del": config_handlers.handle_conf_del,
     "userset_entries": userset_handlers.handle_userset_entries,
     "clear_usage": usage_book.handle_clear_usage,
+    "trigger_monitor": sched_monitor.handle_trigger_monitor,
     "usage_query": usage_book.handle_usage_query,
     "share_tree_query": policy_view.handle_share_tree_query,
     "register": execd_link.handle_register,
@@ -153,7 +155,8 @@ class QmasterServer:
         self.store = Store()
         self.services = Services(epoch=uuid.uuid4().hex, qmaster_host=host,
                                  auto_add_hosts=auto_add_hosts,
-                                 default_slots=default_slots, log=log)
+                                 default_slots=default_slots, log=log,
+                                 runlog_path=cell.common_dir / sched_monitor.RUNLOG_NAME)
         self.gate = gate.Gate(host, munge_socket)
         self.key_file = key_file or keys.secret_path(cell, "qmaster")
         self.trusted_keys = trusted_keys or keys.trusted_dir(cell)

@@ -197,28 +197,37 @@ def _check_queues(store: Store, queues: list[str]) -> None:
                                            f"queue \"{ref}\"")
 
 
-def scheduling_info(store: Store, jobs: list[Any]) -> dict[int, list[str]]:
-    """``qstat -j`` reasons for each pending job, from the qmaster's own bookkeeping."""
+def scheduling_info(store: Store, jobs: list[Any], placed: set[int] | None = None
+                    ) -> dict[int, list[str]]:
+    """``qstat -j`` reasons for each pending job, from the qmaster's own bookkeeping.
+    ``placed``, if given, gets the jobs the caps left to the placement (the run log of
+    ``qconf -tsm``: whether a run had pending jobs to schedule)."""
     if not jobs:
         return {}
     inp = store_pass_input(store)
     caps = store_caps(store, inp.caps, (job.job_id for job in jobs))
     by_category: dict[tuple[Any, ...], list[str]] = {}  # alike jobs wait for one reason
 
-    def placement(placed: PlacementJob) -> list[str]:
-        key = placed.category
+    def placement(pjob: PlacementJob) -> list[str]:
+        key = pjob.category
         if key not in by_category:
-            by_category[key] = pending_reasons(placed, inp)
+            by_category[key] = pending_reasons(pjob, inp)
         return by_category[key]
     reasons = {}
     for job in jobs:
         try:
-            placed = as_placement_job(job)
+            as_placed = as_placement_job(job)
+
+            def placement_lines(job_id: int = job.job_id,
+                                as_placed: PlacementJob = as_placed) -> list[str]:
+                if placed is not None:
+                    placed.add(job_id)
+                return placement(as_placed)
             reasons[job.job_id] = with_cap_reasons(
-                placed, caps, _placeable_ids(store, job.job_id),
+                as_placed, caps, _placeable_ids(store, job.job_id),
                 any(t.state_enum is State.PENDING
                     for t in store.enrolled.get(job.job_id, {}).values()),
-                lambda: placement(placed))
+                placement_lines)
         except Exception as exc:  # noqa: BLE001 - qstat -j says why instead of failing
             reasons[job.job_id] = [f"job cannot be evaluated by the scheduler: "
                                    f"{type(exc).__name__}: {exc}"]

@@ -33,6 +33,7 @@ from clients.qconf.rqs import OBJECT as RQS_OBJECT
 from clients.qconf.rqs import RQS_OPTIONS
 from clients.qconf.rqs import change_attribute as change_rule_sets
 from clients.qconf.usage import USAGE_OPTIONS
+from clients.qconf.monitor import MONITOR_OPTIONS
 from clients.qconf.sharetree import SHARETREE_OPTIONS
 from clients.qconf.user import USER_OPTIONS
 from clients.qconf.userset import USERSET_OPTIONS
@@ -323,6 +324,7 @@ OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     **CALENDAR_OPTIONS,
     **HOSTCONF_OPTIONS,
     **USAGE_OPTIONS,
+    **MONITOR_OPTIONS,
     **USER_OPTIONS,
     **SHARETREE_OPTIONS,
 }

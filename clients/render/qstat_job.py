@@ -182,6 +182,13 @@ def _scheduling_info(messages: list[dict[str, Any]]) -> str:
                    for i, m in enumerate(ordered))
 
 
+def render_global_messages(messages: list[str]) -> str:
+    """``qstat -j`` without jobs: the scheduler's global messages as 8.1.9 prints them,
+    then an empty line; nothing when there are none."""
+    return _scheduling_info([{"message": m, "global": True} for m in messages]) + (
+        "\n" if messages else "")
+
+
 def render_job_detail(details: list[dict[str, Any]], *, show_binding: bool = True) -> str:
     """``qstat -j``: one block per JobDetail, each opened by a line of 62 '='."""
     return "".join(f"{_SEPARATOR}\n{_detail_identity(d)}{_detail_options(d)}{_detail_request(d)}"

@@ -18,6 +18,7 @@ from clients.views.qstat import predecessors, pe_range
 from common.jobstate import ACTIVE_STATES, State
 from common.resource.complexes import default_complexes, resolve_name
 from common.resource.values import NUMERIC_TYPES, BadValueError, ValueType, parse_value
+from common.sched_info import MESSAGE_NUMBERS
 
 Reply = dict[str, Any]
 
@@ -193,14 +194,19 @@ def _job_type(opts: dict[str, Any]) -> list[str]:
 
 
 def job_detail(job: Reply, tasks: list[Reply], all_jobs: list[Reply],
-               reasons: list[str] | None = None) -> dict[str, Any]:
+               reasons: list[str] | None = None, globals_: list[str] | None = None
+               ) -> dict[str, Any]:
     """The JobDetail of ``job``; ``all_jobs`` resolves -hold_jid predecessors/successors;
-    ``reasons`` are the qmaster's scheduling info lines for a pending job."""
+    ``reasons`` are the qmaster's scheduling info lines for a pending job, ``globals_``
+    the scheduler's global messages (shown for every job, as 8.1.9 does)."""
     detail = {**_identity(job), **_options(job), **_request(job), **_dependencies(job, all_jobs)}
     detail.update({"binding": "NONE", "job_type": _job_type(job.get("opts") or {}),
                    "ja_tasks": ja_tasks(tasks),
-                   "scheduling_info": [{"message": line, "number": 0, "global": False}
-                                       for line in reasons or []],
+                   "scheduling_info": [
+                       {"message": line, "number": MESSAGE_NUMBERS.get(line, 0), "global": True}
+                       for line in globals_ or []] + [
+                       {"message": line, "number": 0, "global": False}
+                       for line in reasons or []],
                    "override_tickets": int((job.get("opts") or {}).get("override_tickets") or 0),
                    "version": 0})
     _policy_figures(detail, job.get("policy"))

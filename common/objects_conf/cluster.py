@@ -19,6 +19,7 @@ from common.conf_values import (Check, check_assignments, check_bool, check_choi
 from common.conffile import ConfError, Pairs, render_conf
 from common.objects_conf.base import Attr, ObjectKind
 from common.objects_conf.queue import SLOTS_MAX, check_object_name
+from common.sched_info import check_schedd_job_info
 
 _RANGES = re.compile(r"^[0-9]+(-[0-9]+)?([ ,][0-9]+(-[0-9]+)?)*$")
 
@@ -281,7 +282,7 @@ _SCHED = (
     ("queue_sort_method", "load", check_choice(("load", "seqno"), 'error parsing value "{value}"')),
     ("job_load_adjustments", "np_load_avg=0.50", check_assignments),
     ("load_adjustment_decay_time", "0:7:30", check_time),
-    ("load_formula", "np_load_avg", check_string), ("schedd_job_info", "true", check_string),
+    ("load_formula", "np_load_avg", check_string), ("schedd_job_info", "true", check_schedd_job_info),
     ("flush_submit_sec", "0", check_ulong), ("flush_finish_sec", "0", check_ulong),
     ("params", "none", check_string), ("reprioritize_interval", "0:0:0", check_time),
     ("halftime", "168", check_ulong),
