@@ -168,19 +168,24 @@ def load_correction_lines(grants: Sequence[RunningGrant], decay_time: float, now
 
 
 def run_log_lines(grants: Sequence[RunningGrant], pending: Sequence[PendingJob],
-                  info: JobInfo, decay_time: float, now: float) -> list[str]:
+                  info: JobInfo, decay_time: float, now: float, unlisted: int = 0
+                  ) -> list[str]:
     """The lines of one monitored scheduling run, without their time stamps: start,
     load corrections, the jobs dropped while the job list is split, that no pending job
     is left to place (if so), each job's reasons ``Job N ...``, the global messages of
     the setting, stop. Jobs the setting does not collect are not logged (8.1.9 returns
-    before it logs them)."""
+    before it logs them). ``unlisted``: pending jobs left out to bound the work (said in
+    a line of our own before the global messages)."""
     logged = [job for job in sorted(pending, key=lambda j: j.job_id) if info.collects(job.job_id)]
     lines = [RUN_START, *load_correction_lines(grants, decay_time, now)]
     lines += [f"Job {job.job_id} {line}" for job in logged for line in job.split]
-    if not any(job.placed for job in pending):
+    if not unlisted and not any(job.placed for job in pending):
         lines.append(NO_PENDING)
     lines += [f"Job {job.job_id} {line}" for job in logged for line in job.lines]
-    any_messages = any(job.lines or job.split for job in logged)
+    if unlisted:
+        lines.append(f"{unlisted} more pending jobs are not listed: a run log lists the "
+                     f"first {len(pending)}")
+    any_messages = unlisted > 0 or any(job.lines or job.split for job in logged)
     return lines + info.global_messages(any_messages) + [RUN_STOP]
 
 

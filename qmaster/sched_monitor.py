@@ -29,6 +29,10 @@ from qmaster.store import Store
 from qmaster.submit_checks import scheduling_info
 
 RUNLOG_NAME = "schedd_runlog"
+# pending jobs a run log explains: the request runs in the qmaster's loop, which must not
+# stop for long (about 70 us a job: 5,000 take a third of a second; qstat -j answers as
+# many at a time, qmaster.jobs.QUERY_RECORDS)
+MAX_LISTED_JOBS = 5000
 NO_PERMISSION = "starting scheduler monitoring requires manager privileges"
 _APPEND_FLAGS = (os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
                  | os.O_CLOEXEC)
@@ -63,9 +67,10 @@ def monitor_lines(store: Store, now: float) -> list[str]:
     jobs = [store.jobs[j] for j in sorted(store.jobs)
             if store.job_has_pending(j) and info.collects(j)]
     placed: set[int] = set()
-    reasons = scheduling_info(store, jobs, placed)
+    reasons = scheduling_info(store, jobs[:MAX_LISTED_JOBS], placed)
     pending = [_pending(job_id, lines, job_id in placed) for job_id, lines in reasons.items()]
-    return run_log_lines(grants, pending, info, decay, now)
+    return run_log_lines(grants, pending, info, decay, now,
+                         unlisted=max(0, len(jobs) - MAX_LISTED_JOBS))
 
 
 def _pending(job_id: int, lines: list[str], placed: bool) -> PendingJob:

@@ -235,3 +235,16 @@ def test_tsm_writes_through_no_planted_link(qm: Harness, tmp_path: Path) -> None
     with pytest.raises(RuntimeError, match="cannot write the scheduler run log"):
         qm.call("trigger_monitor", {"user": ROOT.to_dict()})
     assert victim.read_text() == "keep\n"
+
+
+def test_a_run_log_explains_a_bounded_number_of_jobs(qm: Harness,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from qmaster import sched_monitor
+    monkeypatch.setattr(sched_monitor, "MAX_LISTED_JOBS", 2)
+    running, *waiting = [qm.submit() for _ in range(4)]
+    qm.dispatch(running)
+    lines = sched_monitor.monitor_lines(qm.server.store, time.time())
+    full = 'queue instance "all.q@h1" dropped because it is full'
+    assert lines[2:] == [f"Job {waiting[0]} {full}", f"Job {waiting[1]} {full}",
+                         "1 more pending jobs are not listed: a run log lists the first 2",
+                         "--------------STOP-SCHEDULER-RUN-------------"]
