@@ -25,6 +25,7 @@ from common.conf_values import seconds_or
 from common.placement.caps import USER_LIMIT_REASON
 from common.sched_info import PendingJob, RunningGrant, job_info_of, run_log_lines, stamp
 from qmaster.context import Ctx, RequestError
+from qmaster.host_rights import require_admin_host
 from qmaster.store import Store
 from qmaster.submit_checks import scheduling_info
 
@@ -39,11 +40,13 @@ _APPEND_FLAGS = (os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_N
 
 
 def handle_trigger_monitor(ctx: Ctx) -> dict[str, Any]:
-    """Managers only, as in 8.1.9 (no administrative host needed); the answer is 8.1.9's
+    """Managers only, as in 8.1.9, then, as for every change of the cell's files, an
+    administrative host (where 8.1.9's qconf runs anyway); the answer is 8.1.9's
     ``root@vm triggers scheduler monitoring``."""
     user = ctx.user
     if not ctx.store.is_manager(user.name):
         raise RequestError("denied", NO_PERMISSION)
+    require_admin_host(ctx.store, user)
     path = ctx.services.runlog_path
     if path is None:
         raise RequestError("error", "the scheduler run log has no place in this qmaster")

@@ -167,7 +167,8 @@ INTRUDER_HOST = "127.0.0.1"  # what the qmaster calls a remote peer on loopback
 LOCAL, REMOTE, EXECD, SCHEDULER = "local", "remote", "execd", "scheduler"
 USER_TYPES = frozenset({"ping", "submit", "job_query", "cluster_query", "delete", "hold",
                         "release", "alter", "wait", "conf_get", "conf_put", "conf_del",
-                        "userset_entries", "qmod", "clear_usage", "usage_query"})
+                        "userset_entries", "qmod", "clear_usage", "usage_query",
+                        "trigger_monitor"})
 EXECD_TYPES = frozenset({"ping", "register", "load_report", "job_started", "job_finished",
                          "job_start_failed"})
 SCHEDULER_TYPES = frozenset({"ping", "snapshot", "orders"})

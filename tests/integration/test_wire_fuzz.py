@@ -73,7 +73,8 @@ TYPES = sorted(MESSAGE_SCHEMAS)
 # when it comes through the Unix socket (types no peer may send: unknown_type).
 USER_TYPES = frozenset({"ping", "submit", "job_query", "cluster_query", "delete", "hold",
                         "release", "alter", "wait", "conf_get", "conf_put", "conf_del",
-                        "userset_entries", "qmod", "clear_usage", "usage_query"})
+                        "userset_entries", "qmod", "clear_usage", "usage_query",
+                        "trigger_monitor"})
 # Well-typed requests a user may send; excluded are those whose legitimate effect could
 # keep the final job from running (a manager's configuration change, when the fuzzer is
 # a manager: see fuzz_user).

@@ -21,8 +21,8 @@ from clients.qconf import hosts as qconf_hosts
 from common import wire
 from common.model import UserInfo
 from common.schema import Struct
-from qmaster import (alter, config_handlers, jobs, policy_view, queue_control, usage_book,
-                     userset_handlers)
+from qmaster import (alter, config_handlers, jobs, policy_view, queue_control, sched_monitor,
+                     usage_book, userset_handlers)
 from qmaster.context import Ctx, RequestError, Services
 from qmaster.defaults import bootstrap, ensure_host_lists
 from qmaster.host_rights import (
@@ -152,12 +152,13 @@ REQUESTS: dict[str, tuple[Handler, dict[str, Any]]] = {
     "usage_query": (usage_book.handle_usage_query, {}),
     "share_tree_query": (policy_view.handle_share_tree_query, {}),
     "clear_usage": (usage_book.handle_clear_usage, {}),
+    "trigger_monitor": (sched_monitor.handle_trigger_monitor, {}),
 }
 JOB_CHANGES = ("submit", "delete", "hold", "release", "alter")
 # qmod changes states, but from an administrative or a submit host (qmaster.queue_control)
 READS = ("wait", "job_query", "cluster_query", "conf_get", "qmod", "usage_query",
          "share_tree_query")
-CONF_CHANGES = ("conf_put", "conf_del", "userset_entries", "clear_usage")
+CONF_CHANGES = ("conf_put", "conf_del", "userset_entries", "clear_usage", "trigger_monitor")
 
 
 def test_every_user_request_is_covered() -> None:
@@ -191,6 +192,7 @@ def test_a_host_that_is_neither_is_refused_everything(msg_type: str) -> None:
                 "conf_put": captured("submitonly-am-root", "far"),
                 "conf_del": captured("submitonly-am-root", "far"),
                 "clear_usage": captured("submitonly-am-root", "far"),
+                "trigger_monitor": captured("submitonly-am-root", "far"),
                 "userset_entries": captured("neither-au-root", "far")}
     assert refusal(store, handler, msg_type, user("far"), **fields) == expected[msg_type]
 
