@@ -19,6 +19,7 @@ from common.cluster import attr
 from common.model import CONF_KINDS
 from common.policy.conf import PolicyConf
 from common.policy.model import Entities, Entity, ResourceUrgency, ShareNode
+from common.policy.inputs import entities, policy_conf, resource_urgencies
 
 Conf = dict[str, dict[str, Any]]
 SIM_HOST = "sim{:04d}"  # the names of simulated exec hosts
@@ -62,11 +63,6 @@ class SimConfig:
         conf = dict(self.conf)
         conf["sconf"] = {"global": [list(p) for p in pairs]}
         return replace(self, conf=conf, policy=policy_conf(conf))
-
-
-def policy_conf(conf: Conf) -> PolicyConf:
-    return PolicyConf.from_pairs((conf.get("sconf") or {}).get("global") or [],
-                                 (conf.get("conf") or {}).get("global") or [])
 
 
 # ---- where the objects come from ---------------------------------------------------------
@@ -161,17 +157,10 @@ def from_objects(conf: Conf, hosts: Mapping[str, Mapping[str, Any]]) -> SimConfi
         conf.setdefault(kind, {})
     return SimConfig(conf=conf, hosts=dict(hosts), policy=policy_conf(conf),
                      tree=stored_tree(conf), entities=entities(conf),
-                     urgencies=urgencies(conf))
+                     urgencies=resource_urgencies(conf))
 
 
 # ---- what the policy reads of the objects ------------------------------------------------
-
-def entities(conf: Conf) -> Entities:
-    """Users' (user(5)), projects' (project(5)) and departments' (access lists of type
-    DEPT) functional shares and override tickets."""
-    from common.objects_conf.user import entities as stored_entities
-    return stored_entities(conf)
-
 
 def _count(text: str) -> int:
     try:
@@ -186,24 +175,6 @@ def stored_tree(conf: Conf, projects: Iterable[str] = ()) -> tuple[ShareNode, ..
     from common.objects_conf.sharetree import KIND, SHARETREE, share_nodes
     stored = (conf.get(KIND) or {}).get(SHARETREE)
     return share_nodes(stored, {*(conf.get("project") or {}), *projects})
-
-
-def urgencies(conf: Conf) -> dict[str, ResourceUrgency]:
-    """complex(5)'s ``urgency`` column of each attribute that has one."""
-    from common.resource.complexes import ValueType
-    from common.placement.resources import complex_list
-    out = {}
-    for a in complex_list(conf):
-        try:
-            value = float(a.urgency)
-        except ValueError:
-            continue
-        if value:
-            out[a.name] = ResourceUrgency(
-                urgency=value, consumable=a.consumable.value,
-                numeric=a.type in (ValueType.INT, ValueType.DOUBLE, ValueType.MEMORY,
-                                         ValueType.TIME))
-    return out
 
 
 def with_projects(config: SimConfig, files: Iterable[str]) -> SimConfig:

@@ -29,6 +29,7 @@ from common.placement.pass_conf import conf_fields
 from common.placement.resources import complex_list, fixed_levels
 from common.policy.model import PolicyJob, RunningTask
 from clients.simulate.config import SimConfig, with_auto_users
+from common.objects_conf.userset import department_of
 from clients.simulate.usage import UsageAccount
 from clients.simulate.workload import SWF_PE, SimJob, Workload
 
@@ -114,13 +115,18 @@ class Simulation:
             orderer = policy_order(config)
         elif isinstance(orderer, str):
             raise ValueError(f"unknown orderer {orderer!r}")
-        self.jobs = {j.job_id: j for j in workload.jobs}
+        # a job the workload names no department of (SWF) gets its owner's, as the
+        # qmaster gives one at submission
+        usersets = config.conf.get("userset") or {}
+        self.jobs = {j.job_id: j if j.department else
+                     replace(j, department=department_of(j.owner, j.group, usersets))
+                     for j in workload.jobs}
         if len(self.jobs) != len(workload.jobs):
             raise ValueError("the workload has two jobs with one job number")
         self.orderer = orderer
         self.keep_orders = keep_orders
-        self.placement = {j.job_id: placement_of(j) for j in workload.jobs}
-        self.runs = {j.job_id: JobRun(j) for j in workload.jobs}
+        self.placement = {j.job_id: placement_of(j) for j in self.jobs.values()}
+        self.runs = {j.job_id: JobRun(j) for j in self.jobs.values()}
         self.pending: dict[int, SimJob] = {}
         self._pending_policy: dict[int, PolicyJob] = {}
         self.running: dict[int, JobRun] = {}
@@ -206,21 +212,18 @@ class Simulation:
     def _pass_input(self, order: list[int] | None, size: int,
                     active: list[dict[str, Any]]) -> Any:
         """The pass's input with the running jobs and the first ``size`` pending jobs
-        (of the policy's ``order``; None: all, in the pass's own order: ``-p`` high
-        first, then job id). The policy's order reaches the pass as each job's ``-p``
-        (its place from the end; the policy's order already weighs ``-p``)."""
+        of the policy's ``order``, which the pass takes them in, as the scheduler gives
+        it (None: all, in the pass's own order: ``-p`` high first, then job id)."""
         jobs = {j: self.placement[j] for j in self.running}
-        if order is None:
-            chosen = list(self.pending)
-            jobs.update((j, self.placement[j]) for j in chosen)
-        else:
-            chosen = order[:size]
-            jobs.update((j, replace(self.placement[j], priority=size - i))
-                        for i, j in enumerate(chosen))
+        chosen = list(self.pending) if order is None else order[:size]
+        jobs.update((j, self.placement[j]) for j in chosen)
         pending = [{"job_id": j, "task_id": 1, "version": 1} for j in chosen]
-        return pass_input(self.config.conf, self.config.hosts, jobs, active,
-                          pending=pending, used=self.used, instances=self.instances,
-                          fixed=self.fixed, fields=self.fields, now=None, thresholds={})
+        inp = pass_input(self.config.conf, self.config.hosts, jobs, active,
+                         pending=pending, used=self.used, instances=self.instances,
+                         fixed=self.fixed, fields=self.fields, now=None, thresholds={})
+        if order is not None:
+            inp.order = {j: rank for rank, j in enumerate(chosen)}
+        return inp
 
     def _policy_order(self, now: float) -> list[int] | None:
         """The pending jobs in the policy's order (None without a policy)."""

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from common.conf_values import (Check, check_assignments, check_bool, check_choice,
                                 check_double6, check_names, check_none_string, check_string,
                                 check_time, check_ulong, check_ulong_range, either, parse_bool,
-                                parse_double, parse_memory, split_assignments)
+                                parse_double, parse_memory, parse_time, split_assignments)
 from common.conffile import ConfError, Pairs, render_conf
 from common.objects_conf.base import Attr, ObjectKind
 from common.objects_conf.queue import SLOTS_MAX, check_object_name
@@ -276,15 +276,49 @@ def check_policy(name: str, value: str) -> str:
     raise ConfError(f'Error during parsing of attribute value "{value.strip()}"')
 
 
+def _only(accepted: str, same: Callable[[str], bool], why: str) -> Check:
+    """A parameter whose only working value is ``accepted``: another one would be
+    stored and do nothing, so it is refused, saying why."""
+    def check(name: str, value: str) -> str:
+        text = check_string(name, value)
+        if not same(text):
+            raise ConfError(f'{name} "{text}": {why}; only "{accepted}" is accepted')
+        return text
+    return check
+
+
+def _zero_time(text: str) -> bool:
+    try:
+        return parse_time(text) == 0
+    except ConfError:
+        return False
+
+
+_NOT_BUILT = {
+    # sched_conf(5): "Currently default is the only allowed setting"
+    "algorithm": _only("default", lambda v: v == "default",
+                       "default is the only scheduling algorithm"),
+    "params": _only("none", lambda v: v.lower() == "none",
+                    "no scheduler parameters (PROFILE, MONITOR, DURATION_OFFSET, ...) are "
+                    "supported by this version"),
+    "reprioritize_interval": _only("0:0:0", _zero_time, "this version does not renice "
+                                   "running jobs by their tickets"),
+    "max_reservation": _only("0", lambda v: v.strip() == "0", "this version has no "
+                             "resource reservation"),
+    "default_duration": _only("INFINITY", lambda v: v.upper() == "INFINITY",
+                              "it serves resource reservation, which this version has not"),
+}
+
 _SCHED = (
-    ("algorithm", "default", check_string), ("schedule_interval", "0:0:15", check_time),
+    ("algorithm", "default", _NOT_BUILT["algorithm"]), ("schedule_interval", "0:0:15", check_time),
     ("maxujobs", "0", check_ulong),
     ("queue_sort_method", "load", check_choice(("load", "seqno"), 'error parsing value "{value}"')),
     ("job_load_adjustments", "np_load_avg=0.50", check_assignments),
     ("load_adjustment_decay_time", "0:7:30", check_time),
     ("load_formula", "np_load_avg", check_string), ("schedd_job_info", "true", check_schedd_job_info),
     ("flush_submit_sec", "0", check_ulong), ("flush_finish_sec", "0", check_ulong),
-    ("params", "none", check_string), ("reprioritize_interval", "0:0:0", check_time),
+    ("params", "none", _NOT_BUILT["params"]),
+    ("reprioritize_interval", "0:0:0", _NOT_BUILT["reprioritize_interval"]),
     ("halftime", "168", check_ulong),
     ("usage_weight_list", "cpu=1.000000,mem=0.000000,io=0.000000", check_weight_list),
     ("compensation_factor", "5.000000", check_double6),
@@ -299,7 +333,8 @@ _SCHED = (
     ("weight_waiting_time", "0.278000", check_double6),
     ("weight_deadline", "3600000.000000", check_double6),
     ("weight_urgency", "0.500000", check_double6), ("weight_priority", "0.000000", check_double6),
-    ("max_reservation", "0", check_ulong), ("default_duration", "INFINITY", check_time),
+    ("max_reservation", "0", _NOT_BUILT["max_reservation"]),
+    ("default_duration", "INFINITY", _NOT_BUILT["default_duration"]),
 )
 
 SCHED_CONF = ObjectKind(name="sched", width=33,

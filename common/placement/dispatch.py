@@ -155,11 +155,21 @@ def _job_tasks(job_id: int, records: list[dict[str, Any]], ranges: list[list[int
     ranges, made into records only as the pass reaches them. A job's tasks share its
     requests, so the pass leaves a job at its first task that finds no room: a
     million-task array costs what the tasks placed cost."""
-    records = sorted(records, key=lambda t: t["task_id"])
+    if not ranges:  # a job whose tasks are all enrolled (every job's, in the pass's
+        # usual case of one enrolled task each): nothing to merge
+        yield from (sorted(records, key=_task_id) if len(records) > 1 else records)
+        return
     unenrolled = (t for t in task_ranges.ids(ranges) if f"{job_id}.{t}" not in exclude)
     virtual = ({"job_id": job_id, "task_id": t, "version": version, "enrolled": False}
                for t in unenrolled)
-    yield from heapq.merge(records, virtual, key=lambda t: t["task_id"])
+    if not records:
+        yield from virtual
+        return
+    yield from heapq.merge(sorted(records, key=_task_id), virtual, key=_task_id)
+
+
+def _task_id(task: Mapping[str, Any]) -> int:
+    return task["task_id"]
 
 
 def _free_slots(inp: PassInput) -> dict[SlotKey, int]:

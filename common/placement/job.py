@@ -33,18 +33,17 @@ class PlacementJob:
     deadline: float | None = None                # -dl as epoch seconds
     job_share: int = 0                           # -js
     override_tickets: int = 0                    # -ot
+    # What the job asks for, whoever asks: where it may go depends on no more when no
+    # access list tells owners or projects apart. Made once: every pass asks each job.
+    requests_key: tuple[Any, ...] = field(init=False, repr=False, compare=False)
+    # Jobs alike in everything placement looks at share one answer per pass.
+    category: tuple[Any, ...] = field(init=False, repr=False, compare=False)
 
-    @property
-    def category(self) -> tuple[Any, ...]:
-        """Jobs alike in everything placement looks at share one answer per pass."""
-        return self.requests_key + (self.owner, self.group, self.project)
-
-    @property
-    def requests_key(self) -> tuple[Any, ...]:
-        """What the job asks for, whoever asks: where it may go depends on no more when
-        no access list tells owners or projects apart."""
-        return (self.hard_queues, _sorted(self.hard_resources), _sorted(self.soft_resources),
-                self.soft_queues, self.pe)
+    def __post_init__(self) -> None:
+        wanted = (self.hard_queues, _sorted(self.hard_resources),
+                  _sorted(self.soft_resources), self.soft_queues, self.pe)
+        object.__setattr__(self, "requests_key", wanted)
+        object.__setattr__(self, "category", wanted + (self.owner, self.group, self.project))
 
     def with_pe(self, name: str) -> "PlacementJob":
         """The same job asking for the PE ``name`` (``qstat -j`` asks PE by PE)."""

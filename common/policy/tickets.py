@@ -444,6 +444,8 @@ class _Trial:
     def value(self, category: _Category) -> float:
         holder, sums, pool, weights = category.holder, self.sums, self.pool, self.weights
         total = 0.0
+        # the user, project and department parts are written out, not a loop over the
+        # three: this runs for every pending task valued one by one
         if holder.user is not None:
             share, summed = category.user, sums.user + PENDING_SUM_EPSILON
             if self.shared:

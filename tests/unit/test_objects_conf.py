@@ -347,3 +347,19 @@ def test_bool_parsing_accepts_only_grid_engine_words(text: str) -> None:
     else:
         with pytest.raises(ConfError):
             cv.parse_bool(text)
+
+
+@pytest.mark.parametrize("name,value,why", [
+    ("algorithm", "fast", 'default is the only scheduling algorithm; only "default"'),
+    ("params", "MONITOR=1", 'only "none" is accepted'),
+    ("reprioritize_interval", "0:5:0", "does not renice running jobs by their tickets"),
+    ("max_reservation", "10", "this version has no resource reservation"),
+    ("default_duration", "8:0:0", "it serves resource reservation"),
+])
+def test_scheduler_parameters_nothing_serves_are_refused(name: str, value: str,
+                                                         why: str) -> None:
+    """A value that would be stored and do nothing is refused, saying why; the default
+    (and its other spellings) passes."""
+    assert why in error_of(check_value, "sched", name, value)
+    default = dict(template("sched"))[name]
+    assert check_value("sched", name, default) == default

@@ -338,3 +338,17 @@ def test_a_wide_job_without_a_pe_name_gets_its_slots() -> None:
     result = simulate(Workload((wide, job(2, 0, 10, "b", slots=2))), cfg.new_cell(1, 4))
     assert sum(g[2] for g in result.runs[1].granted) == 3
     assert result.runs[2].start == 10  # one slot of four left: it waits
+
+
+def test_a_job_without_a_department_gets_its_owners() -> None:
+    """SWF names no department: the simulation gives each job its owner's, as the
+    qmaster does at submission (the first DEPT list naming the owner, else the default)."""
+    from dataclasses import replace
+    from common.objects_conf.userset import userset_pairs
+    config = cfg.new_cell(1, 1)
+    usersets = dict(config.conf.get("userset") or {})
+    usersets["physics"] = userset_pairs("physics", "DEPT", ["a"])
+    config = replace(config, conf={**config.conf, "userset": usersets})
+    sim = Simulation(Workload([job(1, 0, 10), job(2, 0, 10, owner="b")]), config)
+    assert sim.jobs[1].department == "physics"
+    assert sim.jobs[2].department == "defaultdepartment"
