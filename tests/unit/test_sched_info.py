@@ -15,6 +15,8 @@ from common.placement.caps import INSTANCES_REASON, USER_LIMIT_REASON
 from common.sched_info import (BAD_JOB_LIST, BAD_PARAMETER, NO_MESSAGES, NOT_EVERY_JOB,
                                TURNED_OFF, JobInfo, JobInfoError, PendingJob, RunningGrant,
                                parse_job_info, run_log_lines, stamp)
+from tests.unit.test_cap_orders import set_conf
+from tests.unit.test_qmaster_core import ALICE, ROOT, Harness
 
 REFERENCE = Path(__file__).resolve().parents[1] / "data" / "reference" / "policy"
 
@@ -145,10 +147,6 @@ def test_the_setting_decides_which_jobs_are_logged() -> None:
 
 
 # ------------------------------------------------------------------ through the qmaster
-
-from tests.unit.test_cap_orders import set_conf  # noqa: E402
-from tests.unit.test_qmaster_core import ALICE, ROOT, Harness  # noqa: E402
-
 
 @pytest.fixture
 def qm(tmp_path: Path) -> Harness:
