@@ -3,20 +3,26 @@
 ``test_qstat_ext_equals_8_1_9s_golden_figures`` rebuilds the ``golden*`` situations of
 tests/data/reference/policy/ (README.md, "Golden scenarios") through the real ``qconf``,
 ``qsub``-equivalent submissions, ``qalter`` and ``qmod`` and compares ``qstat -ext`` and
-``qstat -pri`` with the captures row by row: every column but the job id, the owner (other
-accounts here), the submission date and, for running jobs, the queue's host name and the
-cpu/mem/io usage columns (a running job's usage depends on when the execd last reported).
+``qstat -pri`` (and ``-urg`` where captured) with the captures row by row, order included:
+every column but the job id (mapped by submission order), the owner (other accounts
+here), the submission/start date and, for running jobs, the queue's host name and the
+cpu/mem/io usage columns (a running job's usage depends on when the execd last reported;
+8.1.9 showed NA for one of its four). Not compared: the -xml forms (the same figures) and
+``golden*-share-mon`` (8.1.9's long-term usage columns carry usage of earlier groups).
 
 ``test_two_users_with_shares_80_20_get_80_20_of_the_slot_time`` runs CPU-burning jobs of
-two users, submitted alternately, on a two-slot cell with a share tree 80/20 and measures
-each user's slot time from the accounting file.
+two users, submitted alternately, on a four-slot cell with a share tree 80/20 (only the
+share tree weighs) and measures each user's slot time from the accounting file while both
+had jobs waiting: some 83/17 here; 50/50 with ``weight_tickets_share 0`` (first come,
+first served).
 
 Both need two accounts besides ours (root only, ``tests.identity``).
 """
 from __future__ import annotations
 
+import os
+import shlex
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from clients.api import Client, job_request
+from clients.api import job_request
 from common.accounting import read_records
 from deploy.cell import LocalCell
 from qmaster.policy_view import MAX_AGE
@@ -44,7 +50,6 @@ def run(env: dict[str, str], name: str, *args: str) -> str:
 
 
 def cell_env(local: LocalCell) -> dict[str, str]:
-    import os
     return {**os.environ, "PYGE_ROOT": str(local.cell.root), "PYGE_CELL": "default"}
 
 
@@ -85,12 +90,14 @@ def comparable(row: list[str], option: str, job_ids: dict[str, int], users: dict
             # job prior ntckts name user project department state cpu mem io tckts ...
             out = out[:8] + out[11:]
             out[-2] = out[-2].split("@")[0]  # queue instance: all.q@<host>
-    else:
-        # job prior nurg npprior ntckts ppri name user state date time [queue] slots
-        out[7] = users[out[7]]
-        out = out[:9] + out[11:]
-        if len(out) == 11:
-            out[9] = out[9].split("@")[0]
+        return out
+    # -pri: job prior nurg npprior ntckts ppri name user state date time [queue] slots
+    # -urg: job prior nurg urg rrcontr wtcontr dlcontr name user state date time [queue] ...
+    user = 7 if option == "-pri" else 8
+    out[user] = users[out[user]]
+    out = out[:user + 2] + out[user + 4:]
+    if len(out) == user + 4:
+        out[user + 2] = out[user + 2].split("@")[0]
     return out
 
 
@@ -147,7 +154,7 @@ def test_qstat_ext_equals_8_1_9s_golden_figures(
     captured_ids = [77, 78, 79, 80, 81, 82]
 
     # the qmaster's policy view answers qstat at once: nothing to wait for
-    for option in ("-ext", "-pri"):
+    for option in ("-ext", "-pri", "-urg"):
         compare(env, f"golden1-qstat-{option[1:]}", option, ids, captured_ids, accounts)
 
     # golden2: 8.1.9's qalter -ot 20 (root) on job 81, qalter -p -100 (owner) on job 79
@@ -168,6 +175,107 @@ def test_qstat_ext_equals_8_1_9s_golden_figures(
                                 if t["state"] == "running") == sorted(ids[i] for i in
                                                                       (0, 1, 3, 4)) or None,
                  60, "jobs 1, 2, 4, 5 to run (8.1.9's 77, 78, 80, 81)")
-    for option in ("-ext", "-pri"):
+    for option in ("-ext", "-pri", "-urg"):
         compare(env, f"golden4-qstat-{option[1:]}", option, ids, captured_ids, accounts)
     run(env, "qdel", *map(str, ids))
+
+
+# -- 80/20 on a live cell ------------------------------------------------------------
+
+# Four slots, not two: 8.1.9's share tree gives a user's next pending job the user's short
+# term target divided by (its running jobs + 1), so on a few slots the delivered share
+# settles where bob's first job outweighs alice's next one. With bob's usage share x of
+# the two, stt_bob / stt_alice = (1 - x) / (16 x) (sharetree.py: shr = shares^2 / usage),
+# and bob gets a free slot while that exceeds 1 / (alice's running jobs + 1): on 2 slots
+# while x < 1/9 (a first run here: 89/11), on 3 while x < 3/19, on 4 while x < 1/5.
+SLOTS = 4
+PER_USER = 90     # many more jobs than slots: both users keep the cell full throughout
+MEASURED = 80     # finished jobs over which the slot time is measured
+BURN_SECONDS = 1.0
+TOLERANCE = 0.10  # of the slot time, for a run of some 80 one-second jobs
+# wall time, not CPU time: on a shared machine a CPU-time loop would last as long as others
+# let it; every job holds its slot the same time and books the CPU it got as its usage
+BURN = (f"import time; t = time.time() + {BURN_SECONDS}; "  # (one line: a job's argument)
+        "all(time.time() < t for _ in iter(int, 1))")
+
+
+def fairshare_sconf(env: dict[str, str], share_tickets: int) -> str:
+    """The cell's scheduler configuration with only the share tree deciding: no urgency
+    (else waiting time competes), no functional or -p weight; halftime 1 hour, so that
+    nothing the test books decays away within it."""
+    wanted = {"weight_tickets_share": str(share_tickets), "weight_tickets_functional": "0",
+              "weight_urgency": "0.000000", "weight_priority": "0.000000",
+              "weight_ticket": "1.000000", "weight_waiting_time": "0.000000",
+              "halftime": "1", "usage_weight_list": "cpu=1.000000,mem=0.000000,io=0.000000"}
+    lines = []
+    for line in run(env, "qconf", "-ssconf").splitlines():
+        name = line.split(None, 1)[0] if line.strip() else ""
+        lines.append(f"{name} {wanted[name]}" if name in wanted else line)
+    return "\n".join(lines) + "\n"
+
+
+def slot_seconds(records: list[Any], start: float, end: float, owner: str) -> float:
+    """Slot time ``owner``'s jobs held within [start, end] (accounting's start and end)."""
+    return sum(max(0.0, min(r.end_time, end) - max(r.start_time, start)) * r.slots
+               for r in records if r.owner == owner and r.start_time > 0)
+
+
+def run_fair_share(local: LocalCell, env: dict[str, str], tmp: Path, share_tickets: int
+                   ) -> tuple[float, float, str]:
+    """Both users' jobs, alternately submitted, on a full cell; their shares of
+    the slot time while both had jobs waiting, and the figures as text."""
+    accounts: tuple[str, str] = tuple(other_users(2))  # type: ignore[assignment]
+    load_file(env, tmp, "-Msconf", fairshare_sconf(env, share_tickets))
+    for account in accounts:
+        load_file(env, tmp, "-Auser", f"name {account}\noticket 0\nfshare 0\n"
+                                      "delete_time 0\ndefault_project NONE\n")
+    load_file(env, tmp, "-Astree",
+              f"id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,2\n"
+              f"id=1\nname={accounts[0]}\ntype=0\nshares=80\nchildnodes=NONE\n"
+              f"id=2\nname={accounts[1]}\ntype=0\nshares=20\nchildnodes=NONE\n")
+    run(env, "qmod", "-d", "all.q")
+    # (a binary job's command line goes through the shell, as in Grid Engine: quoted)
+    job = job_request("/usr/bin/python3", ["-c", shlex.quote(BURN)], binary=True, job_name="burn",
+                      stdout_paths=["/dev/null"], merge_output=True)
+    ids: list[int] = []
+    with client_as(local.cell, accounts[0]) as alice, client_as(local.cell, accounts[1]) as bob:
+        for _ in range(PER_USER):  # alice's and bob's alternately: FIFO would be 50/50
+            ids += alice.submit([job])
+            ids += bob.submit([job])
+    run(env, "qmod", "-e", "all.q")
+
+    path, ours = local.cell.accounting_path, set(ids)
+
+    def finished() -> list[Any] | None:
+        records = [r for r in read_records(path) if r.job_number in ours] \
+            if path.exists() else []
+        return records if len(records) >= MEASURED else None
+    records = wait_for(finished, 60 + 4 * MEASURED * BURN_SECONDS / SLOTS,
+                       f"{MEASURED} jobs to finish", interval=0.2)
+    run(env, "qmod", "-d", "all.q")
+    with client(local) as cl:
+        cl.delete([{"job_id": job_id} for job_id in ids])
+        wait_for(lambda: not [t for t in cl.jobs(ids)["tasks"]
+                              if t["state"] in ("running", "transferring")] or None,
+                 30, "the last jobs to end")
+    records = [r for r in read_records(path) if r.job_number in ours]
+    ends = sorted(r.end_time for r in records if r.start_time > 0)
+    window = (min(r.start_time for r in records if r.start_time > 0), ends[MEASURED - 1])
+    held = [slot_seconds(records, *window, account) for account in accounts]
+    total = sum(held) or 1.0
+    order = "".join("AB"[r.owner == accounts[1]] for r in
+                    sorted(records, key=lambda r: (r.start_time, r.job_number))
+                    if r.start_time > 0)
+    text = (f"weight_tickets_share {share_tickets}: over {window[1] - window[0]} s, "
+            f"alice (80 shares) held {held[0]:.0f} slot-s = {held[0] / total:.1%}, "
+            f"bob (20 shares) {held[1]:.0f} slot-s = {held[1] / total:.1%}; "
+            f"order of starts {order}")
+    print("\n" + text)
+    return held[0] / total, held[1] / total, text
+
+
+@needs_root
+def test_two_users_with_shares_80_20_get_80_20_of_the_slot_time(tmp_path: Path) -> None:
+    with running_cell(tmp_path, slots=SLOTS, load_interval=0.5) as local:
+        alice, bob, text = run_fair_share(local, cell_env(local), tmp_path, 10000)
+    assert abs(alice - 0.8) <= TOLERANCE and abs(bob - 0.2) <= TOLERANCE, text
