@@ -1,8 +1,8 @@
 """``qconf -tsm``: trigger scheduler monitoring (qmaster.sched_monitor writes the run log
-``$SGE_ROOT/$SGE_CELL/common/schedd_runlog``). As in 8.1.9 it needs no administrative
-host check of its own; the qmaster's answer, ``root@vm triggers scheduler monitoring``
-or 8.1.9's refusal of a non-manager, goes to stderr. 8.1.9 exits 0 after either (its
-refusal is a warning); so does this."""
+``$SGE_ROOT/$SGE_CELL/common/schedd_runlog``). The qmaster checks who asks (a manager,
+on an administrative host, where qconf runs anyway); its answer, ``root@vm triggers
+scheduler monitoring`` or 8.1.9's refusal of a non-manager, goes to stderr. 8.1.9 exits 0
+after either (its refusal is a warning); so does this. Any other refusal exits 1."""
 from __future__ import annotations
 
 from typing import Callable
