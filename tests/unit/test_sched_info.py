@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
+from clients.api import ClientError
 from clients.render.qstat_job import render_global_messages, render_job_detail
 from common.placement.caps import INSTANCES_REASON, USER_LIMIT_REASON
 from common.sched_info import (BAD_JOB_LIST, BAD_PARAMETER, NO_MESSAGES, NOT_EVERY_JOB,
@@ -246,3 +247,31 @@ def test_a_run_log_explains_a_bounded_number_of_jobs(qm: Harness,
     assert lines[2:] == [f"Job {waiting[0]} {full}", f"Job {waiting[1]} {full}",
                          "1 more pending jobs are not listed: a run log lists the first 2",
                          "--------------STOP-SCHEDULER-RUN-------------"]
+
+
+# ------------------------------------------------------------------ qconf -tsm's words
+
+class _TsmClient:
+    def __init__(self, refusal: tuple[str, str] | None = None) -> None:
+        self.refusal = refusal
+
+    def trigger_monitor(self) -> dict[str, str]:
+        if self.refusal:
+            raise ClientError(*self.refusal)
+        return {"message": "root@vm triggers scheduler monitoring"}
+
+
+@pytest.mark.parametrize("refusal, stderr, status", [
+    (None, "root@vm triggers scheduler monitoring\n", 0),  # g7-qconf-tsm
+    # 8.1.9's refusal is a warning: qconf prints it and exits 0
+    (("denied", "starting scheduler monitoring requires manager privileges"),
+     "starting scheduler monitoring requires manager privileges\n", 0),
+    (("error", "cannot write the scheduler run log /x: is not a regular file"),
+     "cannot write the scheduler run log /x: is not a regular file\n", 1)])
+def test_qconf_tsm_prints_the_answer_on_stderr(refusal: tuple[str, str] | None, stderr: str,
+                                               status: int,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from clients.qconf.main import Session, run as qconf_run
+    client = _TsmClient(refusal)
+    assert qconf_run(["-tsm"], Session(lambda: client)) == status
+    assert capsys.readouterr() == ("", stderr)
