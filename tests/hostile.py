@@ -27,6 +27,12 @@ REPEATED_RANGES = 400   # the issue's 9.6 KB hold request
 FRAME_BYTES = 8 << 20   # the 8 MB frames of empty lists
 WAITS = 2000            # past the qmaster's cap of waits per user (MAX_USER_WAITS)
 SCRIPT_BYTES = 5 << 20  # past the default MAX_SCRIPT_SIZE (4M)
+# the requests docs/security.md lets any user send (the gate's rules, stated here apart
+# from qmaster/gate.py's own table so that the tests check it)
+USER_TYPES = frozenset({"ping", "submit", "job_query", "cluster_query", "delete", "hold",
+                        "release", "alter", "wait", "conf_get", "conf_put", "conf_del",
+                        "userset_entries", "qmod", "clear_usage", "usage_query",
+                        "share_tree_query", "trigger_monitor"})
 
 
 def raw_socket(cell: Cell, user: str | None) -> zmq.Socket:

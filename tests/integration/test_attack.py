@@ -136,6 +136,7 @@ from execd.service import PING_SECONDS
 from qmaster.host_rights import same_host
 from qmaster.spool import SqliteSpool
 from qmaster.store import FINISHED_JOBS_KEPT, Store
+from tests.hostile import USER_TYPES
 from tests.identity import CANDIDATES, effective_ids
 from tests.integration.cellutil import hostname, is_dead, true_job
 from tests.strategies import minimal, mostly_valid, mutated, wire_refusal
@@ -165,10 +166,6 @@ INTRUDER_HOST = "127.0.0.1"  # what the qmaster calls a remote peer on loopback
 
 # ---- who may send what: the gate's rules as docs/security.md states them ----------------
 LOCAL, REMOTE, EXECD, SCHEDULER = "local", "remote", "execd", "scheduler"
-USER_TYPES = frozenset({"ping", "submit", "job_query", "cluster_query", "delete", "hold",
-                        "release", "alter", "wait", "conf_get", "conf_put", "conf_del",
-                        "userset_entries", "qmod", "clear_usage", "usage_query",
-                        "trigger_monitor"})
 EXECD_TYPES = frozenset({"ping", "register", "load_report", "job_started", "job_finished",
                          "job_start_failed"})
 SCHEDULER_TYPES = frozenset({"ping", "snapshot", "orders"})

@@ -53,7 +53,7 @@ from common.schema import Struct
 from common.wire import MESSAGE_SCHEMAS, PROTOCOL_VERSION
 from deploy.cell import LocalCell
 from clients.api import ClientError
-from tests.hostile import raw_socket
+from tests.hostile import USER_TYPES, raw_socket
 from tests.identity import CANDIDATES
 from tests.integration.cellutil import client, is_dead, pid_of, true_job
 from tests.strategies import accepted, anything, minimal, mostly_valid, refused
@@ -71,10 +71,6 @@ values = anything
 TYPES = sorted(MESSAGE_SCHEMAS)
 # What a user may send (qmaster/gate.py): every other request type is refused "denied"
 # when it comes through the Unix socket (types no peer may send: unknown_type).
-USER_TYPES = frozenset({"ping", "submit", "job_query", "cluster_query", "delete", "hold",
-                        "release", "alter", "wait", "conf_get", "conf_put", "conf_del",
-                        "userset_entries", "qmod", "clear_usage", "usage_query",
-                        "trigger_monitor"})
 # Well-typed requests a user may send; excluded are those whose legitimate effect could
 # keep the final job from running (a manager's configuration change, when the fuzzer is
 # a manager: see fuzz_user).
