@@ -13,6 +13,7 @@ from typing import Any
 from common import task_ranges
 from common.model import UserInfo
 from qmaster.policy_view import PolicyView
+from qmaster.reprioritize import TicketSender
 from qmaster.store import Batch, Store
 from qmaster.usage_book import UsageBook
 
@@ -167,6 +168,8 @@ class Services:
     log: Any = None  # structlog logger of the daemon, or None
     # the scheduling policy's figures for qstat, worked out when asked (qmaster.policy_view)
     policy_view: PolicyView = field(default_factory=PolicyView)
+    # when the running tasks' tickets are next due at the execds (qmaster.reprioritize)
+    ticket_sender: TicketSender = field(default_factory=TicketSender)
     usage: UsageBook = field(default_factory=UsageBook)  # share tree usage (spooled)
 
     def job_log(self, event: str, **fields: Any) -> None:
