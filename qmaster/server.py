@@ -581,8 +581,7 @@ class QmasterServer:
             lambda: self.services.policy_view.result(self.store, now, self.services.seq,
                                                      self.services.usage))
         for host, body in due.items():
-            identity = execd_link.execd_identity(
-                Ctx(self.store, Batch(), self.services, b"", 0, now, {}), host)
+            identity = self.services.execd_routes.get(host, b"")
             if identity:  # (an execd not connected gets the next list)
                 self._send(identity, wire.encode("job_tickets", body))
 
