@@ -10,7 +10,7 @@ A changed scheduler configuration also sets the global configuration's ``reprior
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -84,7 +84,8 @@ class TicketSender:
     sent_to: set[str] = field(default_factory=set)
 
     def messages(self, conf: Mapping[str, Mapping[str, list[list[str]]]], now: float,
-                 tasks: Iterable[Task], result_of: Any) -> dict[str, dict[str, Any]]:
+                 tasks: Iterable[Task], result_of: Callable[[], PolicyResult]
+                 ) -> dict[str, dict[str, Any]]:
         """host -> the ``job_tickets`` body due for it now (none when not due);
         ``result_of()``: the policy's result, asked only when tickets are due."""
         every = interval(conf)
