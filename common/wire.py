@@ -519,6 +519,7 @@ MAX_QMOD_ITEMS = 4096
 # transaction (about 150 microseconds each), so this bounds how long one user's bulk
 # submission holds up every other request (issue 12); more go in several requests.
 MAX_SUBMIT_JOBS = 5000
+MAX_TICKET_ITEMS = 1 << 16  # running tasks of one host in one job_tickets message
 
 
 def _submitted_jobs() -> ListOf:
@@ -637,6 +638,13 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
                                            "action": Str(choices=JOB_ACTIONS)},
                                  optional={"dispatched": (_seconds(), 0.0)}),
     "finished_ack": lambda: Struct(required={"job_id": _job_id(), "task_id": _task_id()}),
+    # every sched_conf(5) reprioritize_interval: the tickets of the execd's running tasks
+    # (one message per execd, bounded by the tasks a host can run); "reprioritize"
+    # false (once, when the interval became 0): stop renicing, give back queue priorities
+    "job_tickets": lambda: Struct(optional={"reprioritize": (Bool(), True)},
+                                  required={"tickets": ListOf(
+        Struct(required={"job_id": _job_id(), "task_id": _task_id(),
+                         "tickets": Float(0.0, 1e15)}), max_items=MAX_TICKET_ITEMS)}),
     # scheduler -> qmaster
     # the snapshot comes in parts (qmaster.snapshot): none for the first (configuration,
     # hosts and the first jobs), then the "after" job id each part names for the next
@@ -687,7 +695,7 @@ MESSAGE_FIELDS = MESSAGE_SCHEMAS  # the message types (older name)
 
 # Which message types a peer may send to the qmaster's request endpoint.
 REQUEST_TYPES = frozenset(_BUILDERS) - {"reply", "error", "start_job", "signal_job",
-                                        "finished_ack"}
+                                        "finished_ack", "job_tickets"}
 
 
 class WireError(Exception):

@@ -33,7 +33,9 @@ from common.conf_values import seconds_or
 from execd import cgroups as cgroups_mod
 from execd import jobdir, safefs
 from execd.launcher import Launcher, is_shepherd_alive
+from common.policy import ptf
 from execd.load import execd_param, sample_load, with_sensor_values
+from execd.reprioritize import Reprioritizer
 from execd.sensors import Answer, SensorSet, sensor_commands
 from execd.shepherd import request_action
 
@@ -91,6 +93,8 @@ class ExecdService:
         self.sensors = SensorSet(host, self._sensor_log)
         self.sensed = Answer()  # the load sensors' last values
         self._sensor_conf: tuple[str, str] | None = None
+        # renicing running tasks by their tickets (sched_conf(5) reprioritize_interval)
+        self.ptf = Reprioritizer(self._log)
 
     def stop(self) -> None:
         self._stop.set()
@@ -238,6 +242,11 @@ class ExecdService:
             self._start_job(body)
         elif msg_type == "signal_job":
             self._signal_job(body)
+        elif msg_type == "job_tickets":
+            if body["reprioritize"]:
+                self.ptf.tickets(body["tickets"])
+            else:
+                self.ptf.configure(False, None, self._job_dirs())
 
     def _on_reply(self, msg_type: str, request_id: int, body: dict[str, Any]) -> None:
         item = self.pending.pop(request_id, None)
@@ -284,6 +293,9 @@ class ExecdService:
         if self.load_interval is None:
             report = str(body.get("load_report_time", "00:00:40"))
             self._interval = seconds_or(report, 40.0) or 40.0  # never a busy loop
+        if "reprioritize" in body:  # sge_conf(5) reprioritize, PTF_MIN/MAX_PRIORITY
+            self.ptf.configure(str(body["reprioritize"]).lower() in ("1", "true"),
+                               str(body.get("execd_params", "none")), self._job_dirs())
         if "load_sensor" in body:  # (the answers to pings carry no configuration)
             self._configure_sensors(str(body["load_sensor"]),
                                     str(body.get("execd_params", "none")))
@@ -475,6 +487,7 @@ class ExecdService:
         self._interval = self.load_interval or 40.0
         next_scan = time.monotonic() + RESCAN_SECONDS
         next_ping = time.monotonic() + PING_SECONDS
+        next_ptf = time.monotonic() + ptf.SCHEDULE_SECONDS
         while not self._stop.is_set():
             await asyncio.sleep(0.25)
             now = time.monotonic()
@@ -488,6 +501,12 @@ class ExecdService:
             if self.registered and now >= next_ping:
                 next_ping = now + PING_SECONDS
                 self._replace_request("ping", {})
+            if now >= next_ptf:
+                next_ptf = now + ptf.SCHEDULE_SECONDS
+                try:
+                    self.ptf.step(self._job_dirs())
+                except Exception as exc:  # noqa: BLE001 - the timers must go on
+                    self._log("error", "reprioritizing failed", error=repr(exc))
             if now >= next_scan:
                 next_scan = now + RESCAN_SECONDS
                 if self.registered:

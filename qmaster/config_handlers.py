@@ -57,6 +57,7 @@ from qmaster.policy_objects import (SHARETREE_KIND, check_not_in_sharetree,
                                     check_project_name_free, check_user, delete_sharetree,
                                     put_sharetree)
 from qmaster.rqs_handlers import KIND as RQS_KIND
+from qmaster.reprioritize import sync_global_conf
 from qmaster.rqs_handlers import put_rule_set
 from qmaster.store import LIST_KINDS
 from qmaster.userset_handlers import (check_lists_exist, check_unreferenced, check_userset,
@@ -240,6 +241,8 @@ def handle_conf_put(ctx: Ctx) -> dict[str, Any]:
         check_userset(pairs, mode, ctx.store.conf["userset"])
     before = _instance_names(ctx) if kind in INSTANCE_KINDS else set()
     ctx.store.put_conf(ctx.batch, kind, name, pairs)
+    if kind == "sconf":  # sge_conf(5) reprioritize follows reprioritize_interval
+        sync_global_conf(ctx)
     if kind == "hgrp":
         _add_member_exechosts(ctx, pairs)
     if kind in INSTANCE_KINDS:

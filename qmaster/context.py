@@ -14,6 +14,7 @@ from typing import Any
 from common import task_ranges
 from common.model import UserInfo
 from qmaster.policy_view import PolicyView
+from qmaster.reprioritize import TicketSender
 from qmaster.store import Batch, Store
 from qmaster.usage_book import UsageBook
 
@@ -168,6 +169,8 @@ class Services:
     log: Any = None  # structlog logger of the daemon, or None
     # the scheduling policy's figures for qstat, worked out when asked (qmaster.policy_view)
     policy_view: PolicyView = field(default_factory=PolicyView)
+    # when the running tasks' tickets are next due at the execds (qmaster.reprioritize)
+    ticket_sender: TicketSender = field(default_factory=TicketSender)
     usage: UsageBook = field(default_factory=UsageBook)  # share tree usage (spooled)
     runlog_path: Path | None = None  # qconf -tsm's schedd_runlog (qmaster.sched_monitor)
 

@@ -83,7 +83,7 @@ def handle_register(ctx: Ctx) -> dict[str, Any]:
 
 # what the execd takes from its configuration (host-local over global, sge_conf(5))
 EXECD_CONF = (("load_report_time", "00:00:40"), ("load_sensor", "none"),
-              ("execd_params", "none"))
+              ("execd_params", "none"), ("reprioritize", "0"))
 
 
 def _host_reply(ctx: Ctx, host: str) -> dict[str, Any]:

@@ -569,6 +569,24 @@ class QmasterServer:
             except Exception as exc:  # noqa: BLE001 - the heartbeat must go on
                 self._error("deleting automatic user objects failed", error=repr(exc),
                             exc_info=True)
+            try:
+                self._send_tickets()
+            except Exception as exc:  # noqa: BLE001 - the heartbeat must go on
+                self._error("sending tickets to the execds failed", error=repr(exc),
+                            exc_info=True)
+
+    def _send_tickets(self) -> None:
+        """Every reprioritize_interval: each execd the tickets of its running tasks
+        (qmaster.reprioritize)."""
+        now = time.time()
+        due = self.services.ticket_sender.messages(
+            self.store.conf, now, self.store.active_tasks(),
+            lambda: self.services.policy_view.result(self.store, now, self.services.seq,
+                                                     self.services.usage))
+        for host, body in due.items():
+            identity = self.services.execd_routes.get(host, b"")
+            if identity:  # (an execd not connected gets the next list)
+                self._send(identity, wire.encode("job_tickets", body))
 
     def _check_hosts(self) -> None:
         """Hosts not heard of for max_unheard become unknown (queue state ``u``); the

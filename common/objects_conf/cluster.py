@@ -15,7 +15,7 @@ from typing import Callable, Mapping, Sequence
 from common.conf_values import (Check, check_assignments, check_bool, check_choice,
                                 check_double6, check_names, check_none_string, check_string,
                                 check_time, check_ulong, check_ulong_range, either, parse_bool,
-                                parse_double, parse_memory, parse_time, split_assignments)
+                                parse_double, parse_memory, split_assignments)
 from common.conffile import ConfError, Pairs, render_conf
 from common.objects_conf.base import Attr, ObjectKind
 from common.objects_conf.queue import SLOTS_MAX, check_object_name
@@ -287,13 +287,6 @@ def _only(accepted: str, same: Callable[[str], bool], why: str) -> Check:
     return check
 
 
-def _zero_time(text: str) -> bool:
-    try:
-        return parse_time(text) == 0
-    except ConfError:
-        return False
-
-
 _NOT_BUILT = {
     # sched_conf(5): "Currently default is the only allowed setting"
     "algorithm": _only("default", lambda v: v == "default",
@@ -301,8 +294,6 @@ _NOT_BUILT = {
     "params": _only("none", lambda v: v.lower() == "none",
                     "no scheduler parameters (PROFILE, MONITOR, DURATION_OFFSET, ...) are "
                     "supported by this version"),
-    "reprioritize_interval": _only("0:0:0", _zero_time, "this version does not renice "
-                                   "running jobs by their tickets"),
     "max_reservation": _only("0", lambda v: v.strip() == "0", "this version has no "
                              "resource reservation"),
     "default_duration": _only("INFINITY", lambda v: v.upper() == "INFINITY",
@@ -319,7 +310,7 @@ _SCHED = (
     ("schedd_job_info", "true", check_schedd_job_info),
     ("flush_submit_sec", "0", check_ulong), ("flush_finish_sec", "0", check_ulong),
     ("params", "none", _NOT_BUILT["params"]),
-    ("reprioritize_interval", "0:0:0", _NOT_BUILT["reprioritize_interval"]),
+    ("reprioritize_interval", "0:0:0", check_time),
     ("halftime", "168", check_ulong),
     ("usage_weight_list", "cpu=1.000000,mem=0.000000,io=0.000000", check_weight_list),
     ("compensation_factor", "5.000000", check_double6),

@@ -349,10 +349,16 @@ def test_bool_parsing_accepts_only_grid_engine_words(text: str) -> None:
             cv.parse_bool(text)
 
 
+def test_reprioritize_interval_takes_a_time() -> None:
+    """reprioritize_interval renices running jobs (execd/reprioritize.py): any time."""
+    assert check_value("sched", "reprioritize_interval", "0:0:1") == "0:0:1"
+    assert "reprioritize_interval" in error_of(check_value, "sched",
+                                               "reprioritize_interval", "soon")
+
+
 @pytest.mark.parametrize("name,value,why", [
     ("algorithm", "fast", 'default is the only scheduling algorithm; only "default"'),
     ("params", "MONITOR=1", 'only "none" is accepted'),
-    ("reprioritize_interval", "0:5:0", "does not renice running jobs by their tickets"),
     ("max_reservation", "10", "this version has no resource reservation"),
     ("default_duration", "8:0:0", "it serves resource reservation"),
 ])
