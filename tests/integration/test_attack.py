@@ -136,6 +136,7 @@ from execd.service import PING_SECONDS
 from qmaster.host_rights import same_host
 from qmaster.spool import SqliteSpool
 from qmaster.store import FINISHED_JOBS_KEPT, Store
+from tests.cellconf import without_load_thresholds
 from tests.identity import CANDIDATES, effective_ids
 from tests.integration.cellutil import hostname, is_dead, true_job
 from tests.strategies import minimal, mostly_valid, mutated, wire_refusal
@@ -167,7 +168,8 @@ INTRUDER_HOST = "127.0.0.1"  # what the qmaster calls a remote peer on loopback
 LOCAL, REMOTE, EXECD, SCHEDULER = "local", "remote", "execd", "scheduler"
 USER_TYPES = frozenset({"ping", "submit", "job_query", "cluster_query", "delete", "hold",
                         "release", "alter", "wait", "conf_get", "conf_put", "conf_del",
-                        "userset_entries", "qmod", "clear_usage", "usage_query"})
+                        "userset_entries", "qmod", "clear_usage", "usage_query",
+                        "share_tree_query"})
 EXECD_TYPES = frozenset({"ping", "register", "load_report", "job_started", "job_finished",
                          "job_start_failed"})
 SCHEDULER_TYPES = frozenset({"ping", "snapshot", "orders"})
@@ -894,12 +896,15 @@ def requests_of(data: st.DataObject, siege: Siege) -> list[Req]:
 
 @pytest.fixture(scope="module")
 def attack_cell(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCell]:
-    """One running cell (qmaster, scheduler, one execd with 4 slots) for the module."""
+    """One running cell (qmaster, scheduler, one execd with 4 slots) for the module.
+    Without load thresholds, like every test cell: on a busy machine np_load_avg passes
+    the default 1.75 and the harness's jobs would never start."""
     root = tmp_path_factory.mktemp("attack")
     os.chmod(root, 0o755)
     local = LocalCell(Cell(root))
     try:
         local.up(execds=1, slots=4, port=0)
+        without_load_thresholds(local.cell)
         yield local
     finally:
         local.down()
