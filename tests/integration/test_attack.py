@@ -137,6 +137,7 @@ from qmaster.host_rights import same_host
 from qmaster.spool import SqliteSpool
 from qmaster.store import FINISHED_JOBS_KEPT, Store
 from tests.hostile import USER_TYPES
+from tests.cellconf import without_load_thresholds
 from tests.identity import CANDIDATES, effective_ids
 from tests.integration.cellutil import hostname, is_dead, true_job
 from tests.strategies import minimal, mostly_valid, mutated, wire_refusal
@@ -892,12 +893,15 @@ def requests_of(data: st.DataObject, siege: Siege) -> list[Req]:
 
 @pytest.fixture(scope="module")
 def attack_cell(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCell]:
-    """One running cell (qmaster, scheduler, one execd with 4 slots) for the module."""
+    """One running cell (qmaster, scheduler, one execd with 4 slots) for the module.
+    Without load thresholds, like every test cell: on a busy machine np_load_avg passes
+    the default 1.75 and the harness's jobs would never start."""
     root = tmp_path_factory.mktemp("attack")
     os.chmod(root, 0o755)
     local = LocalCell(Cell(root))
     try:
         local.up(execds=1, slots=4, port=0)
+        without_load_thresholds(local.cell)
         yield local
     finally:
         local.down()

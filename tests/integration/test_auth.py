@@ -34,6 +34,7 @@ from common import keys, munge, wire
 from common.cell import Cell, read_act_qmaster
 from common.model import UserInfo
 from deploy.cell import LocalCell
+from tests.cellconf import without_load_thresholds
 from tests.identity import client_as, needs_root, other_users
 from tests.integration.cellutil import hostname, wait_for
 from tests.munged import munged_skip_reason, private_munged
@@ -67,6 +68,7 @@ def cell(tmp_path_factory: pytest.TempPathFactory, munge_socket: str | None
         os.environ[munge.SOCKET_ENV] = munge_socket  # the daemons inherit it
     try:
         local.up(execds=1, slots=4, port=0)
+        without_load_thresholds(local.cell)  # a busy machine must not hold its jobs back
         yield local
     finally:
         local.down()
