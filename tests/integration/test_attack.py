@@ -136,8 +136,8 @@ from execd.service import PING_SECONDS
 from qmaster.host_rights import same_host
 from qmaster.spool import SqliteSpool
 from qmaster.store import FINISHED_JOBS_KEPT, Store
-from tests.hostile import USER_TYPES
 from tests.cellconf import without_load_thresholds
+from tests.hostile import USER_TYPES
 from tests.identity import CANDIDATES, effective_ids
 from tests.integration.cellutil import hostname, is_dead, true_job
 from tests.strategies import minimal, mostly_valid, mutated, wire_refusal
