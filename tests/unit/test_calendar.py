@@ -213,7 +213,7 @@ def test_the_state_holds_until_the_change(cal: tuple[str, str], when: datetime,
         assert calendar_state(year, week, change - timedelta(seconds=1))[0] == state
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=30, deadline=None)  # each example walks a year: ~0.25 s
 @given(calendars, moments)
 def test_a_change_is_the_first_one(cal: tuple[str, str], when: datetime) -> None:
     """Walking minute by minute from ``when`` finds no earlier change than the one

@@ -11,7 +11,7 @@ from common.placement.job import PLACEMENT_OPTS, placement_job, placement_record
 from tests.strategies import accepted, valid
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(valid(JOB_OPTIONS).filter(lambda v: accepted(JOB_OPTIONS, v)))
 def test_the_record_gives_the_placement_view_of_the_whole_job(drawn: dict[str, Any]) -> None:
     opts = check_job_options(drawn)

@@ -22,7 +22,7 @@ def _packed(value: Any) -> bytes:
     return msgpack.packb(value, use_bin_type=True)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(valid(JOB_OPTIONS).filter(lambda v: accepted(JOB_OPTIONS, v)))
 def test_sparse_options_check_back_to_the_same_options(drawn: dict[str, Any]) -> None:
     opts = check_job_options(drawn)
