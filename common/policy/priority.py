@@ -248,14 +248,15 @@ def _task_refs(f: _Figures, conf: PolicyConf, entities: Entities,
         waiting.append(n)
         if count > per_job:
             count = per_job
-        if count == 1 and not job.pending_task_ids:
+        ids = job.pending_task_ids
+        if count == 1 and len(ids) <= 1:
             holder = by_holder.get((job.owner, job.project, job.department, job.job_share,
                                     job.override_tickets))
             if holder is not None:
                 first[n] = i = len(p_jobs)
                 holder.refs.append(i)
                 p_jobs.append(job)
-                p_tasks.append(1)
+                p_tasks.append(ids[0] if ids else 1)
                 p_holders.append(holder)
                 p_submit.append(f.submit[n])
                 continue
