@@ -6,7 +6,8 @@ Owns the attributes in Grid Engine's order (``name``, ``oticket``, ``fshare``, `
 8.1.9's words (tests/data/reference/projects/) and the rules for a project's name. Who
 may submit into a project (the users its ``acl`` access lists hold, less those its
 ``xacl`` lists hold) is ``common.access``'s to decide. ``oticket`` and ``fshare`` are
-kept and shown; no ticket policy uses them yet.
+the override and functional policies' (``common.objects_conf.user.entities``,
+``common.policy``).
 
 Two 8.1.9 details shape the checks: ``acl``/``xacl`` are lists separated by blanks only
 (``arusers,deadlineusers`` is one list name, which then does not exist), and ``NONE``
