@@ -25,7 +25,11 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from common.conffile import ConfError
-from common.policy.model import PROJECT_NODE, USER_NODE, ShareNode
+from common.policy.node_types import PROJECT_NODE, USER_NODE
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from common.policy.model import ShareNode
 
 KIND = "sharetree"
 SHARETREE = "sharetree"  # the one stored object's name
@@ -290,6 +294,7 @@ def share_nodes(stored: Iterable[Sequence[str]] | None,
         return ()
     known = set(projects)
     ids = {id(node): number for number, node in enumerate(root.walk())}
+    from common.policy.model import ShareNode  # (see common/policy/node_types.py)
     return tuple(ShareNode(id=ids[id(node)], name=node.name,
                            type=PROJECT_NODE if node.name in known else node.type,
                            shares=node.shares,

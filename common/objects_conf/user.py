@@ -15,7 +15,10 @@ from typing import Iterable, Mapping, Sequence
 from common.conf_values import get, no_value
 from common.objects_conf.base import Attr, ObjectKind
 from common.objects_conf.project import check_project_name, check_u_long32, name_problem
-from common.policy.model import Entities, Entity
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from common.policy.model import Entities, Entity
 
 KIND = "user"
 NONE = "NONE"
@@ -83,6 +86,7 @@ def user_problem(pairs: Iterable[Sequence[str]], *, add: bool, projects: Iterabl
 def entity_of(pairs: Iterable[Sequence[str]]) -> Entity:
     """``fshare`` and ``oticket`` of a stored user, project or department (access list):
     all three keep them under these names."""
+    from common.policy.model import Entity  # (the records cost a qconf start ~20 ms)
     pairs = list(pairs)
     return Entity(fshare=int(get(pairs, "fshare", "0") or 0),
                   oticket=int(get(pairs, "oticket", "0") or 0))
@@ -103,6 +107,7 @@ def entities(conf: Mapping[str, Mapping[str, Iterable[Sequence[str]]]]) -> Entit
     their ``fshare`` and ``oticket``, from the store's (or mirror's) conf kinds
     ``user``, ``project`` and ``userset``."""
     from common.objects_conf.userset import types_of  # (userset imports queue rules)
+    from common.policy.model import Entities
     usersets = conf.get("userset") or {}
     return Entities(
         users=user_entities(conf.get(KIND) or {}),

@@ -15,13 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
+# the share tree's node types, part of this contract (a module of their own: see there)
+from common.policy.node_types import PROJECT_NODE, USER_NODE  # noqa: F401
+
 # usage_weight_list's names (sched_conf(5)); a usage record maps each to an amount:
 # cpu seconds, mem as GB seconds (integral memory usage), io as GB transferred
 USAGE_NAMES = ("cpu", "mem", "io")
 Usage = Mapping[str, float]
-
-# share tree node types (share_tree(5) ``type``): a user node, or a project node
-USER_NODE, PROJECT_NODE = 0, 1
 
 
 @dataclass(frozen=True, slots=True)

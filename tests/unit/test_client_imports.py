@@ -62,6 +62,10 @@ HEAVY = frozenset({
     "common.cluster", "common.objects_conf", "common.resource", "common.placement",
     "common.quota", "common.accounting", "clients.views.detail", "qmaster", "scheduler",
     "execd",
+    # the scheduling policy's records and core (about 20 ms of dataclasses): the qmaster
+    # works the figures out, the commands only print them
+    "common.policy.model", "common.policy.priority", "common.policy.inputs",
+    "common.policy.usage", "common.policy.tickets", "common.policy.sharetree",
 })
 # what dataclasses and re bring along
 _DATACLASSES = ("dataclasses", "inspect", "ast", "dis", "tokenize", "copy", "weakref",
