@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 
 from clients.api import ClientError
-from clients.qconf.base import QconfError, Session, edit, err, out
+from clients.qconf.base import QconfError, Session, edit, err, out, remove
+from clients.qconf.files import ERROR_READING_IN_FILE
 from clients.qconf.help import HELP
 from common.conffile import ConfError
 from common.objects_conf.sharetree import (
@@ -34,7 +35,6 @@ CHANGED = "changed sharetree"
 MODIFIED = "modified sharetree"
 UNMODIFIED = "no modifications to sharetree"
 CANT_READ = "cant read sharetree: "
-ERROR_READING_IN_FILE = "error reading in file"
 UNSPECIFIED = "found reference to node"
 _ARGS = re.compile(r"[,\s]+")
 
@@ -139,13 +139,7 @@ def show_view(s: Session) -> int:
 
 def delete_tree(s: Session) -> int:
     """``-dstree``."""
-    try:
-        reply = s.client.conf_del(KIND, SHARETREE)
-    except ClientError as exc:
-        err(exc.message)
-        return 1
-    err(reply["message"])
-    return 0
+    return remove(s, KIND, SHARETREE)
 
 
 # ---- node options --------------------------------------------------------------------

@@ -16,7 +16,7 @@ from clients.api import ClientError
 from clients.qconf.base import (
     QconfError, Session, edit, err, out, remove, show_sorted_names,
 )
-from clients.qconf.files import FileError, parse_object_text
+from clients.qconf.files import ERROR_READING_IN_FILE, FileError, parse_object_text
 from common.objects_conf import render_object, template
 
 TYPE_CHECKING = False
@@ -27,7 +27,6 @@ KIND = "user"
 NOT_KNOWN = "{} is not known as a user"
 NO_FILE = "no file argument given"
 EMPTY = "no user list defined"
-ERROR_READING_IN_FILE = "error reading in file"
 FILE_UNCHANGED = "file unchanged"
 _NAMES = re.compile(r"[,\s]+")
 
