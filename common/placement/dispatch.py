@@ -21,7 +21,7 @@ from __future__ import annotations
 import fnmatch
 import heapq
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from common import task_ranges
 from common.cluster import QueueInstance
@@ -35,6 +35,7 @@ from common.placement.load_alarm import HostLoads, InstanceThresholds, exceeded,
 from common.placement.pass_conf import Access, PEConf, matching_pes, pes_at
 from common.placement.quotas import QuotaContext, everywhere
 from common.placement.resources import ResourceView, apply, debits, job_requests
+from common.placement.timeline import AdvanceReservation, Hold, Reservation, ReserveConf
 
 # (job, queue instance) -> True when the job's requests allow that instance
 Matcher = Callable[[PlacementJob, QueueInstance], bool]
@@ -79,6 +80,12 @@ class PassInput:
     # the scheduling policy's order (common.policy: sge_priority(5)): job id -> rank, the
     # first 0; None: -p high first, then job id (the qmaster's own checks)
     order: Mapping[int, int] | None = None
+    # planning over time (common.placement.timeline): None plans nothing and ``holds``
+    # and ``ars`` are not looked at. ``holds``: what the active tasks hold until their
+    # planned ends; ``ars``: the advance reservations not yet ended
+    reserve: ReserveConf | None = None
+    holds: Sequence[Hold] = ()
+    ars: Sequence[AdvanceReservation] = ()
     _by_host: dict[str, list[tuple[SlotKey, InstanceThresholds]]] | None = field(
         default=None, repr=False, init=False)
 
@@ -100,6 +107,8 @@ class PassStats:
     categories: int = 0
     # jobs the pass could not evaluate (job id -> why); they are skipped, the pass goes on
     unevaluable: dict[int, str] = field(default_factory=dict)
+    # the -R y jobs' planned starts found in this pass (at most max_reservation)
+    reservations: list[Reservation] = field(default_factory=list)
 
 
 @dataclass
@@ -292,6 +301,15 @@ def can_run(job: PlacementJob, inp: PassInput) -> bool:
     alone = replace(inp, jobs={0: job}, resources=view, quotas=quotas, caps=None,
                     pending=[{"job_id": 0, "task_id": 1, "version": 0}])
     return bool(dispatch_pass(alone))
+
+
+def ar_admission(ar: PlacementJob, start: float, end: float, inp: PassInput
+                 ) -> tuple[list[list[Any]], str | None] | None:
+    """Where an advance reservation asking what ``ar`` asks (``qrsub -l -pe -q``) would
+    hold its slots from ``start`` to ``end``, with the PE chosen; None when they cannot be
+    guaranteed: some instant of the window lacks them, given the holds' planned ends and
+    the other advance reservations (``inp.reserve``, ``inp.holds``, ``inp.ars``)."""
+    raise NotImplementedError
 
 
 def _category(job: PlacementJob, ranked: list[QueueInstance], inp: PassInput,

@@ -33,6 +33,10 @@ class PlacementJob:
     deadline: float | None = None                # -dl as epoch seconds
     job_share: int = 0                           # -js
     override_tickets: int = 0                    # -ot
+    # planning (common.placement.timeline): -R y asks the pass for a reservation when the
+    # job cannot start now; -ar id confines the job to that advance reservation's slots
+    reserve: bool = False
+    ar_id: int | None = None
     # What the job asks for, whoever asks: where it may go depends on no more when no
     # access list tells owners or projects apart. Made once: every pass asks each job.
     requests_key: tuple[Any, ...] = field(init=False, repr=False, compare=False)
@@ -41,7 +45,7 @@ class PlacementJob:
 
     def __post_init__(self) -> None:
         wanted = (self.hard_queues, _sorted(self.hard_resources),
-                  _sorted(self.soft_resources), self.soft_queues, self.pe)
+                  _sorted(self.soft_resources), self.soft_queues, self.pe, self.ar_id)
         object.__setattr__(self, "requests_key", wanted)
         object.__setattr__(self, "category", wanted + (self.owner, self.group, self.project))
 
@@ -67,7 +71,7 @@ def _sorted(requests: Mapping[str, str]) -> Pairs:
 # the options ``placement_job`` reads; a job travels to the scheduler with these alone
 PLACEMENT_OPTS = ("pe", "pe_ranges", "priority", "hard_queues", "soft_queues",
                   "hard_resources", "soft_resources", "project", "task_concurrency",
-                  "deadline", "job_share", "override_tickets")
+                  "deadline", "job_share", "override_tickets", "reserve", "ar_id")
 
 
 def placement_record(job_id: int, owner: str, group: str,
@@ -110,7 +114,9 @@ def placement_job(record: Mapping[str, Any]) -> PlacementJob:
         submit_time=float(submit_time),
         deadline=_deadline(opts.get("deadline"), submit_time),
         job_share=_count(opts.get("job_share")),
-        override_tickets=_count(opts.get("override_tickets")))
+        override_tickets=_count(opts.get("override_tickets")),
+        reserve=bool(opts.get("reserve")),
+        ar_id=_ar_id(opts.get("ar_id")))
 
 
 def _strings(value: Any) -> tuple[str, ...]:
@@ -135,6 +141,14 @@ def _count(value: Any) -> int:
         return 0
     if type(value) is not int or value < 0:
         raise TypeError(f"{value!r} is not a count")
+    return value
+
+
+def _ar_id(value: Any) -> int | None:
+    if value is None:
+        return None
+    if type(value) is not int or value < 0:
+        raise TypeError(f"advance reservation id {value!r} is not a count")
     return value
 
 

@@ -1,0 +1,129 @@
+"""Resources over time (sched_conf(5) ``max_reservation``, ``default_duration``,
+``DURATION_OFFSET``; qsub(1) ``-R``; qrsub(1) advance reservations): what the running
+tasks, the advance reservations and the pass's own reservations hold, from when to when.
+
+This module owns the typed records of that plan and the rule for a job's duration:
+
+- :class:`ReserveConf`: the scheduler configuration that governs planning, and the pass's
+  clock (``now``: the caller reads the clock, never this module).
+- :class:`Hold`: resources a task holds over ``[start, end)``; a running task's ``end`` is
+  its start + duration + ``DURATION_OFFSET`` (:func:`planned_end`), ``INFINITY`` when its
+  duration is.
+- :class:`AdvanceReservation`: what the pass needs of an advance reservation (its window and
+  the queue instances and slots it was granted); its wire form is :meth:`to_record`.
+- :class:`Reservation`: a pending job's planned start, found by the pass
+  (``PassStats.reservations``): the schedule file (``params MONITOR=1``) and ``qstat -j``
+  show them.
+
+The dispatch pass (``common.placement.dispatch``) plans with these; the qmaster asks
+:func:`common.placement.dispatch.ar_admission` whether an advance reservation's resources
+can be guaranteed. Pure: no clock, no sockets.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from common.placement.job import PlacementJob
+
+INFINITY = math.inf
+# sched_conf(5) params DURATION_OFFSET: "the default of value 60 seconds"
+DEFAULT_DURATION_OFFSET = 60.0
+
+Grant = tuple[tuple[str, str, int], ...]  # ((queue, host, slots), ...)
+
+
+@dataclass(frozen=True, slots=True)
+class ReserveConf:
+    """``now``: the pass's time (epoch seconds). ``max_reservation`` 0 plans nothing
+    for ``-R y`` jobs; advance reservations are honoured whatever it says."""
+
+    now: float
+    max_reservation: int = 0
+    default_duration: float = INFINITY   # seconds
+    duration_offset: float = DEFAULT_DURATION_OFFSET
+
+
+@dataclass(frozen=True, slots=True)
+class Hold:
+    """Resources a task holds (``RUNNING``, ``SUSPENDED``) or will hold (``RESERVING``)
+    over ``[start, end)``: its grant and, through its job, its consumables and quota
+    usage. ``end`` is ``INFINITY`` for a task with no known end."""
+
+    job_id: int
+    task_id: int
+    start: float
+    end: float
+    granted: Grant
+    pe: str | None = None
+    state: str = "RUNNING"
+
+
+@dataclass(frozen=True, slots=True)
+class AdvanceReservation:
+    """An advance reservation as the pass sees it: from ``start`` to ``end`` its
+    ``granted`` slots (and the consumables its ``hard_resources`` ask per slot, as a job's
+    would) belong to the jobs submitted into it (``qsub -ar id``) and to nobody else.
+    ``pe``: the PE it was granted (``qrsub -pe``), whose slots it holds too."""
+
+    ar_id: int
+    start: float
+    end: float
+    granted: Grant
+    pe: str | None = None
+    owner: str = ""
+    hard_resources: Mapping[str, str] = field(default_factory=dict)
+
+    def to_record(self) -> dict[str, Any]:
+        """The wire form (the qmaster's snapshot key ``"ars"`` and its ``ar`` events)."""
+        return {"ar_id": self.ar_id, "start": self.start, "end": self.end,
+                "granted": [list(g) for g in self.granted], "pe": self.pe,
+                "owner": self.owner, "hard_resources": dict(self.hard_resources)}
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> "AdvanceReservation":
+        """Raises TypeError or ValueError for a record of the wrong shape."""
+        end = float(record["end"])
+        return cls(ar_id=int(record["ar_id"]), start=float(record["start"]), end=end,
+                   granted=tuple((str(q), str(h), int(s)) for q, h, s in record["granted"]),
+                   pe=str(record["pe"]) if record.get("pe") else None,
+                   owner=str(record.get("owner") or ""),
+                   hard_resources={str(k): str(v) for k, v in
+                                   (record.get("hard_resources") or {}).items()})
+
+    def as_job(self) -> PlacementJob:
+        """The AR's own requests as a job (what ``ar_admission`` places)."""
+        return PlacementJob(job_id=0, owner=self.owner, hard_resources=self.hard_resources)
+
+
+@dataclass(frozen=True, slots=True)
+class Reservation:
+    """A pending task's planned start (``-R y``), found by one pass: it starts at
+    ``start`` on ``granted`` (in ``pe``) unless something changes."""
+
+    job_id: int
+    task_id: int
+    start: float
+    end: float
+    granted: Grant
+    pe: str | None = None
+
+
+def job_duration(job: PlacementJob, default_duration: float) -> float:
+    """A job's planned run time in seconds, as 8.1.9 takes it: its hard ``h_rt`` request,
+    else its ``s_rt``, the smaller when it asks both; else ``default_duration``."""
+    raise NotImplementedError
+
+
+def planned_end(job: PlacementJob, start: float, conf: ReserveConf) -> float:
+    """When a task of ``job`` started (or starting) at ``start`` frees its resources:
+    start + duration + ``duration_offset``; ``INFINITY`` for an unbounded duration."""
+    raise NotImplementedError
+
+
+def holds_of(active: Sequence[Mapping[str, Any]], jobs: Mapping[int, PlacementJob],
+             conf: ReserveConf) -> list[Hold]:
+    """The holds of active task records (``granted``, ``granted_pe``, ``start_time``
+    else ``dispatch_time``; a task with neither started at ``conf.now``)."""
+    raise NotImplementedError
