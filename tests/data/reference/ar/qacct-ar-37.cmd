@@ -1,0 +1,1 @@
+root$ qacct -ar 37

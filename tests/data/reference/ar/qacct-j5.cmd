@@ -1,0 +1,1 @@
+root$ qacct -j 5
