@@ -33,6 +33,8 @@ from qmaster import (accounting_log, alter, config_handlers, execd_link, gate, j
                      policy_view, queue_control, sched_monitor, usage_book,
                      userset_handlers)
 from qmaster.auto_suspend import heartbeat
+from qmaster.ar import handlers as ar_handlers
+from qmaster.ar.lifecycle import ArClock, advance as advance_ars
 from qmaster.policy_objects import auto_user_actions, expired_auto_users
 from qmaster.log_limit import LimitedLog
 from qmaster.lost_hosts import (lost_host_policy, lost_hosts, lost_task_actions, queue_rerun,
@@ -120,6 +122,9 @@ HANDLERS: dict[str, Handler] = {
     "job_started": execd_link.handle_job_started,
     "job_finished": execd_link.handle_job_finished,
     "job_start_failed": execd_link.handle_job_start_failed,
+    "ar_submit": ar_handlers.handle_ar_submit,
+    "ar_query": ar_handlers.handle_ar_query,
+    "ar_delete": ar_handlers.handle_ar_delete,
     "snapshot": orders.handle_snapshot,
     "orders": orders.handle_orders,
 }
@@ -195,6 +200,8 @@ class QmasterServer:
         self.spool.commit(batch.txn)
         self.store.forget_journal()
         self._recover_accounting()
+        self.services.ar_clock = ArClock()
+        self.services.ar_clock.rebuild(self.store.ars.values())
 
     def _move_aside(self, objects: dict[str, dict[str, Any]], batch: Batch) -> None:
         """Spooled objects that did not load move to kind ``aside:<kind>`` (kept for a
@@ -560,6 +567,11 @@ class QmasterServer:
             except Exception as exc:  # noqa: BLE001 - the heartbeat must go on
                 self._error("checking hosts failed", error=repr(exc), exc_info=True)
             try:
+                self._check_ars()
+            except Exception as exc:  # noqa: BLE001 - the heartbeat must go on
+                self._error("advancing advance reservations failed", error=repr(exc),
+                            exc_info=True)
+            try:
                 self._check_suspensions()
             except Exception as exc:  # noqa: BLE001 - the heartbeat must go on
                 self._error("checking suspend thresholds failed", error=repr(exc),
@@ -616,6 +628,25 @@ class QmasterServer:
                             task_id=task.task_id, host=task.host, error=repr(exc),
                             exc_info=True)
         self._after_handlers(batch, now)  # dependents of jobs that ended here
+        self._commit_and_send(batch, [])
+
+    def _check_ars(self) -> None:
+        """Advance reservations whose start or end has come (qmaster.ar.lifecycle): a
+        look at the top of their clock when none is due."""
+        clock = self.services.ar_clock
+        now = time.time()
+        due_at = clock.next_due() if clock is not None else None
+        if due_at is None or due_at > now:
+            return
+        batch = Batch()
+        ctx = Ctx(self.store, batch, self.services, b"", 0, now, {})
+        point = self.store.savepoint(batch)
+        try:
+            advance_ars(ctx, clock, clock.due(now))
+        except Exception:
+            self.store.rollback(batch, point)
+            raise
+        self._after_handlers(batch, now)
         self._commit_and_send(batch, [])
 
     def _check_suspensions(self) -> None:
