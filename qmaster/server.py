@@ -630,11 +630,11 @@ class QmasterServer:
         self._after_handlers(batch, now)  # dependents of jobs that ended here
         self._commit_and_send(batch, [])
 
-    def _check_ars(self) -> None:
+    def _check_ars(self, now: float | None = None) -> None:
         """Advance reservations whose start or end has come (qmaster.ar.lifecycle): a
         look at the top of their clock when none is due."""
         clock = self.services.ar_clock
-        now = time.time()
+        now = time.time() if now is None else now
         due_at = clock.next_due() if clock is not None else None
         if due_at is None or due_at > now:
             return

@@ -53,7 +53,7 @@ def check_ranges(name: str, value: str) -> str:
 _TF = ("true", "false")
 _ULONG_CONF = ("min_uid", "min_gid", "finished_jobs", "max_aj_instances", "max_aj_tasks",
                "max_u_jobs", "max_jobs", "auto_user_oticket", "auto_user_fshare",
-               "auto_user_delete_time")
+               "auto_user_delete_time", "max_advance_reservations")
 _TIME_CONF = ("load_report_time", "max_unheard", "reschedule_unknown")
 
 _GLOBAL_DEFAULTS = (
@@ -78,6 +78,9 @@ _GLOBAL_DEFAULTS = (
     ("auto_user_default_project", "none"), ("auto_user_delete_time", "86400"),
     ("delegated_file_staging", "false"), ("reprioritize", "0"), ("jsv_url", "none"),
     ("jsv_allowed_mod", "ac,h,i,e,o,j,M,N,p,w"),
+    # absent from a new 8.1.9 cell's configuration (0: no limit); shown once set
+    # (tests/data/reference/ar/qconf-sconf-max.out)
+    ("max_advance_reservations", "0"),
 )
 
 # qmaster_params keys of our own (docs/compatibility.md), Grid Engine-style NAME=value:
@@ -126,6 +129,9 @@ _GLOBAL_CHECKS: dict[str, Check] = {
     "reprioritize": check_bool_word,
     "qmaster_params": check_qmaster_params,
 }
+
+# parameters a new cell's global configuration leaves out (8.1.9's default applies)
+UNSET_CONF = frozenset({"max_advance_reservations"})
 
 GLOBAL_CONF = ObjectKind(
     name="conf",
