@@ -9,7 +9,7 @@ environments ``make``, ``smp`` and ``mpi``, the host group ``@allhosts`` and the
 from __future__ import annotations
 
 from common.objects_conf.base import template
-from common.objects_conf.cluster import GLOBAL_CONF, PE, SCHED_CONF, UNSET_CONF
+from common.objects_conf.cluster import GLOBAL_CONF, PE, SCHED_CONF
 from common.objects_conf.host import EXECHOST, HOSTGROUP
 from common.objects_conf.queue import QUEUE
 from common.objects_conf.userset import CELL_DEFAULTS, userset_pairs
@@ -51,9 +51,7 @@ def pe_defaults(name: str) -> Pairs:
 def bootstrap(store: Store, batch: Batch, managers: list[str], min_uid: int | None) -> None:
     """Fill an empty store with the objects of a freshly installed cell."""
     ids = {} if min_uid is None else {"min_uid": str(min_uid), "min_gid": str(min_uid)}
-    # (max_advance_reservations is not in a new 8.1.9 cell's configuration)
-    store.put_conf(batch, "conf", "global",
-                   [p for p in _with(template(GLOBAL_CONF), ids) if p[0] not in UNSET_CONF])
+    store.put_conf(batch, "conf", "global", _with(template(GLOBAL_CONF), ids))
     store.put_conf(batch, "sconf", "global", _with(template(SCHED_CONF), {}))
     for pe in _PES:
         store.put_conf(batch, "pe", pe, pe_defaults(pe))

@@ -78,9 +78,6 @@ _GLOBAL_DEFAULTS = (
     ("auto_user_default_project", "none"), ("auto_user_delete_time", "86400"),
     ("delegated_file_staging", "false"), ("reprioritize", "0"), ("jsv_url", "none"),
     ("jsv_allowed_mod", "ac,h,i,e,o,j,M,N,p,w"),
-    # absent from a new 8.1.9 cell's configuration (0: no limit); shown once set
-    # (tests/data/reference/ar/qconf-sconf-max.out)
-    ("max_advance_reservations", "0"),
 )
 
 # qmaster_params keys of our own (docs/compatibility.md), Grid Engine-style NAME=value:
@@ -130,15 +127,16 @@ _GLOBAL_CHECKS: dict[str, Check] = {
     "qmaster_params": check_qmaster_params,
 }
 
-# parameters a new cell's global configuration leaves out (8.1.9's default applies)
-UNSET_CONF = frozenset({"max_advance_reservations"})
-
 GLOBAL_CONF = ObjectKind(
     name="conf",
     width=28,
     raw_values=True,
     attrs=tuple(Attr(name, default, _GLOBAL_CHECKS.get(name, check_string), required=False)
-                for name, default in _GLOBAL_DEFAULTS),
+                for name, default in _GLOBAL_DEFAULTS) + (
+        # absent from a new 8.1.9 cell's configuration and from templates (0: no limit),
+        # shown once set (tests/data/reference/ar/qconf-sconf-max.out)
+        Attr("max_advance_reservations", "0", _GLOBAL_CHECKS["max_advance_reservations"],
+             required=False, read_only=True),),
 )
 
 
