@@ -54,7 +54,7 @@ def handle_submit(ctx: Ctx) -> dict[str, Any]:
             caps.check(spec)  # max_jobs, max_u_jobs, script size, spool quota
             # enforce_user, auto_user_* and the owner's default_project (8.1.9's order)
             opts = check_job_user(ctx, user.name, spec["opts"], ctx.now)
-            check_ar_job(ctx.store, opts, user.name)  # qsub -ar (qmaster.ar.submit)
+            opts = check_ar_job(ctx.store, opts, user.name)  # qsub -ar (qmaster.ar.submit)
             verdicts.append(check_submission(ctx.store, opts, submitter,
                                              operator=operator))
             _check_task_count(spec["opts"]["array"], _max_tasks(ctx))

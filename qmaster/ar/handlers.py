@@ -31,6 +31,11 @@ from qmaster.placement_view import store_pass_input
 from qmaster.submit_checks import _check_pe, _check_queues, _stored_resources
 
 MAX_ARS_REFUSAL = "rejected: only {count} advance reservations are allowed per cluster"
+# ARs one user may hold whatever max_advance_reservations says (0 there means no limit in
+# 8.1.9): each is kept, spooled and planned around by every pass (docs/security.md)
+MAX_USER_ARS = 1000
+USER_ARS_REFUSAL = ('denied: user "{user}" already has {count} advance reservations, the '
+                    "most one user may have")
 VERIFY_OK = "verification: found suitable queue(s)"
 VERIFY_FAILED = "verification: no suitable queues"
 
@@ -87,6 +92,9 @@ def handle_ar_submit(ctx: Ctx) -> dict[str, Any]:
     limit = max_ars(ctx)
     if limit and len(ctx.store.ars) >= limit:
         raise RequestError("max_ars", MAX_ARS_REFUSAL.format(count=limit))
+    held = sum(1 for r in ctx.store.ars.values() if r["owner"] == user.name)
+    if held >= MAX_USER_ARS:
+        raise RequestError("denied", USER_ARS_REFUSAL.format(user=user.name, count=held))
     spec = _checked_requests(ctx, spec)
     job = ar_job(spec, user.name, user.group)
     found = admit(ctx, job, start, end)

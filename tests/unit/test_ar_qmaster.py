@@ -259,3 +259,21 @@ def test_snapshot_carries_the_ars(qm: Harness) -> None:
     snap = qm.call("snapshot", {}, identity=b"scheduler")
     assert [a["ar_id"] for a in snap["ars"]] == [ar_id]
     assert snap["ars"][0]["granted"] == [["all.q", "h1", 1]]
+
+
+def test_a_job_of_an_ar_is_verified_as_8_1_9s(qm: Harness) -> None:
+    ar_id = qrsub(qm)
+    job = qm.submit(ar_id=ar_id)
+    opts = qm.server.store.jobs[job].opts
+    assert (opts["ar_id"], opts["verify_mode"]) == (ar_id, "w")  # verify_suitable_queues 2
+
+
+def test_one_user_holds_a_bounded_number_of_ars(qm: Harness,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from qmaster.ar import handlers
+    monkeypatch.setattr(handlers, "MAX_USER_ARS", 1)
+    qrsub(qm, ALICE, duration=60.0)
+    assert refusal(qm, "ar_submit", {"user": ALICE.to_dict(), "ar": {"duration": 60}}) == \
+        ("denied", 'denied: user "alice" already has 1 advance reservations, the most one '
+                   "user may have")
+    assert qrsub(qm, BOB, duration=60.0)

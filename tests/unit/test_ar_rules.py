@@ -213,3 +213,12 @@ def test_qrstat_detail_and_xml(utc: None) -> None:
     plain = _ar(1, "", "11/28/2026 02:48:53", "11/28/2026 02:58:53")
     assert render.xml([plain], full=False) == ref("qrstat-xml.out")
     assert render.detail(plain) == ref("qrstat-ar.out")
+
+
+# ---- qacct -ar over 8.1.9's accounting file -----------------------------------------
+@pytest.mark.parametrize("args, name", [(["-ar"], "qacct-f-ar"), (["-ar", "38"], "qacct-f-ar-38")])
+def test_qacct_ar_sums_as_8_1_9(args: list[str], name: str,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    from clients.qacct.main import main
+    assert main(["-f", str(REF / "accounting-bench.txt"), *args]) == 0
+    assert capsys.readouterr().out == ref(f"{name}.out")

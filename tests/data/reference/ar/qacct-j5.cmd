@@ -1,1 +1,0 @@
-root$ qacct -j 5
