@@ -34,7 +34,7 @@ from qmaster import (accounting_log, alter, config_handlers, execd_link, gate, j
                      userset_handlers)
 from qmaster.auto_suspend import heartbeat
 from qmaster.ar import handlers as ar_handlers
-from qmaster.ar.lifecycle import ArClock, advance as advance_ars
+from qmaster.ar.lifecycle import ArClock, advance as advance_ars, settle as settle_ars
 from qmaster.policy_objects import auto_user_actions, expired_auto_users
 from qmaster.log_limit import LimitedLog
 from qmaster.lost_hosts import (lost_host_policy, lost_hosts, lost_task_actions, queue_rerun,
@@ -197,6 +197,7 @@ class QmasterServer:
         ensure_usersets(self.store, batch)  # and before access lists were
         ensure_global_host(self.store, batch)  # and before the global host was
         ensure_host_lists(self.store, batch, self.host)  # and before host lists were
+        settle_ars(self.store, batch)  # ARs whose last job ended while it ended
         self.spool.commit(batch.txn)
         self.store.forget_journal()
         self._recover_accounting()

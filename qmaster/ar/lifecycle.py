@@ -95,3 +95,12 @@ def end_ar(ctx: Ctx, record: dict[str, Any], state: str, *, by: str,
         ctx.store.delete_ar(ctx.batch, ar_id)
         return True
     return False
+
+
+def settle(store: Any, batch: Any) -> None:
+    """At start-up: an AR that was ending (``d``, ``x``) when the qmaster stopped and has
+    no unfinished job left goes now (its last job ended meanwhile, or before the stop
+    in the same moment). ARs whose start or end passed meanwhile are the clock's."""
+    for ar_id, record in list(store.ars.items()):
+        if record["state"] in ENDING_STATES and not store.ar_jobs.get(ar_id):
+            store.delete_ar(batch, ar_id)

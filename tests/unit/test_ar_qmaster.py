@@ -277,3 +277,23 @@ def test_one_user_holds_a_bounded_number_of_ars(qm: Harness,
         ("denied", 'denied: user "alice" already has 1 advance reservations, the most one '
                    "user may have")
     assert qrsub(qm, BOB, duration=60.0)
+
+
+def test_an_ending_ar_without_jobs_goes_at_the_next_start(qm: Harness, tmp_path: Path) -> None:
+    ar_id = qrsub(qm, ALICE, duration=600.0)
+    job = qm.submit(ar_id=ar_id)
+    start(qm, job)
+    qm.call("ar_delete", {"user": ALICE.to_dict(), "ar_ids": [ar_id]})
+    # the job's end is spooled, but the AR was left behind (as by a stop in between)
+    store = qm.server.store
+    record = store.ars[ar_id]
+    finish(qm, job)
+    assert ar_id not in store.ars
+    from qmaster.store import Batch
+    batch = Batch()
+    store.put_ar(batch, record)
+    qm.server.spool.commit(batch.txn)
+    qm.server.spool.close()
+    again = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
+    assert again.server.store.ars == {}
+    assert "ar" not in again.server.spool.load()[0]
