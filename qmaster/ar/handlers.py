@@ -118,6 +118,12 @@ def _checked_requests(ctx: Ctx, spec: dict[str, Any]) -> dict[str, Any]:
     """The AR's ``-l`` (known resources, stored form), ``-pe`` and ``-q`` (they must
     exist), in qsub's words; ``-m`` asks for mail that is never sent: refused, as qsub's."""
     opts = _stored_resources(ctx.store, {"hard_resources": spec.get("hard_resources") or {}})
+    pe = spec.get("pe")
+    ranges = [tuple(r) for r in spec.get("pe_ranges") or []] or \
+        ([(pe[1], pe[2])] if pe else [])
+    if pe and any(low < 1 or high < low for low, high in ranges):
+        raise RequestError("rejected", "advance reservation rejected: pe range must be "
+                                       "greater than zero and must not run backwards")
     _check_pe(ctx.store, spec.get("pe"))
     _check_queues(ctx.store, list(spec.get("hard_queues") or []))
     letters = (spec.get("mail_options") or "").replace("n", "")

@@ -15,7 +15,6 @@ from common import wire
 from common.accounting import read_records
 from common.placement import dispatch
 from common.placement.job import PlacementJob
-from qmaster.orders import handle_orders  # noqa: F401 - (the module the orders go through)
 from tests.unit.test_qmaster_core import ALICE, BOB, ROOT, Harness
 
 CAPACITY = 2  # slots on h1 the stand-in admission may give
@@ -297,3 +296,10 @@ def test_an_ending_ar_without_jobs_goes_at_the_next_start(qm: Harness, tmp_path:
     again = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
     assert again.server.store.ars == {}
     assert "ar" not in again.server.spool.load()[0]
+
+
+def test_pe_ranges_must_be_positive_and_forwards(qm: Harness) -> None:
+    for pe, ranges in ((["smp", 0, 0], []), (["smp", 1, 4], [[4, 1]])):
+        assert refusal(qm, "ar_submit", {"user": ALICE.to_dict(), "ar": {
+            "duration": 60, "pe": pe, "pe_ranges": ranges}})[1].startswith(
+                "advance reservation rejected: pe range must be greater than zero")
