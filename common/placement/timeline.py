@@ -43,6 +43,9 @@ class ReserveConf:
     max_reservation: int = 0
     default_duration: float = INFINITY   # seconds
     duration_offset: float = DEFAULT_DURATION_OFFSET
+    # sched_conf(5) schedule_interval: a task running past its planned end is taken to
+    # end one interval from now (8.1.9 plans so: the next pass looks again)
+    schedule_interval: float = 15.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,9 +143,9 @@ def planned_end(job: PlacementJob, start: float, conf: ReserveConf) -> float:
 
 def overdue_end(end: float, conf: ReserveConf) -> float:
     """A running task's end when its planned end has passed (it runs on past its
-    ``s_rt`` or ``default_duration``): it is taken to end ``duration_offset`` from now,
-    the earliest its resources could come back."""
-    return end if end > conf.now else conf.now + conf.duration_offset
+    ``s_rt`` or ``default_duration``): as 8.1.9 plans it, one ``schedule_interval``
+    from now."""
+    return end if end > conf.now else conf.now + conf.schedule_interval
 
 
 def holds_of(active: Sequence[Mapping[str, Any]], jobs: Mapping[int, PlacementJob],

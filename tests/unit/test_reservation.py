@@ -105,10 +105,11 @@ def test_duration_is_h_rt_else_s_rt_the_smaller_of_both_else_the_default() -> No
     assert planned_end(job(1), NOW, conf_) == INFINITY
 
 
-def test_a_running_task_past_its_planned_end_ends_an_offset_from_now() -> None:
+def test_a_running_task_past_its_planned_end_ends_a_schedule_interval_from_now() -> None:
+    # 8.1.9's schedule file: such a job's duration grows to the next pass each pass
     holds = holds_of([running(1, [[Q, "h1", 1]], started=NOW - 1000)],
-                     {1: job(1, h_rt=100)}, ReserveConf(NOW, 1))
-    assert holds[0].end == NOW + 60
+                     {1: job(1, h_rt=100)}, ReserveConf(NOW, 1, schedule_interval=5))
+    assert holds[0].end == NOW + 5
 
 
 # --------------------------------------------------------------------------- reservation
