@@ -23,11 +23,11 @@ from common import ar as rules
 from common.access import in_userset
 from common.placement import dispatch
 from common.placement.job import PlacementJob, placement_job
-from common.placement.timeline import ReserveConf
+from common.placement.timeline import ReserveConf, holds_of
 from qmaster.ar.lifecycle import ArClock, end_ar
 from qmaster.context import Ctx, RequestError
 from qmaster.host_rights import require_known_host, require_submit_host
-from qmaster.placement_view import store_pass_input
+from qmaster.placement_view import as_placement_job, store_pass_input
 from qmaster.submit_checks import _check_pe, _check_queues, _stored_resources
 
 MAX_ARS_REFUSAL = "rejected: only {count} advance reservations are allowed per cluster"
@@ -75,7 +75,10 @@ def admit(ctx: Ctx, job: PlacementJob, start: float, end: float
     """Where the AR's slots are guaranteed over [start, end), or None."""
     inp = store_pass_input(ctx.store)
     if inp.reserve is None:  # (planning off for -R jobs: ARs are planned all the same)
-        inp = replace(inp, reserve=ReserveConf(now=ctx.now))
+        conf = ReserveConf(now=ctx.now)
+        active = [t.to_dict() for t in ctx.store.active_tasks() if t.job_id in ctx.store.jobs]
+        jobs = {t["job_id"]: as_placement_job(ctx.store.jobs[t["job_id"]]) for t in active}
+        inp = replace(inp, reserve=conf, holds=holds_of(active, jobs, conf))
     return dispatch.ar_admission(job, start, end, inp)
 
 

@@ -22,13 +22,11 @@ def invalid(ar_id: int) -> str:
     return f"the advance reservation id {ar_id} is invalid"
 
 
-def check_ar_job(store: Store, opts: dict[str, Any], user: str) -> dict[str, Any]:
-    """Raise RequestError for a job that names an AR it cannot run in; else its options,
-    with 8.1.9's verification level ``w`` when the job gave none (its ``qstat -j`` shows
-    ``verify_suitable_queues: 2``, tests/data/reference/ar/qstat-j-arjob.out)."""
+def check_ar_job(store: Store, opts: dict[str, Any], user: str) -> None:
+    """Raise RequestError for a job that names an AR it cannot run in."""
     ar_id = opts.get("ar_id")
     if not ar_id:
-        return opts
+        return
     record = store.ars.get(int(ar_id))
     if record is None or record["state"] in ENDING_STATES:
         raise RequestError("rejected", invalid(int(ar_id)))
@@ -36,7 +34,14 @@ def check_ar_job(store: Store, opts: dict[str, Any], user: str) -> dict[str, Any
                 if any(a == f"@{name}" for a in record.get("acl") or [])}
     if not may_use(record, user, usersets) or not fits(record, opts):
         raise RequestError("rejected", NO_SUITABLE_QUEUES)
-    if (opts.get("verify_mode") or "n") == "n":
+
+
+def as_stored(opts: dict[str, Any]) -> dict[str, Any]:
+    """A job of an AR, checked, as 8.1.9 keeps it: verification level ``w`` when it gave
+    none (``qstat -j`` shows ``verify_suitable_queues: 2``,
+    tests/data/reference/ar/qstat-j-arjob.out). Set after the submission's checks: the
+    AR check above is its verification, not the empty cluster's."""
+    if opts.get("ar_id") and (opts.get("verify_mode") or "n") == "n":
         return {**opts, "verify_mode": "w"}
     return opts
 
