@@ -1,8 +1,8 @@
 """The qmaster's check of a dispatch order against the advance reservations (its own
 bookkeeping, whatever the scheduler believed):
 
-- a job of an AR (``qsub -ar``) starts only while its AR runs (state ``r``, inside its
-  window) and only on the AR's granted queue instances, within the slots the AR's other
+- a job of an AR (``qsub -ar``) starts only inside its AR's window (and not once the AR
+  is ending) and only on the AR's granted queue instances, within the slots the AR's other
   running jobs leave there;
 - any other job may not take a running AR's slots: on each instance it asks for, the
   slots in use plus those a running AR holds and its jobs do not use must leave room.
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from common.ar import ENDING_STATES
 from common.jobstate import ACTIVE_STATES
 from qmaster.store import Store
 
@@ -55,7 +56,9 @@ def ar_order_refusal(store: Store, order: dict[str, Any], capacity: dict[Key, in
     ar_id = int(job.opts.get("ar_id") or 0)
     if ar_id:
         record = store.ars.get(ar_id)
-        if record is None or record["state"] != "r" or \
+        # by its window, not its state letter: the clock turns it to r on the next
+        # heartbeat, the scheduler may dispatch at its very start
+        if record is None or record["state"] in ENDING_STATES or \
                 not record["start"] <= now < record["end"]:
             return f"advance reservation {ar_id} is not running"
         free = _unused(store, record)
@@ -66,7 +69,7 @@ def ar_order_refusal(store: Store, order: dict[str, Any], capacity: dict[Key, in
         return ""
     held: dict[Key, int] = {}
     for record in store.ars.values():
-        if record["state"] == "r" and record["start"] <= now < record["end"] and \
+        if record["state"] not in ENDING_STATES and record["start"] <= now < record["end"] and \
                 any(k in wanted for k in ((str(q), str(h)) for q, h, _ in record["granted"])):
             for key, slots in _unused(store, record).items():
                 held[key] = held.get(key, 0) + max(0, slots)
