@@ -148,12 +148,19 @@ def handle_ar_query(ctx: Ctx) -> dict[str, Any]:
     require_known_host(ctx.store, ctx.user)
     ids = ctx.body.get("ar_ids")
     if ids is not None:
-        found = [ctx.store.ars[i] for i in ids if i in ctx.store.ars]
+        found = [_as_now(ctx.store.ars[i], ctx.now) for i in ids if i in ctx.store.ars]
         return {"ars": found, "unknown": [i for i in ids if i not in ctx.store.ars]}
     owners = ctx.body.get("owners") or [ctx.user.name]
-    ars = [r for _, r in sorted(ctx.store.ars.items())
+    ars = [_as_now(r, ctx.now) for _, r in sorted(ctx.store.ars.items())
            if any(fnmatch.fnmatchcase(r["owner"], o) for o in owners)]
     return {"ars": ars, "unknown": []}
+
+
+def _as_now(record: dict[str, Any], now: float) -> dict[str, Any]:
+    """The AR with the state its window gives it now (the clock turns the stored state
+    on its next heartbeat; an AR whose end passed shows ``x`` until then)."""
+    state = rules.state_at(record, now)
+    return record if state == record["state"] else {**record, "state": state}
 
 
 def handle_ar_delete(ctx: Ctx) -> dict[str, Any]:

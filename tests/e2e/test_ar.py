@@ -53,6 +53,14 @@ needs_scheduler_ars = pytest.mark.skipif(
                                        "reservations (snapshot ars, events ar/ar_deleted)")
 
 
+@pytest.fixture(autouse=True)
+def no_ars_left(client: Client) -> Any:
+    """Each test starts and ends with no AR in the cell."""
+    yield
+    client.request("ar_delete", {"user": client.user.to_dict(), "owners": ["*"],
+                                 "force": True})
+
+
 def run(env: dict[str, str], name: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command(name) + list(args), env=env, capture_output=True,
                           text=True, timeout=60)

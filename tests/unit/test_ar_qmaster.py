@@ -303,3 +303,11 @@ def test_pe_ranges_must_be_positive_and_forwards(qm: Harness) -> None:
         assert refusal(qm, "ar_submit", {"user": ALICE.to_dict(), "ar": {
             "duration": 60, "pe": pe, "pe_ranges": ranges}})[1].startswith(
                 "advance reservation rejected: pe range must be greater than zero")
+
+
+def test_qrstat_shows_the_state_of_the_moment(qm: Harness) -> None:
+    now = time.time()
+    ar_id = qrsub(qm, start=now + 0.2, duration=60.0)
+    time.sleep(0.3)  # (no heartbeat has turned it yet)
+    assert qm.server.store.ars[ar_id]["state"] == "w"
+    assert ars(qm)[0]["state"] == "r"
