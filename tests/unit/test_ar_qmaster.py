@@ -313,3 +313,33 @@ def test_qrstat_shows_the_state_of_the_moment(qm: Harness) -> None:
     store.ars[ar_id] = {**store.ars[ar_id], "start": now - 1}  # its start has come,
     assert store.ars[ar_id]["state"] == "w"  # and no heartbeat has turned it yet
     assert ars(qm)[0]["state"] == "r"
+
+
+def _core_landed() -> bool:
+    from tests.e2e.test_ar import _admission_landed
+    return _admission_landed()
+
+
+@pytest.mark.skipif(not _core_landed(), reason="needs ar_admission core")
+def test_the_real_admission_plans_around_running_jobs(tmp_path: Path) -> None:
+    """No stand-in: a job holding both slots of h1 until its h_rt (+ DURATION_OFFSET)
+    keeps an AR out of its time, and lets one in after it; two ARs never overlap on
+    more slots than the host has."""
+    qm = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
+    qm.register()
+    job = qm.submit(ALICE, pe=("smp", 2, 2), hard_resources={"h_rt": "600"})
+    task = qm.tasks(job)[0]
+    assert qm.call("orders", {"orders": [{
+        "type": "dispatch", "job_id": job, "task_id": 1, "task_version": task["version"],
+        "granted": [["all.q", "h1", 2]], "pe": "smp"}]})["accepted"] == 1
+    qm.call("job_started", {"host": "h1", "job_id": job, "task_id": 1,
+                            "start_time": time.time()}, identity=b"execd:h1")
+    now = time.time()
+    assert refusal(qm, "ar_submit", {"user": ROOT.to_dict(), "ar": {"duration": 60.0}})[1] \
+        == "advance_reservation: no suitable queues"
+    later = qrsub(qm, ROOT, start=now + 700, duration=600.0, pe=["smp", 2, 2])
+    assert ars(qm, ROOT)[0]["granted"] == [["all.q", "h1", 2]]
+    assert refusal(qm, "ar_submit", {"user": ROOT.to_dict(),
+                                     "ar": {"start": now + 900, "duration": 60.0}})[1] \
+        == "advance_reservation: no suitable queues"
+    assert qrsub(qm, ROOT, start=now + 1400, duration=60.0) == later + 1
