@@ -222,3 +222,16 @@ def test_qacct_ar_sums_as_8_1_9(args: list[str], name: str,
     from clients.qacct.main import main
     assert main(["-f", str(REF / "accounting-bench.txt"), *args]) == 0
     assert capsys.readouterr().out == ref(f"{name}.out")
+
+
+def test_max_advance_reservations_in_the_global_configuration() -> None:
+    """Absent from a new cell's configuration and templates; once set, shown last and
+    kept (tests/data/reference/ar/qconf-sconf-max.out); a non-number refused."""
+    from common.conffile import ConfError
+    from common.objects_conf import parse_object, render_configuration, template
+    text = ref("qconf-sconf-max.out")
+    assert render_configuration("global", parse_object("conf", text)) == text
+    assert "max_advance_reservations" not in dict(template("conf"))
+    with pytest.raises(ConfError):
+        parse_object("conf", text.replace("max_advance_reservations     1",
+                                          "max_advance_reservations     many"))
