@@ -201,7 +201,8 @@ class QmasterServer:
         self.spool.commit(batch.txn)
         self.store.forget_journal()
         self._recover_accounting()
-        self.services.ar_clock = ArClock()
+        self._ar_wake = asyncio.Event()
+        self.services.ar_clock = ArClock(self._ar_wake.set)
         self.services.ar_clock.rebuild(self.store.ars.values())
 
     def _move_aside(self, objects: dict[str, dict[str, Any]], batch: Batch) -> None:
@@ -290,10 +291,12 @@ class QmasterServer:
         if ready:
             ready()
         beat = asyncio.create_task(self._heartbeat())
+        ar_timer = asyncio.create_task(self._ar_timer())
         try:
             await self._serve()
         finally:
             beat.cancel()
+            ar_timer.cancel()
             self.router.close(0)
             self.pub.close(0)
             if self._zap is not None:
@@ -568,11 +571,6 @@ class QmasterServer:
             except Exception as exc:  # noqa: BLE001 - the heartbeat must go on
                 self._error("checking hosts failed", error=repr(exc), exc_info=True)
             try:
-                self._check_ars()
-            except Exception as exc:  # noqa: BLE001 - the heartbeat must go on
-                self._error("advancing advance reservations failed", error=repr(exc),
-                            exc_info=True)
-            try:
                 self._check_suspensions()
             except Exception as exc:  # noqa: BLE001 - the heartbeat must go on
                 self._error("checking suspend thresholds failed", error=repr(exc),
@@ -631,9 +629,26 @@ class QmasterServer:
         self._after_handlers(batch, now)  # dependents of jobs that ended here
         self._commit_and_send(batch, [])
 
+    async def _ar_timer(self) -> None:
+        """Sleeps until the AR clock's earliest entry is due (qmaster.ar.lifecycle), or
+        until an earlier one is added; then moves the ARs whose time has come."""
+        while True:
+            due = self.services.ar_clock.next_due()
+            delay = None if due is None else max(0.0, due - time.time())
+            try:
+                await asyncio.wait_for(self._ar_wake.wait(), delay)
+            except asyncio.TimeoutError:
+                pass
+            self._ar_wake.clear()
+            try:
+                self._check_ars()
+            except Exception as exc:  # noqa: BLE001 - the timer must go on
+                self._error("advancing advance reservations failed", error=repr(exc),
+                            exc_info=True)
+                await asyncio.sleep(HEARTBEAT_SECONDS)  # (not in a loop of failures)
+
     def _check_ars(self, now: float | None = None) -> None:
-        """Advance reservations whose start or end has come (qmaster.ar.lifecycle): a
-        look at the top of their clock when none is due."""
+        """Advance reservations whose start or end has come (qmaster.ar.lifecycle)."""
         clock = self.services.ar_clock
         now = time.time() if now is None else now
         due_at = clock.next_due() if clock is not None else None

@@ -1,10 +1,11 @@
 """An advance reservation's life in the qmaster: ``w`` until its start, ``r`` until its
 end, then ``x`` while its jobs are ended (``d`` after qrdel), gone with its last job.
 
-The clock is a heap of when each AR next changes (``ArClock``): the qmaster's heartbeat
-looks at its top only, so a second with nothing due costs one comparison whatever the
-number of ARs. Entries are checked against the AR when they come due (a request that was
-rolled back, or an AR deleted meanwhile, leaves a stale entry that is dropped then).
+The clock is a heap of when each AR next changes (``ArClock``); the qmaster's AR timer
+(``QmasterServer._ar_timer``) sleeps until its top is due, and is woken when an entry
+earlier than the top is added: nothing runs while nothing is due. Entries are checked
+against the AR when they come due (a request that was rolled back, or an AR deleted
+meanwhile, leaves a stale entry that is dropped then).
 
 8.1.9 (tests/data/reference/ar/): at the end or at qrdel, the AR's pending jobs are
 deleted at once and its running jobs are terminated (``dr`` in qstat); the AR stays, in
@@ -13,7 +14,7 @@ state ``x`` or ``d``, until its last job has ended (``Store._ar_job_done``).
 from __future__ import annotations
 
 import heapq
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from common.ar import ENDING_STATES, next_change, state_at
 from common.jobstate import State
@@ -23,13 +24,18 @@ from qmaster.context import Ctx
 class ArClock:
     """When each AR next changes state by time (start, end)."""
 
-    def __init__(self) -> None:
+    def __init__(self, wake: Callable[[], None] | None = None) -> None:
         self._heap: list[tuple[float, int]] = []
+        self.wake = wake  # called when an entry comes before the earliest (the timer)
 
     def add(self, record: dict[str, Any]) -> None:
         when = next_change(record)
-        if when is not None:
-            heapq.heappush(self._heap, (when, int(record["ar_id"])))
+        if when is None:
+            return
+        earlier = not self._heap or when < self._heap[0][0]
+        heapq.heappush(self._heap, (when, int(record["ar_id"])))
+        if earlier and self.wake is not None:
+            self.wake()
 
     def rebuild(self, records: Iterable[dict[str, Any]]) -> None:
         self._heap = [(w, int(r["ar_id"])) for r in records

@@ -343,3 +343,23 @@ def test_the_real_admission_plans_around_running_jobs(tmp_path: Path) -> None:
                                      "ar": {"start": now + 900, "duration": 60.0}})[1] \
         == "advance_reservation: no suitable queues"
     assert qrsub(qm, ROOT, start=now + 1400, duration=60.0) == later + 1
+
+
+async def test_the_ar_timer_turns_an_ar_at_its_start(qm: Harness) -> None:
+    """The timer sleeps until the clock's earliest entry, and wakes for an earlier one
+    added meanwhile (no heartbeat involved)."""
+    import asyncio
+    qm.server.pub = qm.pub  # (the harness's socket stand-ins)
+    timer = asyncio.create_task(qm.server._ar_timer())
+    try:
+        later = qrsub(qm, start=time.time() + 3600, duration=60.0)
+        await asyncio.sleep(0.05)  # the timer now sleeps for an hour
+        soon = qrsub(qm, start=time.time() + 0.2, duration=60.0)
+        deadline = time.monotonic() + 10
+        while qm.server.store.ars[soon]["state"] != "r" and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert qm.server.store.ars[soon]["state"] == "r"
+        assert qm.server.store.ars[later]["state"] == "w"
+        assert qm.server.services.ar_clock.next_due() == qm.server.store.ars[soon]["end"]
+    finally:
+        timer.cancel()
