@@ -99,8 +99,7 @@ def end_ar(ctx: Ctx, record: dict[str, Any], state: str, *, by: str,
         job_handlers._delete_tasks(end_ctx, sel, False)
     if not ctx.store.ar_jobs.get(ar_id) and ar_id in ctx.store.ars:
         ctx.store.delete_ar(ctx.batch, ar_id)
-        return True
-    return False
+    return ar_id not in ctx.store.ars  # (its last job's end may have taken it already)
 
 
 def settle(store: Any, batch: Any) -> None:

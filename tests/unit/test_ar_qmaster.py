@@ -363,3 +363,17 @@ async def test_the_ar_timer_turns_an_ar_at_its_start(qm: Harness) -> None:
         assert qm.server.services.ar_clock.next_due() == qm.server.store.ars[soon]["end"]
     finally:
         timer.cancel()
+
+
+def test_a_managers_forced_qrdel_ends_the_ar_and_its_jobs_at_once(qm: Harness) -> None:
+    ar_id = qrsub(qm, ALICE, duration=600.0)
+    job = qm.submit(ar_id=ar_id)
+    start(qm, job)
+    assert qm.call("ar_delete", {"user": ALICE.to_dict(), "ar_ids": [ar_id],
+                                 "force": True})["results"] == \
+        [{"ar_id": ar_id, "result": "registered"}]  # -f is a manager's: its job runs on
+    assert qm.call("ar_delete", {"user": ROOT.to_dict(), "ar_ids": [ar_id],
+                                 "force": True})["results"] == \
+        [{"ar_id": ar_id, "result": "deleted"}]
+    assert ars(qm, owners=["*"]) == []
+    assert qm.tasks(job)[0]["state"] == "finished"
