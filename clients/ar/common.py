@@ -4,10 +4,13 @@ request to the qmaster whose refusal is printed on stdout (exit 1, or 25 for
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 from clients.api import ClientError, connect_or_exit
 from clients.ar.options import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 STATUS_OF_CODE = {"max_ars": 25}
 

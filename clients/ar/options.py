@@ -9,12 +9,14 @@ argument the usage on stderr with ``ERROR! no option argument``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any, Sequence
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import datetime
+    from typing import Any, Sequence
 
-from clients.qsub.values import ParseError, _mail_list, _queues, _resources, _seconds
-from common.jobspec import date_fields, date_time_to_epoch
+# What a command loads at start-up is kept small (issue 12): no dataclasses, typing or
+# datetime here; the value parsers of qsub (clients.qsub.values, common.jobspec) are
+# imported by the options that need them, when they are given.
 
 
 class UsageError(Exception):
@@ -30,16 +32,22 @@ class UsageError(Exception):
 NO_ARGS = "ERROR! no option argument"
 
 
-@dataclass
 class ArRequest:
     """What qrsub asks (the ``ar`` body of wire message ``ar_submit``)."""
 
-    body: dict[str, Any] = field(default_factory=dict)
-    verify: bool = False
-    help: bool = False
+    __slots__ = ("body", "verify", "help")
+
+    def __init__(self) -> None:
+        self.body: dict[str, Any] = {}
+        self.verify = False
+        self.help = False
 
 
-def _date(prog: str, switch: str, arg: str, now: datetime) -> float:
+def _date(prog: str, switch: str, arg: str, now: datetime | None) -> float:
+    from common.jobspec import date_fields, date_time_to_epoch
+    if now is None:
+        from datetime import datetime
+        now = datetime.now().astimezone()
     if date_fields(arg) is None:
         raise UsageError(f"\nInvalid format of date/hour-minute field.\n{prog}: Wrong "
                          f'date/time format "{arg}" specified to {switch} option')
@@ -57,8 +65,9 @@ def _yes_no(prog: str, switch: str, arg: str) -> bool:
     return value
 
 
-def parse_qrsub(argv: Sequence[str], now: datetime) -> ArRequest:
-    """qrsub's options (qrsub(1)): -a -A -d -e -he -l -m -M -N -now -pe -q -u -w."""
+def parse_qrsub(argv: Sequence[str], now: datetime | None = None) -> ArRequest:
+    """qrsub's options (qrsub(1)): -a -A -d -e -he -l -m -M -N -now -pe -q -u -w.
+    ``now`` (for -a/-e without a year; None: the local time when one is given)."""
     prog = "qrsub"
     if not argv:
         raise UsageError(NO_ARGS, usage=True)
@@ -91,7 +100,8 @@ _TAKES_ARG = frozenset({"-a", "-A", "-d", "-e", "-he", "-l", "-m", "-M", "-N", "
                         "-u", "-w"})
 
 
-def _apply(prog: str, req: ArRequest, switch: str, arg: str, now: datetime) -> None:
+def _apply(prog: str, req: ArRequest, switch: str, arg: str, now: datetime | None) -> None:
+    from clients.qsub.values import ParseError, _mail_list, _queues, _resources, _seconds
     body = req.body
     try:
         if switch in ("-a", "-e"):
@@ -139,7 +149,7 @@ def _apply(prog: str, req: ArRequest, switch: str, arg: str, now: datetime) -> N
 
 
 def _pe(prog: str, name: str, text: str) -> tuple[list[Any], list[list[int]]]:
-    from clients.qsub.values import parse_ranges
+    from clients.qsub.values import ParseError, parse_ranges
     try:
         ranges = parse_ranges(text, step_allowed=False, inf_allowed=True)
     except ParseError as err:
@@ -150,15 +160,15 @@ def _pe(prog: str, name: str, text: str) -> tuple[list[Any], list[list[int]]]:
     return [name, min(p[0] for p in pairs), max(p[1] for p in pairs)], pairs
 
 
-@dataclass
 class Listing:
     """What qrstat asks: the ARs named (``ar_ids``) or the owners' (``owners``)."""
 
-    ar_ids: list[int] | None = None
-    owners: list[str] | None = None
-    xml: bool = False
-    explain: bool = False
-    help: bool = False
+    __slots__ = ("ar_ids", "owners", "xml", "explain", "help")
+
+    def __init__(self) -> None:
+        self.ar_ids: list[int] | None = None
+        self.owners: list[str] | None = None
+        self.xml = self.explain = self.help = False
 
 
 def parse_qrstat(argv: Sequence[str]) -> Listing:
@@ -197,15 +207,16 @@ def _ids(text: str) -> list[int]:
     return ids
 
 
-@dataclass
 class Deletion:
     """What qrdel asks: ids (or names that are no id: answered as unknown), users."""
 
-    ar_ids: list[int] = field(default_factory=list)
-    not_ids: list[str] = field(default_factory=list)
-    owners: list[str] = field(default_factory=list)
-    force: bool = False
-    help: bool = False
+    __slots__ = ("ar_ids", "not_ids", "owners", "force", "help")
+
+    def __init__(self) -> None:
+        self.ar_ids: list[int] = []
+        self.not_ids: list[str] = []
+        self.owners: list[str] = []
+        self.force = self.help = False
 
 
 def parse_qrdel(argv: Sequence[str]) -> Deletion:

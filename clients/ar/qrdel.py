@@ -4,11 +4,14 @@ deletion`` (its jobs are being ended), refusals and unknown ids (exit 1)."""
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 from clients.ar.common import ask, usage_error
 from clients.ar.options import UsageError, parse_qrdel
 from clients.ar.usage import QRDEL_USAGE
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def line(user: str, result: dict[str, Any]) -> tuple[str, bool]:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import sys
-from datetime import datetime
 
 from clients.ar.common import ask, usage_error
 from clients.ar.options import UsageError, parse_qrsub
@@ -14,7 +13,7 @@ from clients.ar.usage import QRSUB_USAGE
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     try:
-        req = parse_qrsub(args, datetime.now().astimezone())
+        req = parse_qrsub(args)
     except UsageError as err:
         return usage_error(err, QRSUB_USAGE)
     if req.help:

@@ -4,7 +4,9 @@ the listing, the ``-ar`` detail and both ``-xml`` forms. Pure: AR records
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 from clients.render.format import XML_DECL, format_ctime, format_xml_time, xml_escape
 

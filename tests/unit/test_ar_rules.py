@@ -17,7 +17,7 @@ from clients.ar.options import UsageError, parse_qrdel, parse_qrstat, parse_qrsu
 from common import ar as rules
 
 REF = Path(__file__).resolve().parents[1] / "data" / "reference" / "ar"
-NOW = 1_795_834_133.0  # 11/28/2026 02:48:53 UTC
+NOW = 1_795_834_133  # 11/28/2026 02:48:53 UTC
 
 
 def ref(name: str) -> str:
@@ -66,8 +66,10 @@ def test_refused_windows_in_8_1_9_words(start: Any, end: Any, duration: Any,
     assert (REF / "qrsub-a-only.out").read_text().strip() == rules.NO_END
 
 
-@given(start=st.one_of(st.none(), st.floats(0, 2e9)), end=st.one_of(st.none(), st.floats(0, 2e9)),
-       duration=st.one_of(st.none(), st.floats(0, 1e8)))
+# (whole seconds, as the commands send them: -a/-e to the second, -d in seconds)
+@given(start=st.one_of(st.none(), st.integers(0, 2 * 10**9)),
+       end=st.one_of(st.none(), st.integers(0, 2 * 10**9)),
+       duration=st.one_of(st.none(), st.integers(0, 10**8)))
 def test_a_granted_window_is_never_empty_nor_in_the_past(start: Any, end: Any,
                                                          duration: Any) -> None:
     try:
