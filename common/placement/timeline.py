@@ -168,7 +168,8 @@ def holds_of(active: Sequence[Mapping[str, Any]], jobs: Mapping[int, PlacementJo
         granted = task.get("granted") or []
         if job is None or not granted:
             continue
-        start = task.get("start_time") or task.get("dispatch_time") or conf.now
+        start = next((t for t in (task.get("start_time"), task.get("dispatch_time"))
+                      if t is not None), conf.now)
         end = overdue_end(planned_end(job, float(start), conf), conf)
         state = "SUSPENDED" if task.get("state") == "suspended" or \
             task.get("suspend_reasons") else "RUNNING"
