@@ -7,8 +7,9 @@ This module owns:
   with 8.1.9's refusals (``start time is in the past`` ...);
 - the states of an AR (:data:`STATES`) and which comes after which
   (:func:`state_at`): ``w`` waiting for its start, ``r`` running, ``d`` deleted (its jobs
-  being ended), ``x`` exited (its end passed, its jobs being ended); ``E``/``W`` (a granted
-  queue instance in error while running / waiting) are not produced (docs/compatibility.md);
+  being ended), ``x`` exited (its end passed, its jobs being ended); ``E`` and ``W``
+  (:func:`shown_state`) while one of its granted queue instances cannot run jobs, when
+  running and waiting, with the message ``reserved queue all.q@vm is disabled``;
 - who may use an AR (:func:`may_use`): its owner, and the users and ``@acl`` lists of
   ``qrsub -u``;
 - the AR record's wire and spool form (:func:`new_record`, :func:`check_record`), and
@@ -79,6 +80,36 @@ def state_at(record: Mapping[str, Any], now: float) -> str:
     if now >= float(record["start"]):
         return "r"
     return "w"
+
+
+# qmod and calendar states of a queue instance that keep an AR from its slots, as 8.1.9
+# names them in "reserved queue Q is ..." (captured: disabled)
+_TROUBLE = (("d", "disabled"), ("D", "disabled"), ("E", "in error state"))
+
+
+def trouble(record: Mapping[str, Any], qi_states: Mapping[str, str],
+            down_hosts: Iterable[str]) -> str | None:
+    """Why the AR cannot have its granted slots now (None: it can): the first granted
+    queue instance that is disabled, in error, or on a host whose execd is unknown."""
+    down = set(down_hosts)
+    for queue, host, _ in record.get("granted") or []:
+        name = f"{queue}@{host}"
+        if host in down:
+            return f"reserved queue {name} is unknown"
+        letters = qi_states.get(name, "")
+        for letter, word in _TROUBLE:
+            if letter in letters:
+                return f"reserved queue {name} is {word}"
+    return None
+
+
+def shown_state(record: Mapping[str, Any], now: float, problem: str | None) -> str:
+    """The state qrstat shows: that of the window (:func:`state_at`), ``E`` for a running
+    and ``W`` for a waiting AR with a ``problem`` (8.1.9, qrstat-disabled)."""
+    state = state_at(record, now)
+    if problem:
+        return {"r": "E", "w": "W"}.get(state, state)
+    return state
 
 
 def next_change(record: Mapping[str, Any]) -> float | None:

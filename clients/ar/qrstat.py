@@ -34,7 +34,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(render.xml(ars, full=True) if req.xml else
                          "".join(render.detail(r) for r in ars))
         return 0
-    sys.stdout.write(render.xml(ars, full=False) if req.xml else render.listing(ars))
+    sys.stdout.write(render.xml(ars, full=False) if req.xml else
+                     render.listing(ars, explain=req.explain))
     return 0
 
 

@@ -24,12 +24,16 @@ def duration(seconds: float) -> str:
     return f"{total // 3600:02d}:{total // 60 % 60:02d}:{total % 60:02d}"
 
 
-def listing(ars: Iterable[dict[str, Any]]) -> str:
-    """The table of qrstat (no AR: nothing at all)."""
-    rows = [f"{r['ar_id']:7d} {r.get('name') or '':<10.10} {r['owner']:<12.12} "
-            f"{r['state']:<5.5} {format_ctime(r['start']):<20.20} "
-            f"{format_ctime(r['end']):<20.20} {duration(r['end'] - r['start'])}"
-            for r in ars]
+def listing(ars: Iterable[dict[str, Any]], *, explain: bool = False) -> str:
+    """The table of qrstat (no AR: nothing at all); ``explain``: an AR's message (why it
+    is in state E or W) on a line of its own below it."""
+    rows = []
+    for r in ars:
+        rows.append(f"{r['ar_id']:7d} {r.get('name') or '':<10.10} {r['owner']:<12.12} "
+                    f"{r['state']:<5.5} {format_ctime(r['start']):<20.20} "
+                    f"{format_ctime(r['end']):<20.20} {duration(r['end'] - r['start'])}")
+        if explain and r.get("message"):
+            rows.append(f"       {r['message']}")
     return "\n".join([HEADER, RULE, *rows]) + "\n" if rows else ""
 
 
@@ -49,6 +53,7 @@ def detail(record: dict[str, Any]) -> str:
              _field("start_time", format_ctime(record["start"])),
              _field("end_time", format_ctime(record["end"])),
              _field("duration", duration(record["end"] - record["start"])),
+             *([_field("message", record["message"])] if record.get("message") else []),
              _field("submission_time", format_ctime(record["submission_time"])),
              _field("group", record.get("group") or ""),
              _field("account", record.get("account") or "sge")]

@@ -148,19 +148,27 @@ def handle_ar_query(ctx: Ctx) -> dict[str, Any]:
     require_known_host(ctx.store, ctx.user)
     ids = ctx.body.get("ar_ids")
     if ids is not None:
-        found = [_as_now(ctx.store.ars[i], ctx.now) for i in ids if i in ctx.store.ars]
+        found = [_as_now(ctx, ctx.store.ars[i]) for i in ids if i in ctx.store.ars]
         return {"ars": found, "unknown": [i for i in ids if i not in ctx.store.ars]}
     owners = ctx.body.get("owners") or [ctx.user.name]
-    ars = [_as_now(r, ctx.now) for _, r in sorted(ctx.store.ars.items())
+    ars = [_as_now(ctx, r) for _, r in sorted(ctx.store.ars.items())
            if any(fnmatch.fnmatchcase(r["owner"], o) for o in owners)]
     return {"ars": ars, "unknown": []}
 
 
-def _as_now(record: dict[str, Any], now: float) -> dict[str, Any]:
-    """The AR with the state its window gives it now (the clock turns the stored state
-    on its next heartbeat; an AR whose end passed shows ``x`` until then)."""
-    state = rules.state_at(record, now)
-    return record if state == record["state"] else {**record, "state": state}
+def _as_now(ctx: Ctx, record: dict[str, Any]) -> dict[str, Any]:
+    """The AR as qrstat shows it now: the state its window gives it (the clock may turn
+    the stored one a moment later), ``E``/``W`` and a ``message`` while a granted queue
+    instance is disabled, in error or on an unknown host (8.1.9)."""
+    problem = None
+    if record["state"] not in rules.ENDING_STATES:
+        states = {name: s.get("states", "") for name, s in ctx.store.qi_states.items()}
+        down = [h for h, host in ctx.store.hosts.items() if not host.alive]
+        problem = rules.trouble(record, states, down)
+    state = rules.shown_state(record, ctx.now, problem)
+    if state == record["state"] and not problem:
+        return record
+    return {**record, "state": state, **({"message": problem} if problem else {})}
 
 
 def handle_ar_delete(ctx: Ctx) -> dict[str, Any]:

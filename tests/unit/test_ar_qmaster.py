@@ -377,3 +377,19 @@ def test_a_managers_forced_qrdel_ends_the_ar_and_its_jobs_at_once(qm: Harness) -
         [{"ar_id": ar_id, "result": "deleted"}]
     assert ars(qm, owners=["*"]) == []
     assert qm.tasks(job)[0]["state"] == "finished"
+
+
+def test_a_disabled_granted_instance_shows_the_ar_in_e_or_w(qm: Harness) -> None:
+    running = qrsub(qm, ALICE, duration=600.0)
+    waiting = qrsub(qm, ALICE, start=time.time() + 3600, duration=600.0)
+
+    def qmod(action: str) -> None:
+        qm.call("qmod", {"user": ROOT.to_dict(), "items": [
+            {"action": action, "scope": "queue", "ref": "all.q@h1"}]})
+    qmod("disable")
+    shown = {r["ar_id"]: r for r in ars(qm)}
+    assert (shown[running]["state"], shown[waiting]["state"]) == ("E", "W")
+    assert shown[running]["message"] == "reserved queue all.q@h1 is disabled"
+    assert qm.server.store.ars[running]["state"] == "r"  # (a view, not a change)
+    qmod("enable")
+    assert [(r["state"], r.get("message")) for r in ars(qm)] == [("r", None), ("w", None)]

@@ -237,3 +237,23 @@ def test_max_advance_reservations_in_the_global_configuration() -> None:
     with pytest.raises(ConfError):
         parse_object("conf", text.replace("max_advance_reservations     1",
                                           "max_advance_reservations     many"))
+
+
+def test_qrstat_shows_e_and_w_with_their_reason(utc: None) -> None:
+    """8.1.9 (qrstat-*-disabled): a granted instance disabled turns a running AR to E and
+    a waiting one to W, with ``message`` in the detail and under the row with -explain."""
+    running = _ar(50, "runE", "11/28/2026 03:25:37", "11/28/2026 03:35:37")
+    waiting = _ar(51, "waitW", "11/28/2026 04:25:00", "11/28/2026 04:35:00")
+    waiting["submission_time"] = running["submission_time"]
+    problem = rules.trouble(running, {"all.q@vm": "d"}, [])
+    assert problem == "reserved queue all.q@vm is disabled"
+    now = epoch("11/28/2026 03:26:00")
+    shown = [{**r, "state": rules.shown_state(r, now, problem), "message": problem}
+             for r in (running, waiting)]
+    assert [r["state"] for r in shown] == ["E", "W"]
+    assert render.listing(shown) == ref("qrstat-disabled.out")
+    assert render.listing(shown, explain=True) == ref("qrstat-explain-disabled.out")
+    assert render.detail(shown[0]) == ref("qrstat-ar-disabled.out")
+    assert rules.trouble(running, {}, ["vm"]) == "reserved queue all.q@vm is unknown"
+    assert rules.trouble(running, {"all.q@vm": "s"}, []) is None
+    assert rules.shown_state(running, now, None) == "r"
