@@ -103,7 +103,8 @@ def xml(ars: Iterable[dict[str, Any]], *, full: bool) -> str:
 
 
 def _xml_detail(r: dict[str, Any]) -> list[str]:
-    out = [_x(2, "submission_time", format_xml_time(r["submission_time"])),
+    out = [_x(2, "message", r["message"])] if r.get("message") else []
+    out += [_x(2, "submission_time", format_xml_time(r["submission_time"])),
            _x(2, "group", r.get("group") or ""), _x(2, "account", r.get("account") or "sge")]
     resources = r.get("hard_resources") or {}
     if resources:

@@ -254,6 +254,11 @@ def test_qrstat_shows_e_and_w_with_their_reason(utc: None) -> None:
     assert render.listing(shown) == ref("qrstat-disabled.out")
     assert render.listing(shown, explain=True) == ref("qrstat-explain-disabled.out")
     assert render.detail(shown[0]) == ref("qrstat-ar-disabled.out")
+    xml_one = {**shown[0], "ar_id": 52, "start": epoch("11/28/2026 03:26:38"),
+               "end": epoch("11/28/2026 03:36:38"),
+               "submission_time": epoch("11/28/2026 03:26:38")}
+    assert render.xml([xml_one], full=True) == ref("qrstat-ar-disabled-xml.out")
+    assert render.xml([xml_one], full=False) == ref("qrstat-disabled-xml.out")
     assert rules.trouble(running, {}, ["vm"]) == "reserved queue all.q@vm is unknown"
     assert rules.trouble(running, {"all.q@vm": "s"}, []) is None
     assert rules.shown_state(running, now, None) == "r"
