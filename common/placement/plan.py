@@ -337,7 +337,10 @@ class Plan:
         slots it can start with, on one host when ``per_host`` (serial, ``$pe_slots``).
         A placement is tried only when the slots could suffice: at a release on a
         candidate that makes them suffice, or at every release once they suffice and
-        something else (a consumable, a quota) held the job back."""
+        something else (a consumable, a quota) held the job back. After a try that
+        later acquisitions in its window made fail, the next waits until the events
+        passed since could have made up the slots that were missing (each slot an event
+        gives back or an acquisition's start takes out of a window is counted)."""
         hosts: dict[str, int] = {}
         wanted = set(candidates)
         for key in wanted:
@@ -348,6 +351,7 @@ class Plan:
         def enough() -> bool:
             return roomy > 0 if per_host else total >= need
         held_otherwise = enough()  # slots suffice now: something else keeps it waiting
+        missing = gained = 0  # slots the last try lacked in its window; made up since
         walk = Walk(self, self.now)
         try:
             for time, events in walk.steps():
@@ -356,18 +360,21 @@ class Plan:
                     for key, count in event.slots:
                         if key in wanted:
                             touched = True
+                            gained += count
                             before = hosts[key[1]]
                             hosts[key[1]] = after = before + event.sign * count
                             total += event.sign * count
                             roomy += (after >= need) - (before >= need)
                 released = any(e.sign == RELEASE for e in events)
-                if not released or not enough() or not (touched or held_otherwise):
+                if not released or not enough() or not (touched or held_otherwise) \
+                        or gained < missing:
                     continue
                 walk.flush()
                 end = planned_end(job, time, self.conf)
                 placed = place(time, end)
                 if placed is None:
                     held_otherwise = True
+                    missing, gained = self._missing(wanted, time, end, need), 0
                     continue
                 granted, pe = placed
                 self.apply(self.effect(job, granted, pe), RELEASE)  # (only a trial)
@@ -377,6 +384,14 @@ class Plan:
             return None
         finally:
             walk.undo()
+
+    def _missing(self, wanted: set[SlotKey], t0: float, end: float, need: int) -> int:
+        """How many slots the candidates lack over ``[t0, end)`` (the state at ``t0``
+        less what acquisitions in the window take), 0 when they would do."""
+        caps = self.slot_caps(t0, end)
+        free = self.free
+        room = sum(max(0, free.get(key, 0) + caps.get(key, 0)) for key in wanted)
+        return max(0, need - room)
 
     def book(self, reservation: Reservation) -> None:
         """Count a reservation: what it needs is taken from its start to its end."""
