@@ -35,7 +35,10 @@ from common.placement.load_alarm import HostLoads, InstanceThresholds, exceeded,
 from common.placement.pass_conf import Access, PEConf, matching_pes, pes_at
 from common.placement.quotas import QuotaContext, everywhere
 from common.placement.resources import ResourceView, apply, debits, job_requests
-from common.placement.timeline import AdvanceReservation, Hold, Reservation, ReserveConf
+from common.placement.plan import RELEASE, Plan, Walk
+from common.placement.timeline import (
+    AdvanceReservation, Hold, Reservation, ReserveConf, planned_end,
+)
 
 # (job, queue instance) -> True when the job's requests allow that instance
 Matcher = Callable[[PlacementJob, QueueInstance], bool]
@@ -193,9 +196,12 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
     if inp.host_loads is not None and inp.host_loads.factors:  # the pass adds its own
         inp = replace(inp, host_loads=inp.host_loads.copy(), overloaded=dict(inp.overloaded))
     free = _free_slots(inp)
+    pe_used = dict(inp.pe_used)
+    plan, ar_free = _plan(inp, free, pe_used)
     left = sum(max(v, 0) for v in free.values())
     orders: list[dict[str, Any]] = []
-    if left <= 0:
+    max_reservation = inp.reserve.max_reservation if inp.reserve is not None else 0
+    if left <= 0 and not ar_free and max_reservation <= 0:
         return orders
     # the batch instances (free's keys, fixed for the pass) by the pass's ranking
     ranked = sorted((qi for qi in inp.instances if (qi.queue, qi.host) in free),
@@ -205,10 +211,30 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
     # or project when nothing about the job's owner narrows the instances
     candidates: dict[tuple[Any, ...], Candidates] | None = {} if inp.category_cache else None
     full: set[tuple[Any, ...]] = set()
-    pe_used = dict(inp.pe_used)
     caps = inp.caps.copy() if inp.caps is not None else None  # the pass counts its own
+
+    def may_reserve(job: PlacementJob) -> bool:
+        return plan is not None and job.reserve and job.ar_id is None and \
+            len(plan.reservations) < max_reservation
+
+    def reserve(job: PlacementJob, task_id: int) -> None:
+        """Plan the earliest start of a -R y job that cannot start now."""
+        assert plan is not None
+        try:
+            found = _reserve(job, task_id, plan, ranked, inp, free, pe_used)
+        except Exception as exc:  # noqa: BLE001 - one job must not stop every job's pass
+            stats.unevaluable[job.job_id] = f"{type(exc).__name__}: {exc}"
+            return
+        if found is not None:
+            plan.book(found)
+
     for job_id, records, (ranges, version) in pending_jobs(inp):
         job = inp.jobs[job_id]
+        in_ar = job.ar_id is not None
+        if left <= 0 and not in_ar and not may_reserve(job):
+            if plan is None or (len(plan.reservations) >= max_reservation and not ar_free):
+                break
+            continue
         try:
             key = job.category
         except Exception as exc:  # noqa: BLE001 - one job must not stop every job's pass
@@ -218,10 +244,19 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
             stats.capped += 1  # a cap is the user's or the job's, never its category's
             continue
         total = len(records) + task_ranges.count(ranges)
-        if key in full:
+        if key in full or (left <= 0 and not in_ar):
             stats.considered += total
             stats.skipped_by_category += total
+            if may_reserve(job):
+                first = next(_job_tasks(job_id, records, ranges, version, inp.exclude), None)
+                if first is not None:
+                    reserve(job, first["task_id"])
             continue
+        room = free
+        if in_ar:
+            room = ar_free.get(job.ar_id)  # type: ignore[arg-type]
+            if room is None:  # its reservation has not started, or has ended
+                continue
         tasks = _job_tasks(job_id, records, ranges, version, inp.exclude)
         for seen, task in enumerate(tasks, 1):
             enrolled = task.get("enrolled", True)
@@ -236,7 +271,9 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
                     category = _category(job, ranked, inp, candidates)
                     if inp.category_cache:
                         categories[key] = category
-                placed = _place(job, category, free, inp, pe_used)
+                window = None if plan is None or in_ar else \
+                    (plan, plan.now, planned_end(job, plan.now, plan.conf))
+                placed = _place(job, category, room, inp, pe_used, window)
             except Exception as exc:  # noqa: BLE001 - one job must not stop every job's pass
                 stats.unevaluable[job_id] = f"{type(exc).__name__}: {exc}"
                 break
@@ -245,6 +282,8 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
                     full.add(key)
                     stats.considered += total - seen
                     stats.skipped_by_category += total - seen
+                if may_reserve(job):
+                    reserve(job, task["task_id"])
                 break
             granted, pe_name = placed
             order = {"type": "dispatch", "job_id": job_id, "task_id": task["task_id"],
@@ -254,14 +293,70 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
             orders.append(order)
             if caps is not None:
                 caps.started(job, enrolled)
+            if plan is not None and not in_ar:
+                plan.add_dispatch(job, granted, pe_name)
             _adjust_load(inp, granted, free)
-            left -= sum(g[2] for g in granted)
-            if left <= 0:
+            if not in_ar:
+                left -= sum(g[2] for g in granted)
+            if left <= 0 and not in_ar:
                 break
-        if left <= 0:
-            break
     stats.orders = len(orders)
+    if plan is not None:
+        stats.reservations = list(plan.reservations)
     return orders
+
+
+def _plan(inp: PassInput, free: dict[SlotKey, int], pe_used: dict[str, int]
+          ) -> tuple[Plan | None, dict[int, dict[SlotKey, int]]]:
+    """The pass's plan of the future (None: no planning) and, per advance reservation
+    that has started, the slots its jobs may still take (its own ``free``)."""
+    conf = inp.reserve
+    if conf is None:
+        return None, {}
+    plan = Plan(conf, inp.jobs, free, inp.resources, inp.quotas, pe_used)
+    ar_ids = {ar.ar_id for ar in inp.ars}
+    in_ar: dict[int, dict[SlotKey, int]] = {}  # AR id -> slots its running jobs hold
+    inside: set[int] = set()
+    for hold in inp.holds:
+        job = inp.jobs.get(hold.job_id)
+        if job is not None and job.ar_id in ar_ids:
+            inside.add(hold.job_id)
+            used = in_ar.setdefault(job.ar_id, {})  # type: ignore[arg-type]
+            for queue, host, slots in hold.granted:
+                used[(queue, host)] = used.get((queue, host), 0) + slots
+    ar_free: dict[int, dict[SlotKey, int]] = {}
+    for ar in inp.ars:
+        if ar.end <= conf.now:
+            continue
+        used = in_ar.get(ar.ar_id, {})
+        unused = [(q, h, n - used.get((q, h), 0)) for q, h, n in ar.granted
+                  if n > used.get((q, h), 0)]
+        plan.add_ar(ar, unused)
+        if ar.start <= conf.now:
+            ar_free[ar.ar_id] = {(q, h): n for q, h, n in unused}
+    plan.add_holds(inp.holds, inside)
+    return plan, ar_free
+
+
+def _reserve(job: PlacementJob, task_id: int, plan: Plan, ranked: list[QueueInstance],
+             inp: PassInput, free: dict[SlotKey, int], pe_used: dict[str, int]
+             ) -> Reservation | None:
+    """The earliest start of ``job`` on the plan (each try places it afresh, with the
+    backfill checks of its window)."""
+    # the instances it may ever use (its fixed requests are judged at each try: the
+    # verdict of a consumable depends on the time asked)
+    keys = [(qi.queue, qi.host) for qi in _allowed_instances(job, ranked, inp)]
+    if not keys:
+        return None
+    need = min(low for low, _ in job.slot_ranges())
+    per_host = job.pe is None or all(
+        inp.pes[name].rule == "$pe_slots" for name in matching_pes(job.pe[0], inp.pes)) \
+        and bool(matching_pes(job.pe[0], inp.pes))
+
+    def place_at(start: float, end: float) -> tuple[list[list[Any]], str | None] | None:
+        category = _category(job, ranked, inp)  # afresh: the view is that of ``start``
+        return _place(job, category, free, inp, pe_used, (plan, start, end))
+    return plan.earliest(job, task_id, place_at, keys, need, per_host)
 
 
 def _rank(inp: PassInput, qi: QueueInstance) -> tuple[Any, ...]:
@@ -308,8 +403,29 @@ def ar_admission(ar: PlacementJob, start: float, end: float, inp: PassInput
     """Where an advance reservation asking what ``ar`` asks (``qrsub -l -pe -q``) would
     hold its slots from ``start`` to ``end``, with the PE chosen; None when they cannot be
     guaranteed: some instant of the window lacks them, given the holds' planned ends and
-    the other advance reservations (``inp.reserve``, ``inp.holds``, ``inp.ars``)."""
-    raise NotImplementedError
+    the other advance reservations (``inp.reserve``, ``inp.holds``, ``inp.ars``). The
+    pass's reservations of ``-R y`` jobs are plans, not promises: they are not counted.
+    ``inp`` is left as it was."""
+    conf = inp.reserve
+    if conf is None:
+        raise ValueError("ar_admission needs inp.reserve (the time and the durations)")
+    inp = replace(inp, resources=inp.resources.copy() if inp.resources is not None else None,
+                  quotas=inp.quotas.trial() if inp.quotas is not None else None,
+                  caps=None)
+    free = _free_slots(inp)
+    pe_used = dict(inp.pe_used)
+    plan, _ = _plan(inp, free, pe_used)
+    assert plan is not None
+    ranked = sorted((qi for qi in inp.instances if (qi.queue, qi.host) in free),
+                    key=lambda qi: _rank(inp, qi))
+    walk = Walk(plan, plan.now)
+    try:
+        walk.advance(start)
+        walk.flush()
+        category = _category(ar, ranked, inp)
+        return _place(ar, category, free, inp, pe_used, (plan, max(start, plan.now), end))
+    finally:
+        walk.undo()
 
 
 def _category(job: PlacementJob, ranked: list[QueueInstance], inp: PassInput,
@@ -425,13 +541,20 @@ def queue_matches(ref: str, qi: QueueInstance,
     return fnmatch.fnmatchcase(qi.host, hpat)
 
 
+# the pass's plan and the window [start, end) a placement must hold for (None: now only)
+Window = tuple[Plan, float, float]
+
+
 def _place(job: PlacementJob, category: Category, free: dict[SlotKey, int],
-           inp: PassInput, pe_used: dict[str, int]
+           inp: PassInput, pe_used: dict[str, int], window: Window | None = None
            ) -> tuple[list[list[Any]], str | None] | None:
-    """The grant and the PE it is in (None for a serial job), or None: no room."""
+    """The grant and the PE it is in (None for a serial job), or None: no room. With a
+    ``window``, the grant must also leave every later acquisition of the plan inside it
+    what it needs (backfilling never delays a reservation)."""
     pe = job.pe
+    caps = window[0].slot_caps(window[1], window[2]) if window is not None else {}
     if pe is None:
-        granted = _place_serial(job, category, free, inp.resources, inp.quotas)
+        granted = _place_serial(job, category, free, inp.resources, inp.quotas, window, caps)
         return None if granted is None else (granted, None)
     for conf, hosts in _pe_choices(job, pe[0], category, inp):
         cap = None if conf.slots is None else conf.slots - pe_used.get(conf.name, 0)
@@ -439,20 +562,36 @@ def _place(job: PlacementJob, category: Category, free: dict[SlotKey, int],
             limit = high if cap is None else min(high, cap)
             if limit < low:
                 continue
-            drop_full_hosts(hosts, free)
-            found = _allocate_in_quota(job, category, free, inp, conf, hosts, low, limit)
+            room = free
+            if caps:
+                room = dict(free)
+                for key, less in caps.items():
+                    if key in room:
+                        room[key] = max(room[key] + less, 0)
+            drop_full_hosts(hosts, room)
+            found = _allocate_in_quota(job, category, room, inp, conf, hosts, low, limit,
+                                       cache=room is free)
             if found is not None:
                 granted, total = found
+                if room is not free:
+                    for queue, host, slots in granted:
+                        free[(queue, host)] -= slots
                 if inp.quotas is not None:
                     inp.quotas.take(job, granted, conf.name)
                 pe_used[conf.name] = pe_used.get(conf.name, 0) + total
+                if window is not None and window[0].conflicts(job, granted, conf.name,
+                                                              window[1], window[2]):
+                    plan = window[0]
+                    plan.apply(plan.effect(job, granted, conf.name), RELEASE)
+                    return None
                 return granted, conf.name
     return None
 
 
 def _allocate_in_quota(job: PlacementJob, category: Category, free: dict[SlotKey, int],
                        inp: PassInput, conf: PEConf, hosts: list[list[QueueInstance]],
-                       low: int, high: int) -> tuple[list[list[Any]], int] | None:
+                       low: int, high: int, cache: bool = True
+                       ) -> tuple[list[list[Any]], int] | None:
     """The largest grant of ``low``..``high`` slots that the resources and every quota
     allow (and its slot count), or None.
 
@@ -479,7 +618,7 @@ def _allocate_in_quota(job: PlacementJob, category: Category, free: dict[SlotKey
             alloc.rollback()
         return granted, alloc.total
 
-    first = attempt(free, high, keep=True, cache=True)
+    first = attempt(free, high, keep=True, cache=cache)
     if not isinstance(first, str) or quotas is None:
         return first
     room = _quota_room(job, quotas, conf.name, hosts, free)
@@ -541,17 +680,20 @@ def _may_use_pe(job: PlacementJob, pe: str, access: Access | None) -> bool:
 
 
 def _place_serial(job: PlacementJob, category: Category, free: dict[SlotKey, int],
-                  view: ResourceView | None, quotas: QuotaContext | None = None
+                  view: ResourceView | None, quotas: QuotaContext | None = None,
+                  window: Window | None = None, caps: Mapping[SlotKey, int] | None = None
                   ) -> list[list[Any]] | None:
     """One slot on the first candidate with room; an instance found full stays full
     for this category for the rest of the pass (resources only shrink in a pass, and
-    quota usage only grows: a category is one owner and project)."""
+    quota usage only grows: a category is one owner and project). ``caps``: how many
+    fewer slots than free the window leaves per instance (``Plan.slot_caps``)."""
     fit, candidates = category.fit, category.candidates
     while category.cursor < len(candidates):
         qi = candidates[category.cursor]
         key = (qi.queue, qi.host)
-        if free.get(key, 0) > 0 and (fit is None or not fit.dynamic
-                                     or fit.fits(qi.queue, qi.host, 1, True)):
+        room = free.get(key, 0) + (caps.get(key, 0) if caps else 0)
+        if room > 0 and (fit is None or not fit.dynamic
+                         or fit.fits(qi.queue, qi.host, 1, True)):
             # the quotas count the slot at once when they admit it
             refused = None if quotas is None else quotas.claim(job, qi.queue, qi.host, 1)
             if refused is not None and everywhere(*refused):
@@ -564,6 +706,12 @@ def _place_serial(job: PlacementJob, category: Category, free: dict[SlotKey, int
             granted = [[qi.queue, qi.host, 1]]
             if view is not None:
                 apply(view, debits(view, category.requests, granted))
+            if window is not None and window[0].conflicts(job, granted, None, window[1],
+                                                          window[2]):
+                plan = window[0]
+                plan.apply(plan.effect(job, granted, None), RELEASE)
+                category.cursor += 1
+                continue
             return granted
         category.cursor += 1
     return None

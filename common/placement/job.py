@@ -145,7 +145,8 @@ def _count(value: Any) -> int:
 
 
 def _ar_id(value: Any) -> int | None:
-    if value is None:
+    """``-ar id``; none (or 0, which no advance reservation has) is None."""
+    if value is None or value == 0:
         return None
     if type(value) is not int or value < 0:
         raise TypeError(f"advance reservation id {value!r} is not a count")

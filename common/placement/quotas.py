@@ -139,6 +139,22 @@ class QuotaContext:
             self._count(self._charges(self.request(job, str(queue), str(host), int(slots),
                                                    pe, part == 0)))
 
+    def grant_charges(self, job: PlacementJob, granted: Sequence[Sequence[Any]],
+                      pe: str | None = None) -> list[tuple[UsageKey, str, float]]:
+        """What ``take`` would count for a grant: (usage key, complex, amount) each; the
+        planning (``common.placement.plan``) books and releases grants with these."""
+        counted = []
+        for part, (queue, host, slots) in enumerate(granted):
+            for _, _, key, amounts, _ in self._charges(self.request(
+                    job, str(queue), str(host), int(slots), pe, part == 0)):
+                counted.extend((key, limit.name, amount) for limit, amount in amounts)
+        return counted
+
+    def count(self, counted: Iterable[tuple[UsageKey, str, float]], sign: int = 1) -> None:
+        """Add (``sign`` 1) or give back (-1) what ``grant_charges`` found."""
+        for key, name, amount in counted:
+            self.usage.add(key, name, sign * amount)
+
     def refusal_of_grant(self, job: PlacementJob, granted: Sequence[Sequence[Any]],
                          pe: str | None = None) -> str | None:
         """The first ``set/rule`` a whole grant would exceed, its parts counted one after

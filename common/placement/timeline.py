@@ -43,6 +43,9 @@ class ReserveConf:
     max_reservation: int = 0
     default_duration: float = INFINITY   # seconds
     duration_offset: float = DEFAULT_DURATION_OFFSET
+    # sched_conf(5) schedule_interval: a task running past its planned end is taken to
+    # end one interval from now (8.1.9 plans so: the next pass looks again)
+    schedule_interval: float = 15.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,19 +114,56 @@ class Reservation:
 
 
 def job_duration(job: PlacementJob, default_duration: float) -> float:
-    """A job's planned run time in seconds, as 8.1.9 takes it: its hard ``h_rt`` request,
-    else its ``s_rt``, the smaller when it asks both; else ``default_duration``."""
-    raise NotImplementedError
+    """A job's planned run time in seconds, as 8.1.9 takes it (``job_get_duration``): its
+    hard ``h_rt`` request, else its ``s_rt``, the smaller when it asks both; else
+    ``default_duration``. A value that no longer parses counts as no request."""
+    found = [seconds for name in ("h_rt", "s_rt")
+             if (text := job.hard_resources.get(name)) is not None
+             and (seconds := _seconds(name, text)) is not None]
+    return min(found) if found else default_duration
+
+
+def _seconds(name: str, text: str) -> float | None:
+    from common import limits
+    from common.resource.values import BadValueError
+    try:
+        return limits.bound(limits.parse(name, text))
+    except (BadValueError, ValueError):
+        return None
 
 
 def planned_end(job: PlacementJob, start: float, conf: ReserveConf) -> float:
     """When a task of ``job`` started (or starting) at ``start`` frees its resources:
     start + duration + ``duration_offset``; ``INFINITY`` for an unbounded duration."""
-    raise NotImplementedError
+    duration = job_duration(job, conf.default_duration)
+    if math.isinf(duration):
+        return INFINITY
+    return start + duration + conf.duration_offset
+
+
+def overdue_end(end: float, conf: ReserveConf) -> float:
+    """A running task's end when its planned end has passed (it runs on past its
+    ``s_rt`` or ``default_duration``): as 8.1.9 plans it, one ``schedule_interval``
+    from now."""
+    return end if end > conf.now else conf.now + conf.schedule_interval
 
 
 def holds_of(active: Sequence[Mapping[str, Any]], jobs: Mapping[int, PlacementJob],
              conf: ReserveConf) -> list[Hold]:
     """The holds of active task records (``granted``, ``granted_pe``, ``start_time``
-    else ``dispatch_time``; a task with neither started at ``conf.now``)."""
-    raise NotImplementedError
+    else ``dispatch_time``; a task with neither started at ``conf.now``). Tasks without a
+    grant or whose job is unknown hold nothing."""
+    holds = []
+    for task in active:
+        job = jobs.get(task.get("job_id"))  # type: ignore[arg-type]
+        granted = task.get("granted") or []
+        if job is None or not granted:
+            continue
+        start = task.get("start_time") or task.get("dispatch_time") or conf.now
+        end = overdue_end(planned_end(job, float(start), conf), conf)
+        state = "SUSPENDED" if task.get("state") == "suspended" or \
+            task.get("suspend_reasons") else "RUNNING"
+        holds.append(Hold(job.job_id, int(task.get("task_id") or 0), float(start), end,
+                          tuple((str(q), str(h), int(s)) for q, h, s in granted),
+                          task.get("granted_pe"), state))
+    return holds

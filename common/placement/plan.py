@@ -1,0 +1,409 @@
+"""The dispatch pass's plan of the future: resource reservation for ``-R y`` jobs
+(sched_conf(5) ``max_reservation``), backfilling around the reservations, and the advance
+reservations' windows (qrsub(1)). Pure.
+
+The pass's own state (free slots per queue instance, the resource view, the quota usage,
+the slots per PE) is the cluster *now*. The plan adds what changes it later, as events:
+
+- a running task's release at its planned end (``timeline.Hold``),
+- a task dispatched in this pass, released at its planned end,
+- an advance reservation's acquisition at its start and release at its end,
+- a reservation found in this pass (acquisition at its start, release at its end).
+
+To know the cluster at a time ``t`` the plan applies the events up to ``t`` to the pass's
+own state and undoes them afterwards (no copy of the view is ever made). Slots are applied
+at once; the consumables, quotas and PE slots of an event only when a placement is tried
+(most events of a long walk never need them).
+
+A job dispatched now must not delay a reservation: over its window ``[now, end)`` it may
+use a queue instance's slots only as far as every later acquisition in the window leaves
+them free (:meth:`Plan.slot_caps`), and a grant that shares a consumable, a quota or a PE
+with such an acquisition is checked at each of their starts (:meth:`Plan.conflicts`). A
+job without an end time (``default_duration INFINITY``) therefore never uses what a
+reservation will need. A reserving job's earliest start (:meth:`Plan.earliest`) is the
+first release time at which the same placement, with the same checks, succeeds.
+"""
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from common.placement.job import PlacementJob
+from common.placement.quotas import QuotaContext
+from common.placement.resources import Change, ResourceView, apply, check_grant, debits, \
+    job_requests
+from common.placement.timeline import (
+    INFINITY, AdvanceReservation, Hold, Reservation, ReserveConf, planned_end,
+)
+
+SlotKey = tuple[str, str]
+Granted = Sequence[Sequence[Any]]
+# a placement tried at time t for the window [t, end): (granted, PE) or None
+Placer = Callable[[float, float], "tuple[list[list[Any]], str | None] | None"]
+
+RELEASE, ACQUIRE = 1, -1
+
+
+@dataclass
+class Effect:
+    """What a grant takes from the pass's state: slots per queue instance, consumable
+    debits, quota counts and PE slots."""
+
+    slots: list[tuple[SlotKey, int]]
+    changes: list[Change]
+    counted: list[tuple[Any, str, float]]
+    pe: str | None
+    total: int
+
+    def view_keys(self) -> set[tuple[Any, str]]:
+        return {(c[0], c[1]) for c in self.changes}
+
+    def quota_keys(self) -> set[tuple[Any, str]]:
+        return {(c[0], c[1]) for c in self.counted}
+
+
+@dataclass
+class Event:
+    """A change of the pass's state at ``time``: ``sign`` RELEASE gives the effect back,
+    ACQUIRE takes it. The effect is worked out when first needed."""
+
+    time: float
+    sign: int
+    slots: tuple[tuple[SlotKey, int], ...]
+    make: Callable[[], Effect]
+    seq: int = 0
+    _effect: Effect | None = field(default=None, repr=False)
+
+    @property
+    def effect(self) -> Effect:
+        if self._effect is None:
+            self._effect = self.make()
+        return self._effect
+
+    def sort_key(self) -> tuple[float, int, int]:
+        # at one instant releases come first: what frees at t may be taken at t
+        return (self.time, 0 if self.sign == RELEASE else 1, self.seq)
+
+
+@dataclass
+class Acquisition:
+    """A future hold (an advance reservation or a reservation of this pass): its window
+    and what it takes, for the backfill checks."""
+
+    start: float
+    end: float
+    event: Event
+
+
+class Plan:
+    """The events after ``conf.now`` and the operations of the pass on them. ``free``,
+    ``pe_used``, the view and the quotas are the pass's own (changed and restored)."""
+
+    def __init__(self, conf: ReserveConf, jobs: Mapping[int, PlacementJob],
+                 free: dict[SlotKey, int], view: ResourceView | None,
+                 quotas: QuotaContext | None, pe_used: dict[str, int]) -> None:
+        self.conf, self.now = conf, conf.now
+        self.jobs, self.free, self.view, self.quotas = jobs, free, view, quotas
+        self.pe_used = pe_used
+        self.events: list[Event] = []
+        self.acquisitions: list[Acquisition] = []
+        self.reservations: list[Reservation] = []
+        self._sorted = True
+        self._seq = 0
+        self._by_key: dict[SlotKey, list[Event]] | None = None
+        self._caps: dict[tuple[float, float], dict[SlotKey, int]] = {}
+
+    # ------------------------------------------------------------------ building
+
+    def effect(self, job: PlacementJob, granted: Granted, pe: str | None,
+               quotas: bool = True) -> Effect:
+        view = self.view
+        changes: list[Change] = []
+        if view is not None:
+            requests = job_requests(job.hard_resources, view.attrs) or []
+            changes = debits(view, requests, granted)
+        counted = self.quotas.grant_charges(job, granted, pe) \
+            if quotas and self.quotas is not None else []
+        slots = [((str(q), str(h)), int(s)) for q, h, s in granted]
+        return Effect(slots, changes, counted, pe, sum(s for _, s in slots))
+
+    def _event(self, time: float, sign: int, granted: Granted,
+               make: Callable[[], Effect]) -> Event:
+        self._seq += 1
+        event = Event(time, sign, tuple(((str(q), str(h)), int(s)) for q, h, s in granted),
+                      make, self._seq)
+        self.events.append(event)
+        self._sorted = False
+        self._by_key = None
+        self._caps.clear()
+        return event
+
+    def add_holds(self, holds: Iterable[Hold], inside_ars: set[int]) -> None:
+        """Running tasks give their resources back at their planned ends; tasks of jobs
+        in an advance reservation give them back with the reservation (``inside_ars``:
+        their job ids)."""
+        for hold in holds:
+            job = self.jobs.get(hold.job_id)
+            if job is None or math.isinf(hold.end) or hold.job_id in inside_ars:
+                continue
+            self._event(hold.end, RELEASE, hold.granted,
+                        _maker(self, job, hold.granted, hold.pe))
+
+    def add_dispatch(self, job: PlacementJob, granted: Granted, pe: str | None) -> None:
+        """A task this pass dispatches: released at its planned end."""
+        end = planned_end(job, self.now, self.conf)
+        if not math.isinf(end):
+            self._event(end, RELEASE, granted, _maker(self, job, granted, pe))
+
+    def add_acquisition(self, job: PlacementJob, start: float, end: float,
+                        granted: Granted, pe: str | None, quotas: bool = True) -> None:
+        """A future hold: taken at ``start``, given back at ``end``."""
+        make = _maker(self, job, granted, pe, quotas)
+        event = self._event(start, ACQUIRE, granted, make)
+        self.acquisitions.append(Acquisition(start, end, event))
+        self.acquisitions.sort(key=lambda a: (a.start, a.event.seq))
+        if not math.isinf(end):
+            release = self._event(end, RELEASE, granted, make)
+            release._effect = None
+            release.make = lambda: event.effect  # the same effect, worked out once
+
+    def add_ar(self, ar: AdvanceReservation, unused: Granted) -> None:
+        """An advance reservation: one that has started holds ``unused`` (its slots its
+        jobs do not use) now, and everything at its end; a future one is an
+        acquisition. Its jobs' own tasks are released with it."""
+        job = ar.as_job()
+        if ar.start <= self.now:
+            if unused:
+                self.take_now(job, unused, ar.pe, quotas=False)
+            if not math.isinf(ar.end):
+                self._event(ar.end, RELEASE, ar.granted,
+                            _maker(self, job, ar.granted, ar.pe, quotas=False))
+            return
+        self.add_acquisition(job, ar.start, ar.end, ar.granted, ar.pe, quotas=False)
+
+    def take_now(self, job: PlacementJob, granted: Granted, pe: str | None,
+                 quotas: bool = True) -> None:
+        """Debit a grant from the pass's state now (an advance reservation's slots)."""
+        self.apply(self.effect(job, granted, pe, quotas), ACQUIRE)
+
+    # ------------------------------------------------------------------ state
+
+    def apply(self, effect: Effect, sign: int, slots: bool = True, rest: bool = True
+              ) -> None:
+        """RELEASE (1) gives the effect back to the pass's state, ACQUIRE (-1) takes it."""
+        if slots:
+            self.apply_slots(effect.slots, sign)
+        if rest:
+            if self.view is not None and effect.changes:
+                apply(self.view, effect.changes, -sign)
+            if self.quotas is not None and effect.counted:
+                self.quotas.count(effect.counted, -sign)
+            if effect.pe is not None:
+                self.pe_used[effect.pe] = self.pe_used.get(effect.pe, 0) - sign * effect.total
+
+    def apply_slots(self, slots: Iterable[tuple[SlotKey, int]], sign: int) -> None:
+        free = self.free
+        for key, count in slots:
+            if key in free:
+                free[key] += sign * count
+
+    def _ordered(self) -> list[Event]:
+        if not self._sorted:
+            self.events.sort(key=Event.sort_key)
+            self._sorted = True
+        return self.events
+
+    def _events_of(self, key: SlotKey) -> list[Event]:
+        if self._by_key is None:
+            by_key: dict[SlotKey, list[Event]] = {}
+            for event in self._ordered():
+                for k, _ in event.slots:
+                    by_key.setdefault(k, []).append(event)
+            self._by_key = by_key
+        return self._by_key.get(key, [])
+
+    # ------------------------------------------------------------------ backfill checks
+
+    def window_acquisitions(self, t0: float, end: float) -> list[Acquisition]:
+        return [a for a in self.acquisitions if t0 < a.start < end]
+
+    def slot_caps(self, t0: float, end: float) -> dict[SlotKey, int]:
+        """For a job holding slots over ``[t0, end)`` with the pass's state at ``t0``:
+        per queue instance an acquisition in the window touches, how much less than its
+        free slots now it may take (0 or negative), so that each acquisition still finds
+        what it takes when it starts."""
+        cached = self._caps.get((t0, end))
+        if cached is not None:
+            return cached
+        caps: dict[SlotKey, int] = {}
+        inside = self.window_acquisitions(t0, end)
+        for key in {k for a in inside for k, _ in a.event.slots}:
+            level = lowest = 0
+            for event in self._events_of(key):
+                if event.time <= t0:
+                    continue
+                if event.time >= end:
+                    break
+                level += event.sign * sum(n for k, n in event.slots if k == key)
+                if event.sign == ACQUIRE:
+                    lowest = min(lowest, level)
+            if lowest < 0:
+                caps[key] = lowest
+        self._caps[(t0, end)] = caps
+        return caps
+
+    def conflicts(self, job: PlacementJob, granted: Granted, pe: str | None, t0: float,
+                  end: float) -> bool:
+        """Whether a grant just debited from the state at ``t0`` would, over ``[t0,
+        end)``, take a consumable, quota or PE slots that an acquisition starting in the
+        window needs (slots are ``slot_caps``' part). The grant stays debited."""
+        inside = self.window_acquisitions(t0, end)
+        if not inside:
+            return False
+        own = self.effect(job, granted, pe)
+        view_keys, quota_keys = own.view_keys(), own.quota_keys()
+        touching = [a for a in inside
+                    if (view_keys and view_keys & a.event.effect.view_keys())
+                    or (quota_keys and quota_keys & a.event.effect.quota_keys())
+                    or (pe is not None and a.event.effect.pe == pe)]
+        if not touching:
+            return False
+        starts = sorted({a.start for a in touching})
+        walk = Walk(self, t0)
+        self.apply(own, RELEASE)  # each start is asked whether the grant fits there
+        try:
+            for start in starts:
+                walk.advance(start)
+                walk.flush()
+                if not self._fits(job, granted, pe):
+                    return True
+            return False
+        finally:
+            walk.undo()
+            self.apply(own, ACQUIRE)
+
+    def _fits(self, job: PlacementJob, granted: Granted, pe: str | None) -> bool:
+        for key, count in ((( str(q), str(h)), int(s)) for q, h, s in granted):
+            if self.free.get(key, 0) < count:
+                return False
+        view = self.view
+        if view is not None:
+            requests = job_requests(job.hard_resources, view.attrs)
+            if requests is None or check_grant(view, requests, granted,
+                                               consumables_only=True) is not None:
+                return False
+        if self.quotas is not None and self.quotas.refusal_of_grant(job, granted, pe):
+            return False
+        return True
+
+    # ------------------------------------------------------------------ reservations
+
+    def earliest(self, job: PlacementJob, task_id: int, place: Placer,
+                 candidates: Sequence[SlotKey], need: int, per_host: bool
+                 ) -> Reservation | None:
+        """The first time after now at which ``place`` finds room for the job over its
+        whole window, as a reservation (not yet booked: :meth:`book`), or None (no end
+        in sight). ``candidates``: the queue instances it may use; ``need``: the fewest
+        slots it can start with, on one host when ``per_host`` (serial, ``$pe_slots``).
+        A placement is tried only when the slots could suffice: at a release on a
+        candidate that makes them suffice, or at every release once they suffice and
+        something else (a consumable, a quota) held the job back."""
+        hosts: dict[str, int] = {}
+        wanted = set(candidates)
+        for key in wanted:
+            hosts[key[1]] = hosts.get(key[1], 0) + max(self.free.get(key, 0), 0)
+        total = sum(hosts.values())
+
+        def enough() -> bool:
+            return max(hosts.values(), default=0) >= need if per_host else total >= need
+        held_otherwise = enough()  # slots suffice now: something else keeps it waiting
+        walk = Walk(self, self.now)
+        try:
+            for time, events in walk.steps():
+                touched = False
+                for event in events:
+                    for key, count in event.slots:
+                        if key in wanted:
+                            touched = True
+                            hosts[key[1]] += event.sign * count
+                            total += event.sign * count
+                released = any(e.sign == RELEASE for e in events)
+                if not released or not enough() or not (touched or held_otherwise):
+                    continue
+                walk.flush()
+                end = planned_end(job, time, self.conf)
+                placed = place(time, end)
+                if placed is None:
+                    held_otherwise = True
+                    continue
+                granted, pe = placed
+                self.apply(self.effect(job, granted, pe), RELEASE)  # (only a trial)
+                return Reservation(job.job_id, task_id, time, end,
+                                   tuple((str(q), str(h), int(s)) for q, h, s in granted),
+                                   pe)
+            return None
+        finally:
+            walk.undo()
+
+    def book(self, reservation: Reservation) -> None:
+        """Count a reservation: what it needs is taken from its start to its end."""
+        job = self.jobs[reservation.job_id]
+        self.add_acquisition(job, reservation.start, reservation.end, reservation.granted,
+                             reservation.pe)
+        self.reservations.append(reservation)
+
+
+def _maker(plan: Plan, job: PlacementJob, granted: Granted, pe: str | None,
+           quotas: bool = True) -> Callable[[], Effect]:
+    return lambda: plan.effect(job, granted, pe, quotas)
+
+
+class Walk:
+    """The pass's state moved forward in time by applying events after ``t0``, and
+    restored by :meth:`undo`. Slots move at once, the rest at :meth:`flush`."""
+
+    def __init__(self, plan: Plan, t0: float) -> None:
+        self.plan = plan
+        ordered = plan._ordered()
+        times = [e.time for e in ordered]
+        self.events = ordered[bisect.bisect_right(times, t0):]
+        self.index = 0
+        self.applied: list[Event] = []
+        self.flushed = 0
+
+    def advance(self, until: float) -> list[Event]:
+        """Apply the events up to and including ``until``."""
+        done = []
+        while self.index < len(self.events) and self.events[self.index].time <= until:
+            event = self.events[self.index]
+            self.plan.apply_slots(event.slots, event.sign)
+            self.applied.append(event)
+            done.append(event)
+            self.index += 1
+        return done
+
+    def steps(self) -> Iterable[tuple[float, list[Event]]]:
+        """Each instant with events, after applying them."""
+        while self.index < len(self.events):
+            time = self.events[self.index].time
+            yield time, self.advance(time)
+
+    def flush(self) -> None:
+        for event in self.applied[self.flushed:]:
+            self.plan.apply(event.effect, event.sign, slots=False)
+        self.flushed = len(self.applied)
+
+    def undo(self) -> None:
+        for index in range(len(self.applied) - 1, -1, -1):
+            event = self.applied[index]
+            self.plan.apply(event.effect if index < self.flushed else _NO_EFFECT,
+                            -event.sign, slots=False, rest=index < self.flushed)
+            self.plan.apply_slots(event.slots, -event.sign)
+        self.applied.clear()
+        self.flushed = 0
+
+
+_NO_EFFECT = Effect([], [], [], None, 0)
+INF = INFINITY
