@@ -12,11 +12,13 @@ reservation's start and runs on the slot the quick job left.
 """
 from __future__ import annotations
 
+import subprocess
 import time
 from typing import Any
 
 from clients.api import Client
 from deploy.cell import LocalCell
+from tests.commands import command
 from tests.integration.cellutil import sleeper, tasks_by_job, wait_for
 
 STREAM_LIMIT = 60  # one-slot jobs at most (the stream stops when the wide job runs)
@@ -29,6 +31,13 @@ def set_sconf(cl: Client, **values: str) -> None:
 
 def first_task(cl: Client, job_id: int) -> dict[str, Any]:
     return (tasks_by_job(cl, [job_id]).get(job_id) or [{}])[0]
+
+
+def qstat_j(job_id: int) -> str:
+    done = subprocess.run(command("qstat") + ["-j", str(job_id)], capture_output=True,
+                          text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 def started(task: dict[str, Any]) -> bool:
@@ -52,11 +61,13 @@ def test_a_wide_reserving_job_is_not_starved_and_a_short_job_backfills(
                  30, "the wide job's reservation in the schedule file")
         stream: list[int] = []
         short: int | None = None
+        kept_back = ""  # qstat -j of a stream job while the quick job's slot is free
         deadline = time.monotonic() + 60
         while not started(first_task(cl, wide)) and time.monotonic() < deadline \
                 and len(stream) < STREAM_LIMIT:
             stream += cl.submit([sleeper(30, job_name="stream")])
             if short is None and first_task(cl, quick).get("state") in (None, "finished"):
+                kept_back = qstat_j(stream[-1])
                 [short] = cl.submit([sleeper(1, job_name="short",
                                              hard_resources={"h_rt": "2"})])
             time.sleep(0.3)
@@ -72,6 +83,9 @@ def test_a_wide_reserving_job_is_not_starved_and_a_short_job_backfills(
                  and t["start_time"] < wide_task["start_time"]]
         assert early == [], (early, wide_task)
         assert len(stream) >= 3  # a stream did arrive while the wide job waited
+        # 8.1.9's reason for a job a free slot would take into the reservation's window
+        assert "(-l NONE) cannot run in queue \"all.q@" in kept_back, kept_back
+        assert "because it offers only qc:slots=0.000000 due to a reservation" in kept_back
         text = schedule.read_text()
         assert f"\n{wide}:1:RESERVING:" in text and ":P:smp:slots:4.000000\n" in text
         cl.delete([{"job_id": j} for j in [*fillers, quick, wide, short, *stream]])

@@ -134,3 +134,26 @@ def test_only_the_separator_without_planning() -> None:
                       [task(133, 1795834432)])
     assert inp.reserve is None
     assert schedule_block(inp) == SEPARATOR + "\n"
+
+
+def test_a_job_kept_back_by_a_reservation_is_told_why_as_8_1_9_tells_it() -> None:
+    """bf-qstat-j-*-free.out: one slot free on all.q@vm until 131's reservation; a job
+    that would run into it is told so, a job that ends before it and the reserving job
+    itself are not."""
+    from common.placement.reserved import reservation_reasons
+    conf = oracle_conf(rqs=False, host_slots=False)
+    running = [job(125, h_rt="300"), job(126, s_rt="240"), job(129)]
+    wide = job(131, pe=("smp", 4), reserve=True, h_rt="300")
+    long, nolimit, short = job(132, h_rt="1800"), job(133), job(134, h_rt="60")
+    inp = oracle_pass(conf, 1795834420.0, [*running, wide, long, nolimit, short],
+                      [task(125, 1795834325), task(126, 1795834325), task(129, 1795834339)])
+    found = [Reservation(131, 1, 1795834999, 1795834999 + 360, ((Q, "vm", 4),), "smp")]
+    assert reservation_reasons(long, inp, found) == [
+        '(-l h_rt=1800) cannot run in queue "all.q@vm" because it offers only '
+        'qc:slots=0.000000 due to a reservation']
+    assert reservation_reasons(nolimit, inp, found) == [
+        '(-l NONE) cannot run in queue "all.q@vm" because it offers only '
+        'qc:slots=0.000000 due to a reservation']
+    assert reservation_reasons(short, inp, found) == []
+    assert reservation_reasons(wide, inp, found) == []
+    assert reservation_reasons(long, inp, []) == []
