@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import itertools
 import os
+import stat
 import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -286,18 +287,13 @@ class SchedulerService:
 
     def _append_schedule(self, text: str) -> None:
         """Append one pass to the schedule file, as 8.1.9 does (never truncated: the
-        administrator removes it). The cell's common directory is the administrator's; a
-        link planted as the file is not followed (O_NOFOLLOW)."""
+        administrator removes it); a full disk or a refused file must not stop
+        dispatching (logged)."""
         if self.schedule_path is None:
             return
         try:
-            fd = os.open(self.schedule_path,
-                         os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-            try:
-                os.write(fd, text.encode())
-            finally:
-                os.close(fd)
-        except OSError as err:  # a full disk must not stop dispatching
+            append_regular(self.schedule_path, text)
+        except OSError as err:
             if self.log:
                 self.log.error("schedule file not written", path=str(self.schedule_path),
                                error=str(err))
@@ -323,6 +319,24 @@ class SchedulerService:
     def _log(self, event: str, **kw: Any) -> None:
         if self.log:
             self.log.info(event, **kw)
+
+
+_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def append_regular(path: Path, text: str) -> None:
+    """Append ``text`` in one write to ``path`` (made 0644 if missing), refusing what the
+    qmaster's run log refuses (qmaster.sched_monitor.append_safely): a symbolic link, a
+    FIFO or anything but a regular file, a file of another owner, a second hard link."""
+    fd = os.open(path, _APPEND, 0o644)
+    try:
+        seen = os.fstat(fd)
+        if not stat.S_ISREG(seen.st_mode) or seen.st_uid != os.geteuid() or \
+                seen.st_nlink != 1:
+            raise OSError(f"{path}: not a regular file of ours with one name")
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
 
 
 def next_instant(inp: PassInput, stats: PassStats, now: float) -> float | None:

@@ -93,3 +93,10 @@ def test_the_schedule_file_is_appended_and_a_planted_link_not_followed(tmp_path:
     os.symlink(target, path)
     service._append_schedule("::::::::\n")  # refused (ELOOP), logged, not raised
     assert target.read_text() == "keep\n"
+    path.unlink()
+    os.mkfifo(path)  # would block a plain open for writing
+    service._append_schedule("::::::::\n")
+    path.unlink()
+    os.link(target, path)  # a second name of a file elsewhere
+    service._append_schedule("::::::::\n")
+    assert target.read_text() == "keep\n"
