@@ -2,7 +2,7 @@
 
 Owns the qalter command line (``parse_qalter``, pure) and the command itself. The option
 values are read by qsub's parsers (``clients.qsub.parser.OptionParser``), so ``-l``,
-``-q``, ``-pe``, ``-p``, ``-P``, ``-N``, ``-hold_jid`` and ``-tc`` accept and refuse
+``-q``, ``-pe``, ``-p``, ``-P``, ``-N``, ``-hold_jid``, ``-tc`` and ``-R`` accept and refuse
 exactly what qsub does; ``-hard``/``-soft`` say which list a later ``-l``/``-q``
 replaces. As in Grid Engine a given list replaces the job's list (it is not merged into
 it). The qmaster words the answers ("modified hard resource list of job 5", refusals);
@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 EXIT_ERROR = 1
 # the switches qalter changes a job with; -hard and -soft only steer -l and -q
-ALTER_SWITCHES = ("-l", "-q", "-p", "-P", "-N", "-pe", "-hold_jid", "-ot", "-js", "-dl", "-tc")
+ALTER_SWITCHES = ("-l", "-q", "-p", "-P", "-N", "-pe", "-hold_jid", "-ot", "-js", "-dl", "-tc",
+                  "-R")
 # the switches of the ticket and urgency policies -> the job's option they set
 POLICY_SWITCHES = {"-js": "job_share", "-dl": "deadline"}
 OPTIONS_TEXT = (
@@ -44,6 +45,7 @@ OPTIONS_TEXT = (
     "   [-P project_name]                        set job's project\n"
     "   [-pe pe-name slot_range]                 request slot range for parallel jobs\n"
     "   [-q wc_queue_list]                       bind job to queue(s)\n"
+    "   [-R y[es]|n[o]]                          reservation desired\n"
     "   [-soft]                                  consider following requests as soft\n"
     "   [-tc max_running_tasks]                  throttle the number of concurrent tasks\n"
     "   job_task_list                            jobids (and taskids) of jobs to be "
@@ -127,6 +129,8 @@ def _apply_scalar(changes: dict[str, Any], opt: ParsedOption) -> None:
         changes[POLICY_SWITCHES[opt.switch]] = opt.value
     elif opt.switch == "-tc":
         changes["task_concurrency"] = int(opt.value)
+    elif opt.switch == "-R":  # resource reservation (qsub's parser read y[es]/n[o])
+        changes["reserve"] = bool(opt.value)
     else:  # -pe name ranges
         name, ranges = opt.value
         changes["pe"] = [name, min(r[0] for r in ranges), max(r[1] for r in ranges)]

@@ -24,7 +24,7 @@ ALTER_NAMES = {"hard_resources": "hard resource list", "soft_resources": "soft r
                "hard_queues": "hard queue list", "soft_queues": "soft queue list",
                "job_name": "job name", "pe": "parallel environment", "pe_ranges": "slot range",
                "project": "project", "priority": "", "hold_jid": "",
-               "task_concurrency": "task concurrency"}
+               "task_concurrency": "task concurrency", "reserve": "reservation behaviour"}
 ALTERABLE_STATES = (State.PENDING, State.HOLD)
 # what 8.1.9 changes on running jobs too (the policies' inputs and -tc; the rest:
 # "can't modify running jobs")

@@ -152,3 +152,27 @@ def test_no_planning_without_reservation_unless_advance_reservations_exist() -> 
     planned = conf.reserve_conf(5.0, ars=True)
     assert planned is not None and planned.max_reservation == 0
     assert planned.default_duration == math.inf and planned.duration_offset == 60.0
+
+
+# ---- qalter -R (tests/data/reference/reservation/qalter-R-*) ----------------------------
+
+def test_qalter_reads_dash_r_as_qsub_does() -> None:
+    from clients.qalter import QalterError, parse_qalter
+    assert parse_qalter(["-R", "y", "5"]).changes == {"reserve": True}
+    assert parse_qalter(["-R", "no", "5"]).changes == {"reserve": False}
+    with pytest.raises(QalterError) as err:
+        parse_qalter(["-R", "x", "5"])
+    assert (err.value.message, err.value.status) == ('qalter: invalid option argument "-R x"', 7)
+
+
+def test_qalter_dash_r_changes_the_pending_job_in_8_1_9s_words(tmp_path: Path) -> None:
+    from tests.unit.test_qalter import alter
+    from tests.unit.test_qmaster_core import Harness
+    qm = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
+    job = qm.submit(hold=True)
+    expected = (CAPTURES / "qalter-R-y.out").read_text().replace("135", str(job))
+    for reserve in (False, True):
+        result = alter(qm, job, {"reserve": reserve})
+        assert result["result"] == "modified"
+        assert result["messages"] == [expected.rstrip("\n")]
+        assert bool(qm.server.store.jobs[job].opts.get("reserve")) is reserve
