@@ -272,25 +272,27 @@ def reservation_pass(args: argparse.Namespace, planning: bool
 
 
 def reservation_case(args: argparse.Namespace) -> None:
-    walls: dict[bool, list[float]] = {False: [], True: []}
-    stats: dict[bool, PassStats] = {}
-    orders: dict[bool, int] = {}
-    holds = 0.0
-    for _ in range(args.repeat):
-        for planning in (False, True):
-            inp, took = reservation_pass(args, planning)
-            holds = took if planning else holds
-            stats[planning] = PassStats()
-            start = time.perf_counter()
-            orders[planning] = len(dispatch_pass(inp, stats[planning]))
-            walls[planning].append(time.perf_counter() - start)
-    plain, planned = min(walls[False]), min(walls[True])
+    """Each figure printed as soon as it is measured (the pass with planning may be long)."""
     print(f"reservation: {args.hosts} hosts, {args.running} running jobs, {args.jobs} pending "
-          f"({args.reserving} -R y, max_reservation {args.reserving})")
-    print(f"pass without reservation: {plain:.3f} s ({orders[False]} orders) | "
-          f"with reservation: {planned:.3f} s ({orders[True]} orders, "
-          f"{len(stats[True].reservations)} reservations; holds built in {holds:.3f} s); "
-          f"{planned / plain:.2f}x; goals: < 1 s and < 1.5x; best of {args.repeat}")
+          f"({args.reserving} -R y, max_reservation {args.reserving})", flush=True)
+    best: dict[bool, float] = {}
+    for planning in (False, True):
+        walls = []
+        for _ in range(args.repeat):
+            inp, holds = reservation_pass(args, planning)
+            stats = PassStats()
+            start = time.perf_counter()
+            orders = len(dispatch_pass(inp, stats))
+            walls.append(time.perf_counter() - start)
+        best[planning] = min(walls)
+        if planning:
+            print(f"pass with reservation: {best[True]:.3f} s ({orders} orders, "
+                  f"{len(stats.reservations)} reservations; holds built in {holds:.3f} s); "
+                  f"{best[True] / best[False]:.2f}x the pass without; goals: < 1 s and < 1.5x; "
+                  f"best of {args.repeat}", flush=True)
+        else:
+            print(f"pass without reservation: {best[False]:.3f} s ({orders} orders; "
+                  f"best of {args.repeat})", flush=True)
 
 
 def timed_pass(inp: PassInput) -> tuple[float, int, PassStats, int]:
