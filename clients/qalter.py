@@ -129,7 +129,7 @@ def _apply_scalar(changes: dict[str, Any], opt: ParsedOption) -> None:
         changes[POLICY_SWITCHES[opt.switch]] = opt.value
     elif opt.switch == "-tc":
         changes["task_concurrency"] = int(opt.value)
-    elif opt.switch == "-R":  # resource reservation (qsub's parser read y[es]/n[o])
+    elif opt.switch == "-R":
         changes["reserve"] = bool(opt.value)
     else:  # -pe name ranges
         name, ranges = opt.value

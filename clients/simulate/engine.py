@@ -12,6 +12,11 @@ where a job may go, so between events no pass is needed. Load is not simulated: 
 queues' load thresholds and the load adjustments play no part, and hosts are ranked by
 their last reported load (a new cell's by name).
 
+With ``max_reservation`` above 0 the pass plans as the scheduler's does (resource
+reservation for ``-R y`` jobs, backfilling around it): the running jobs are planned to
+end at their start + ``h_rt`` (else ``default_duration``) + the duration offset, while
+they really end at their recorded run time.
+
 Usage: each running job adds ``slots x seconds`` of cpu to its owner (and project);
 the table the share tree compares is decayed by ``halftime``.
 """
@@ -26,6 +31,7 @@ from common.placement.dispatch import dispatch_pass
 from common.placement.inputs import pass_input
 from common.placement.job import PlacementJob
 from common.placement.pass_conf import conf_fields
+from common.placement.timeline import ReserveConf, holds_of
 from common.placement.resources import complex_list, fixed_levels
 from common.policy.model import PolicyJob, RunningTask
 from clients.simulate.config import SimConfig, with_auto_users
@@ -82,7 +88,7 @@ def placement_of(job: SimJob) -> PlacementJob:
     return PlacementJob(job_id=job.job_id, owner=job.owner, group=job.group,
                         priority=job.priority, hard_queues=job.hard_queues,
                         hard_resources=dict(job.hard_resources), pe=pe,
-                        project=job.project)
+                        project=job.project, reserve=job.reserve)
 
 
 def policy_job(job: SimJob, run: JobRun | None, now: float) -> PolicyJob:
@@ -138,6 +144,7 @@ class Simulation:
         self.fields = conf_fields(conf)
         self.fixed = fixed_levels(conf, self.instances, complex_list(conf))
         self.result = SimResult(self.runs, self.capacity)
+        self.planning = config.policy.max_reservation > 0
 
     def run(self) -> SimResult:
         submits = list(self.jobs.values())
@@ -181,16 +188,19 @@ class Simulation:
         """One pass at ``now``: the jobs it started."""
         order = self._policy_order(now)
         active = [{"job_id": r.job.job_id, "task_id": 1, "granted": r.granted,
-                   "granted_pe": r.job.pe if r.job.slots > 1 else None}
+                   "granted_pe": r.job.pe if r.job.slots > 1 else None,
+                   "start_time": r.start}
                   for r in self.running.values()]
         free = self._free()
         # The pass takes the pending jobs in order and stops once the cell is full, so
         # a pass over the first jobs of the order places what a pass over all of them
         # would, when it fills the cell; only when it does not is it made again over
         # all of them. A backlog of thousands then mostly costs what its head costs.
-        size = len(self.pending) if order is None else max(4 * free, self.head)
+        # With reservation every -R y job may need its reservation: all of them.
+        size = len(self.pending) if order is None or self.planning else \
+            max(4 * free, self.head)
         while True:
-            orders = dispatch_pass(self._pass_input(order, size, active))
+            orders = dispatch_pass(self._pass_input(order, size, active, now))
             self.result.passes += 1
             placed = sum(int(g[2]) for o in orders for g in o["granted"])
             if placed >= free or size >= len(self.pending):
@@ -210,7 +220,7 @@ class Simulation:
         return started
 
     def _pass_input(self, order: list[int] | None, size: int,
-                    active: list[dict[str, Any]]) -> Any:
+                    active: list[dict[str, Any]], now: float) -> Any:
         """The pass's input with the running jobs and the first ``size`` pending jobs
         of the policy's ``order``, which the pass takes them in, as the scheduler gives
         it (None: all, in the pass's own order: ``-p`` high first, then job id)."""
@@ -223,6 +233,10 @@ class Simulation:
                          fixed=self.fixed, fields=self.fields, now=None, thresholds={})
         if order is not None:
             inp.order = {j: rank for rank, j in enumerate(chosen)}
+        if self.planning:  # sched_conf(5) max_reservation: the pass plans ahead
+            policy = self.config.policy
+            inp.reserve = ReserveConf(now, policy.max_reservation, policy.default_duration)
+            inp.holds = holds_of(active, jobs, inp.reserve)
         return inp
 
     def _policy_order(self, now: float) -> list[int] | None:

@@ -49,6 +49,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a user (user(5), qconf -suser format) to add or replace")
     p.add_argument("--no-policy", action="store_true",
                    help="take pending jobs by -p then job id (no tickets, no urgency)")
+    p.add_argument("--reserve-from", type=int, default=0, metavar="SLOTS",
+                   help="submit the jobs of at least SLOTS slots with -R y (resource "
+                        "reservation; needs max_reservation above 0)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--plot", metavar="FILE.png",
                    help="draw each user's delivered share over time into a PNG file")
@@ -98,6 +101,12 @@ def run(args: argparse.Namespace) -> int:
         print("pyge simulate: the configuration has no exec host (give --hosts)",
               file=sys.stderr)
         return 1
+    if args.reserve_from < 0:
+        print("pyge simulate: --reserve-from: a number of slots expected", file=sys.stderr)
+        return 1
+    if args.reserve_from:
+        workload = replace(workload, jobs=tuple(
+            replace(j, reserve=j.slots >= args.reserve_from) for j in workload.jobs))
     orderer = None if args.no_policy else POLICY
     result = simulate(workload, config, orderer)
     figures = report(result, config, workload.skipped)

@@ -44,6 +44,7 @@ class HolderFigures:
 class Report:
     users: tuple[HolderFigures, ...]
     projects: tuple[HolderFigures, ...]
+    widths: tuple[HolderFigures, ...]   # serial jobs and parallel (wide) jobs
     utilisation: float
     makespan: float
     window: float                 # the measured window: 0 .. the last submission
@@ -58,6 +59,7 @@ class Report:
         def holders(rows: Sequence[HolderFigures]) -> list[dict[str, Any]]:
             return [{f: getattr(r, f) for f in HolderFigures.__slots__} for r in rows]
         return {"users": holders(self.users), "projects": holders(self.projects),
+                "widths": holders(self.widths),
                 "utilisation": self.utilisation, "makespan": self.makespan,
                 "window": self.window,
                 "capacity": self.capacity, "jobs": self.jobs,
@@ -75,12 +77,18 @@ def report(result: SimResult, config: SimConfig,
     users = _holders(runs, lambda r: r.job.owner, busy or 1.0, user_targets, window)
     projects = _holders([r for r in runs if r.job.project], lambda r: str(r.job.project),
                         busy or 1.0, project_targets, window)
+    widths = _holders(runs, width_class, busy or 1.0, None, window)
     capacity = result.capacity
-    return Report(users=users, projects=projects,
+    return Report(users=users, projects=projects, widths=widths,
                   utilisation=busy / (capacity * window) if capacity and window else 0.0,
                   makespan=makespan, window=window, capacity=capacity, jobs=len(runs),
                   never_started=sum(r.start is None for r in runs), passes=result.passes,
                   target_source=source, skipped=dict(skipped or {}))
+
+
+def width_class(run: JobRun) -> str:
+    """Serial jobs and wide ones apart: reservation is for the wide ones' waits."""
+    return "1 slot" if run.job.slots <= 1 else "2+ slots"
 
 
 def _slot_seconds(run: JobRun, until: float) -> float:

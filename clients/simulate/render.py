@@ -40,7 +40,8 @@ def text(report: Report) -> str:
         lines.append("left out of the workload: " + ", ".join(
             f"{n} {why}" for why, n in sorted(report.skipped.items())))
     lines.append(f"target shares: {report.target_source}")
-    for title, rows in (("USER", report.users), ("PROJECT", report.projects)):
+    for title, rows in (("USER", report.users), ("PROJECT", report.projects),
+                        ("JOB_WIDTH", report.widths)):
         if rows:
             lines.append("")
             lines.extend(_table(title, rows))

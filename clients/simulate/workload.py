@@ -65,6 +65,7 @@ class SimJob:
     override_tickets: int = 0           # qsub -ot (neither format records it)
     job_share: int = 0                  # qsub -js (neither format records it)
     recorded_wait: float | None = None  # the wait the workload recorded (for comparison)
+    reserve: bool = False               # qsub -R y (``pyge simulate --reserve-from``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +164,9 @@ def _swf_job(v: list[float]) -> SimJob | str:
                   slots=slots, owner=f"user{user}" if user >= 0 else "unknown",
                   group=f"group{group}" if group >= 0 else "",
                   pe=SWF_PE if slots > 1 else None,
+                  # the requested time is the job's run time limit: what planning
+                  # (resource reservation, backfilling) knows of its end
+                  hard_resources={"h_rt": str(int(v[8]))} if v[8] > 0 else {},
                   recorded_wait=float(v[2]) if v[2] >= 0 else None)
 
 

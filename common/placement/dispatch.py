@@ -228,13 +228,20 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
         if found is not None:
             plan.book(found)
 
+    seen_jobs: set[int] = set()
+    walked = True  # every pending job was looked at
     for job_id, records, (ranges, version) in pending_jobs(inp):
         job = inp.jobs[job_id]
         in_ar = job.ar_id is not None
-        if left <= 0 and not in_ar and not may_reserve(job):
-            if plan is None or (len(plan.reservations) >= max_reservation and not ar_free):
+        if left <= 0 and not in_ar:
+            # nothing more can start now but in advance reservations: what is left to do
+            # is reserving, done below for the -R y jobs alone (not by walking them all)
+            if not ar_free:
+                walked = False
                 break
-            continue
+            if not may_reserve(job):
+                continue
+        seen_jobs.add(job_id)
         try:
             key = job.category
         except Exception as exc:  # noqa: BLE001 - one job must not stop every job's pass
@@ -300,10 +307,50 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
                 left -= sum(g[2] for g in granted)
             if left <= 0 and not in_ar:
                 break
+    if plan is not None and not walked:
+        _reserve_the_rest(inp, seen_jobs, ar_free, may_reserve, reserve, stats)
     stats.orders = len(orders)
     if plan is not None:
         stats.reservations = list(plan.reservations)
     return orders
+
+
+def _reserve_the_rest(inp: PassInput, seen: set[int], ar_free: Mapping[int, Any],
+                      may_reserve: Callable[[PlacementJob], bool],
+                      reserve: Callable[[PlacementJob, int], None], stats: PassStats) -> None:
+    """When the cluster is full before every pending job was looked at: the -R y jobs
+    not yet looked at, in placement order, get their reservations (up to
+    max_reservation). Jobs of advance reservations are not in this list: their slots are
+    not the cluster's (``left``), and their loop goes on for them."""
+    firsts: dict[int, int] = {}
+    for task in inp.pending:
+        job_id = task["job_id"]
+        job = inp.jobs.get(job_id)
+        if job is not None and job.reserve and job_id not in seen and \
+                f"{job_id}.{task['task_id']}" not in inp.exclude:
+            firsts[job_id] = min(firsts.get(job_id, task["task_id"]), task["task_id"])
+    for job_id, (ranges, _version) in inp.pending_ranges.items():
+        job = inp.jobs.get(job_id)
+        if job is not None and job.reserve and job_id not in seen and ranges:
+            first = next(iter(task_ranges.ids(ranges)))
+            firsts[job_id] = min(firsts.get(job_id, first), first)
+    for job_id in sorted(firsts, key=_order_key(inp)):
+        job = inp.jobs[job_id]
+        if not may_reserve(job):
+            if not job.reserve or job.ar_id is not None:
+                continue
+            break  # max_reservation reached
+        stats.considered += 1
+        reserve(job, firsts[job_id])
+
+
+def _order_key(inp: PassInput) -> Callable[[int], tuple[Any, ...]]:
+    """Placement order of job ids (as ``pending_jobs``)."""
+    order = inp.order
+    if order is not None:
+        last = len(order)
+        return lambda j: (order.get(j, last), j)
+    return lambda j: (-inp.jobs[j].priority, j)
 
 
 def _plan(inp: PassInput, free: dict[SlotKey, int], pe_used: dict[str, int]

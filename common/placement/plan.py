@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from common.placement.job import PlacementJob
@@ -64,27 +64,24 @@ class Effect:
         return {(c[0], c[1]) for c in self.counted}
 
 
-@dataclass
 class Event:
     """A change of the pass's state at ``time``: ``sign`` RELEASE gives the effect back,
     ACQUIRE takes it. The effect is worked out when first needed."""
 
-    time: float
-    sign: int
-    slots: tuple[tuple[SlotKey, int], ...]
-    make: Callable[[], Effect]
-    seq: int = 0
-    _effect: Effect | None = field(default=None, repr=False)
+    __slots__ = ("time", "sign", "slots", "make", "key", "_effect")
+
+    def __init__(self, time: float, sign: int, slots: tuple[tuple[SlotKey, int], ...],
+                 make: Callable[[], Effect], seq: int) -> None:
+        self.time, self.sign, self.slots, self.make = time, sign, slots, make
+        # at one instant releases come first: what frees at t may be taken at t
+        self.key = (time, 0 if sign == RELEASE else 1, seq)
+        self._effect: Effect | None = None
 
     @property
     def effect(self) -> Effect:
         if self._effect is None:
             self._effect = self.make()
         return self._effect
-
-    def sort_key(self) -> tuple[float, int, int]:
-        # at one instant releases come first: what frees at t may be taken at t
-        return (self.time, 0 if self.sign == RELEASE else 1, self.seq)
 
 
 @dataclass
@@ -95,6 +92,20 @@ class Acquisition:
     start: float
     end: float
     event: Event
+
+
+class _Window:
+    """The acquisitions inside one window, their slot caps and their footprint."""
+
+    def __init__(self, inside: list[Acquisition], caps: dict[SlotKey, int]) -> None:
+        self.inside, self.caps = inside, caps
+        effects = [a.event.effect for a in inside]
+        self.view_keys = set().union(*(e.view_keys() for e in effects))
+        self.quota_keys = set().union(*(e.quota_keys() for e in effects))
+        self.pes = {e.pe for e in effects if e.pe is not None}
+
+    def shares_pe(self, pe: str | None) -> bool:
+        return pe is not None and pe in self.pes
 
 
 class Plan:
@@ -110,10 +121,11 @@ class Plan:
         self.events: list[Event] = []
         self.acquisitions: list[Acquisition] = []
         self.reservations: list[Reservation] = []
-        self._sorted = True
+        self._keys: list[tuple[float, int, int]] = []  # the events' keys, in order
         self._seq = 0
         self._by_key: dict[SlotKey, list[Event]] | None = None
-        self._caps: dict[tuple[float, float], dict[SlotKey, int]] = {}
+        self._acquired: set[SlotKey] = set()  # the instances acquisitions take slots of
+        self._windows: dict[tuple[float, float], _Window] = {}
 
     # ------------------------------------------------------------------ building
 
@@ -132,12 +144,15 @@ class Plan:
     def _event(self, time: float, sign: int, granted: Granted,
                make: Callable[[], Effect]) -> Event:
         self._seq += 1
-        event = Event(time, sign, tuple(((str(q), str(h)), int(s)) for q, h, s in granted),
-                      make, self._seq)
-        self.events.append(event)
-        self._sorted = False
+        event = Event(time, sign, tuple(((q, h), s) for q, h, s in granted), make,
+                      self._seq)
+        index = bisect.bisect(self._keys, event.key)
+        self._keys.insert(index, event.key)
+        self.events.insert(index, event)
         self._by_key = None
-        self._caps.clear()
+        # the windows' answers depend only on the instances acquisitions touch
+        if sign == ACQUIRE or any(k in self._acquired for k, _ in event.slots):
+            self._windows.clear()
         return event
 
     def add_holds(self, holds: Iterable[Hold], inside_ars: set[int]) -> None:
@@ -148,8 +163,14 @@ class Plan:
             job = self.jobs.get(hold.job_id)
             if job is None or math.isinf(hold.end) or hold.job_id in inside_ars:
                 continue
-            self._event(hold.end, RELEASE, hold.granted,
-                        _maker(self, job, hold.granted, hold.pe))
+            self._seq += 1
+            self.events.append(Event(hold.end, RELEASE,
+                                     tuple(((q, h), n) for q, h, n in hold.granted),
+                                     _maker(self, job, hold.granted, hold.pe), self._seq))
+        self.events.sort(key=_event_key)
+        self._keys = [e.key for e in self.events]
+        self._by_key = None
+        self._windows.clear()
 
     def add_dispatch(self, job: PlacementJob, granted: Granted, pe: str | None) -> None:
         """A task this pass dispatches: released at its planned end."""
@@ -161,13 +182,12 @@ class Plan:
                         granted: Granted, pe: str | None, quotas: bool = True) -> None:
         """A future hold: taken at ``start``, given back at ``end``."""
         make = _maker(self, job, granted, pe, quotas)
+        self._acquired.update((str(q), str(h)) for q, h, _ in granted)
         event = self._event(start, ACQUIRE, granted, make)
         self.acquisitions.append(Acquisition(start, end, event))
-        self.acquisitions.sort(key=lambda a: (a.start, a.event.seq))
+        self.acquisitions.sort(key=lambda a: a.event.key)
         if not math.isinf(end):
-            release = self._event(end, RELEASE, granted, make)
-            release._effect = None
-            release.make = lambda: event.effect  # the same effect, worked out once
+            self._event(end, RELEASE, granted, lambda: event.effect)  # worked out once
 
     def add_ar(self, ar: AdvanceReservation, unused: Granted) -> None:
         """An advance reservation: one that has started holds ``unused`` (its slots its
@@ -210,10 +230,11 @@ class Plan:
                 free[key] += sign * count
 
     def _ordered(self) -> list[Event]:
-        if not self._sorted:
-            self.events.sort(key=Event.sort_key)
-            self._sorted = True
         return self.events
+
+    def first_after(self, t0: float) -> int:
+        """The index of the first event after ``t0``."""
+        return bisect.bisect(self._keys, (t0, 2, 0))
 
     def _events_of(self, key: SlotKey) -> list[Event]:
         if self._by_key is None:
@@ -226,19 +247,26 @@ class Plan:
 
     # ------------------------------------------------------------------ backfill checks
 
-    def window_acquisitions(self, t0: float, end: float) -> list[Acquisition]:
-        return [a for a in self.acquisitions if t0 < a.start < end]
+    def window(self, t0: float, end: float) -> "_Window":
+        """What the acquisitions starting inside ``(t0, end)`` ask of a job holding
+        resources over that window (kept until an event changes the answer)."""
+        found = self._windows.get((t0, end))
+        if found is None:
+            inside = [a for a in self.acquisitions if t0 < a.start < end]
+            found = self._windows[(t0, end)] = _Window(
+                inside, self._slot_caps(inside, t0, end) if inside else {})
+        return found
 
     def slot_caps(self, t0: float, end: float) -> dict[SlotKey, int]:
         """For a job holding slots over ``[t0, end)`` with the pass's state at ``t0``:
         per queue instance an acquisition in the window touches, how much less than its
         free slots now it may take (0 or negative), so that each acquisition still finds
         what it takes when it starts."""
-        cached = self._caps.get((t0, end))
-        if cached is not None:
-            return cached
+        return self.window(t0, end).caps
+
+    def _slot_caps(self, inside: list[Acquisition], t0: float, end: float
+                   ) -> dict[SlotKey, int]:
         caps: dict[SlotKey, int] = {}
-        inside = self.window_acquisitions(t0, end)
         for key in {k for a in inside for k, _ in a.event.slots}:
             level = lowest = 0
             for event in self._events_of(key):
@@ -251,7 +279,6 @@ class Plan:
                     lowest = min(lowest, level)
             if lowest < 0:
                 caps[key] = lowest
-        self._caps[(t0, end)] = caps
         return caps
 
     def conflicts(self, job: PlacementJob, granted: Granted, pe: str | None, t0: float,
@@ -259,12 +286,13 @@ class Plan:
         """Whether a grant just debited from the state at ``t0`` would, over ``[t0,
         end)``, take a consumable, quota or PE slots that an acquisition starting in the
         window needs (slots are ``slot_caps``' part). The grant stays debited."""
-        inside = self.window_acquisitions(t0, end)
-        if not inside:
-            return False
+        window = self.window(t0, end)
+        if not window.inside or not (window.shares_pe(pe) or window.view_keys or
+                                     window.quota_keys):
+            return False  # (what the grant takes is never worked out in the usual case)
         own = self.effect(job, granted, pe)
         view_keys, quota_keys = own.view_keys(), own.quota_keys()
-        touching = [a for a in inside
+        touching = [a for a in window.inside
                     if (view_keys and view_keys & a.event.effect.view_keys())
                     or (quota_keys and quota_keys & a.event.effect.quota_keys())
                     or (pe is not None and a.event.effect.pe == pe)]
@@ -315,9 +343,10 @@ class Plan:
         for key in wanted:
             hosts[key[1]] = hosts.get(key[1], 0) + max(self.free.get(key, 0), 0)
         total = sum(hosts.values())
+        roomy = sum(n >= need for n in hosts.values())  # hosts with ``need`` slots
 
         def enough() -> bool:
-            return max(hosts.values(), default=0) >= need if per_host else total >= need
+            return roomy > 0 if per_host else total >= need
         held_otherwise = enough()  # slots suffice now: something else keeps it waiting
         walk = Walk(self, self.now)
         try:
@@ -327,8 +356,10 @@ class Plan:
                     for key, count in event.slots:
                         if key in wanted:
                             touched = True
-                            hosts[key[1]] += event.sign * count
+                            before = hosts[key[1]]
+                            hosts[key[1]] = after = before + event.sign * count
                             total += event.sign * count
+                            roomy += (after >= need) - (before >= need)
                 released = any(e.sign == RELEASE for e in events)
                 if not released or not enough() or not (touched or held_otherwise):
                     continue
@@ -355,55 +386,53 @@ class Plan:
         self.reservations.append(reservation)
 
 
+def _event_key(event: Event) -> tuple[float, int, int]:
+    return event.key
+
+
 def _maker(plan: Plan, job: PlacementJob, granted: Granted, pe: str | None,
            quotas: bool = True) -> Callable[[], Effect]:
     return lambda: plan.effect(job, granted, pe, quotas)
 
 
 class Walk:
-    """The pass's state moved forward in time by applying events after ``t0``, and
-    restored by :meth:`undo`. Slots move at once, the rest at :meth:`flush`."""
+    """The pass's state moved forward in time by the events after ``t0``, and restored by
+    :meth:`undo`. :meth:`advance` only passes events; :meth:`flush` applies the events
+    passed so far (a search passes thousands and applies them only when it tries)."""
 
     def __init__(self, plan: Plan, t0: float) -> None:
         self.plan = plan
-        ordered = plan._ordered()
-        times = [e.time for e in ordered]
-        self.events = ordered[bisect.bisect_right(times, t0):]
-        self.index = 0
-        self.applied: list[Event] = []
-        self.flushed = 0
+        self.events = plan.events  # (no event is added while a walk is out)
+        self.start = self.index = plan.first_after(t0)
+        self.flushed = self.start  # events before this index are applied
 
     def advance(self, until: float) -> list[Event]:
-        """Apply the events up to and including ``until``."""
-        done = []
-        while self.index < len(self.events) and self.events[self.index].time <= until:
-            event = self.events[self.index]
-            self.plan.apply_slots(event.slots, event.sign)
-            self.applied.append(event)
-            done.append(event)
-            self.index += 1
-        return done
+        """Pass the events up to and including ``until``."""
+        events, first = self.events, self.index
+        index = first
+        while index < len(events) and events[index].time <= until:
+            index += 1
+        self.index = index
+        return events[first:index]
 
     def steps(self) -> Iterable[tuple[float, list[Event]]]:
-        """Each instant with events, after applying them."""
+        """Each instant with events, with them (passed, not applied)."""
         while self.index < len(self.events):
             time = self.events[self.index].time
             yield time, self.advance(time)
 
     def flush(self) -> None:
-        for event in self.applied[self.flushed:]:
-            self.plan.apply(event.effect, event.sign, slots=False)
-        self.flushed = len(self.applied)
+        plan = self.plan
+        for event in self.events[self.flushed:self.index]:
+            plan.apply(event.effect, event.sign)
+        self.flushed = self.index
 
     def undo(self) -> None:
-        for index in range(len(self.applied) - 1, -1, -1):
-            event = self.applied[index]
-            self.plan.apply(event.effect if index < self.flushed else _NO_EFFECT,
-                            -event.sign, slots=False, rest=index < self.flushed)
-            self.plan.apply_slots(event.slots, -event.sign)
-        self.applied.clear()
-        self.flushed = 0
+        plan = self.plan
+        for index in range(self.flushed - 1, self.start - 1, -1):
+            event = self.events[index]
+            plan.apply(event.effect, -event.sign)
+        self.flushed = self.index = self.start
 
 
-_NO_EFFECT = Effect([], [], [], None, 0)
 INF = INFINITY

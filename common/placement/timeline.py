@@ -21,6 +21,7 @@ can be guaranteed. Pure: no clock, no sockets.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -117,10 +118,18 @@ def job_duration(job: PlacementJob, default_duration: float) -> float:
     """A job's planned run time in seconds, as 8.1.9 takes it (``job_get_duration``): its
     hard ``h_rt`` request, else its ``s_rt``, the smaller when it asks both; else
     ``default_duration``. A value that no longer parses counts as no request."""
-    found = [seconds for name in ("h_rt", "s_rt")
-             if (text := job.hard_resources.get(name)) is not None
-             and (seconds := _seconds(name, text)) is not None]
-    return min(found) if found else default_duration
+    resources = job.hard_resources
+    found = _requested(resources.get("h_rt"), resources.get("s_rt"))
+    return default_duration if found is None else found
+
+
+@functools.lru_cache(maxsize=4096)
+def _requested(h_rt: str | None, s_rt: str | None) -> float | None:
+    """The smaller of the run time requests given (parsed once per pair of texts: every
+    pass asks every running and dispatched task)."""
+    found = [seconds for name, text in (("h_rt", h_rt), ("s_rt", s_rt))
+             if text is not None and (seconds := _seconds(name, text)) is not None]
+    return min(found) if found else None
 
 
 def _seconds(name: str, text: str) -> float | None:
@@ -159,7 +168,8 @@ def holds_of(active: Sequence[Mapping[str, Any]], jobs: Mapping[int, PlacementJo
         granted = task.get("granted") or []
         if job is None or not granted:
             continue
-        start = task.get("start_time") or task.get("dispatch_time") or conf.now
+        start = next((t for t in (task.get("start_time"), task.get("dispatch_time"))
+                      if t is not None), conf.now)
         end = overdue_end(planned_end(job, float(start), conf), conf)
         state = "SUSPENDED" if task.get("state") == "suspended" or \
             task.get("suspend_reasons") else "RUNNING"

@@ -46,6 +46,12 @@ def test_qalter_on_live_cell(live_cell: LocalCell) -> None:
                  for line in detail.splitlines() if ":" in line}
         assert lines["hard resource_list"] == "arch=nosuch"
         assert lines["job_name"] == "renamed"
+        assert "reserve" not in lines
+        assert run("qalter", "-R", "y", str(held)) == (
+            f"modified reservation behaviour of job {held}\n", "", 0)
+        assert "reserve:                    y\n" in run("qstat", "-j", str(held))[0]
+        assert run("qalter", "-R", "x", str(held)) == (
+            "", 'qalter: invalid option argument "-R x"\n', 7)
         wait_running(client, running)
         # the scheduler's mirror sees the new request: released, the job still waits
         assert run("qrls", str(held))[2] == 0

@@ -170,3 +170,8 @@ def test_parse_priority_and_ids(priority: int, ids: list[int]) -> None:
 def test_parse_resource_lists(resources: dict[str, str]) -> None:
     text = ",".join(f"{k}={v}" for k, v in resources.items())
     assert parse_qalter(["-l", text, "1"]).changes == {"hard_resources": resources}
+
+
+def test_minus_R_changes_the_reservation_request() -> None:
+    assert parse_qalter(["-R", "y", "5"]).changes == {"reserve": True}
+    assert parse_qalter(["-R", "n", "5"]).changes == {"reserve": False}
