@@ -532,6 +532,23 @@ def _alter_changes() -> Schema:
     return ALTER_CHANGES
 
 
+def _ar_request() -> Struct:
+    """What qrsub asks (common.ar.window checks the times against the qmaster's clock)."""
+    from common.jobspec import OPTION_SCHEMAS, MAX_NAME
+    time = Optional(Float(0.0, 1e11))
+    return Struct(optional={
+        "start": (time, None), "end": (time, None), "duration": (time, None),
+        "name": (Optional(Str(max_len=MAX_NAME, nonempty=True)), None),
+        "account": (Optional(Str(max_len=MAX_NAME)), None),
+        "hard_resources": OPTION_SCHEMAS["hard_resources"],
+        "hard_queues": OPTION_SCHEMAS["hard_queues"],
+        "pe": OPTION_SCHEMAS["pe"], "pe_ranges": OPTION_SCHEMAS["pe_ranges"],
+        "acl": (ListOf(Str(max_len=256, nonempty=True), max_items=1024), list),
+        "mail_options": OPTION_SCHEMAS["mail_options"],
+        "mail_list": OPTION_SCHEMAS["mail_list"],
+        "error_handling": (Bool(), False)})
+
+
 # message type -> a function building the schema of its body (called once, on first use)
 _BUILDERS: dict[str, Callable[[], Schema]] = {
     # replies: only the qmaster sends them; fields vary per request
@@ -602,6 +619,19 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
     "userset_entries": lambda: Struct(required={"user": _user(),
                                                 "op": Str(choices=frozenset({"add", "delete"})),
                                                 "users": _names(), "lists": _names()}),
+    # qrsub (common.ar): the request; "verify" "v": only say whether it could be granted
+    "ar_submit": lambda: Struct(required={"user": _user(), "ar": _ar_request()},
+                                optional={"verify": (Bool(), False)}),
+    # qrstat: every AR the caller may see ("owners" patterns, qrstat -u), or the ones named
+    "ar_query": lambda: Struct(required={"user": _user()},
+                               optional={"ar_ids": (Optional(ListOf(_job_id(),
+                                                                    max_items=4096)), None),
+                                         "owners": (Optional(_names()), None)}),
+    # qrdel: the ARs named, or those of the users named (qrdel -u)
+    "ar_delete": lambda: Struct(required={"user": _user()},
+                                optional={"ar_ids": (ListOf(_job_id(), max_items=4096), []),
+                                          "owners": (_names(), []),
+                                          "force": (Bool(), False)}),
     # execd -> qmaster
     "register": lambda: Struct(
         required={"host": _host(), "load": _load(),

@@ -55,8 +55,17 @@ def accounting_record(job: Job, task: Task, store: Store) -> dict[str, Any]:
         "category": _category(job),
         "iow": float(usage.get("iow") or 0.0), "pe_taskid": "NONE",
         "maxvmem": float(usage.get("maxvmem") or 0),
-        "arid": 0, "ar_submission_time": 0,
+        **_ar_fields(job, store),
     }
+
+
+def _ar_fields(job: Job, store: Store) -> dict[str, Any]:
+    """accounting(5) ``arid`` and ``ar_submission_time`` of a job run in an AR (the AR
+    stays until its last job has ended, so it is there when the record is made)."""
+    ar_id = int(job.opts.get("ar_id") or 0)
+    record = store.ars.get(ar_id) if ar_id else None
+    return {"arid": ar_id,
+            "ar_submission_time": int(record["submission_time"]) if record else 0}
 
 
 def _failed(task: Task) -> bool:
@@ -76,6 +85,8 @@ def _category(job: Job) -> str:
     pe = job.opts.get("pe")
     if pe:
         parts.append(f"-pe {pe[0]} {_range(pe)}")
+    if job.opts.get("ar_id"):  # 8.1.9: "-ar 38" (tests/data/reference/ar/accounting-lines.txt)
+        parts.append(f"-ar {int(job.opts['ar_id'])}")
     return " ".join(parts) or "NONE"
 
 

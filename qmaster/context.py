@@ -173,6 +173,7 @@ class Services:
     ticket_sender: TicketSender = field(default_factory=TicketSender)
     usage: UsageBook = field(default_factory=UsageBook)  # share tree usage (spooled)
     runlog_path: Path | None = None  # qconf -tsm's schedd_runlog (qmaster.sched_monitor)
+    ar_clock: Any = None  # when advance reservations change state (qmaster.ar.lifecycle)
 
     def job_log(self, event: str, **fields: Any) -> None:
         """One log line about a job, with job id, host and queue bound by the caller."""

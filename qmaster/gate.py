@@ -47,7 +47,8 @@ LOCAL, REMOTE, EXECD, SCHEDULER = "local", "remote", "execd", "scheduler"
 USER_MESSAGES = frozenset({"ping", "submit", "job_query", "cluster_query", "delete", "hold",
                            "release", "alter", "wait", "conf_get", "conf_put", "conf_del",
                            "userset_entries", "qmod", "clear_usage", "usage_query",
-                           "share_tree_query", "trigger_monitor"})
+                           "share_tree_query", "trigger_monitor", "ar_submit", "ar_query",
+                           "ar_delete"})
 EXECD_MESSAGES = frozenset({"ping", "register", "load_report", "job_started",
                             "job_finished", "job_start_failed"})
 SCHEDULER_MESSAGES = frozenset({"ping", "snapshot", "orders"})

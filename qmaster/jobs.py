@@ -18,6 +18,7 @@ from common import task_ranges
 from common.jobstate import ACTIVE_STATES, Event, State, allows
 from common.model import Job, Task, TaskRanges, UserInfo
 from common.placement.load_alarm import exceeded, suspend_alarm_reason
+from qmaster.ar.submit import as_stored, check_ar_job
 from qmaster.auto_suspend import THRESHOLD_REASON
 from qmaster.context import DEFERRED, Ctx, RequestError, request_ranges
 from qmaster.execd_link import finish_task, kill_on_host
@@ -53,8 +54,10 @@ def handle_submit(ctx: Ctx) -> dict[str, Any]:
             caps.check(spec)  # max_jobs, max_u_jobs, script size, spool quota
             # enforce_user, auto_user_* and the owner's default_project (8.1.9's order)
             opts = check_job_user(ctx, user.name, spec["opts"], ctx.now)
-            verdicts.append(check_submission(ctx.store, opts, submitter,
-                                             operator=operator))
+            check_ar_job(ctx.store, opts, user.name)  # qsub -ar (qmaster.ar.submit)
+            verdict = check_submission(ctx.store, opts, submitter, operator=operator)
+            verdict.opts = as_stored(verdict.opts)
+            verdicts.append(verdict)
             _check_task_count(spec["opts"]["array"], _max_tasks(ctx))
         except RequestError as err:
             if len(specs) > 1:

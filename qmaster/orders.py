@@ -21,6 +21,7 @@ from typing import Any
 from common.cluster import QueueInstance
 from common.jobstate import Event, State
 from common.model import Task, task_key
+from qmaster.ar.orders import ar_order_refusal
 from qmaster.context import Ctx
 from qmaster.execd_link import send_start
 from qmaster.queue_control import state_refusal
@@ -52,6 +53,7 @@ def handle_orders(ctx: Ctx) -> dict[str, Any]:
     assert view is not None
     fields = {"pes": inp.pes, "pe_of_queue": inp.pe_of_queue, "host_groups": inp.host_groups,
               "access": inp.access}
+    capacity = {key: qi.slots for key, qi in instances.items()}
     accepted, refused = 0, []
     caps = store_caps(ctx.store, inp.caps, (o.get("job_id") for o in ctx.body["orders"]
                                             if isinstance(o, dict)))
@@ -62,7 +64,8 @@ def handle_orders(ctx: Ctx) -> dict[str, Any]:
                   or _access_refusal(ctx.store, order, fields["access"])
                   or _pe_refusal(ctx.store, order, fields, pe_used)
                   or _quota_refusal(ctx.store, order, inp.quotas)
-                  or _resource_refusal(ctx, order, view))
+                  or _resource_refusal(ctx, order, view)
+                  or ar_order_refusal(ctx.store, order, capacity, ctx.now))
         if not reason:  # only now: a refused order must not keep PE slots counted
             _debit_pe(order, pe_used)
             caps.started(*_starting(ctx.store, order))

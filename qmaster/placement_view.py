@@ -18,6 +18,7 @@ from common.placement.inputs import host_loads, pass_input, queue_thresholds
 from common.placement.pass_conf import conf_fields
 from common.placement.resources import LevelKey, complex_list, fixed_levels, load_view
 from common.placement.job import PlacementJob, placement_job
+from common.placement.timeline import AdvanceReservation
 from qmaster.store import Store
 
 
@@ -78,6 +79,8 @@ def store_pass_input(store: Store, *, occupied: bool = True) -> PassInput:
     if not occupied:  # the empty cluster counts every host as up, and carries no load
         inp.instances = [replace(qi, alive=True) for qi in inp.instances]
         inp.overloaded, inp.host_loads = {}, None
+    else:  # the advance reservations not ending hold their slots (qmaster.ar)
+        inp.ars = [AdvanceReservation.from_record(r) for r in store.ar_records()]
     return inp
 
 

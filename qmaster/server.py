@@ -33,6 +33,8 @@ from qmaster import (accounting_log, alter, config_handlers, execd_link, gate, j
                      policy_view, queue_control, sched_monitor, usage_book,
                      userset_handlers)
 from qmaster.auto_suspend import heartbeat
+from qmaster.ar import handlers as ar_handlers
+from qmaster.ar.lifecycle import ArClock, advance as advance_ars, settle as settle_ars
 from qmaster.policy_objects import auto_user_actions, expired_auto_users
 from qmaster.log_limit import LimitedLog
 from qmaster.lost_hosts import (lost_host_policy, lost_hosts, lost_task_actions, queue_rerun,
@@ -120,6 +122,9 @@ HANDLERS: dict[str, Handler] = {
     "job_started": execd_link.handle_job_started,
     "job_finished": execd_link.handle_job_finished,
     "job_start_failed": execd_link.handle_job_start_failed,
+    "ar_submit": ar_handlers.handle_ar_submit,
+    "ar_query": ar_handlers.handle_ar_query,
+    "ar_delete": ar_handlers.handle_ar_delete,
     "snapshot": orders.handle_snapshot,
     "orders": orders.handle_orders,
 }
@@ -192,9 +197,13 @@ class QmasterServer:
         ensure_usersets(self.store, batch)  # and before access lists were
         ensure_global_host(self.store, batch)  # and before the global host was
         ensure_host_lists(self.store, batch, self.host)  # and before host lists were
+        settle_ars(self.store, batch)  # ARs whose last job ended while it ended
         self.spool.commit(batch.txn)
         self.store.forget_journal()
         self._recover_accounting()
+        self._ar_wake = asyncio.Event()
+        self.services.ar_clock = ArClock(self._ar_wake.set)
+        self.services.ar_clock.rebuild(self.store.ars.values())
 
     def _move_aside(self, objects: dict[str, dict[str, Any]], batch: Batch) -> None:
         """Spooled objects that did not load move to kind ``aside:<kind>`` (kept for a
@@ -282,10 +291,12 @@ class QmasterServer:
         if ready:
             ready()
         beat = asyncio.create_task(self._heartbeat())
+        ar_timer = asyncio.create_task(self._ar_timer())
         try:
             await self._serve()
         finally:
             beat.cancel()
+            ar_timer.cancel()
             self.router.close(0)
             self.pub.close(0)
             if self._zap is not None:
@@ -616,6 +627,42 @@ class QmasterServer:
                             task_id=task.task_id, host=task.host, error=repr(exc),
                             exc_info=True)
         self._after_handlers(batch, now)  # dependents of jobs that ended here
+        self._commit_and_send(batch, [])
+
+    async def _ar_timer(self) -> None:
+        """Sleeps until the AR clock's earliest entry is due (qmaster.ar.lifecycle), or
+        until an earlier one is added; then moves the ARs whose time has come."""
+        while True:
+            due = self.services.ar_clock.next_due()
+            delay = None if due is None else max(0.0, due - time.time())
+            try:
+                await asyncio.wait_for(self._ar_wake.wait(), delay)
+            except asyncio.TimeoutError:
+                pass
+            self._ar_wake.clear()
+            try:
+                self._check_ars()
+            except Exception as exc:  # noqa: BLE001 - the timer must go on
+                self._error("advancing advance reservations failed", error=repr(exc),
+                            exc_info=True)
+                await asyncio.sleep(HEARTBEAT_SECONDS)  # (not in a loop of failures)
+
+    def _check_ars(self, now: float | None = None) -> None:
+        """Advance reservations whose start or end has come (qmaster.ar.lifecycle)."""
+        clock = self.services.ar_clock
+        now = time.time() if now is None else now
+        due_at = clock.next_due() if clock is not None else None
+        if due_at is None or due_at > now:
+            return
+        batch = Batch()
+        ctx = Ctx(self.store, batch, self.services, b"", 0, now, {})
+        point = self.store.savepoint(batch)
+        try:
+            advance_ars(ctx, clock, clock.due(now))
+        except Exception:
+            self.store.rollback(batch, point)
+            raise
+        self._after_handlers(batch, now)
         self._commit_and_send(batch, [])
 
     def _check_suspensions(self) -> None:

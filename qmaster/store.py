@@ -234,6 +234,10 @@ class Store:
         # made of changes (configuration, hosts coming or going up or down, qmod
         # states), and at every rollback: qmaster.placement_view keeps them until then
         self.layout_generation = 0
+        # advance reservations (common.ar records) by id, spool kind "ar"; their jobs by AR
+        self.ars: dict[int, dict[str, Any]] = {}
+        self.ar_jobs: dict[int, set[int]] = {}
+        self.next_ar_id = 1
 
     # ---- all or nothing --------------------------------------------------------------
     def savepoint(self, batch: Batch) -> Savepoint:
@@ -347,11 +351,21 @@ class Store:
                           if self._loaded("qstate", k, v, _qi_state) is not None}
         self.pending_accounting = {k: v for k, v in objects.get("acct", {}).items()
                                    if self._loaded("acct", k, v, _acct) is not None}
+        self._load_ars(objects.get("ar", {}), meta.get("next_ar_id", 1))
         next_id = meta.get("next_job_id", 1)
         self.next_job_id = next_id if type(next_id) is int and 0 < next_id < 10_000_000 \
             else max(self.jobs, default=0) + 1
         self.layout_generation += 1
         self._rebuild_derived()
+
+    def _load_ars(self, ars: dict[str, Any], next_id: Any) -> None:
+        from common.ar import MAX_AR_ID, check_record
+        for key, data in ars.items():
+            record = self._loaded("ar", key, data, check_record)
+            if record is not None:
+                self.ars[record["ar_id"]] = record
+        self.next_ar_id = next_id if type(next_id) is int and 0 < next_id <= MAX_AR_ID \
+            else max(self.ars, default=0) + 1
 
     def _load_jobs(self, jobs: dict[str, Any], tasks: dict[str, Any],
                    ranges: dict[str, Any], held: dict[str, Any]) -> None:
@@ -425,6 +439,9 @@ class Store:
                 self.dependency_held.add(job_id)
         for job_id in self.dependency_held:
             self._index_dependency(job_id, True)
+        for job in self.jobs.values():
+            if job.opts.get("ar_id") and not self.job_finished(job.job_id):
+                self.ar_jobs.setdefault(int(job.opts["ar_id"]), set()).add(job.job_id)
         done = [j for j in self.jobs.values() if self.job_finished(j.job_id)]
         for job in sorted(done, key=lambda j: j.job_id):
             self.finished_order[job.job_id] = None
@@ -543,8 +560,14 @@ class Store:
         self._set_item(self.enrolled, job.job_id, {})
         self._set_item(self.unfinished, job.job_id, task_ranges.count(pending))
         self._count_active(job, +1)
+        self._index_ar_job(job, True)
         self._write_ranges(batch, TaskRanges(job_id=job.job_id, pending=pending,
                                              holds=list(holds)))
+
+    def _index_ar_job(self, job: Job, present: bool) -> None:
+        ar_id = job.opts.get("ar_id")
+        if ar_id:
+            self._set_member(self.ar_jobs.setdefault(int(ar_id), set()), job.job_id, present)
 
     def _count_active(self, job: Job, sign: int) -> None:
         count, size = self.active_jobs.get(job.owner, (0, 0))
@@ -712,6 +735,9 @@ class Store:
 
     def _job_done(self, batch: Batch, job_id: int) -> None:
         batch.finished_jobs.append(job_id)
+        job = self.jobs.get(job_id)
+        if job is not None and job.opts.get("ar_id"):
+            self._ar_job_done(batch, job)
         self._set_item(self.finished_order, job_id, None)
         while len(self.finished_order) > FINISHED_JOBS_KEPT:
             old = next(iter(self.finished_order))
@@ -806,6 +832,57 @@ class Store:
             batch.txn.put(kind, name, 1)
         batch.event(kind, "put", kind, self.lists[kind])
 
+    # ---- advance reservations (qmaster.ar) ---------------------------------------------
+    def allocate_ar_id(self, batch: Batch) -> int:
+        """The next AR id (its own sequence, 1..9,999,999 and round, as 8.1.9's), skipping
+        ids still in use."""
+        from common.ar import MAX_AR_ID
+        before = self.next_ar_id
+        ar_id = before
+        while ar_id in self.ars:
+            ar_id = ar_id + 1 if ar_id < MAX_AR_ID else 1
+            if ar_id == before:
+                raise OverflowError("every advance reservation id is in use")
+        self.next_ar_id = ar_id + 1 if ar_id < MAX_AR_ID else 1
+        self._undo(lambda: setattr(self, "next_ar_id", before))
+        batch.txn.set_meta("next_ar_id", self.next_ar_id)
+        return ar_id
+
+    def put_ar(self, batch: Batch, record: dict[str, Any]) -> None:
+        """Store an AR (a new record: callers never change a stored one in place); the
+        scheduler hears of it as event ``ar`` (body ``{"ar": AdvanceReservation record}``)
+        unless it is ending."""
+        from common.ar import ENDING_STATES, as_reservation
+        ar_id = record["ar_id"]
+        self._set_item(self.ars, ar_id, record)
+        batch.txn.put("ar", str(ar_id), record)
+        if record["state"] not in ENDING_STATES:
+            batch.event("ar", "put", str(ar_id), {"ar": as_reservation(record).to_record()})
+        else:  # ending: its slots are no longer the AR's to guard
+            batch.event("ar_deleted", "del", str(ar_id), {"ar_id": ar_id})
+
+    def _ar_job_done(self, batch: Batch, job: Job) -> None:
+        """An AR that is ending (qrdel, its end) goes with its last job."""
+        from common.ar import ENDING_STATES
+        ar_id = int(job.opts["ar_id"])
+        self._index_ar_job(job, False)
+        record = self.ars.get(ar_id)
+        if record is not None and record["state"] in ENDING_STATES and \
+                not self.ar_jobs.get(ar_id):
+            self.delete_ar(batch, ar_id)
+
+    def ar_records(self) -> list[dict[str, Any]]:
+        """The ARs the dispatch pass honours (snapshot key ``ars``): every one not ending."""
+        from common.ar import ENDING_STATES, as_reservation
+        return [as_reservation(r).to_record() for r in self.ars.values()
+                if r["state"] not in ENDING_STATES]
+
+    def delete_ar(self, batch: Batch, ar_id: int) -> None:
+        if self._pop_item(self.ars, ar_id) is None:
+            return
+        batch.txn.delete("ar", str(ar_id))
+        batch.event("ar_deleted", "del", str(ar_id), {"ar_id": ar_id})
+
     def allocate_job_id(self, batch: Batch) -> int:
         job_id = self.next_job_id
         self.next_job_id = job_id + 1 if job_id < 9_999_999 else 1
@@ -831,7 +908,8 @@ class Store:
             part.update(hosts=[h.to_dict() for h in self.hosts.values()],
                         conf={kind: dict(objs) for kind, objs in self.conf.items()},
                         lists=dict(self.lists),
-                        qstates={name: dict(state) for name, state in self.qi_states.items()})
+                        qstates={name: dict(state) for name, state in self.qi_states.items()},
+                        ars=self.ar_records())
             after = 0
         cursor_job, cursor_task = after >> 32, after & TASK_ID_MASK
         sent = 0

@@ -20,6 +20,7 @@ ENTRY_MODULES = {
     "qalter": "clients.qalter", "qacct": "clients.qacct.main", "qhost": "clients.qhost",
     "qconf": "clients.qconf.main", "qmod": "clients.qmod.main", "qquota": "clients.qquota",
     "sge_share_mon": "clients.share_mon",
+    "qrsub": "clients.ar.qrsub", "qrstat": "clients.ar.qrstat", "qrdel": "clients.ar.qrdel",
 }
 COMMANDS = frozenset(ENTRY_MODULES) - {"pyge"}
 

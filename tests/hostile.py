@@ -32,7 +32,8 @@ SCRIPT_BYTES = 5 << 20  # past the default MAX_SCRIPT_SIZE (4M)
 USER_TYPES = frozenset({"ping", "submit", "job_query", "cluster_query", "delete", "hold",
                         "release", "alter", "wait", "conf_get", "conf_put", "conf_del",
                         "userset_entries", "qmod", "clear_usage", "usage_query",
-                        "share_tree_query", "trigger_monitor"})
+                        "share_tree_query", "trigger_monitor", "ar_submit", "ar_query",
+                        "ar_delete"})
 
 
 def raw_socket(cell: Cell, user: str | None) -> zmq.Socket:

@@ -56,7 +56,7 @@ def check_ranges(name: str, value: str) -> str:
 _TF = ("true", "false")
 _ULONG_CONF = ("min_uid", "min_gid", "finished_jobs", "max_aj_instances", "max_aj_tasks",
                "max_u_jobs", "max_jobs", "auto_user_oticket", "auto_user_fshare",
-               "auto_user_delete_time")
+               "auto_user_delete_time", "max_advance_reservations")
 _TIME_CONF = ("load_report_time", "max_unheard", "reschedule_unknown")
 
 _GLOBAL_DEFAULTS = (
@@ -135,7 +135,11 @@ GLOBAL_CONF = ObjectKind(
     width=28,
     raw_values=True,
     attrs=tuple(Attr(name, default, _GLOBAL_CHECKS.get(name, check_string), required=False)
-                for name, default in _GLOBAL_DEFAULTS),
+                for name, default in _GLOBAL_DEFAULTS) + (
+        # absent from a new 8.1.9 cell's configuration and from templates (0: no limit),
+        # shown once set (tests/data/reference/ar/qconf-sconf-max.out)
+        Attr("max_advance_reservations", "0", _GLOBAL_CHECKS["max_advance_reservations"],
+             required=False, read_only=True),),
 )
 
 

@@ -84,7 +84,8 @@ EXCEPTIONS: dict[str, dict[str, str]] = {
                   "common.resource")},
 }
 COMMANDS = ("clients.qdel", "clients.qhold", "clients.qrls", "clients.qalter", "clients.qstat",
-            "clients.qhost", "clients.qacct.main", "clients.qconf.main", "clients.qmod.main")
+            "clients.qhost", "clients.qacct.main", "clients.qconf.main", "clients.qmod.main",
+            "clients.ar.qrsub", "clients.ar.qrstat", "clients.ar.qrdel")
 
 PROBE = """
 import os, sys

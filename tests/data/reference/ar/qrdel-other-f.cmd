@@ -1,0 +1,1 @@
+sgeuser2$ qrdel -f 1

@@ -1,0 +1,1 @@
+root$ qrdel 9

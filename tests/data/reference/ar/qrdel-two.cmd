@@ -1,0 +1,1 @@
+sgeuser$ qrdel 7 99

@@ -1,0 +1,1 @@
+sgeuser2$ qrdel -u sgeuser2

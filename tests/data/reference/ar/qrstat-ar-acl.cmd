@@ -1,0 +1,1 @@
+sgeuser2$ qrstat -ar 36

@@ -1,0 +1,1 @@
+sgeuser$ qrstat -ar 1

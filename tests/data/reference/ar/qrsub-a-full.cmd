@@ -1,0 +1,1 @@
+sgeuser$ qrsub -a 202611290254 -d 60 -N full

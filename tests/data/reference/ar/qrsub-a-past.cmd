@@ -1,0 +1,1 @@
+sgeuser$ qrsub -a 11280149 -d 600

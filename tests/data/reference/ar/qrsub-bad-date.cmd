@@ -1,0 +1,1 @@
+sgeuser$ qrsub -a 2025xx -d 600

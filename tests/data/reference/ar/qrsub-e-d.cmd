@@ -1,0 +1,1 @@
+sgeuser$ qrsub -e 11280451 -d 600 -N ed

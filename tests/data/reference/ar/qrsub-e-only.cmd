@@ -1,0 +1,1 @@
+sgeuser$ qrsub -e 11280449

@@ -1,0 +1,1 @@
+root$ qrsub -d 600 -N rootar

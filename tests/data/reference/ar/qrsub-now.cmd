@@ -1,0 +1,1 @@
+sgeuser$ qrsub -d 600 -now y

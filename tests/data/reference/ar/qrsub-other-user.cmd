@@ -1,0 +1,1 @@
+sgeuser2$ qrsub -d 600 -N other

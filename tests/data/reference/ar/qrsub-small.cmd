@@ -1,0 +1,1 @@
+sgeuser$ qrsub -d 60 -N small

@@ -1,0 +1,1 @@
+sgeuser$ qrsub -d 600 -u sgeuser2,sgeuser

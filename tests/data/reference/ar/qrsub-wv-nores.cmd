@@ -1,0 +1,1 @@
+sgeuser$ qrsub -d 600 -w v -pe smp 8

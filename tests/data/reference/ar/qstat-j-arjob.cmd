@@ -1,0 +1,1 @@
+sgeuser$ qstat -j 5

@@ -1,0 +1,1 @@
+sgeuser$ qsub -ar abc -b y /bin/sleep 5

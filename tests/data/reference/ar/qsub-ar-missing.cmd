@@ -1,0 +1,1 @@
+sgeuser$ qsub -ar 999 -b y /bin/sleep 5
