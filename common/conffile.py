@@ -43,6 +43,12 @@ class ConfError(ValueError):
         self.message = message
 
 
+class ValueCheckError(ConfError):
+    """A value the flatfile reader read but the object's own check refused: ``qconf``
+    reports it without the reader's ``error reading file`` line (an empty ``message``:
+    8.1.9 prints no line of its own for it, only the kind's last line)."""
+
+
 @dataclass(frozen=True)
 class ConfKind:
     """The names one object kind's file may contain.

@@ -22,10 +22,12 @@ from common.objects_conf.userset import DEADLINE_USERS, entries_of
 from qmaster.context import RequestError
 from qmaster.project_handlers import check_job_project
 from qmaster.store import Store
-from common.placement.dispatch import can_run, queue_matches
+from common.placement.dispatch import PassStats, can_run, dispatch_pass, queue_matches
 from common.placement.explain import pending_reasons, with_cap_reasons
 from common.placement.job import PlacementJob, placement_job
 from common.placement.pass_conf import Access, host_group_members
+from common.placement.reserved import reservation_reasons
+from common.placement.timeline import Reservation
 from qmaster.placement_view import as_placement_job, store_caps, store_pass_input
 
 NO_SUITABLE_QUEUES = "error: no suitable queues"
@@ -207,12 +209,16 @@ def scheduling_info(store: Store, jobs: list[Any], placed: set[int] | None = Non
     inp = store_pass_input(store)
     caps = store_caps(store, inp.caps, (job.job_id for job in jobs))
     by_category: dict[tuple[Any, ...], list[str]] = {}  # alike jobs wait for one reason
+    reserved: list[Reservation] = []
+    if inp.reserve is not None and inp.reserve.max_reservation > 0:
+        reserved, reserving = store_reservations(store)
+        inp.jobs = {**inp.jobs, **reserving}  # the reservations' jobs, for their demands
 
     def placement(pjob: PlacementJob) -> list[str]:
         key = pjob.category
         if key not in by_category:
             by_category[key] = pending_reasons(pjob, inp)
-        return by_category[key]
+        return by_category[key] + reservation_reasons(pjob, inp, reserved)
     reasons = {}
     for job in jobs:
         try:
@@ -232,6 +238,32 @@ def scheduling_info(store: Store, jobs: list[Any], placed: set[int] | None = Non
             reasons[job.job_id] = [f"job cannot be evaluated by the scheduler: "
                                    f"{type(exc).__name__}: {exc}"]
     return reasons
+
+
+def store_reservations(store: Store) -> tuple[list[Reservation], dict[int, PlacementJob]]:
+    """The reservations a pass would find now for the pending ``-R y`` jobs (the
+    scheduler's are not sent to the qmaster): a pass over those jobs alone, taken by
+    ``-p`` then job id, on a view of its own; and those jobs."""
+    inp = store_pass_input(store)
+    pending: list[dict[str, Any]] = []
+    ranges: dict[int, tuple[list[list[int]], int]] = {}
+    reserving: dict[int, PlacementJob] = {}
+    for job_id, job in store.jobs.items():
+        if not job.opts.get("reserve"):
+            continue
+        pending += [t.to_dict() for t in store.enrolled.get(job_id, {}).values()
+                    if t.state_enum is State.PENDING]
+        rng = store.ranges.get(job_id)
+        if rng is not None and rng.pending and not rng.holds:
+            ranges[job_id] = (rng.pending, rng.version)
+        reserving[job_id] = as_placement_job(job)
+    if not pending and not ranges:
+        return [], reserving
+    inp.jobs = {**inp.jobs, **reserving}
+    inp.pending, inp.pending_ranges = pending, ranges
+    stats = PassStats()
+    dispatch_pass(inp, stats)
+    return stats.reservations, reserving
 
 
 def _placeable_ids(store: Store, job_id: int) -> int:

@@ -8,7 +8,7 @@ from common import keys
 from common.cell import read_act_qmaster
 from common.daemon import add_cell_options, cell_of, run_until_signalled
 from common.log import configure
-from scheduler.service import SchedulerService
+from scheduler.service import SCHEDULE_FILE, SchedulerService
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -38,8 +38,11 @@ def main(argv: list[str] | None = None) -> None:
         host, port, event_port = "", 0, 0  # found (and followed) through act_qmaster
         resolve = lambda: read_act_qmaster(cell)  # noqa: E731 - follows qmaster restarts
     log = configure("scheduler", args.log_file, args.log_level)
+    # sched_conf(5) params MONITOR=1: $SGE_ROOT/$SGE_CELL/common/schedule
+    schedule = cell_of(args, p).common_dir / SCHEDULE_FILE if args.root else None
     service = SchedulerService(host, int(port), int(event_port), curve,
-                               min_interval=args.min_interval, log=log, resolve=resolve)
+                               min_interval=args.min_interval, log=log, resolve=resolve,
+                               schedule_path=schedule)
     run_until_signalled(service.run, service.stop)
 
 

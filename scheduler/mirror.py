@@ -22,6 +22,7 @@ from common.placement.inputs import pass_input, placement_jobs, queue_thresholds
 from common.placement.job import PlacementJob
 from common.placement.pass_conf import conf_fields
 from common.placement.resources import LevelKey, complex_list, fixed_levels
+from common.placement.timeline import AdvanceReservation
 from common.policy import inputs as policy_inputs
 from common.policy.model import PolicyResult, UsageTable
 from common.policy.usage import (
@@ -30,7 +31,8 @@ from common.policy.usage import (
 # events that can make a pass find something new to do
 TRIGGER_KINDS = frozenset({"job", "task", "ranges", "host", "queue", "hgrp", "pe", "exechost", "userset",
                            "complex", "order_refused", "qstate", "rqs",
-                           "sconf", "conf"})  # maxujobs, max_aj_instances (placement.caps)
+                           "sconf", "conf",  # maxujobs, max_aj_instances (placement.caps)
+                           "ar", "ar_deleted"})  # advance reservations (their slots)
 
 
 @dataclass
@@ -58,6 +60,10 @@ class Mirror:
         default_factory=policy_inputs.PolicyJobCache)
     # share tree usage as the qmaster books it (event kind "usage"), one record a holder
     usage_records: dict[Holder, Any] = field(default_factory=dict)
+    # the advance reservations not yet ended (snapshot key "ars", events "ar" and
+    # "ar_deleted"); a record the pass cannot read is kept aside with why
+    ars: dict[int, AdvanceReservation] = field(default_factory=dict)
+    unreadable_ars: dict[int, str] = field(default_factory=dict)
 
     @classmethod
     def from_snapshot(cls, snap: dict[str, Any]) -> "Mirror":
@@ -69,6 +75,8 @@ class Mirror:
             mirror.conf[kind] = dict(snap["conf"].get(kind, {}))
         mirror.qstates = dict(snap.get("qstates") or {})
         mirror.usage_records = records_from_wire(snap.get("usage") or [])
+        for record in snap.get("ars") or []:
+            mirror._put_ar(record)
         mirror.add_part(snap)
         return mirror
 
@@ -111,6 +119,10 @@ class Mirror:
                 self.qstates[key] = obj
         elif kind == "usage":
             self._apply_usage(op, key, obj)
+        elif kind == "ar":
+            self._put_ar((obj or {}).get("ar"), key)
+        elif kind == "ar_deleted":
+            self._drop_ar((obj or {}).get("ar_id", key))
         elif kind in self.conf:
             self._instances = self._fixed = self._conf_fields = self._thresholds = None
             if op == "del" or kind in ORDERED_KINDS:  # a changed one goes last
@@ -135,6 +147,25 @@ class Mirror:
     def usage(self) -> UsageTable:
         """The share tree usage as of the time it is read (the pass's time)."""
         return self.usage_at(time.time())
+
+    def _put_ar(self, record: Any, key: Any = None) -> None:
+        """One AR's record (``AdvanceReservation.to_record``); a record of the wrong
+        shape drops what the mirror knew of that AR and is reported, never raised."""
+        try:
+            ar = AdvanceReservation.from_record(record)
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:
+            ar_id = _int_or_zero(record.get("ar_id") if isinstance(record, Mapping)
+                                 else key)
+            self.ars.pop(ar_id, None)
+            self.unreadable_ars[ar_id] = f"{type(exc).__name__}: {exc}"
+            return
+        self.unreadable_ars.pop(ar.ar_id, None)
+        self.ars[ar.ar_id] = ar
+
+    def _drop_ar(self, ar_id: Any) -> None:
+        ar_id = _int_or_zero(ar_id)
+        self.ars.pop(ar_id, None)
+        self.unreadable_ars.pop(ar_id, None)
 
     def _apply_host(self, key: str, obj: Any) -> None:
         old = self.hosts.get(key)
@@ -245,12 +276,25 @@ class Mirror:
             self._conf_fields = conf_fields(self.conf)
         if self._thresholds is None:
             self._thresholds = queue_thresholds(self.conf, instances)
+        now = time.time()
         return pass_input(self.conf, self.hosts, self.jobs, active, pending=pending,
                           pending_ranges=ranges, exclude=exclude,
                           used=self.used, instances=instances, fixed=self._fixed,
-                          fields=self._conf_fields, now=time.time(),
+                          fields=self._conf_fields, now=now,
                           thresholds=self._thresholds,
-                          enrolled=[*self.tasks.values(), *unenrolled])
+                          enrolled=[*self.tasks.values(), *unenrolled],
+                          ars=self.live_ars(now))
+
+    def live_ars(self, now: float) -> list[AdvanceReservation]:
+        """The ARs the pass honours at ``now``: those not yet ended."""
+        return [ar for ar in self.ars.values() if ar.end > now]
+
+
+def _int_or_zero(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
 
 
 def _inflight_task(key: str, granted: list[list[Any]], pe: str | None) -> dict[str, Any]:

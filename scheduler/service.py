@@ -3,28 +3,37 @@
 Clone pattern: subscribe to the event stream first, then ask for a snapshot, then apply
 the buffered and later events whose sequence number follows the snapshot's. A gap in the
 sequence, a new qmaster epoch or a missing heartbeat makes it start over from a snapshot.
-Passes run when an event could change the outcome, at most once per ``min_interval``.
+Passes run when an event could change the outcome, at most once per ``min_interval``,
+and when the next planned instant arrives (a reservation's start, an advance
+reservation's start or end: a timer, not polling). With ``params MONITOR=1`` each pass
+appends its plan to the schedule file (``common.schedule_file``).
 """
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import itertools
+import os
+import stat
 import time
-from typing import Any, Callable
+from pathlib import Path
+from typing import Any, Callable, Sequence
 
 import zmq
 import zmq.asyncio
 
 from common import keys, wire
-from common.placement.dispatch import PassStats, dispatch_pass
+from common.placement.dispatch import PassInput, PassStats, dispatch_pass
+from common.placement.inputs import policy_conf
 from common.policy.inputs import order_ranks
+from common.schedule_file import SEPARATOR, schedule_block
 from scheduler.mirror import Mirror
 
 HEARTBEAT_TIMEOUT = 3.5
 REQUEST_TIMEOUT = 5.0
 SAFETY_PASS_SECONDS = 10.0
 RESTART_PAUSE = 2.0  # after a session ended by an unexpected error
+SCHEDULE_FILE = "schedule"  # <root>/<cell>/common/schedule (sched_conf(5) params MONITOR)
 
 
 class Resync(Exception):
@@ -35,7 +44,8 @@ class SchedulerService:
     def __init__(self, host: str, port: int, event_port: int, curve: keys.ClientKeys, *,
                  min_interval: float = 0.0,
                  log: Any = None,
-                 resolve: Callable[[], tuple[str, int, int]] | None = None) -> None:
+                 resolve: Callable[[], tuple[str, int, int]] | None = None,
+                 schedule_path: Path | None = None) -> None:
         self.unevaluable: dict[int, str] = {}  # job id -> why the pass skips it
         self.host, self.port, self.event_port = host, port, event_port
         self.curve = curve  # both sockets are CURVE clients of the qmaster (qmaster.gate)
@@ -52,6 +62,9 @@ class SchedulerService:
         self._stop = asyncio.Event()
         self.passes = 0
         self._last_empty_log = 0.0
+        self.schedule_path = schedule_path  # None: no schedule file (no cell directory)
+        self._wake_at: float | None = None  # epoch of the next planned instant
+        self._unreadable_ars: set[int] = set()
 
     def stop(self) -> None:
         self._stop.set()
@@ -157,9 +170,15 @@ class SchedulerService:
     def _next_wait(self) -> float:
         if self._dirty:
             return max(0.0, self._last_pass + self.min_interval - time.monotonic())
-        return min(1.0, max(0.0, self._last_pass + SAFETY_PASS_SECONDS - time.monotonic()))
+        wait = min(1.0, max(0.0, self._last_pass + SAFETY_PASS_SECONDS - time.monotonic()))
+        if self._wake_at is not None:
+            wait = min(wait, max(0.0, self._wake_at - time.time()))
+        return wait
 
     def _due(self) -> bool:
+        if self._wake_at is not None and time.time() >= self._wake_at:
+            self._wake_at = None  # the plan's next instant: what it planned may start now
+            self._dirty = True
         now = time.monotonic()
         if now - self._last_pass >= SAFETY_PASS_SECONDS:
             return True
@@ -202,7 +221,16 @@ class SchedulerService:
         for _, granted, _ in self.inflight.values():
             for queue, host, slots in granted:
                 inflight_used[(queue, host)] = inflight_used.get((queue, host), 0) + int(slots)
-        if not self.mirror.has_pending() or self.mirror.free_slots(inflight_used) <= 0:
+        policy = policy_conf(self.mirror.conf)
+        # with planning on, a pass runs even when no slot is free now: it keeps the
+        # reservations (qstat -j, the schedule file) and the timer of the next instant
+        planning = policy.max_reservation > 0 or bool(self.mirror.ars)
+        self._report_unreadable_ars()
+        if not (self.mirror.has_pending() or (planning and policy.monitor)) or \
+                (not planning and self.mirror.free_slots(inflight_used) <= 0):
+            self._wake_at = None
+            if policy.monitor:
+                self._append_schedule(SEPARATOR + "\n")
             return
         stats = PassStats()
         try:
@@ -214,6 +242,9 @@ class SchedulerService:
             inp.order = self._policy_order(self.mirror.free_slots(inflight_used))
             orders = dispatch_pass(inp, stats)
             took = time.monotonic() - self._last_pass
+            self._wake_at = next_instant(inp, stats, time.time())
+            if policy.monitor:
+                self._append_schedule(schedule_block(inp, stats.reservations, orders))
         except Exception as exc:  # noqa: BLE001 - a bad pass must not end the session:
             # restarting it would only meet the same data again; the next event retries
             if self.log:
@@ -226,7 +257,7 @@ class SchedulerService:
             if time.monotonic() - self._last_empty_log >= SAFETY_PASS_SECONDS:
                 self._last_empty_log = time.monotonic()
                 self._log("pass", considered=stats.considered, orders=0,
-                          seconds=round(took, 4))
+                          reservations=len(stats.reservations), seconds=round(took, 4))
             return
         for order in orders:
             task_key = f"{order['job_id']}.{order['task_id']}"
@@ -254,6 +285,29 @@ class SchedulerService:
                 self.log.error("policy failed", error=repr(exc), exc_info=True)
             return None
 
+    def _append_schedule(self, text: str) -> None:
+        """Append one pass to the schedule file, as 8.1.9 does (never truncated: the
+        administrator removes it); a full disk or a refused file must not stop
+        dispatching (logged)."""
+        if self.schedule_path is None:
+            return
+        try:
+            append_regular(self.schedule_path, text)
+        except OSError as err:
+            if self.log:
+                self.log.error("schedule file not written", path=str(self.schedule_path),
+                               error=str(err))
+
+    def _report_unreadable_ars(self) -> None:
+        """Log each advance reservation whose record the pass cannot read, once: its
+        slots are not guarded until a readable record comes."""
+        assert self.mirror is not None
+        for ar_id, why in self.mirror.unreadable_ars.items():
+            if ar_id not in self._unreadable_ars and self.log:
+                self.log.error("advance reservation skipped: unreadable record",
+                               ar_id=ar_id, error=why)
+        self._unreadable_ars = set(self.mirror.unreadable_ars)
+
     def _report_unevaluable(self, found: dict[int, str]) -> None:
         """Log each job the pass had to skip, once (until the scheduler restarts)."""
         for job_id, why in found.items():
@@ -265,3 +319,30 @@ class SchedulerService:
     def _log(self, event: str, **kw: Any) -> None:
         if self.log:
             self.log.info(event, **kw)
+
+
+_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def append_regular(path: Path, text: str) -> None:
+    """Append ``text`` in one write to ``path`` (made 0644 if missing), refusing what the
+    qmaster's run log refuses (qmaster.sched_monitor.append_safely): a symbolic link, a
+    FIFO or anything but a regular file, a file of another owner, a second hard link."""
+    fd = os.open(path, _APPEND, 0o644)
+    try:
+        seen = os.fstat(fd)
+        if not stat.S_ISREG(seen.st_mode) or seen.st_uid != os.geteuid() or \
+                seen.st_nlink != 1:
+            raise OSError(f"{path}: not a regular file of ours with one name")
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def next_instant(inp: PassInput, stats: PassStats, now: float) -> float | None:
+    """The earliest future instant the plan changes at without an event: a reservation's
+    start, an advance reservation's start or end (None: none)."""
+    times: Sequence[float] = [found.start for found in stats.reservations] + \
+        [when for ar in inp.ars for when in (ar.start, ar.end)]
+    future = [when for when in times if now < when < float("inf")]
+    return min(future) if future else None

@@ -12,7 +12,10 @@ Grid Engine reports a file in layers, and each kind adds its own last line:
   value the reader could not parse (the queue's per-host value parser);
 - checks of the whole object (``parameter allocation_rule of pe ...``) come without the
   ``error reading file`` line;
-- parallel environments end every error with ``error reading in file``, exec hosts with
+- parallel environments and the scheduler configuration end every error with
+  ``error reading in file``; a value the object's own check refuses
+  (``ValueCheckError``: the scheduler's ``params``, ``default_duration``) has no
+  ``error reading file`` line; exec hosts with
   ``invalid format``, a changed host group with ``Host group file "<path>" is not correct``.
 
 The complex attribute list (``qconf -Mc``/``-mc``) is one table, not name/value pairs:
@@ -21,7 +24,7 @@ correct``, an edited one with ``error reading in file``.
 """
 from __future__ import annotations
 
-from common.conffile import ConfError, Pairs, parse_conf
+from common.conffile import ConfError, Pairs, ValueCheckError, parse_conf
 from common.objects_conf import check_value, kind_of, normalize_object
 from common.resource.complexes import ComplexAttr, ComplexError, parse_complex_list
 
@@ -64,10 +67,11 @@ def parse_object_text(kind: str, text: str, path: str, *, modify: bool = False) 
         return normalize_object(obj, pairs)
     except ConfError as err:
         raw = _failing_value(kind, pairs)
-        lines = (_reader_error(kind, err.message, path, raw, modify)
-                 if err.message.startswith(_READER_ERRORS)
-                 or err.message.endswith(_READER_ERROR_ENDS)
-                 else [f"error: {err.message}"] + _trailer(kind, path, modify))
+        reader = not isinstance(err, ValueCheckError) and (
+            err.message.startswith(_READER_ERRORS) or err.message.endswith(_READER_ERROR_ENDS))
+        own = [f"error: {err.message}"] if err.message else []
+        lines = (_reader_error(kind, err.message, path, raw, modify) if reader
+                 else own + _trailer(kind, path, modify))
         raise FileError(lines) from None
 
 
@@ -94,7 +98,7 @@ def _failing_value(kind: str, pairs: Pairs) -> str | None:
 
 
 def _trailer(kind: str, path: str, modify: bool) -> list[str]:
-    if kind == "pe":
+    if kind in ("pe", "sched"):
         return ["error reading in file"]
     if kind == "exechost":
         return ["invalid format"]

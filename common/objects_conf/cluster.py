@@ -15,11 +15,14 @@ from typing import Callable, Mapping, Sequence
 from common.conf_values import (Check, check_assignments, check_bool, check_choice,
                                 check_double6, check_names, check_none_string, check_string,
                                 check_time, check_ulong, check_ulong_range, either, parse_bool,
-                                parse_double, parse_memory, split_assignments)
-from common.conffile import ConfError, Pairs, render_conf
+                                parse_double, parse_memory, parse_time, seconds_or,
+                                split_assignments)
+from common.conffile import ConfError, Pairs, ValueCheckError, render_conf
 from common.objects_conf.base import Attr, ObjectKind
+from common.objects_conf.project import check_u_long32
 from common.objects_conf.queue import SLOTS_MAX, check_object_name
 from common.sched_info import check_schedd_job_info
+from common.sched_params import check_sched_params
 
 _RANGES = re.compile(r"^[0-9]+(-[0-9]+)?([ ,][0-9]+(-[0-9]+)?)*$")
 
@@ -273,6 +276,32 @@ def check_weight_list(name: str, value: str) -> str:
     return ",".join(f"{item}={parse_double(val, name):.6f}" for item, val in items) or "NONE"
 
 
+def check_default_duration(name: str, value: str) -> str:
+    """A time, kept as typed (``INFINITY`` in capitals), in 8.1.9's words when it is not
+    one (tests/data/reference/reservation/msconf-dd-*)."""
+    text = value.strip()
+    try:
+        return check_time(name, text)
+    except ConfError:
+        pass
+    try:
+        negative = text.startswith("-") and parse_time(text[1:], name) >= 0
+    except ConfError:
+        negative = False
+    why = "Error! value not positive" if negative else "time value"
+    raise ValueCheckError(f'attribute "{name}" is not a {why}')
+
+
+def _check_sched(values: dict[str, str]) -> None:
+    """Reservation plans with every job's duration: sched_conf(5) default_duration 0 would
+    make a job without h_rt/s_rt end as it starts, so 8.1.9 refuses it while
+    max_reservation is on (and takes it while it is 0)."""
+    reserving = values.get("max_reservation", "0") not in ("", "0")
+    duration = values.get("default_duration", "INFINITY")
+    if reserving and seconds_or(duration, math.inf) == 0:
+        raise ValueCheckError("denied: resource reservation requires valid default duration")
+
+
 def check_policy(name: str, value: str) -> str:
     text = check_string(name, value).upper()
     if text == "NONE" or (set(text) <= set("OFS") and len(set(text)) == len(text)):
@@ -295,13 +324,6 @@ _NOT_BUILT = {
     # sched_conf(5): "Currently default is the only allowed setting"
     "algorithm": _only("default", lambda v: v == "default",
                        "default is the only scheduling algorithm"),
-    "params": _only("none", lambda v: v.lower() == "none",
-                    "no scheduler parameters (PROFILE, MONITOR, DURATION_OFFSET, ...) are "
-                    "supported by this version"),
-    "max_reservation": _only("0", lambda v: v.strip() == "0", "this version has no "
-                             "resource reservation"),
-    "default_duration": _only("INFINITY", lambda v: v.upper() == "INFINITY",
-                              "it serves resource reservation, which this version has not"),
 }
 
 _SCHED = (
@@ -313,7 +335,7 @@ _SCHED = (
     ("load_formula", "np_load_avg", check_string),
     ("schedd_job_info", "true", check_schedd_job_info),
     ("flush_submit_sec", "0", check_ulong), ("flush_finish_sec", "0", check_ulong),
-    ("params", "none", _NOT_BUILT["params"]),
+    ("params", "none", check_sched_params),
     ("reprioritize_interval", "0:0:0", check_time),
     ("halftime", "168", check_ulong),
     ("usage_weight_list", "cpu=1.000000,mem=0.000000,io=0.000000", check_weight_list),
@@ -329,9 +351,9 @@ _SCHED = (
     ("weight_waiting_time", "0.278000", check_double6),
     ("weight_deadline", "3600000.000000", check_double6),
     ("weight_urgency", "0.500000", check_double6), ("weight_priority", "0.000000", check_double6),
-    ("max_reservation", "0", _NOT_BUILT["max_reservation"]),
-    ("default_duration", "INFINITY", _NOT_BUILT["default_duration"]),
+    ("max_reservation", "0", check_u_long32),
+    ("default_duration", "INFINITY", check_default_duration),
 )
 
-SCHED_CONF = ObjectKind(name="sched", width=33,
+SCHED_CONF = ObjectKind(name="sched", width=33, object_check=_check_sched,
                         attrs=tuple(Attr(name, default, check) for name, default, check in _SCHED))

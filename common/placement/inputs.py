@@ -23,6 +23,7 @@ from common.placement.job import PlacementJob, placement_job
 from common.placement.pass_conf import conf_fields
 from common.placement.quotas import quota_context
 from common.placement.resources import GLOBAL, LevelKey, build_view, host_key
+from common.placement.timeline import AdvanceReservation, ReserveConf, holds_of
 from common.policy.conf import PolicyConf
 
 Conf = Mapping[str, Mapping[str, Any]]
@@ -60,7 +61,8 @@ def pass_input(conf: Conf, hosts: Mapping[str, Any], jobs: Mapping[int, Placemen
                fields: dict[str, Any] | None = None,
                now: float | None = None,
                thresholds: dict[tuple[str, str], InstanceThresholds] | None = None,
-               enrolled: Sequence[Mapping[str, Any]] | None = None
+               enrolled: Sequence[Mapping[str, Any]] | None = None,
+               ars: Sequence[AdvanceReservation] = ()
                ) -> PassInput:
     """The pass's input. ``active``: task records that hold slots and consumables (with
     ``granted`` and ``granted_pe``); ``used``: slots in use per queue instance (none: an
@@ -70,7 +72,10 @@ def pass_input(conf: Conf, hosts: Mapping[str, Any], jobs: Mapping[int, Placemen
     :func:`queue_thresholds` when the caller keeps them. ``pending_ranges``: job id ->
     (pending ids of its task ranges, their version); ``exclude``: "job.task" keys of
     tasks not to place (orders in flight). ``enrolled``: every enrolled task that has
-    not finished, for the jobs' instance counts (None: ``active`` and ``pending``)."""
+    not finished, for the jobs' instance counts (None: ``active`` and ``pending``).
+    ``ars``: the advance reservations not yet ended. The pass plans over time
+    (``PassInput.reserve``, ``holds``) when there is a ``now`` and either
+    ``max_reservation`` is on or ``ars`` are given (:func:`reserve_of`)."""
     instances = queue_instances(conf, hosts) if instances is None else instances
     fields = conf_fields(conf) if fields is None else fields
     holding = [t for t in active if t.get("granted") and t["job_id"] in jobs]
@@ -81,6 +86,8 @@ def pass_input(conf: Conf, hosts: Mapping[str, Any], jobs: Mapping[int, Placemen
                            {name: view.load.get(host_key(name), {}) for name in hosts},
                            jobs, holding)
     thresholds = queue_thresholds(conf, instances) if thresholds is None else thresholds
+    policy = policy_conf(conf)
+    reserve = reserve_of(policy, now, ars)
     loads = host_loads(conf, hosts, view, holding, now)
     overloaded = {}
     for key, found in thresholds.items():
@@ -99,16 +106,30 @@ def pass_input(conf: Conf, hosts: Mapping[str, Any], jobs: Mapping[int, Placemen
         pe_used=pe_usage(jobs, holding, fields["pes"], fields["pe_of_queue"]),
         quotas=quotas,
         caps=pass_caps(conf, jobs, holding, [*active, *pending] if enrolled is None
-                       else enrolled))
+                       else enrolled, policy=policy),
+        reserve=reserve, ars=list(ars) if reserve is not None else [],
+        holds=holds_of(holding, jobs, reserve) if reserve is not None else [])
+
+
+def policy_conf(conf: Conf) -> PolicyConf:
+    """The scheduler configuration (and the global configuration's job caps), typed."""
+    return PolicyConf.from_pairs((conf.get("sconf") or {}).get("global") or [],
+                                 (conf.get("conf") or {}).get("global") or [])
+
+
+def reserve_of(policy: PolicyConf, now: float | None,
+               ars: Sequence[AdvanceReservation] = ()) -> ReserveConf | None:
+    """The pass's planning at ``now``: none without a clock (the qmaster's ``qsub -w``
+    on an empty cluster), else as the configuration says (``PolicyConf.reserve_conf``)."""
+    return None if now is None else policy.reserve_conf(now, ars=bool(ars))
 
 
 def pass_caps(conf: Conf, jobs: Mapping[int, PlacementJob],
-              active: Sequence[Mapping[str, Any]], enrolled: Iterable[Mapping[str, Any]]
-              ) -> Caps:
+              active: Sequence[Mapping[str, Any]], enrolled: Iterable[Mapping[str, Any]],
+              *, policy: PolicyConf | None = None) -> Caps:
     """maxujobs (scheduler configuration), max_aj_instances (global configuration) and
     the counts they are checked against (``common.placement.caps``)."""
-    policy = PolicyConf.from_pairs((conf.get("sconf") or {}).get("global") or [],
-                                   (conf.get("conf") or {}).get("global") or [])
+    policy = policy_conf(conf) if policy is None else policy
     return Caps.count(policy.maxujobs, policy.max_aj_instances, jobs, active, enrolled)
 
 

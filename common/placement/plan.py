@@ -68,7 +68,7 @@ class Event:
     """A change of the pass's state at ``time``: ``sign`` RELEASE gives the effect back,
     ACQUIRE takes it. The effect is worked out when first needed."""
 
-    __slots__ = ("time", "sign", "slots", "make", "key", "_effect")
+    __slots__ = ("time", "sign", "slots", "make", "key", "_effect", "_per_key")
 
     def __init__(self, time: float, sign: int, slots: tuple[tuple[SlotKey, int], ...],
                  make: Callable[[], Effect], seq: int) -> None:
@@ -76,6 +76,16 @@ class Event:
         # at one instant releases come first: what frees at t may be taken at t
         self.key = (time, 0 if sign == RELEASE else 1, seq)
         self._effect: Effect | None = None
+        self._per_key: dict[SlotKey, int] | None = None
+
+    def slots_at(self, key: SlotKey) -> int:
+        """The slots the event moves on queue instance ``key``."""
+        if self._per_key is None:
+            per_key: dict[SlotKey, int] = {}
+            for k, n in self.slots:
+                per_key[k] = per_key.get(k, 0) + n
+            self._per_key = per_key
+        return self._per_key.get(key, 0)
 
     @property
     def effect(self) -> Effect:
@@ -274,7 +284,7 @@ class Plan:
                     continue
                 if event.time >= end:
                     break
-                level += event.sign * sum(n for k, n in event.slots if k == key)
+                level += event.sign * event.slots_at(key)
                 if event.sign == ACQUIRE:
                     lowest = min(lowest, level)
             if lowest < 0:

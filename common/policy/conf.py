@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
 from common.conf_values import get, parse_bool, parse_double, parse_time, split_assignments
+from common.conffile import ConfError
+from common.placement.timeline import ReserveConf
+from common.sched_params import DEFAULT_DURATION_OFFSET, SchedParams, parse_sched_params
 
 Pairs = Iterable[Sequence[str]]
 
@@ -44,6 +47,11 @@ class PolicyConf:
     maxujobs: int = 0                      # 0: no limit
     max_reservation: int = 0
     default_duration: float = float("inf")  # seconds
+    # params DURATION_OFFSET (seconds added to every planned duration) and MONITOR (write
+    # the schedule file), common.sched_params
+    duration_offset: float = DEFAULT_DURATION_OFFSET
+    monitor: bool = False
+    schedule_interval: float = 15.0        # seconds (0:0:15)
     max_aj_instances: int = 2000           # from the cluster configuration; 0: no limit
 
     @classmethod
@@ -68,6 +76,7 @@ class PolicyConf:
         hierarchy = get(sched, "policy_hierarchy", base.policy_hierarchy).strip().upper()
         duration = get(sched, "default_duration", "INFINITY").strip()
         aj = get(list(cluster), "max_aj_instances", "").strip()
+        params = _params(get(sched, "params", "none"))
         return cls(
             weight_priority=num("weight_priority", base.weight_priority),
             weight_urgency=num("weight_urgency", base.weight_urgency),
@@ -95,7 +104,37 @@ class PolicyConf:
             max_reservation=count("max_reservation", 0),
             default_duration=(float("inf") if duration.upper() in ("", "INFINITY")
                               else parse_time(duration, "default_duration")),
-            max_aj_instances=int(float(aj)) if aj else base.max_aj_instances)
+            max_aj_instances=int(float(aj)) if aj else base.max_aj_instances,
+            duration_offset=params.duration_offset, monitor=params.monitor,
+            schedule_interval=_seconds(get(sched, "schedule_interval", ""),
+                                       base.schedule_interval))
+
+    def reserve_conf(self, now: float, *, ars: bool = False) -> ReserveConf | None:
+        """The pass's planning configuration at ``now``: None (no planning, the pass as
+        without reservation) unless ``max_reservation`` is on or advance reservations
+        exist (``ars``), which are honoured whatever ``max_reservation`` says."""
+        if self.max_reservation <= 0 and not ars:
+            return None
+        return ReserveConf(now=now, max_reservation=max(self.max_reservation, 0),
+                           default_duration=self.default_duration,
+                           duration_offset=self.duration_offset,
+                           schedule_interval=self.schedule_interval)
+
+
+def _seconds(text: str, default: float) -> float:
+    try:
+        return parse_time(text) if text.strip() else default
+    except ConfError:
+        return default
+
+
+def _params(text: str) -> SchedParams:
+    """The stored ``params`` (the qmaster checked it when it was written; one written by
+    an older version that this one cannot read counts as unset)."""
+    try:
+        return parse_sched_params(text)
+    except ConfError:
+        return SchedParams()
 
 
 def _weights(text: str) -> dict[str, float]:

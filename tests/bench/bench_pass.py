@@ -18,6 +18,14 @@ it: the policy's inputs built from the jobs, task records and configuration
 (``common.policy.inputs``: 200 users in 10 departments, 20 projects, a three-level share
 tree, functional and override tickets, urgency on), evaluated, and the pass taking the
 jobs in its order; printed beside the same pass without policy.
+
+``--reservation`` (issue 28): the same cell with 3 slots a queue instance (12 a host),
+``--running`` one-slot jobs running (``h_rt`` 1 to 4 hours, started up to an hour ago;
+10,000 of 12,000 slots) and, first in the order, ``--reserving`` wide jobs
+(``-R y -pe mpi 4000``, ``$fill_up``: a third of the cell's slots; ``h_rt`` 2:0:0,
+which two of the four queues do not offer, ``--wide-h-rt`` to change it) that cannot start now; the pass with planning
+(``max_reservation`` = their number: each gets a reservation, every other job is checked
+against them) printed beside the same pass without planning (goals: < 1 s, < 1.5x).
 """
 from __future__ import annotations
 
@@ -210,6 +218,84 @@ def policy_case(args: argparse.Namespace) -> None:
           f"goals: < 1 s and < 1.5x; best of {args.repeat})")
 
 
+NOW = 1_800_000_000.0
+
+
+def reservation_pass(args: argparse.Namespace, planning: bool
+                     ) -> tuple[PassInput, float]:
+    """The reservation case's input (and the time its holds took to build)."""
+    from common.placement.timeline import ReserveConf, holds_of
+    hosts = make_hosts(args.hosts)
+    names = list(hosts)
+    conf = make_conf(names)
+    for pairs in conf["queue"].values():
+        pairs[:] = [[k, "3" if k == "slots" else v] for k, v in pairs]
+    conf["pe"]["mpi"] = [["pe_name", "mpi"], ["slots", "100000"],
+                         ["allocation_rule", "$fill_up"]]
+    instances = queue_instances(conf, hosts)
+    cats = [category(c, names) for c in range(args.categories)]
+    jobs = {}
+    active = []
+    used: dict[tuple[str, str], int] = {}
+    slots = [(qi.queue, qi.host) for qi in instances for _ in range(qi.slots)]
+    for j in range(1, args.running + 1):  # one slot each, spread over the instances
+        jobs[j] = placement_job({"job_id": j, "owner": "u", "opts": {
+            "hard_resources": {"h_rt": f"{1 + j % 4}:0:0"}, "priority": 0}})
+        queue, host = slots[(j * 7919) % len(slots)]  # (7919 is prime to 12,000: no repeats)
+        used[(queue, host)] = used.get((queue, host), 0) + 1
+        active.append({"job_id": j, "task_id": 1, "state": "running",
+                       "granted": [[queue, host, 1]], "granted_pe": None,
+                       "start_time": NOW - (j % 3600)})
+    first = args.running + 1
+    for j in range(first, first + args.jobs):
+        opts = dict(cats[j % args.categories])
+        if j < first + args.reserving:
+            wide = len(slots) // 3  # more than is free, a third of the cell
+            opts = {"hard_resources": {"h_rt": args.wide_h_rt}, "pe": ["mpi", wide, wide],
+                    "reserve": True, "priority": 10}
+        jobs[j] = placement_job({"job_id": j, "owner": "u", "opts": opts})
+    view = build_view(conf, hosts, instances,
+                      ((jobs[t["job_id"]].hard_resources, t["granted"]) for t in active))
+    pes = {n: PEConf.from_pairs(n, p) for n, p in conf["pe"].items()}
+    inp = PassInput(jobs, [{"job_id": j, "task_id": 1, "version": 1}
+                           for j in range(first, first + args.jobs)], instances, used,
+                    load={h: float(v["load"]["np_load_avg"]) for h, v in hosts.items()},
+                    pe_of_queue={q: {"smp", "mpi", "rr"} for q in QUEUES},
+                    resources=view, pes=pes, pe_used={})
+    took = 0.0
+    if planning:
+        start = time.perf_counter()
+        inp.reserve = ReserveConf(NOW, max_reservation=args.reserving,
+                                  default_duration=float("inf"))
+        inp.holds = holds_of(active, jobs, inp.reserve)
+        took = time.perf_counter() - start
+    return inp, took
+
+
+def reservation_case(args: argparse.Namespace) -> None:
+    """Each figure printed as soon as it is measured (the pass with planning may be long)."""
+    print(f"reservation: {args.hosts} hosts, {args.running} running jobs, {args.jobs} pending "
+          f"({args.reserving} -R y, max_reservation {args.reserving})", flush=True)
+    best: dict[bool, float] = {}
+    for planning in (False, True):
+        walls = []
+        for _ in range(args.repeat):
+            inp, holds = reservation_pass(args, planning)
+            stats = PassStats()
+            start = time.perf_counter()
+            orders = len(dispatch_pass(inp, stats))
+            walls.append(time.perf_counter() - start)
+        best[planning] = min(walls)
+        if planning:
+            print(f"pass with reservation: {best[True]:.3f} s ({orders} orders, "
+                  f"{len(stats.reservations)} reservations; holds built in {holds:.3f} s); "
+                  f"{best[True] / best[False]:.2f}x the pass without; goals: < 1 s and < 1.5x; "
+                  f"best of {args.repeat}", flush=True)
+        else:
+            print(f"pass without reservation: {best[False]:.3f} s ({orders} orders; "
+                  f"best of {args.repeat})", flush=True)
+
+
 def timed_pass(inp: PassInput) -> tuple[float, int, PassStats, int]:
     stats = PassStats()
     tracemalloc.start()
@@ -230,9 +316,19 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--policy", action="store_true",
                         help="only the pass with and without the scheduling policy")
+    parser.add_argument("--reservation", action="store_true",
+                        help="only the pass with and without resource reservation")
+    parser.add_argument("--running", type=int, default=10_000)
+    parser.add_argument("--reserving", type=int, default=10)
+    parser.add_argument("--wide-h-rt", default="2:0:0",
+                        help="the -R y jobs' h_rt (2:0:0 leaves out short.q and test.q, "
+                             "whose h_rt is shorter; 0:4:0 fits every queue)")
     args = parser.parse_args()
     if args.policy:
         policy_case(args)
+        return
+    if args.reservation:
+        reservation_case(args)
         return
     timings: dict[str, float] = {}
     inp = make_pass(args.jobs, args.hosts, args.categories, timings=timings)

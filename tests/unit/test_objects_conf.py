@@ -358,9 +358,6 @@ def test_reprioritize_interval_takes_a_time() -> None:
 
 @pytest.mark.parametrize("name,value,why", [
     ("algorithm", "fast", 'default is the only scheduling algorithm; only "default"'),
-    ("params", "MONITOR=1", 'only "none" is accepted'),
-    ("max_reservation", "10", "this version has no resource reservation"),
-    ("default_duration", "8:0:0", "it serves resource reservation"),
 ])
 def test_scheduler_parameters_nothing_serves_are_refused(name: str, value: str,
                                                          why: str) -> None:

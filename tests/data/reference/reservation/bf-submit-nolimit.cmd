@@ -1,0 +1,1 @@
+qsub -terse -N nolimit -b y /bin/sleep 3000

@@ -1,0 +1,1 @@
+qsub -terse -N nolim -b y /bin/sleep 3000

@@ -1,0 +1,1 @@
+qconf -Arqs /tmp/plan-rqs

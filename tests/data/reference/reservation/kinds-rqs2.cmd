@@ -1,0 +1,1 @@
+qconf -Mrqs /tmp/plan-rqs2 plan_rqs

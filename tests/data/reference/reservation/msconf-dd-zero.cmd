@@ -1,0 +1,1 @@
+qconf -Msconf /tmp/plan-v-msconf-dd-zero.conf

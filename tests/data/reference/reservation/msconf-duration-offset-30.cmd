@@ -1,0 +1,1 @@
+qconf -Msconf /tmp/plan-s.conf

@@ -1,0 +1,1 @@
+qconf -Msconf /tmp/m0d0.conf

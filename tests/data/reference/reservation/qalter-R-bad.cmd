@@ -1,0 +1,1 @@
+qalter -R x 135

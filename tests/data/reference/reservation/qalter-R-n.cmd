@@ -1,0 +1,1 @@
+qalter -R n 135

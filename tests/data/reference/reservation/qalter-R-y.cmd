@@ -1,0 +1,1 @@
+qalter -R y 135

@@ -1,0 +1,1 @@
+qsub -terse -b y -R maybe /bin/true
