@@ -392,7 +392,17 @@ def _reserve(job: PlacementJob, task_id: int, plan: Plan, ranked: list[QueueInst
     backfill checks of its window)."""
     # the instances it may ever use (its fixed requests are judged at each try: the
     # verdict of a consumable depends on the time asked)
-    keys = [(qi.queue, qi.host) for qi in _allowed_instances(job, ranked, inp)]
+    allowed = _allowed_instances(job, ranked, inp)
+    view = inp.resources
+    if view is not None:  # those whose fixed values and loads match its requests now
+        requests = job_requests(job.hard_resources, view.attrs)
+        if requests is None:
+            return None
+        fixed = [r for r in requests if not r.attr.is_consumable]
+        if fixed:
+            allowed = RequestFit(view, fixed, master=job.pe is None,
+                                 only_requested=True).select(allowed)
+    keys = [(qi.queue, qi.host) for qi in allowed]
     if not keys:
         return None
     need = min(low for low, _ in job.slot_ranges())
@@ -400,8 +410,13 @@ def _reserve(job: PlacementJob, task_id: int, plan: Plan, ranked: list[QueueInst
         inp.pes[name].rule == "$pe_slots" for name in matching_pes(job.pe[0], inp.pes)) \
         and bool(matching_pes(job.pe[0], inp.pes))
 
+    now = _candidates(job, ranked, inp)
+    # without consumables the candidates are the same at any time: found once; else
+    # afresh at each try (the view is that of its time)
+    timeless = now[2] is None or not now[2].dynamic
+
     def place_at(start: float, end: float) -> tuple[list[list[Any]], str | None] | None:
-        category = _category(job, ranked, inp)  # afresh: the view is that of ``start``
+        category = Category(*now) if timeless else _category(job, ranked, inp)
         return _place(job, category, free, inp, pe_used, (plan, start, end))
     return plan.earliest(job, task_id, place_at, keys, need, per_host)
 

@@ -109,6 +109,7 @@ class _Window:
 
     def __init__(self, inside: list[Acquisition], caps: dict[SlotKey, int]) -> None:
         self.inside, self.caps = inside, caps
+        self.keys = {k for a in inside for k, _ in a.event.slots}
         effects = [a.event.effect for a in inside]
         self.view_keys = set().union(*(e.view_keys() for e in effects))
         self.quota_keys = set().union(*(e.quota_keys() for e in effects))
@@ -135,6 +136,7 @@ class Plan:
         self._seq = 0
         self._by_key: dict[SlotKey, list[Event]] | None = None
         self._acquired: set[SlotKey] = set()  # the instances acquisitions take slots of
+        self._requests: dict[Any, list[Any]] = {}
         self._windows: dict[tuple[float, float], _Window] = {}
 
     # ------------------------------------------------------------------ building
@@ -144,7 +146,11 @@ class Plan:
         view = self.view
         changes: list[Change] = []
         if view is not None:
-            requests = job_requests(job.hard_resources, view.attrs) or []
+            asked = job.requests_key[1]  # (the hard -l list: parsed once per list, not
+            requests = self._requests.get(asked)  # for each of thousands of events)
+            if requests is None:
+                requests = self._requests[asked] = \
+                    job_requests(job.hard_resources, view.attrs) or []
             changes = debits(view, requests, granted)
         counted = self.quotas.grant_charges(job, granted, pe) \
             if quotas and self.quotas is not None else []
@@ -159,10 +165,22 @@ class Plan:
         index = bisect.bisect(self._keys, event.key)
         self._keys.insert(index, event.key)
         self.events.insert(index, event)
-        self._by_key = None
-        # the windows' answers depend only on the instances acquisitions touch
-        if sign == ACQUIRE or any(k in self._acquired for k, _ in event.slots):
+        if self._by_key is not None:
+            for key in {k for k, _ in event.slots}:
+                bisect.insort(self._by_key.setdefault(key, []), event, key=_event_key)
+        # the windows' answers depend only on the instances acquisitions touch: a new
+        # acquisition changes them all, a release only the caps of its instances
+        if sign == ACQUIRE:
             self._windows.clear()
+        else:
+            touched = {k for k, _ in event.slots if k in self._acquired}
+            for (t0, end), window in self._windows.items():
+                for key in touched & window.keys:
+                    cap = self._cap(key, t0, end)
+                    if cap < 0:
+                        window.caps[key] = cap
+                    else:
+                        window.caps.pop(key, None)
         return event
 
     def add_holds(self, holds: Iterable[Hold], inside_ars: set[int]) -> None:
@@ -278,18 +296,24 @@ class Plan:
                    ) -> dict[SlotKey, int]:
         caps: dict[SlotKey, int] = {}
         for key in {k for a in inside for k, _ in a.event.slots}:
-            level = lowest = 0
-            for event in self._events_of(key):
-                if event.time <= t0:
-                    continue
-                if event.time >= end:
-                    break
-                level += event.sign * event.slots_at(key)
-                if event.sign == ACQUIRE:
-                    lowest = min(lowest, level)
-            if lowest < 0:
-                caps[key] = lowest
+            cap = self._cap(key, t0, end)
+            if cap < 0:
+                caps[key] = cap
         return caps
+
+    def _cap(self, key: SlotKey, t0: float, end: float) -> int:
+        """The lowest level (0 or below) the events after ``t0`` take instance ``key``
+        to at an acquisition's start before ``end``."""
+        level = lowest = 0
+        events = self._events_of(key)
+        for index in range(bisect.bisect(events, (t0, 2, 0), key=_event_key), len(events)):
+            event = events[index]
+            if event.time >= end:
+                break
+            level += event.sign * event.slots_at(key)
+            if event.sign == ACQUIRE:
+                lowest = min(lowest, level)
+        return lowest
 
     def conflicts(self, job: PlacementJob, granted: Granted, pe: str | None, t0: float,
                   end: float) -> bool:
@@ -394,6 +418,8 @@ class Plan:
             return None
         finally:
             walk.undo()
+            for key in [k for k in self._windows if k[0] != self.now]:
+                del self._windows[key]  # (a search's windows: nobody asks them again)
 
     def _missing(self, wanted: set[SlotKey], t0: float, end: float, need: int) -> int:
         """How many slots the candidates lack over ``[t0, end)`` (the state at ``t0``
@@ -447,17 +473,26 @@ class Walk:
             yield time, self.advance(time)
 
     def flush(self) -> None:
-        plan = self.plan
-        for event in self.events[self.flushed:self.index]:
-            plan.apply(event.effect, event.sign)
+        self._apply(self.flushed, self.index, 1)
         self.flushed = self.index
 
     def undo(self) -> None:
-        plan = self.plan
-        for index in range(self.flushed - 1, self.start - 1, -1):
-            event = self.events[index]
-            plan.apply(event.effect, -event.sign)
+        self._apply(self.start, self.flushed, -1)
         self.flushed = self.index = self.start
+
+    def _apply(self, first: int, last: int, direction: int) -> None:
+        """Apply (``direction`` 1, in order) or undo (-1, backwards) events
+        ``first``..``last``; slots inline, the rest only for events that have any."""
+        plan, free, events = self.plan, self.plan.free, self.events
+        indexes = range(first, last) if direction > 0 else range(last - 1, first - 1, -1)
+        for index in indexes:
+            event = events[index]
+            effect, sign = event.effect, event.sign * direction
+            for key, count in effect.slots:
+                if key in free:
+                    free[key] += sign * count
+            if effect.changes or effect.counted or effect.pe is not None:
+                plan.apply(effect, sign, slots=False)
 
 
 INF = INFINITY
