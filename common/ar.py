@@ -185,4 +185,5 @@ def as_reservation(record: Mapping[str, Any]) -> AdvanceReservation:
         "ar_id": record["ar_id"], "start": record["start"], "end": record["end"],
         "granted": record["granted"], "pe": record.get("granted_pe"),
         "owner": record.get("owner", ""),
-        "hard_resources": record.get("hard_resources") or {}})
+        "hard_resources": record.get("hard_resources") or {},
+        "hard_error": bool(record.get("error_handling"))})

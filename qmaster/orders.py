@@ -107,6 +107,8 @@ def _quota_refusal(store: Store, order: dict[str, Any], quotas: QuotaContext | N
     if quotas is None:
         return ""
     job = as_placement_job(store.jobs[int(order["job_id"])])
+    if job.ar_id is not None:  # (a job in an advance reservation is not limited)
+        return ""
     pe = order.get("pe") if isinstance(order.get("pe"), str) else None
     refused = quotas.refusal_of_grant(job, _granted(order), pe)
     return f'cannot run because it exceeds limit "{refused}"' if refused else ""

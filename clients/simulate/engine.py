@@ -14,7 +14,7 @@ their last reported load (a new cell's by name).
 
 With ``max_reservation`` above 0 the pass plans as the scheduler's does (resource
 reservation for ``-R y`` jobs, backfilling around it): the running jobs are planned to
-end at their start + ``h_rt`` (else ``default_duration``) + the duration offset, while
+end at their start + ``h_rt`` (else ``default_duration``) + ``DURATION_OFFSET``, while
 they really end at their recorded run time.
 
 Usage: each running job adds ``slots x seconds`` of cpu to its owner (and project);
@@ -31,7 +31,7 @@ from common.placement.dispatch import dispatch_pass
 from common.placement.inputs import pass_input
 from common.placement.job import PlacementJob
 from common.placement.pass_conf import conf_fields
-from common.placement.timeline import ReserveConf, holds_of
+from common.placement.timeline import holds_of
 from common.placement.resources import complex_list, fixed_levels
 from common.policy.model import PolicyJob, RunningTask
 from clients.simulate.config import SimConfig, with_auto_users
@@ -234,8 +234,7 @@ class Simulation:
         if order is not None:
             inp.order = {j: rank for rank, j in enumerate(chosen)}
         if self.planning:  # sched_conf(5) max_reservation: the pass plans ahead
-            policy = self.config.policy
-            inp.reserve = ReserveConf(now, policy.max_reservation, policy.default_duration)
+            inp.reserve = self.config.policy.reserve_conf(now)
             inp.holds = holds_of(active, jobs, inp.reserve)
         return inp
 

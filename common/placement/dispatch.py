@@ -228,6 +228,7 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
         if found is not None:
             plan.book(found)
 
+    ar_inp = replace(inp, quotas=None) if ar_free and inp.quotas is not None else inp
     seen_jobs: set[int] = set()
     walked = True  # every pending job was looked at
     for job_id, records, (ranges, version) in pending_jobs(inp):
@@ -259,11 +260,12 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
                 if first is not None:
                     reserve(job, first["task_id"])
             continue
-        room = free
+        room, where = free, inp
         if in_ar:
             room = ar_free.get(job.ar_id)  # type: ignore[arg-type]
             if room is None:  # its reservation has not started, or has ended
                 continue
+            where = ar_inp  # (no quota limits nor counts a job of an AR)
         tasks = _job_tasks(job_id, records, ranges, version, inp.exclude)
         for seen, task in enumerate(tasks, 1):
             enrolled = task.get("enrolled", True)
@@ -280,7 +282,7 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
                         categories[key] = category
                 window = None if plan is None or in_ar else \
                     (plan, plan.now, planned_end(job, plan.now, plan.conf))
-                placed = _place(job, category, room, inp, pe_used, window)
+                placed = _place(job, category, room, where, pe_used, window)
             except Exception as exc:  # noqa: BLE001 - one job must not stop every job's pass
                 stats.unevaluable[job_id] = f"{type(exc).__name__}: {exc}"
                 break
@@ -379,10 +381,17 @@ def _plan(inp: PassInput, free: dict[SlotKey, int], pe_used: dict[str, int]
         unused = [(q, h, n - used.get((q, h), 0)) for q, h, n in ar.granted
                   if n > used.get((q, h), 0)]
         plan.add_ar(ar, unused)
-        if ar.start <= conf.now:
+        if ar.start <= conf.now and not (ar.hard_error and _in_trouble(ar, inp)):
             ar_free[ar.ar_id] = {(q, h): n for q, h, n in unused}
     plan.add_holds(inp.holds, inside)
     return plan, ar_free
+
+
+def _in_trouble(ar: AdvanceReservation, inp: PassInput) -> bool:
+    """Whether a granted queue instance of the AR is disabled, suspended, in error or on
+    an unknown host (its jobs wait then when it was asked with ``qrsub -he y``)."""
+    usable = {(qi.queue, qi.host) for qi in inp.instances if qi.accepts_jobs}
+    return any((queue, host) not in usable for queue, host, _ in ar.granted)
 
 
 def _reserve(job: PlacementJob, task_id: int, plan: Plan, ranked: list[QueueInstance],

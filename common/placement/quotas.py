@@ -312,7 +312,9 @@ def quota_context(conf: Conf, attrs: list[ComplexAttr],
                   jobs: Mapping[int, PlacementJob],
                   holding: Iterable[Mapping[str, Any]]) -> QuotaContext | None:
     """The pass's quota view with the usage of the tasks ``holding`` slots; None when no
-    enabled set exists (the pass then skips quotas at no cost)."""
+    enabled set exists (the pass then skips quotas at no cost). Jobs in an advance
+    reservation count nothing (sge_resource_quota(5): they are "neither subject to the
+    resulting limit, nor debited in the usage consumption")."""
     sets = rule_sets_of(conf)
     if not sets:
         return None
@@ -320,7 +322,7 @@ def quota_context(conf: Conf, attrs: list[ComplexAttr],
                        host_values)
     for task in holding:
         job = jobs.get(task["job_id"])
-        if job is not None and task.get("granted"):
+        if job is not None and task.get("granted") and job.ar_id is None:
             ctx.take(job, task["granted"], task.get("granted_pe"))
     return ctx
 

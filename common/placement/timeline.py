@@ -78,12 +78,16 @@ class AdvanceReservation:
     pe: str | None = None
     owner: str = ""
     hard_resources: Mapping[str, str] = field(default_factory=dict)
+    # qrsub -he y: while a granted queue instance is disabled, suspended, in error or on
+    # an unknown host, none of its jobs start (qrsub(1) "hard error")
+    hard_error: bool = False
 
     def to_record(self) -> dict[str, Any]:
         """The wire form (the qmaster's snapshot key ``"ars"`` and its ``ar`` events)."""
         return {"ar_id": self.ar_id, "start": self.start, "end": self.end,
                 "granted": [list(g) for g in self.granted], "pe": self.pe,
-                "owner": self.owner, "hard_resources": dict(self.hard_resources)}
+                "owner": self.owner, "hard_resources": dict(self.hard_resources),
+                "hard_error": self.hard_error}
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> "AdvanceReservation":
@@ -94,7 +98,8 @@ class AdvanceReservation:
                    pe=str(record["pe"]) if record.get("pe") else None,
                    owner=str(record.get("owner") or ""),
                    hard_resources={str(k): str(v) for k, v in
-                                   (record.get("hard_resources") or {}).items()})
+                                   (record.get("hard_resources") or {}).items()},
+                   hard_error=bool(record.get("hard_error")))
 
     def as_job(self) -> PlacementJob:
         """The AR's own requests as a job (what ``ar_admission`` places)."""

@@ -23,7 +23,8 @@ from common import ar as rules
 from common.access import in_userset
 from common.placement import dispatch
 from common.placement.job import PlacementJob, placement_job
-from common.placement.timeline import ReserveConf, holds_of
+from common.placement.inputs import policy_conf
+from common.placement.timeline import holds_of
 from qmaster.ar.lifecycle import ArClock, end_ar
 from qmaster.context import Ctx, RequestError
 from qmaster.host_rights import require_known_host, require_submit_host
@@ -76,8 +77,10 @@ def admit(ctx: Ctx, job: PlacementJob, start: float, end: float
     # load thresholds speak of now, not of the AR's window: 8.1.9 grants an AR on a
     # host that is in alarm (tests/data/reference/ar/, a loaded 2-core host)
     inp = replace(store_pass_input(ctx.store), overloaded={}, host_loads=None)
-    if inp.reserve is None:  # (planning off for -R jobs: ARs are planned all the same)
-        conf = ReserveConf(now=ctx.now)
+    if inp.reserve is None:  # (planning off for -R jobs: ARs are planned all the same,
+        # with the configuration's default_duration, DURATION_OFFSET, schedule_interval)
+        conf = policy_conf(ctx.store.conf).reserve_conf(ctx.now, ars=True)
+        assert conf is not None
         active = [t.to_dict() for t in ctx.store.active_tasks() if t.job_id in ctx.store.jobs]
         jobs = {t["job_id"]: as_placement_job(ctx.store.jobs[t["job_id"]]) for t in active}
         inp = replace(inp, reserve=conf, holds=holds_of(active, jobs, conf))

@@ -360,3 +360,33 @@ def test_without_planning_the_pass_is_as_before() -> None:
     jobs += [job(10, pe=("smp", 4), reserve=True), job(11)]
     orders, stats = plan_pass(cfg, jobs, active, [10, 11], reserve=False)
     assert started(orders) == [11] and stats.reservations == []
+
+
+def test_hard_error_handling_keeps_an_ars_jobs_waiting_while_its_queue_is_disabled() -> None:
+    from dataclasses import replace as copy
+    cfg = conf({"h1": 2, "h2": 2})
+    hard = AdvanceReservation(7, NOW - 10, NOW + 1000, ((Q, "h1", 1), (Q, "h2", 1)), None,
+                              "u", hard_error=True)
+    soft = copy(hard, hard_error=False)  # (the default: it goes on with what is left)
+    by_id = {4: job(4, ar=7)}
+    hosts = {"h1": {"alive": True, "load": {}}, "h2": {"alive": True, "load": {}}}
+    for ar, started_ in ((hard, []), (soft, [[[Q, "h2", 1]]])):
+        inp = pass_input(cfg, hosts, by_id, [],
+                         pending=[{"job_id": 4, "task_id": 1, "version": 1}])
+        inp.instances = [copy(qi, states="d") if qi.host == "h1" else qi  # qmod -d
+                         for qi in inp.instances]
+        inp.reserve = ReserveConf(NOW, 0)
+        inp.ars = [ar]
+        assert [o["granted"] for o in dispatch_pass(inp)] == started_
+    assert AdvanceReservation.from_record(hard.to_record()) == hard
+
+
+def test_jobs_of_an_ar_are_neither_limited_nor_counted_by_quotas() -> None:
+    rqs = [["name", "q"], ["enabled", "TRUE"], ["limit", "users {u} to slots=1"]]
+    cfg = conf({"h1": 4}, rqs=rqs)
+    ar = AdvanceReservation(7, NOW - 10, NOW + 1000, ((Q, "h1", 2),), None, "u")
+    jobs = [job(1, ar=7), job(2, ar=7), job(3), job(4)]
+    # u runs one job in the AR: it counts nothing, so u may still start one outside
+    orders, _ = plan_pass(cfg, jobs, [running(1, [[Q, "h1", 1]])], [2, 3, 4], ars=(ar,),
+                          max_reservation=0)
+    assert started(orders) == [2, 3]  # 2 in the AR past the quota; 3 is u's one slot
