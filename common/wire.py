@@ -546,7 +546,8 @@ def _ar_request() -> Struct:
         "acl": (ListOf(Str(max_len=256, nonempty=True), max_items=1024), list),
         "mail_options": OPTION_SCHEMAS["mail_options"],
         "mail_list": OPTION_SCHEMAS["mail_list"],
-        "error_handling": (Bool(), False)})
+        "error_handling": (Bool(), False),
+        "interactive": (Bool(), False)})  # qrsub -now y: queues of qtype INTERACTIVE
 
 
 # message type -> a function building the schema of its body (called once, on first use)

@@ -122,7 +122,7 @@ def _apply(prog: str, req: ArRequest, switch: str, arg: str, now: datetime | Non
         elif switch == "-he":
             body["error_handling"] = _yes_no(prog, switch, arg)
         elif switch == "-now":
-            _yes_no(prog, switch, arg)  # (every queue of ours takes batch and interactive)
+            body["interactive"] = _yes_no(prog, switch, arg)
         elif switch == "-l":
             body.setdefault("hard_resources", {}).update(_resources(switch, arg))
         elif switch == "-m":

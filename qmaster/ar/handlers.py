@@ -71,12 +71,15 @@ def ar_job(spec: dict[str, Any], owner: str, group: str) -> PlacementJob:
     return placement_job({"job_id": 0, "owner": owner, "group": group, "opts": opts})
 
 
-def admit(ctx: Ctx, job: PlacementJob, start: float, end: float
+def admit(ctx: Ctx, job: PlacementJob, start: float, end: float, interactive: bool = False
           ) -> tuple[list[list[Any]], str | None] | None:
-    """Where the AR's slots are guaranteed over [start, end), or None."""
+    """Where the AR's slots are guaranteed over [start, end), or None. ``interactive``
+    (qrsub -now y): only in queues whose qtype has INTERACTIVE, as qrsub(1) says."""
     # load thresholds speak of now, not of the AR's window: 8.1.9 grants an AR on a
     # host that is in alarm (tests/data/reference/ar/, a loaded 2-core host)
     inp = replace(store_pass_input(ctx.store), overloaded={}, host_loads=None)
+    if interactive:
+        inp = replace(inp, matcher=_interactive_only(inp.matcher))
     if inp.reserve is None:  # (planning off for -R jobs: ARs are planned all the same,
         # with the configuration's default_duration, DURATION_OFFSET, schedule_interval)
         conf = policy_conf(ctx.store.conf).reserve_conf(ctx.now, ars=True)
@@ -85,6 +88,12 @@ def admit(ctx: Ctx, job: PlacementJob, start: float, end: float
         jobs = {t["job_id"]: as_placement_job(ctx.store.jobs[t["job_id"]]) for t in active}
         inp = replace(inp, reserve=conf, holds=holds_of(active, jobs, conf))
     return dispatch.ar_admission(job, start, end, inp)
+
+
+def _interactive_only(matcher: Any) -> Any:
+    def allows(job: PlacementJob, qi: Any) -> bool:
+        return "INTERACTIVE" in qi.qtype.upper() and (matcher is None or matcher(job, qi))
+    return allows
 
 
 def handle_ar_submit(ctx: Ctx) -> dict[str, Any]:
@@ -105,7 +114,7 @@ def handle_ar_submit(ctx: Ctx) -> dict[str, Any]:
         raise RequestError("denied", USER_ARS_REFUSAL.format(user=user.name, count=held))
     spec = _checked_requests(ctx, spec)
     job = ar_job(spec, user.name, user.group)
-    found = admit(ctx, job, start, end)
+    found = admit(ctx, job, start, end, bool(spec.get("interactive")))
     if ctx.body.get("verify"):
         if found is None:
             raise RequestError("rejected", VERIFY_FAILED)

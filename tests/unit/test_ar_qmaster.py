@@ -393,3 +393,19 @@ def test_a_disabled_granted_instance_shows_the_ar_in_e_or_w(qm: Harness) -> None
     assert qm.server.store.ars[running]["state"] == "r"  # (a view, not a change)
     qmod("enable")
     assert [(r["state"], r.get("message")) for r in ars(qm)] == [("r", None), ("w", None)]
+
+
+@pytest.mark.skipif(not _core_landed(), reason="needs ar_admission core")
+def test_now_y_reserves_only_in_interactive_queues(tmp_path: Path) -> None:
+    """qrsub(1) -now y: "only queues with the qtype INTERACTIVE assigned will be
+    considered for reservation"."""
+    qm = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
+    qm.register()
+    conf = qm.call("conf_get", {"user": ROOT.to_dict(), "kind": "queue"})
+    rows = [[k, "BATCH" if k == "qtype" else v] for k, v in conf["objects"]["all.q"]]
+    qm.call("conf_put", {"user": ROOT.to_dict(), "kind": "queue", "name": "all.q",
+                         "data": rows, "mode": "modify"})
+    assert refusal(qm, "ar_submit", {"user": ROOT.to_dict(),
+                                     "ar": {"duration": 60.0, "interactive": True}})[1] \
+        == "advance_reservation: no suitable queues"
+    assert qrsub(qm, ROOT, duration=60.0, interactive=False) >= 1
