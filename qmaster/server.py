@@ -524,6 +524,7 @@ class QmasterServer:
         for event in events:
             self.services.seq += 1
             event["seq"] = self.services.seq
+        self.store.event_seq = self.services.seq
         self.services.policy_view.note_events(events)  # (qstat's policy figures)
         self.pub.send_multipart(wire.encode_event_batch(self.services.epoch, events))
 

@@ -196,6 +196,9 @@ def _restore(mapping: dict[Any, Any], key: Any, old: Any) -> None:
 
 class Store:
     def __init__(self) -> None:
+        # the sequence number of the last event published: what was worked out from the
+        # store at one number holds until the next (qmaster.submit_checks keeps answers so)
+        self.event_seq = 0
         self.jobs: dict[int, Job] = {}
         self.tasks: dict[str, Task] = {}  # enrolled tasks by "job.task" (common.model)
         self.enrolled: dict[int, dict[int, Task]] = {}  # the same, job id -> task id -> task

@@ -240,10 +240,25 @@ def scheduling_info(store: Store, jobs: list[Any], placed: set[int] | None = Non
     return reasons
 
 
+# the last reservations worked out: (store, its event number then, the answer)
+_kept: tuple[Store, int, tuple[list[Reservation], dict[int, PlacementJob]]] | None = None
+
+
 def store_reservations(store: Store) -> tuple[list[Reservation], dict[int, PlacementJob]]:
     """The reservations a pass would find now for the pending ``-R y`` jobs (the
     scheduler's are not sent to the qmaster): a pass over those jobs alone, taken by
-    ``-p`` then job id, on a view of its own; and those jobs."""
+    ``-p`` then job id, on a view of its own; and those jobs. Kept until the store
+    changes (its next published event): a planning pass may take a second on a big cell
+    and must not run again for every ``qstat -j`` of an unchanged cell."""
+    global _kept
+    if _kept is not None and _kept[0] is store and _kept[1] == store.event_seq:
+        return _kept[2]
+    found = _store_reservations(store)
+    _kept = (store, store.event_seq, found)
+    return found
+
+
+def _store_reservations(store: Store) -> tuple[list[Reservation], dict[int, PlacementJob]]:
     inp = store_pass_input(store)
     pending: list[dict[str, Any]] = []
     ranges: dict[int, tuple[list[list[int]], int]] = {}
