@@ -7,7 +7,7 @@ import calendar
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from hypothesis import given, strategies as st
@@ -22,15 +22,6 @@ NOW = 1_795_834_133  # 11/28/2026 02:48:53 UTC
 
 def ref(name: str) -> str:
     return (REF / name).read_text()
-
-
-@pytest.fixture
-def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 def epoch(text: str) -> float:
