@@ -53,6 +53,7 @@ from common.schema import Struct
 from common.wire import MESSAGE_SCHEMAS, PROTOCOL_VERSION
 from deploy.cell import LocalCell
 from clients.api import ClientError
+from tests.cellconf import stop_cell, without_load_thresholds
 from tests.hostile import USER_TYPES, raw_socket
 from tests.identity import CANDIDATES
 from tests.integration.cellutil import client, is_dead, pid_of, true_job
@@ -377,12 +378,32 @@ QUOTING_REFUSALS = [
 ]
 
 
-# was a bug: the error answer quoted the refused value whole (over 1 MiB, or a raw NUL),
-# so every peer's wire.decode refused the answer itself
-@pytest.mark.parametrize("frame", QUOTING_REFUSALS)
-def test_error_answers_stay_within_the_protocol(live_cell: LocalCell, fuzzer: Fuzzer,
-                                                frame: bytes) -> None:
-    fuzzer.send([(frame, None)], [])
+@pytest.fixture(scope="class")
+def shared_fuzzer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzzer]:
+    """A fuzzer on one cell for all the tests of a class (a cell's start and stop cost
+    more than the tests' frames): each frame still has to be answered by it."""
+    root = tmp_path_factory.mktemp("fuzzcell")
+    os.chmod(root, 0o755)
+    local = LocalCell(Cell(root))
+    try:
+        local.up(execds=1, slots=4, port=0)
+        without_load_thresholds(local.cell)
+        attacker = Fuzzer(local.cell)
+        try:
+            yield attacker
+        finally:
+            attacker.close()
+    finally:
+        stop_cell(local)
+
+
+class TestQuoting:
+    # was a bug: the error answer quoted the refused value whole (over 1 MiB, or a raw
+    # NUL), so every peer's wire.decode refused the answer itself
+    @pytest.mark.parametrize("frame", QUOTING_REFUSALS)
+    def test_error_answers_stay_within_the_protocol(self, shared_fuzzer: Fuzzer,
+                                                    frame: bytes) -> None:
+        shared_fuzzer.send([(frame, None)], [])
 
 
 # ---- the CURVE ports: nothing for a peer that has not proven a key ----------------------
