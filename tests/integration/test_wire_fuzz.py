@@ -339,33 +339,6 @@ def _oversized(cell: Cell) -> None:
         sock.close(0)
 
 
-def test_nonsense_fields_get_typed_refusals(live_cell: LocalCell) -> None:
-    requests = [
-        ("wait", {"user": {}, "job_ids": [None]}),
-        ("submit", {"user": {"name": "x", "uid": [1]}, "jobs": []}),
-        ("release", {"user": {}, "targets": [{"job_id": {}}], "hold_type": "u"}),
-        ("hold", {"user": {}, "targets": [{"job_id": "x"}], "hold_type": "u"}),
-    ]
-    codes = []
-    with client(live_cell) as cl:
-        for msg_type, body in requests:
-            try:
-                cl.request(msg_type, body)
-                codes.append("accepted")
-            except ClientError as err:
-                codes.append(err.code)
-    assert codes == ["malformed"] * len(requests)  # typed, not the catch-all "internal"
-
-
-def test_a_refused_submission_creates_no_job(live_cell: LocalCell) -> None:
-    with client(live_cell) as cl:
-        before = cl.jobs(include_finished=True)["jobs"]
-        bad = {**true_job(hold=True), "opts": {**true_job()["opts"], "array": ["x"]}}
-        with pytest.raises(ClientError):
-            cl.submit([true_job(hold=True), bad])
-        assert cl.jobs(include_finished=True)["jobs"] == before
-
-
 # The answers to these frames quote what they refuse whole, so that their message no
 # longer fits MESSAGE_SCHEMAS["error"] (at most 1 MiB, no NUL): wire.decode refuses it.
 QUOTING_REFUSALS = [
@@ -379,25 +352,58 @@ QUOTING_REFUSALS = [
 
 
 @pytest.fixture(scope="class")
-def shared_fuzzer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzzer]:
-    """A fuzzer on one cell for all the tests of a class (a cell's start and stop cost
-    more than the tests' frames): each frame still has to be answered by it."""
+def shared_cell(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCell]:
+    """One cell for the tests of a class, each of which looks only at the answers to
+    its own requests and at what they changed (a cell's start and stop cost more than
+    such a test)."""
     root = tmp_path_factory.mktemp("fuzzcell")
     os.chmod(root, 0o755)
     local = LocalCell(Cell(root))
     try:
         local.up(execds=1, slots=4, port=0)
         without_load_thresholds(local.cell)
-        attacker = Fuzzer(local.cell)
-        try:
-            yield attacker
-        finally:
-            attacker.close()
+        yield local
     finally:
         stop_cell(local)
 
 
-class TestQuoting:
+@pytest.fixture(scope="class")
+def shared_fuzzer(shared_cell: LocalCell) -> Iterator[Fuzzer]:
+    attacker = Fuzzer(shared_cell.cell)
+    try:
+        yield attacker
+    finally:
+        attacker.close()
+
+
+class TestOnOneCell:
+    """Requests whose answers (and whose effects, none) are all these tests look at."""
+
+    def test_nonsense_fields_get_typed_refusals(self, shared_cell: LocalCell) -> None:
+        requests = [
+            ("wait", {"user": {}, "job_ids": [None]}),
+            ("submit", {"user": {"name": "x", "uid": [1]}, "jobs": []}),
+            ("release", {"user": {}, "targets": [{"job_id": {}}], "hold_type": "u"}),
+            ("hold", {"user": {}, "targets": [{"job_id": "x"}], "hold_type": "u"}),
+        ]
+        codes = []
+        with client(shared_cell) as cl:
+            for msg_type, body in requests:
+                try:
+                    cl.request(msg_type, body)
+                    codes.append("accepted")
+                except ClientError as err:
+                    codes.append(err.code)
+        assert codes == ["malformed"] * len(requests)  # typed, not the catch-all "internal"
+
+    def test_a_refused_submission_creates_no_job(self, shared_cell: LocalCell) -> None:
+        with client(shared_cell) as cl:
+            before = cl.jobs(include_finished=True)["jobs"]
+            bad = {**true_job(hold=True), "opts": {**true_job()["opts"], "array": ["x"]}}
+            with pytest.raises(ClientError):
+                cl.submit([true_job(hold=True), bad])
+            assert cl.jobs(include_finished=True)["jobs"] == before
+
     # was a bug: the error answer quoted the refused value whole (over 1 MiB, or a raw
     # NUL), so every peer's wire.decode refused the answer itself
     @pytest.mark.parametrize("frame", QUOTING_REFUSALS)
