@@ -7,10 +7,18 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from hypothesis import settings
 
 from common.cell import Cell
 from deploy.cell import LocalCell
 from tests.cellconf import stop_cell, without_load_thresholds
+
+
+# No timed assertions, hypothesis's included: its default deadline (200 ms an example)
+# failed a 0.1 ms property on a busy machine (a first call that waited for the CPU:
+# FlakyFailure). A test that needs a bound on its time says so in its own settings.
+settings.register_profile("pygridengine", deadline=None)
+settings.load_profile("pygridengine")
 
 
 def _hostname() -> str:

@@ -22,9 +22,29 @@ _TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters
                 max_size=12)
 
 
+# strategies built for a schema, by (function, id(schema), depth), with the schema kept
+# so that its id stays its own: a strategy built anew for each draw is validated anew by
+# hypothesis, which cost the attack suite about half of its drawing time (the values
+# drawn are the same: a strategy is a description, the draws come from the same bytes)
+_BUILT: dict[tuple[str, int, int], tuple[sc.Schema, st.SearchStrategy[Any]]] = {}
+
+
+def _kept(kind: str, s: sc.Schema, depth: int,
+          build: Any) -> st.SearchStrategy[Any]:
+    key = (kind, id(s), depth)
+    hit = _BUILT.get(key)
+    if hit is None or hit[0] is not s:
+        hit = _BUILT[key] = (s, build())
+    return hit[1]
+
+
 def valid(s: sc.Schema) -> st.SearchStrategy[Any]:
     """Values ``s`` accepts (its ``check`` may still refuse one for a rule, e.g. a job
     name; callers filter with ``accepted``)."""
+    return _kept("valid", s, 0, lambda: _valid(s))
+
+
+def _valid(s: sc.Schema) -> st.SearchStrategy[Any]:
     if isinstance(s, sc.Int):
         return st.integers(max(s.low, -(2**63)), min(s.high, 2**63 - 1))
     if isinstance(s, sc.Float):
@@ -69,6 +89,10 @@ def accepted(s: sc.Schema, value: Any) -> bool:
 def mutated(s: sc.Schema, depth: int = 0) -> st.SearchStrategy[Any]:
     """A value built like a valid one, with one part (at any depth) replaced by
     something arbitrary: a wrong type, a missing or unknown field, any value at all."""
+    return _kept("mutated", s, depth, lambda: _mutated(s, depth))
+
+
+def _mutated(s: sc.Schema, depth: int) -> st.SearchStrategy[Any]:
     if depth > 6:
         return anything
     here = anything
@@ -151,7 +175,7 @@ def mostly_valid(s: sc.Schema) -> st.SearchStrategy[Any]:
     """``valid(s)`` with the parts that break a rule dropped (``prune``): most values are
     accepted, where a large description such as a submitted job is almost never accepted
     as ``valid`` draws it."""
-    return valid(s).map(lambda v: prune(s, v))
+    return _kept("mostly_valid", s, 0, lambda: valid(s).map(lambda v: prune(s, v)))
 
 
 def minimal(s: sc.Schema) -> Any:

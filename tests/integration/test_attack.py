@@ -30,7 +30,10 @@ key's half of the time, a few requests of each example go through a channel that
 send them (a user sending register or orders, the execd sending submit, the scheduler
 sending job_finished, the intruder sending anything), and a few carry a credential frame
 where none belongs. Each example is one request of every type in a random order, up to
-five more and up to three across channels, sent at once so that they land in one batch
+five more and up to three across channels, and, so that no hypothesis version can draw
+a run without them, a schema-valid request of each role through its own channel that its
+handler must answer with a reply and one of each kind of peer that the gate must refuse
+(``sure_requests``): all sent at once in a random order so that they land in one batch
 of the qmaster, accepted ones beside refused ones. After each example:
 
 1. every daemon (qmaster, scheduler, execd) runs with the pid it started with, and no
@@ -110,6 +113,7 @@ is kept as a strict xfail with the bug as its reason.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import pwd
@@ -177,6 +181,17 @@ CHANNELS = {"owner-1": LOCAL, "owner-2": LOCAL, "stranger": LOCAL, "manager": LO
             "execd": EXECD, "scheduler": SCHEDULER, "intruder": REMOTE}
 OWNERS = ("owner-1", "owner-2")
 ANY_CHANNEL = tuple(CHANNELS)
+# for each role, request types whose handler answers every schema-valid body that passed
+# the gate with a reply (a result per target, an empty answer, ...): each example sends
+# one of them through each role's channel, so that every role has requests accepted
+# whichever examples hypothesis's version draws
+SURE_REPLY = {"manager": ("job_query", "cluster_query", "share_tree_query"),
+              "owner-1": ("hold", "delete", "alter", "usage_query"),
+              "owner-2": ("hold", "delete", "alter", "usage_query"),
+              "stranger": ("release", "wait", "job_query"),
+              "execd": ("register", "load_report", "job_started", "job_finished",
+                        "job_start_failed"),
+              "scheduler": ("snapshot", "orders")}
 
 
 def gate_refusal(kind: str, host: str, msg_type: str, body: dict[str, Any],
@@ -804,9 +819,12 @@ class Tamer:
             name = self.pick(self.siege.owner_names())
         return {**user, "name": name}
 
-    def tame(self, msg_type: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    def tame(self, msg_type: str, body: dict[str, Any], via: str | None = None,
+             sure: bool = False) -> tuple[str, dict[str, Any]]:
+        """The channel (``via``, else the one ``channel`` draws) and the tamed body
+        (``sure``: an execd's body always speaks for its own host)."""
         body = dict(body)
-        via = self.channel(msg_type)
+        via = self.channel(msg_type) if via is None else via
         if "user" in body:
             body["user"] = self.claim(msg_type, body["user"])
         if msg_type == "submit":  # half of the time without what names cell objects
@@ -826,7 +844,7 @@ class Tamer:
             body["targets"] = [{**t, "job_id": self.job_id(t["job_id"])}
                                if t.get("job_id") is not None else t for t in body["targets"]]
         elif msg_type in EXECD_TYPES - {"ping"}:  # else another host: the gate refuses
-            if self.draw(st.sampled_from([True, False])):
+            if self.draw(st.sampled_from([True, False])) or sure:
                 body["host"] = self.siege.host
             if "job_id" in body:
                 body["job_id"] = self.job_id(body["job_id"])
@@ -867,9 +885,53 @@ def credential(data: st.DataObject) -> bytes | None:
     return data.draw(st.binary(max_size=48), label="credential")
 
 
+def sure_requests(data: st.DataObject, siege: Siege, tamer: Tamer) -> list[Req]:
+    """Requests whose answers do not depend on the luck of the draw (which changes with
+    hypothesis's version): for each role a schema-valid request of a type whose handler
+    answers every valid body with a reply (``SURE_REPLY``), through its own channel; and
+    for each kind of peer a schema-valid request through a channel of that kind that the
+    gate must refuse (a type it may not send; the intruder: no credential)."""
+    out = []
+    roles = ("manager", "execd", "scheduler") + (() if siege.alone else
+                                                 OWNERS + ("stranger",))
+    for via in roles:
+        msg_type = data.draw(st.sampled_from(SURE_REPLY[via]), label="sure type")
+        body = data.draw(_valid_body(msg_type, siege.host), label="sure body")
+        via, body = tamer.tame(msg_type, body, via=via, sure=True)
+        out.append(Req(via, msg_type, body))
+    for kind in (LOCAL, EXECD, SCHEDULER, REMOTE):
+        via = data.draw(st.sampled_from(sorted(c for c, k in CHANNELS.items() if k == kind)),
+                        label="refused channel")
+        msg_type = data.draw(st.sampled_from(sorted(
+            (REQUEST_TYPES - MAY_SEND[kind]) if kind != REMOTE else REQUEST_TYPES)),
+            label="refused type")
+        out.append(Req(via, msg_type, data.draw(_valid_body(msg_type, siege.host),
+                                                  label="refused body")))
+    return out
+
+
+@functools.cache
+def _valid_body(msg_type: str, host: str) -> st.SearchStrategy[Any]:
+    """Bodies the schema accepts: an execd's name ``host`` as the host they speak for (a
+    drawn host is hardly ever a valid host name: ``wire.decode`` would refuse it)."""
+    bodies = mostly_valid(MESSAGE_SCHEMAS[msg_type])
+    if msg_type in EXECD_TYPES - {"ping"}:
+        bodies = bodies.map(lambda body: {**body, "host": host})
+    return bodies.filter(lambda body: wire_refusal(msg_type, body) is None)
+
+
+@functools.cache
+def _any_body(msg_type: str) -> st.SearchStrategy[Any]:
+    """Valid bodies and bodies with one wrong part (one strategy per type, built once:
+    hypothesis validates each strategy object it draws from)."""
+    schema = MESSAGE_SCHEMAS[msg_type]
+    return st.one_of(mostly_valid(schema), mutated(schema))
+
+
 def requests_of(data: st.DataObject, siege: Siege) -> list[Req]:
-    """One request of every message type in a random order, up to EXTRA more, and up to
-    CROSS through a channel that may not send them."""
+    """One request of every message type in a random order, up to EXTRA more, up to
+    CROSS through a channel that may not send them, and the ``sure_requests``; all in a
+    random order."""
     tamer = Tamer(siege, data)
     out = []
     types = data.draw(st.permutations(TYPES), label="types") + data.draw(
@@ -877,8 +939,7 @@ def requests_of(data: st.DataObject, siege: Siege) -> list[Req]:
     cross = data.draw(st.lists(st.sampled_from(sorted(REQUEST_TYPES - {"ping"})),
                                min_size=1, max_size=CROSS), label="across channels")
     for index, msg_type in enumerate(types + cross):
-        schema = MESSAGE_SCHEMAS[msg_type]
-        body = data.draw(st.one_of(mostly_valid(schema), mutated(schema)), label="body")
+        body = data.draw(_any_body(msg_type), label="body")
         via = None
         if wire_refusal(msg_type, body) is None:  # a mutation may be valid too
             via, body = tamer.tame(msg_type, body)
@@ -888,7 +949,8 @@ def requests_of(data: st.DataObject, siege: Siege) -> list[Req]:
             via = data.draw(st.sampled_from(wrong if index >= len(types) else ANY_CHANNEL),
                             label="channel")
         out.append(Req(via, msg_type, body, credential(data)))
-    return out
+    return data.draw(st.permutations(out + sure_requests(data, siege, tamer)),
+                     label="order")
 
 
 @pytest.fixture(scope="module")
@@ -950,14 +1012,15 @@ def test_random_and_mutated_requests_of_every_type(attack_cell: LocalCell) -> No
               f"{siege.to_execd} messages to the attack's execd connection; by channel: "
               + ", ".join(f"{v} {o} {n}" for (v, o), n in sorted(by_channel.items())))
         assert siege.sent >= EXAMPLES * len(TYPES) and siege.accepted > 0, siege.outcomes
-        if EXAMPLES >= 20:  # every role had requests accepted, the gate refused each kind
-            for via in ("manager", "execd", "scheduler") + (() if siege.alone else
-                                                            ("owner-1", "owner-2", "stranger")):
-                assert by_channel[(via, "reply")] > 0, (via, by_channel)
-            for kind in (LOCAL, EXECD, SCHEDULER, REMOTE):
-                assert sum(n for (via, outcome), n in by_channel.items()
-                           if CHANNELS[via] == kind and outcome == "denied") > 0, \
-                    (kind, by_channel)
+        # every role had requests accepted, the gate refused each kind: by construction
+        # (sure_requests), whatever hypothesis draws besides
+        for via in ("manager", "execd", "scheduler") + (() if siege.alone else
+                                                        ("owner-1", "owner-2", "stranger")):
+            assert by_channel[(via, "reply")] > 0, (via, by_channel)
+        for kind in (LOCAL, EXECD, SCHEDULER, REMOTE):
+            assert sum(n for (via, outcome), n in by_channel.items()
+                       if CHANNELS[via] == kind and outcome == "denied") > 0, \
+                (kind, by_channel)
     finally:
         siege.close()
 

@@ -53,6 +53,7 @@ from common.schema import Struct
 from common.wire import MESSAGE_SCHEMAS, PROTOCOL_VERSION
 from deploy.cell import LocalCell
 from clients.api import ClientError
+from tests.cellconf import stop_cell, without_load_thresholds
 from tests.hostile import USER_TYPES, raw_socket
 from tests.identity import CANDIDATES
 from tests.integration.cellutil import client, is_dead, pid_of, true_job
@@ -338,33 +339,6 @@ def _oversized(cell: Cell) -> None:
         sock.close(0)
 
 
-def test_nonsense_fields_get_typed_refusals(live_cell: LocalCell) -> None:
-    requests = [
-        ("wait", {"user": {}, "job_ids": [None]}),
-        ("submit", {"user": {"name": "x", "uid": [1]}, "jobs": []}),
-        ("release", {"user": {}, "targets": [{"job_id": {}}], "hold_type": "u"}),
-        ("hold", {"user": {}, "targets": [{"job_id": "x"}], "hold_type": "u"}),
-    ]
-    codes = []
-    with client(live_cell) as cl:
-        for msg_type, body in requests:
-            try:
-                cl.request(msg_type, body)
-                codes.append("accepted")
-            except ClientError as err:
-                codes.append(err.code)
-    assert codes == ["malformed"] * len(requests)  # typed, not the catch-all "internal"
-
-
-def test_a_refused_submission_creates_no_job(live_cell: LocalCell) -> None:
-    with client(live_cell) as cl:
-        before = cl.jobs(include_finished=True)["jobs"]
-        bad = {**true_job(hold=True), "opts": {**true_job()["opts"], "array": ["x"]}}
-        with pytest.raises(ClientError):
-            cl.submit([true_job(hold=True), bad])
-        assert cl.jobs(include_finished=True)["jobs"] == before
-
-
 # The answers to these frames quote what they refuse whole, so that their message no
 # longer fits MESSAGE_SCHEMAS["error"] (at most 1 MiB, no NUL): wire.decode refuses it.
 QUOTING_REFUSALS = [
@@ -377,12 +351,65 @@ QUOTING_REFUSALS = [
 ]
 
 
-# was a bug: the error answer quoted the refused value whole (over 1 MiB, or a raw NUL),
-# so every peer's wire.decode refused the answer itself
-@pytest.mark.parametrize("frame", QUOTING_REFUSALS)
-def test_error_answers_stay_within_the_protocol(live_cell: LocalCell, fuzzer: Fuzzer,
-                                                frame: bytes) -> None:
-    fuzzer.send([(frame, None)], [])
+@pytest.fixture(scope="class")
+def shared_cell(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCell]:
+    """One cell for the tests of a class, each of which looks only at the answers to
+    its own requests and at what they changed (a cell's start and stop cost more than
+    such a test)."""
+    root = tmp_path_factory.mktemp("fuzzcell")
+    os.chmod(root, 0o755)
+    local = LocalCell(Cell(root))
+    try:
+        local.up(execds=1, slots=4, port=0)
+        without_load_thresholds(local.cell)
+        yield local
+    finally:
+        stop_cell(local)
+
+
+@pytest.fixture(scope="class")
+def shared_fuzzer(shared_cell: LocalCell) -> Iterator[Fuzzer]:
+    attacker = Fuzzer(shared_cell.cell)
+    try:
+        yield attacker
+    finally:
+        attacker.close()
+
+
+class TestOnOneCell:
+    """Requests whose answers (and whose effects, none) are all these tests look at."""
+
+    def test_nonsense_fields_get_typed_refusals(self, shared_cell: LocalCell) -> None:
+        requests = [
+            ("wait", {"user": {}, "job_ids": [None]}),
+            ("submit", {"user": {"name": "x", "uid": [1]}, "jobs": []}),
+            ("release", {"user": {}, "targets": [{"job_id": {}}], "hold_type": "u"}),
+            ("hold", {"user": {}, "targets": [{"job_id": "x"}], "hold_type": "u"}),
+        ]
+        codes = []
+        with client(shared_cell) as cl:
+            for msg_type, body in requests:
+                try:
+                    cl.request(msg_type, body)
+                    codes.append("accepted")
+                except ClientError as err:
+                    codes.append(err.code)
+        assert codes == ["malformed"] * len(requests)  # typed, not the catch-all "internal"
+
+    def test_a_refused_submission_creates_no_job(self, shared_cell: LocalCell) -> None:
+        with client(shared_cell) as cl:
+            before = cl.jobs(include_finished=True)["jobs"]
+            bad = {**true_job(hold=True), "opts": {**true_job()["opts"], "array": ["x"]}}
+            with pytest.raises(ClientError):
+                cl.submit([true_job(hold=True), bad])
+            assert cl.jobs(include_finished=True)["jobs"] == before
+
+    # was a bug: the error answer quoted the refused value whole (over 1 MiB, or a raw
+    # NUL), so every peer's wire.decode refused the answer itself
+    @pytest.mark.parametrize("frame", QUOTING_REFUSALS)
+    def test_error_answers_stay_within_the_protocol(self, shared_fuzzer: Fuzzer,
+                                                    frame: bytes) -> None:
+        shared_fuzzer.send([(frame, None)], [])
 
 
 # ---- the CURVE ports: nothing for a peer that has not proven a key ----------------------
