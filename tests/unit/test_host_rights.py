@@ -23,6 +23,7 @@ from common.model import UserInfo
 from common.schema import Struct
 from qmaster import (alter, config_handlers, jobs, policy_view, queue_control, sched_monitor,
                      usage_book, userset_handlers)
+from qmaster.ar import handlers as ar_handlers
 from qmaster.context import Ctx, RequestError, Services
 from qmaster.defaults import bootstrap, ensure_host_lists
 from qmaster.host_rights import (
@@ -159,11 +160,15 @@ REQUESTS: dict[str, tuple[Handler, dict[str, Any]]] = {
     "share_tree_query": (policy_view.handle_share_tree_query, {}),
     "clear_usage": (usage_book.handle_clear_usage, {}),
     "trigger_monitor": (sched_monitor.handle_trigger_monitor, {}),
+    # advance reservations: qrsub and qrdel as qsub and qdel, qrstat as qstat
+    "ar_submit": (ar_handlers.handle_ar_submit, {"ar": {"duration": 60.0}}),
+    "ar_delete": (ar_handlers.handle_ar_delete, {"ar_ids": [1]}),
+    "ar_query": (ar_handlers.handle_ar_query, {}),
 }
-JOB_CHANGES = ("submit", "delete", "hold", "release", "alter")
+JOB_CHANGES = ("submit", "delete", "hold", "release", "alter", "ar_submit", "ar_delete")
 # qmod changes states, but from an administrative or a submit host (qmaster.queue_control)
 READS = ("wait", "job_query", "cluster_query", "conf_get", "qmod", "usage_query",
-         "share_tree_query")
+         "share_tree_query", "ar_query")
 CONF_CHANGES = ("conf_put", "conf_del", "userset_entries", "clear_usage", "trigger_monitor")
 
 
