@@ -273,16 +273,24 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
                 stats.capped += 1  # its category is not full: others of it may start
                 break
             stats.considered += 1
+            placed = None
             try:
-                category = categories.get(key)
-                if category is None:
-                    stats.categories += 1
-                    category = _category(job, ranked, inp, candidates)
-                    if inp.category_cache:
-                        categories[key] = category
-                window = None if plan is None or in_ar else \
-                    (plan, plan.now, planned_end(job, plan.now, plan.conf))
-                placed = _place(job, category, room, where, pe_used, window)
+                if in_ar:  # what the AR holds for its unused slots is its jobs' to take
+                    plan.open_ar(job.ar_id)  # type: ignore[union-attr,arg-type]
+                try:
+                    category = categories.get(key)
+                    if category is None:
+                        stats.categories += 1
+                        category = _category(job, ranked, where, candidates)
+                        if inp.category_cache:
+                            categories[key] = category
+                    window = None if plan is None or in_ar else \
+                        (plan, plan.now, planned_end(job, plan.now, plan.conf))
+                    placed = _place(job, category, room, where, pe_used, window)
+                finally:
+                    if in_ar:  # (held again, less what the job got)
+                        plan.close_ar(job.ar_id,  # type: ignore[union-attr,arg-type]
+                                      placed[0] if placed is not None else None)
             except Exception as exc:  # noqa: BLE001 - one job must not stop every job's pass
                 stats.unevaluable[job_id] = f"{type(exc).__name__}: {exc}"
                 break

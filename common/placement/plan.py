@@ -137,6 +137,8 @@ class Plan:
         self._by_key: dict[SlotKey, list[Event]] | None = None
         self._acquired: set[SlotKey] = set()  # the instances acquisitions take slots of
         self._requests: dict[Any, list[Any]] = {}
+        # running ARs: what each holds now for its unused slots (ar, unused, effect)
+        self.ar_held: dict[int, tuple[AdvanceReservation, list[Any], Effect]] = {}
         self._windows: dict[tuple[float, float], _Window] = {}
 
     # ------------------------------------------------------------------ building
@@ -224,17 +226,37 @@ class Plan:
         job = ar.as_job()
         if ar.start <= self.now:
             if unused:
-                self.take_now(job, unused, ar.pe, quotas=False)
+                effect = self.effect(job, unused, ar.pe, quotas=False)
+                self.apply(effect, ACQUIRE)
+                self.ar_held[ar.ar_id] = (ar, list(unused), effect)
             if not math.isinf(ar.end):
                 self._event(ar.end, RELEASE, ar.granted,
                             _maker(self, job, ar.granted, ar.pe, quotas=False))
             return
         self.add_acquisition(job, ar.start, ar.end, ar.granted, ar.pe, quotas=False)
 
-    def take_now(self, job: PlacementJob, granted: Granted, pe: str | None,
-                 quotas: bool = True) -> None:
-        """Debit a grant from the pass's state now (an advance reservation's slots)."""
-        self.apply(self.effect(job, granted, pe, quotas), ACQUIRE)
+    def open_ar(self, ar_id: int) -> None:
+        """Before a job of a running AR is placed: what the AR holds for its unused slots
+        (consumables, PE slots) is its jobs' to take; its slots are apart already."""
+        held = self.ar_held.get(ar_id)
+        if held is not None:
+            self.apply(held[2], RELEASE, slots=False)
+
+    def close_ar(self, ar_id: int, granted: Granted | None) -> None:
+        """After it: the AR holds its unused slots' share again, less what the job got."""
+        held = self.ar_held.get(ar_id)
+        if held is None:
+            return
+        ar, unused, effect = held
+        if granted:
+            taken: dict[SlotKey, int] = {}
+            for queue, host, slots in granted:
+                taken[(queue, host)] = taken.get((queue, host), 0) + int(slots)
+            unused = [(q, h, n - taken.get((q, h), 0)) for q, h, n in unused
+                      if n > taken.get((q, h), 0)]
+            effect = self.effect(ar.as_job(), unused, ar.pe, quotas=False)
+            self.ar_held[ar_id] = (ar, unused, effect)
+        self.apply(effect, ACQUIRE, slots=False)
 
     # ------------------------------------------------------------------ state
 

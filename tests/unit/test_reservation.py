@@ -390,3 +390,14 @@ def test_jobs_of_an_ar_are_neither_limited_nor_counted_by_quotas() -> None:
     orders, _ = plan_pass(cfg, jobs, [running(1, [[Q, "h1", 1]])], [2, 3, 4], ars=(ar,),
                           max_reservation=0)
     assert started(orders) == [2, 3]  # 2 in the AR past the quota; 3 is u's one slot
+
+
+def test_an_ars_consumables_are_its_jobs_and_nobody_elses() -> None:
+    cfg = conf({"h1": 4}, complexes=("lic lic INT <= YES YES 0 0",), global_values="lic=1")
+    ar = AdvanceReservation(7, NOW - 10, NOW + 1000, ((Q, "h1", 1),), None, "u",
+                            hard_resources={"lic": "1"})
+    outside = plan_pass(cfg, [job(1, lic="1")], [], [1], ars=(ar,), max_reservation=0)[0]
+    assert outside == []  # the AR holds the only licence
+    inside = plan_pass(cfg, [job(2, ar=7, lic="1"), job(3, lic="1")], [], [2, 3], ars=(ar,),
+                       max_reservation=0)[0]
+    assert started(inside) == [2]  # its job gets it; the other still does not
