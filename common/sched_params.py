@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from common.conf_values import parse_time
 from common.conffile import ConfError, ValueCheckError
 
-# sched_conf(5): "the default of value 60 seconds" (the same number as
-# common.placement.timeline's, which qconf does not load)
+# sched_conf(5): "the default of value 60 seconds" (the planning's too:
+# common.placement.timeline)
 DEFAULT_DURATION_OFFSET = 60.0
 SUPPORTED = ("MONITOR", "DURATION_OFFSET")
 NOT_BUILT = ("PROFILE", "JC_FILTER", "PE_RANGE_ALG")

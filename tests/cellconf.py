@@ -9,7 +9,11 @@ depend on the machine's load, so their cells drop the load thresholds of every q
 """
 from __future__ import annotations
 
+import os
 import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
 
 from clients.api import Client, ClientError
 from common.cell import Cell
@@ -51,3 +55,17 @@ def stop_cell(local: LocalCell, timeout: float = 15.0) -> None:
         pass
     finally:
         local.down()
+
+
+@contextmanager
+def running_cell(root: Path) -> Iterator[LocalCell]:
+    """A running cell in ``root`` (qmaster, scheduler, one execd with 4 slots, free
+    ports, no load thresholds), stopped with its jobs afterwards (``stop_cell``)."""
+    os.chmod(root, 0o755)  # job owners other than the caller may need to reach it
+    local = LocalCell(Cell(root))
+    try:
+        local.up(execds=1, slots=4, port=0)
+        without_load_thresholds(local.cell)
+        yield local
+    finally:
+        stop_cell(local)

@@ -9,9 +9,8 @@ from typing import Iterator
 import pytest
 from hypothesis import settings
 
-from common.cell import Cell
 from deploy.cell import LocalCell
-from tests.cellconf import stop_cell, without_load_thresholds
+from tests.cellconf import running_cell
 
 
 # No timed assertions, hypothesis's included: its default deadline (200 ms an example)
@@ -33,16 +32,10 @@ def live_cell(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     The environment points clients at it (PYGE_ROOT/PYGE_CELL) for the test's duration.
     """
     root = tmp_path_factory.mktemp("cell")
-    os.chmod(root, 0o755)
-    local = LocalCell(Cell(root))
-    try:
-        local.up(execds=1, slots=4, port=0)
-        without_load_thresholds(local.cell)
+    with running_cell(root) as local:
         monkeypatch.setenv("PYGE_ROOT", str(root))
         monkeypatch.setenv("PYGE_CELL", "default")
         yield local
-    finally:
-        stop_cell(local)
 
 
 @pytest.fixture
@@ -61,15 +54,9 @@ def module_cell_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[s
     """One running cell shared by a test module, as the environment its console scripts
     need (PYGE_ROOT, PYGE_CELL, PYTHONPATH to this checkout); stopped after the module."""
     root = tmp_path_factory.mktemp("modcell")
-    os.chmod(root, 0o755)
-    local = LocalCell(Cell(root))
-    try:
-        local.up(execds=1, slots=4, port=0)
-        without_load_thresholds(local.cell)
+    with running_cell(root):
         yield {**os.environ, "PYGE_ROOT": str(root), "PYGE_CELL": "default",
                "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    finally:
-        stop_cell(local)
 
 
 @pytest.fixture(scope="session", autouse=True)

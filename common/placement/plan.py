@@ -35,7 +35,7 @@ from common.placement.quotas import QuotaContext
 from common.placement.resources import Change, ResourceView, apply, check_grant, debits, \
     job_requests
 from common.placement.timeline import (
-    INFINITY, AdvanceReservation, Hold, Reservation, ReserveConf, planned_end,
+    AdvanceReservation, Hold, Reservation, ReserveConf, planned_end,
 )
 
 SlotKey = tuple[str, str]
@@ -279,9 +279,6 @@ class Plan:
             if key in free:
                 free[key] += sign * count
 
-    def _ordered(self) -> list[Event]:
-        return self.events
-
     def first_after(self, t0: float) -> int:
         """The index of the first event after ``t0``."""
         return bisect.bisect(self._keys, (t0, 2, 0))
@@ -289,7 +286,7 @@ class Plan:
     def _events_of(self, key: SlotKey) -> list[Event]:
         if self._by_key is None:
             by_key: dict[SlotKey, list[Event]] = {}
-            for event in self._ordered():
+            for event in self.events:
                 for k, _ in event.slots:
                     by_key.setdefault(k, []).append(event)
             self._by_key = by_key
@@ -516,5 +513,3 @@ class Walk:
             if effect.changes or effect.counted or effect.pe is not None:
                 plan.apply(effect, sign, slots=False)
 
-
-INF = INFINITY

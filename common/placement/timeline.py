@@ -27,10 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from common.placement.job import PlacementJob
+from common.sched_params import DEFAULT_DURATION_OFFSET
 
 INFINITY = math.inf
-# sched_conf(5) params DURATION_OFFSET: "the default of value 60 seconds"
-DEFAULT_DURATION_OFFSET = 60.0
 
 Grant = tuple[tuple[str, str, int], ...]  # ((queue, host, slots), ...)
 

@@ -2,9 +2,6 @@
 through the real qrsub, qrstat, qrdel and qsub commands, with 8.1.9's texts and exit
 statuses (tests/data/reference/ar/). The unit tests (tests/unit/test_ar_rules.py,
 test_ar_qmaster.py) check the rules and the qmaster's side without daemons.
-
-Granting an AR needs the placement core's ``ar_admission``; the tests that need a granted
-AR skip with "needs ar_admission core" while it is not there.
 """
 from __future__ import annotations
 
@@ -19,38 +16,10 @@ import pytest
 from clients.api import Client, ClientError
 from common.accounting import read_records
 from common.cell import Cell
-from common.placement import dispatch
-from common.placement.job import PlacementJob
 from tests.commands import command
 from tests.identity import client_as, other_user_name
 
 TIMEOUT = 30.0
-
-
-def _admission_landed() -> bool:
-    inp = dispatch.PassInput(jobs={}, pending=[], instances=[], used={})
-    try:
-        dispatch.ar_admission(PlacementJob(job_id=0), 0.0, 1.0, inp)
-    except NotImplementedError:
-        return False
-    except Exception:  # noqa: BLE001 - it exists; an empty input may upset it
-        return True
-    return True
-
-
-needs_admission = pytest.mark.skipif(not _admission_landed(),
-                                     reason="needs ar_admission core")
-
-
-def _scheduler_knows_ars() -> bool:
-    from scheduler import mirror
-    return "ar" in mirror.TRIGGER_KINDS
-
-
-# a job of an AR is placed by the pass only when the scheduler's mirror keeps the ARs
-needs_scheduler_ars = pytest.mark.skipif(
-    not _scheduler_knows_ars(), reason="needs the scheduler's mirror of advance "
-                                       "reservations (snapshot ars, events ar/ar_deleted)")
 
 
 @pytest.fixture(autouse=True)
@@ -131,8 +100,6 @@ def wait_for(what: Any, timeout: float = TIMEOUT) -> Any:
     raise AssertionError("timed out")
 
 
-@needs_admission
-@needs_scheduler_ars
 def test_an_ars_job_starts_at_the_ars_start(env: dict[str, str], client: Client,
                                             cell: Cell) -> None:
     start = time.time() + 4
@@ -150,8 +117,6 @@ def test_an_ars_job_starts_at_the_ars_start(env: dict[str, str], client: Client,
         f"has deleted advance_reservation {ar_id}\n")
 
 
-@needs_admission
-@needs_scheduler_ars
 def test_qrdel_ends_the_running_jobs_of_the_ar(env: dict[str, str], client: Client) -> None:
     ar_id = granted(run(env, "qrsub", "-d", "600"))
     job = job_id(run(env, "qsub", "-ar", str(ar_id), "-b", "y", "-o", "/dev/null",
@@ -165,7 +130,6 @@ def test_qrdel_ends_the_running_jobs_of_the_ar(env: dict[str, str], client: Clie
                for t in client.jobs([job], include_finished=True)["tasks"])
 
 
-@needs_admission
 def test_no_room_and_max_advance_reservations(env: dict[str, str], client: Client) -> None:
     done = run(env, "qrsub", "-d", "600", "-pe", "smp", "64")
     assert (done.stdout, done.returncode) == ("advance_reservation: no suitable queues\n", 1)

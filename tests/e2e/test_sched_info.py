@@ -1,7 +1,6 @@
 """qstat -j tells why a pending job waits, in Grid Engine's words (live cell)."""
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 from collections.abc import Iterator
@@ -10,9 +9,8 @@ from typing import Any
 import pytest
 
 from clients.api import Client, job_request
-from common.cell import Cell
 from deploy.cell import LocalCell
-from tests.cellconf import stop_cell, without_load_thresholds
+from tests.cellconf import running_cell
 from tests.commands import command
 
 HOST = socket.gethostname().split(".")[0]
@@ -23,17 +21,10 @@ def live_cell(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCell]:
     """tests/conftest.py's ``live_cell`` for the whole module (its tests delete their
     jobs and enable what they disabled): one cell start instead of three."""
     root = tmp_path_factory.mktemp("cell")
-    os.chmod(root, 0o755)
-    local = LocalCell(Cell(root))
-    with pytest.MonkeyPatch.context() as env:
-        try:
-            local.up(execds=1, slots=4, port=0)
-            without_load_thresholds(local.cell)
-            env.setenv("PYGE_ROOT", str(root))
-            env.setenv("PYGE_CELL", "default")
-            yield local
-        finally:
-            stop_cell(local)
+    with running_cell(root) as local, pytest.MonkeyPatch.context() as env:
+        env.setenv("PYGE_ROOT", str(root))
+        env.setenv("PYGE_CELL", "default")
+        yield local
 
 
 def qstat(*args: str) -> subprocess.CompletedProcess[str]:

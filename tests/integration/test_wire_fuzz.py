@@ -53,7 +53,7 @@ from common.schema import Struct
 from common.wire import MESSAGE_SCHEMAS, PROTOCOL_VERSION
 from deploy.cell import LocalCell
 from clients.api import ClientError
-from tests.cellconf import stop_cell, without_load_thresholds
+from tests.cellconf import running_cell
 from tests.hostile import USER_TYPES, raw_socket
 from tests.identity import CANDIDATES
 from tests.integration.cellutil import client, is_dead, pid_of, true_job
@@ -356,15 +356,8 @@ def shared_cell(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCell]
     """One cell for the tests of a class, each of which looks only at the answers to
     its own requests and at what they changed (a cell's start and stop cost more than
     such a test)."""
-    root = tmp_path_factory.mktemp("fuzzcell")
-    os.chmod(root, 0o755)
-    local = LocalCell(Cell(root))
-    try:
-        local.up(execds=1, slots=4, port=0)
-        without_load_thresholds(local.cell)
+    with running_cell(tmp_path_factory.mktemp("fuzzcell")) as local:
         yield local
-    finally:
-        stop_cell(local)
 
 
 @pytest.fixture(scope="class")

@@ -315,12 +315,6 @@ def test_qrstat_shows_the_state_of_the_moment(qm: Harness) -> None:
     assert ars(qm)[0]["state"] == "r"
 
 
-def _core_landed() -> bool:
-    from tests.e2e.test_ar import _admission_landed
-    return _admission_landed()
-
-
-@pytest.mark.skipif(not _core_landed(), reason="needs ar_admission core")
 def test_the_real_admission_plans_around_running_jobs(tmp_path: Path) -> None:
     """No stand-in: a job holding both slots of h1 until its h_rt (+ DURATION_OFFSET)
     keeps an AR out of its time, and lets one in after it; two ARs never overlap on
@@ -395,7 +389,6 @@ def test_a_disabled_granted_instance_shows_the_ar_in_e_or_w(qm: Harness) -> None
     assert [(r["state"], r.get("message")) for r in ars(qm)] == [("r", None), ("w", None)]
 
 
-@pytest.mark.skipif(not _core_landed(), reason="needs ar_admission core")
 def test_now_y_reserves_only_in_interactive_queues(tmp_path: Path) -> None:
     """qrsub(1) -now y: "only queues with the qtype INTERACTIVE assigned will be
     considered for reservation"."""
