@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 MAX_TASK_ID = (1 << 31) - 1
 MAX_PE_SLOTS = 9_999_999        # Grid Engine's "infinite" upper end of a slot range
 MAX_NAME = 512                  # verify_str_key's limit for object names
+# what an interactive job is (qrsh(1)): qrsh with a command, qrsh without one or qlogin
+# (a login session), qsh (an xterm); the kind decides the job's default name and program
+SESSION_KINDS = frozenset({"qrsh", "qlogin", "qsh"})
+TOKEN_BYTES = 32  # common.builtin_session.TOKEN_BYTES (imported there from here)
 
 
 class JobSpecError(SchemaError):
@@ -138,6 +142,18 @@ _RESOURCES = MapOf(Str(max_len=MAX_NAME, nonempty=True, rule=_resource_name),
                    Str(max_len=4096), max_items=4096)
 _VARIABLES = MapOf(Str(max_len=4096, nonempty=True, rule=_env_name), Optional(Str()))
 _TASK_ID = Int(1, MAX_TASK_ID)
+
+
+def _session_rule(value: Any, path: str) -> Any:
+    if len(value["token"]) != TOKEN_BYTES:
+        raise SchemaError(f"{path}.token", f"must be {TOKEN_BYTES} bytes")
+    return value
+
+
+def session_schema() -> Schema:
+    """The shape of an interactive job's ``session`` (the job option, and the start
+    record's field of the same name)."""
+    return OPTION_SCHEMAS["session"][0]
 _SLOTS = Int(0, MAX_PE_SLOTS)  # 0 is refused in Grid Engine's words (_check_relations)
 
 # name -> (schema, default); a callable default is called for each job. The qmaster spools
@@ -197,6 +213,11 @@ OPTION_SCHEMAS: dict[str, tuple[Schema, Any]] = {
     "context": (_VARIABLES, dict),
     "ar_id": (Optional(Int(0, MAX_TASK_ID)), None),
     "pty": (Optional(Bool()), None),
+    # qrsh, qlogin, qsh: where the job's shepherd connects back (common.builtin_session);
+    # the token is secret: the qmaster never shows it (qmaster strips it from replies)
+    "session": (Optional(Refined(Struct(required={
+        "kind": Str(choices=SESSION_KINDS), "host": Str(max_len=1024, nonempty=True),
+        "port": Int(1, 65535), "token": Bytes(max_len=TOKEN_BYTES)}), _session_rule)), None),
     "submit_cwd": (Str(), ""),
     "submit_home": (Str(), ""),
 }

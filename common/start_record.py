@@ -43,7 +43,7 @@ class SpecError(ValueError):
 
 def _shapes() -> dict[str, Schema]:
     """The shape of every field (built once, on first use)."""
-    from common.jobspec import MAX_NAME, MAX_PE_SLOTS
+    from common.jobspec import MAX_NAME, MAX_PE_SLOTS, session_schema
     from common.wire import MAX_UID, _host, _job_id, _name, _path, _seconds, _task_id
     return {
         "job_id": _job_id(), "task_id": Optional(_task_id()), "job_name": _name(),
@@ -78,6 +78,8 @@ def _shapes() -> dict[str, Schema]:
         "cell": Str(max_len=4096, nonempty=True), "account": Str(max_len=MAX_NAME),
         "nqueues": Int(1, 1 << 20), "forbid_reschedule": Bool(), "forbid_apperror": Bool(),
         "sge_root": _path(),
+        "session": Optional(session_schema()),
+        "pe_task_id": Optional(Str(max_len=MAX_NAME, nonempty=True)),
     }
 
 
@@ -109,6 +111,12 @@ FIELDS: tuple[tuple[str, Any, str], ...] = (
     ("epilog", None, QMASTER), ("starter_method", None, QMASTER),
     ("suspend_method", None, QMASTER), ("resume_method", None, QMASTER),
     ("terminate_method", None, QMASTER), ("login_shells", _list_of_login_shells, QMASTER),
+    # an interactive job's or a qrsh -inherit task's connection back to its client
+    # (common.builtin_session): stdin, stdout and stderr go there instead of files
+    ("session", None, QMASTER),
+    # a parallel task started by qrsh -inherit (sge_pe(5) control_slaves): its id within
+    # the job, as accounting's pe_taskid; None for the job's own (master) task
+    ("pe_task_id", None, QMASTER),
     # added by the execd
     ("switch_user", REQUIRED, EXECD), ("notify_socket", REQUIRED, EXECD),
     ("cgroup", None, EXECD),  # {"subtree": path, "controllers": [...]}: execd.cgroups

@@ -87,7 +87,8 @@ def main(argv: list[str] | None = None) -> None:
     log = configure("execd", args.log_file, args.log_level).bind(host=args.hostname)
     service = ExecdService(spool, args.hostname, host, int(port), curve,
                            load_interval=args.load_interval, log=log, launcher=launcher,
-                           cgroups=args.cgroups == "auto")
+                           cgroups=args.cgroups == "auto",
+                           cell=(str(cell.root), cell.name) if cell is not None else None)
     try:
         service.prepare()
     except (safefs.UnsafePath, OSError) as exc:  # a spool we must not use: say why, plainly

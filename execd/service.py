@@ -65,8 +65,11 @@ class ExecdService:
     def __init__(self, spool_dir: Path, host: str, qmaster: str, port: int,
                  curve: keys.ClientKeys, *, load_interval: float | None = None,
                  log: Any = None, launcher: Launcher | None = None,
-                 cgroups: bool = True) -> None:
+                 cgroups: bool = True, cell: tuple[str, str] | None = None) -> None:
         self.spool_dir, self.host = spool_dir, host
+        # (SGE_ROOT, SGE_CELL) of the jobs: the cell this execd serves, so that qsub,
+        # qstat and qrsh -inherit work inside a job (None: an execd given only --spool)
+        self.cell = cell
         self.use_cgroups = cgroups
         self.cgroups: cgroups_mod.Subtree | None = None
         self.curve = curve
@@ -369,7 +372,8 @@ class ExecdService:
             cgroup=({"subtree": str(self.cgroups.path),
                      "controllers": sorted(self.cgroups.controllers)}
                     if self.cgroups is not None else None),
-            notify_socket=str(self.notify_path), start_time=time.time())
+            notify_socket=str(self.notify_path), start_time=time.time(),
+            **({"sge_root": self.cell[0], "cell": self.cell[1]} if self.cell else {}))
         waited_actions = self.waiting_actions.pop(path.name, [])
         self.waiting.pop(path.name, None)
         try:
