@@ -126,33 +126,64 @@ class LocalCell:
                                   f"cell uses port {free} (pyge up --port P chooses another)")
                 shape = replace(shape, port=free)
             user = _user_name()
+            fresh = not self.cell.act_qmaster_path.exists()
             self._start("qmaster", "qmaster.main",
                         ["--port", str(shape.port), "--event-port", str(shape.event_port),
                          "--managers", user, "--min-uid", "0",
                          "--auto-add-hosts", "--slots", str(shape.slots)])
             started.append("qmaster")
-            self._wait_qmaster()
+            if fresh:
+                # No act_qmaster yet: the scheduler and the execds wait for the one this
+                # qmaster writes, so they start meanwhile instead of after it (their
+                # start-up overlaps the qmaster's). With an act_qmaster of an earlier
+                # run they would read its old ports: then they start once it is ready.
+                started += self._start_others(shape)
+            try:
+                self._wait_qmaster()
+            except SystemExit:
+                self._stop_started(started)  # (the qmaster's failure leaves nothing running)
+                raise
             _, bound, event_bound = read_act_qmaster(self.cell)
             shape = replace(shape, port=bound, event_port=event_bound)
         elif port and stored is not None and port != stored.port:
             self.notes.append("the qmaster is running on its old port; the new one applies "
                               "when it starts again (pyge down, then pyge up)")
         write_shape(self.cell.path, shape)
-        if not _pid_alive(self.run_dir / "scheduler.pid", "scheduler.main"):
-            self._start("scheduler", "scheduler.main", [])
-            started.append("scheduler")
-        for host in shape.execds:
-            label = f"execd-{host}"
-            if not _pid_alive(self.run_dir / f"{label}.pid", "execd.main"):
-                self._start(label, "execd.main", ["--hostname", host, "--load-interval",
-                                                  f"{shape.load_interval:g}"])
-                started.append(label)
+        started += self._start_others(shape)
         for pid_file in sorted(self.run_dir.glob("execd-*.pid")):
             if pid_file.stem[len("execd-"):] not in shape.execds and \
                     _pid_alive(pid_file, "execd.main"):
                 self.notes.append(f"{pid_file.stem} still runs but is no longer part of the "
                                   "cell's shape; pyge down stops it")
         self._wait_hosts(list(shape.execds))
+        return started
+
+    def _stop_started(self, labels: list[str]) -> None:
+        """End the daemons of ``labels`` this object started, and forget their pids."""
+        for label in labels:
+            pid = self._own_pid(label)
+            if pid is not None:
+                _terminate(pid)
+            proc = self._procs.pop(label, None)
+            if proc is not None:
+                proc.poll()
+            (self.run_dir / f"{label}.pid").unlink(missing_ok=True)
+
+    def _start_others(self, shape: Shape) -> list[str]:
+        """Start the scheduler and the execds of ``shape`` that do not run (a daemon
+        this object started and that still runs counts as running); their labels."""
+        started = []
+        if self._own_pid("scheduler") is None and \
+                not _pid_alive(self.run_dir / "scheduler.pid", "scheduler.main"):
+            self._start("scheduler", "scheduler.main", [])
+            started.append("scheduler")
+        for host in shape.execds:
+            label = f"execd-{host}"
+            if self._own_pid(label) is None and \
+                    not _pid_alive(self.run_dir / f"{label}.pid", "execd.main"):
+                self._start(label, "execd.main", ["--hostname", host, "--load-interval",
+                                                  f"{shape.load_interval:g}"])
+                started.append(label)
         return started
 
     def _stored_shape(self) -> Shape | None:

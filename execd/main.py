@@ -51,7 +51,7 @@ def wait_for_qmaster(cell: "Cell") -> tuple[str, int]:
             host, port, _ = read_act_qmaster(cell)
             return host, port
         except (OSError, IndexError, ValueError):
-            time.sleep(0.5)
+            time.sleep(0.1)  # (pyge up starts a fresh cell's execds beside its qmaster)
 
 
 def main(argv: list[str] | None = None) -> None:

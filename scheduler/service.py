@@ -103,8 +103,8 @@ class SchedulerService:
                 self.host, self.port, self.event_port = self.resolve()
             except (OSError, IndexError, ValueError):
                 pass  # keep the last address; the qmaster may be restarting
-        if not self.port:
-            await asyncio.sleep(0.5)
+        if not self.port:  # (pyge up starts a fresh cell's scheduler beside its qmaster)
+            await asyncio.sleep(0.1)
             raise Resync("qmaster address not known yet")
         sub = ctx.socket(zmq.SUB)
         req = ctx.socket(zmq.DEALER)
