@@ -64,7 +64,7 @@ def uses_pty(spec: Mapping[str, Any]) -> bool:
 
 def has_command(spec: Mapping[str, Any]) -> bool:
     session = spec.get("session") or {}
-    return session.get("kind") == "qrsh" and bool(spec.get("command"))
+    return session.get("kind") in ("qrsh", "qsh") and bool(spec.get("command"))
 
 
 def session_argv(spec: Mapping[str, Any], login_shell: str) -> tuple[str, list[str]]:

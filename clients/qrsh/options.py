@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from typing import Iterable, Mapping
 
 DEFAULT_NAMES = {"qrsh": "QRLOGIN", "qlogin": "QLOGIN", "qsh": "INTERACTIVE"}
-OWN_FLAGS = {"qrsh": {"-verbose", "-noshell", "-nostdin"}, "qlogin": {"-verbose"},
+OWN_FLAGS = {"qrsh": {"-verbose", "-noshell", "-nostdin", "-inherit"}, "qlogin": {"-verbose"},
              "qsh": {"-verbose"}}
 _PLACEHOLDER = "QRLOGIN"  # the binary job's command for qsub's parser when there is none
 
@@ -72,6 +72,12 @@ def _split(kind: str, argv: list[str]) -> tuple[list[str], list[str], set[str], 
     return options, [], flags, display
 
 
+def asks_inherit(argv: list[str]) -> bool:
+    """Whether ``-inherit`` is among qrsh's options (before the command): a task of a
+    running parallel job (clients.qrsh.inherit), not a job."""
+    return "-inherit" in argv and "-inherit" in _split("qrsh", argv)[2]
+
+
 def default_name(kind: str, command: list[str]) -> str:
     if not command:
         return DEFAULT_NAMES[kind]
@@ -85,7 +91,8 @@ def parse(kind: str, argv: list[str], *, cwd: str, environ: Mapping[str, str], h
     """``kind`` (qrsh, qlogin, qsh) and its arguments to a Request; QsubError."""
     options, command, flags, display = _split(kind, argv)
     named = "-N" in options
-    submit = parse_qsub(["-b", "y", *options, *(command or [_PLACEHOLDER])],
+    default = [] if named else ["-N", default_name(kind, command)]
+    submit = parse_qsub(["-b", "y", *default, *options, *(command or [_PLACEHOLDER])],
                         script_text=None, cwd=cwd, environ=dict(environ), home=home,
                         default_files=default_files)
     if submit.help:
@@ -93,8 +100,6 @@ def parse(kind: str, argv: list[str], *, cwd: str, environ: Mapping[str, str], h
                        display=display)
     if not command:
         submit.script_path, submit.script_args = "", []
-    if not named:
-        submit.job_name = default_name(kind, command)
     if "-now" not in options:
         submit.now = True  # qrsh(1): immediate unless -now n
     if "TERM" in environ and "TERM" not in submit.env:
