@@ -189,8 +189,7 @@ def main(argv: list[str] | None = None, kind: str | None = None) -> int:
         request = parse(kind, argv, cwd=cwd, environ=dict(os.environ), home=home,
                         default_files=default_request_texts(cwd, home))
     except QsubError as err:
-        message = err.message.replace("qsub: ", f"{kind}: ", 1)
-        _err(message.rstrip("\n"))
+        _err(err.message.rstrip("\n"))
         return err.exit_code
     for line in request.submit.warnings:
         print(line)

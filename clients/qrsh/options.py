@@ -64,9 +64,11 @@ def _split(kind: str, argv: list[str]) -> tuple[list[str], list[str], set[str], 
         elif token in OPTION_SPECS:
             options += argv[index:index + 2]
             index += 2
-        elif token.startswith("-") or kind != "qrsh":
+        elif token.startswith("-"):
             options.append(token)  # qsub's parser words the refusal
             index += 1
+        elif kind != "qrsh":  # qlogin and qsh take no command
+            raise QsubError("error: Unknown option script", 1)
         else:
             return options, argv[index:], flags, display
     return options, [], flags, display
@@ -88,13 +90,20 @@ def default_name(kind: str, command: list[str]) -> str:
 
 def parse(kind: str, argv: list[str], *, cwd: str, environ: Mapping[str, str], home: str,
           default_files: Iterable[str] = ()) -> Request:
-    """``kind`` (qrsh, qlogin, qsh) and its arguments to a Request; QsubError."""
+    """``kind`` (qrsh, qlogin, qsh) and its arguments to a Request; QsubError (exit
+    status 1 and ``error: `` for qsub's ``qsub: ``, as 8.1.9's qrsh words them)."""
     options, command, flags, display = _split(kind, argv)
     named = "-N" in options
     default = [] if named else ["-N", default_name(kind, command)]
-    submit = parse_qsub(["-b", "y", *default, *options, *(command or [_PLACEHOLDER])],
-                        script_text=None, cwd=cwd, environ=dict(environ), home=home,
-                        default_files=default_files)
+    try:
+        submit = parse_qsub(["-b", "y", *default, *options, *(command or [_PLACEHOLDER])],
+                            script_text=None, cwd=cwd, environ=dict(environ), home=home,
+                            default_files=default_files)
+    except QsubError as err:
+        message = err.message
+        if message.startswith("qsub: "):
+            message = "error: " + message[len("qsub: "):]
+        raise QsubError(message, 1) from None
     if submit.help:
         return Request(kind, command, submit, verbose=False, noshell=False, stdin=True,
                        display=display)
