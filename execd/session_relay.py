@@ -348,6 +348,28 @@ class SessionRelay:
 
     # --- the end
 
+    def finish_early(self, wait_status: int) -> bool:
+        """Right after the job's end: when its output streams are at their end already
+        (no process of the job holds them), its last output and EXIT go now, before
+        the search for what it left behind (qrsh returns that much sooner); True if so.
+        Else what could be read is kept and ``finish`` sends the rest later."""
+        for fd, kind in list(self.outputs.items()):
+            while fd in self.outputs:
+                try:
+                    data = os.read(fd, READ_CHUNK)
+                except (BlockingIOError, InterruptedError):
+                    return False  # held open: by what the job left behind
+                except OSError:
+                    data = b""
+                if not data:
+                    del self.outputs[fd]
+                    if fd != self.master:
+                        os.close(fd)
+                elif not self.lost:
+                    self.to_client += bs.frame(kind, data)
+        self.finish(wait_status)
+        return True
+
     def finish(self, wait_status: int) -> None:
         """After the job's end (and its leftovers'): its last output, then EXIT."""
         self._drain()

@@ -1102,10 +1102,13 @@ def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
             watch = _JobWatch(job_dir, spec, pid, env, groups, cgroup, report, session)
             status, usage = watch.run()
             _current_job.pop("pid", None)
+            if session is not None and watch.report.failure is None:
+                session.finish_early(status)  # (no-op unless its streams are at the end)
             watch.end_leftovers()
             measured = watch.measure.fields(watch.control.ended_by)
             env.update(watch.report.paths)
-            if session is not None and watch.report.failure is None:
+            if session is not None and watch.report.failure is None and \
+                    not session.finished:
                 session.finish(status)  # qrsh returns now, not after the epilog
             if watch.report.failure is not None:  # it never ran: as if not started
                 failed, message = watch.report.failure

@@ -23,8 +23,12 @@ from clients.api import Client, ClientError, checked_jobs
 from clients.qrsh.options import DEFAULT_NAMES, Request, asks_inherit, parse
 from clients.qsub.main import default_request_texts, job_description
 from clients.qsub.options import QsubError, unable_to_run
-from common import builtin_session as bs
 from common.cell import CellNotFound
+from common.jobspec import TOKEN_BYTES
+
+# The transport (common.builtin_session, clients.qrsh.relay: hmac, dataclasses, socket,
+# termios...) is imported once the job is submitted, while it is being scheduled and
+# started (``_late_imports``): its cost is then off the command's critical path.
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -120,9 +124,23 @@ class _Waiter:
             _err(establishing(host))
 
 
+def _late_imports() -> None:
+    import clients.qrsh.relay  # noqa: F401 - (and common.builtin_session with it)
+
+
+def _listen() -> Any:
+    """Our listening socket on all of the host's addresses (``_socket``'s: ``socket``
+    is imported later, see ``_late_imports``)."""
+    sock = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+    sock.bind(("", 0))
+    sock.listen(16)
+    return sock
+
+
 def _submit(client: Client, request: Request, port: int, token: bytes) -> int:
     reply = client.request("submit", {"user": client.user.to_dict(),
-                                      "jobs": checked_jobs([job_spec(request, port, token)])})
+                                      "jobs": checked_jobs([job_spec(request, port, token)])},
+                           while_waiting=_late_imports)
     job_id = int(reply["job_ids"][0])
     notes = (reply.get("notes") or [{}])[0]
     if notes.get("unable"):
@@ -145,10 +163,13 @@ def run(request: Request) -> int:
     if request.kind == "qsh" and not request.display:
         _err(NO_DISPLAY)
         return 1
-    listener = bs.listen("")
-    token = bs.new_token()
+    raw = _listen()
+    token = os.urandom(TOKEN_BYTES)
     client = Client()
-    job_id = _submit(client, request, listener.getsockname()[1], token)
+    job_id = _submit(client, request, raw.getsockname()[1], token)
+    import socket
+    from common import builtin_session as bs
+    listener = socket.socket(fileno=raw.detach())
     waiter = _Waiter(client, job_id, request)
     try:
         conn = bs.accept_session(listener, token, keep_waiting=waiter)
@@ -199,7 +220,9 @@ def main(argv: list[str] | None = None, kind: str | None = None) -> int:
         message = err.message if isinstance(err, ClientError) else str(err)
         _err(unable_to_run(message))
         return 1
-    except bs.SessionError as err:
+    except Exception as err:  # (builtin_session is imported late: its SessionError)
+        if type(err).__name__ != "SessionError":
+            raise
         _err(f"error: {err}")
         return 1
 
