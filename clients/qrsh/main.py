@@ -166,19 +166,22 @@ def run(request: Request) -> int:
     raw = _listen()
     token = os.urandom(TOKEN_BYTES)
     client = Client()
-    job_id = _submit(client, request, raw.getsockname()[1], token)
-    import socket
-    from common import builtin_session as bs
-    listener = socket.socket(fileno=raw.detach())
-    waiter = _Waiter(client, job_id, request)
+    job_id = None
     try:
-        conn = bs.accept_session(listener, token, keep_waiting=waiter)
-    except KeyboardInterrupt:
-        _delete(client, job_id)
+        job_id = _submit(client, request, raw.getsockname()[1], token)
+        import socket
+        from common import builtin_session as bs
+        listener = socket.socket(fileno=raw.detach())
+        waiter = _Waiter(client, job_id, request)
+        try:
+            conn = bs.accept_session(listener, token, keep_waiting=waiter)
+        finally:
+            listener.close()
+    except KeyboardInterrupt:  # Ctrl-C before the job started: it goes
+        if job_id is not None:
+            _delete(client, job_id)
         _err(CANCELED)
         return 1
-    finally:
-        listener.close()
     if conn is None:
         if waiter.refused:
             _delete(client, job_id)

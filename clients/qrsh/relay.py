@@ -11,7 +11,9 @@ terminal or pipes to and from the job's shepherd over a proven connection
   Ctrl-Z reach the job's terminal as characters, and its size goes as WINSIZE at the
   start and on each SIGWINCH. The terminal's modes come back whatever happens.
 - EXIT ends the relay with its status; ERROR prints the shepherd's message (status 1);
-  a connection lost before EXIT prints Grid Engine's message (status 1).
+  a connection lost before EXIT prints Grid Engine's message (status 1). Our stdout or
+  stderr closed by its reader ends us as SIGPIPE would (status 141): the connection
+  closes, and the shepherd hangs the job up.
 """
 from __future__ import annotations
 
@@ -180,10 +182,12 @@ class _ClientRelay:
         except bs.SessionError:
             return False
         for kind, payload in frames:
-            if kind == bs.STDOUT:
-                self.write(self.fds[1], payload)
-            elif kind == bs.STDERR:
-                self.write(self.fds[2], payload)
+            if kind in (bs.STDOUT, bs.STDERR):
+                try:
+                    self.write(self.fds[1] if kind == bs.STDOUT else self.fds[2], payload)
+                except BrokenPipeError:
+                    self.status = 128 + signal.SIGPIPE
+                    return True
             elif kind == bs.EXIT:
                 try:
                     self.status = bs.unpack_exit(payload)
@@ -199,8 +203,8 @@ class _ClientRelay:
 
 
 def _write_all(fd: int, data: bytes) -> None:
-    """Write ``data`` whole to ``fd`` (blocking); a closed reader drops it (as a shell's
-    output to a closed pipe: the job goes on)."""
+    """Write ``data`` whole to ``fd`` (blocking); BrokenPipeError when its reader has
+    gone, other errors drop it."""
     view = memoryview(data)
     while view:
         try:
@@ -210,6 +214,8 @@ def _write_all(fd: int, data: bytes) -> None:
             continue
         except InterruptedError:
             continue
+        except BrokenPipeError:
+            raise
         except OSError:
             return
         view = view[done:]

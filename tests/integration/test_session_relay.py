@@ -190,3 +190,17 @@ def test_a_root_shepherd_gives_the_job_owner_its_terminal(session: Any) -> None:
                 owner=owner.pw_name, uid=owner.pw_uid, gid=owner.pw_gid, cwd="/")
     assert s.run(None, pty=True) == 0
     assert s.output()[0].split() == [str(owner.pw_uid).encode()] * 2
+
+
+def test_a_reader_that_goes_away_ends_the_client_and_the_job(session: Any) -> None:
+    s = session(["/bin/sh", "-c", "trap 'exit 9' HUP; while :; do echo y; done"])
+    conn = bs.accept_session(s.listener, s.token, timeout=10)
+    assert conn is not None
+    read, write = os.pipe()
+    os.close(read)  # (as `qrsh yes | head -1` once head has exited)
+    try:
+        assert run_client(conn, stdin=False, fds=(0, write, s.err.fileno())) == \
+            128 + signal.SIGPIPE
+    finally:
+        os.close(write)
+    assert wait_result(s.job_dir)["exit_status"] == 9
