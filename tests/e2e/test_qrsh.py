@@ -131,8 +131,10 @@ def test_the_job_is_in_qstat_while_it_runs_and_in_qacct_after(
 
 
 def test_now_y_is_refused_when_nothing_is_free(env: dict[str, str], client: Client) -> None:
-    """-now y (the default): no queue instance of type INTERACTIVE has a free slot."""
-    subprocess.run([*command("qmod"), "-d", "all.q"], env=env, check=True, capture_output=True)
+    """-now y (the default): no queue instance of type INTERACTIVE (qtype BATCH alone:
+    the scheduler's pass must not place it there, free as all.q is)."""
+    subprocess.run([*command("qconf"), "-mattr", "queue", "qtype", "BATCH", "all.q"], env=env,
+                   check=True, capture_output=True)
     try:
         done = qrsh(env, "/bin/true")
         assert (done.returncode, done.stdout) == (1, b"")
@@ -141,7 +143,8 @@ def test_now_y_is_refused_when_nothing_is_free(env: dict[str, str], client: Clie
         pending = [t for t in client.jobs()["tasks"] if t["state"] in ("pending", "hold")]
         assert pending == []
     finally:
-        subprocess.run([*command("qmod"), "-e", "all.q"], env=env, check=True, capture_output=True)
+        subprocess.run([*command("qconf"), "-mattr", "queue", "qtype", "BATCH INTERACTIVE",
+                        "all.q"], env=env, check=True, capture_output=True)
 
 
 def test_qsh_without_a_display_is_refused(env: dict[str, str]) -> None:
