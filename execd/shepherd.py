@@ -545,8 +545,10 @@ def _start_job(spec: Mapping[str, Any], env: dict[str, str], user: str, home: st
     join_fd = _join_fd(cgroup)
     try:
         plan = _job_plan(spec, env, user, home, job_dir, groups, join_fd, session)
-        if session is not None and _switches(spec):
-            session.give_tty(int(spec["uid"]))
+        if session is not None:
+            session.await_size()
+            if _switches(spec):
+                session.give_tty(int(spec["uid"]))
         pid, report = _fork_child(plan)
         if session is not None:
             session.started(pid)

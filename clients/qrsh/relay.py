@@ -8,8 +8,8 @@ terminal or pipes to and from the job's shepherd over a proven connection
 - STDOUT and STDERR frames go to our fd 1 and fd 2, kept apart.
 - SIGINT, SIGQUIT, SIGTERM and SIGHUP are sent on as SIGNAL frames (a hang-up of our
   terminal ends the job); with a pty our terminal is raw, so that Ctrl-C, Ctrl-\\ and
-  Ctrl-Z reach the job's terminal as characters, and its size goes as WINSIZE at the
-  start and on each SIGWINCH. The terminal's modes come back whatever happens.
+  Ctrl-Z reach the job's terminal as characters, and its size goes as WINSIZE first of
+  all (the job starts with it) and on each SIGWINCH. The terminal's modes come back whatever happens.
 - EXIT ends the relay with its status; ERROR prints the shepherd's message (status 1);
   a connection lost before EXIT prints Grid Engine's message (status 1). Our stdout or
   stderr closed by its reader ends us as SIGPIPE would (status 141): the connection
@@ -99,12 +99,12 @@ class _ClientRelay:
         self.outgoing = bytearray()
         self.stdin_open = stdin
         self.status: int | None = None
+        if pty:  # first, always: the shepherd waits for it to start the job (0 x 0:
+            # no terminal here, the pty keeps its own size)
+            size = terminal_size(fds[0]) or terminal_size(fds[1]) or bs.pack_winsize(0, 0)
+            self.outgoing += bs.frame(bs.WINSIZE, size)
         if not stdin:
             self.outgoing += bs.frame(bs.STDIN)
-        if pty:
-            size = terminal_size(fds[0]) or terminal_size(fds[1])
-            if size is not None:
-                self.outgoing += bs.frame(bs.WINSIZE, size)
 
     def run(self, wake: int) -> int:
         self.conn.setblocking(False)
