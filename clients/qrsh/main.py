@@ -70,6 +70,11 @@ def job_spec(request: Request, port: int, token: bytes) -> dict[str, Any]:
     if request.kind == "qsh":
         command = ["xterm", "-display", request.display or ""]
     opts["binary"] = True
+    # as 8.1.9's (qstat -j): the job's own output travels over the session; a prolog's
+    # or epilog's goes nowhere, and the job is not rerun
+    opts["stdout_paths"] = opts.get("stdout_paths") or ["/dev/null"]
+    opts["stderr_paths"] = opts.get("stderr_paths") or ["/dev/null"]
+    opts["rerun"] = False
     # (a login session has no command: the job's script is named as the job by default)
     opts["script_path"] = command[0] if command else DEFAULT_NAMES[request.kind]
     opts["script_args"] = list(command[1:])
