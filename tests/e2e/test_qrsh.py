@@ -160,3 +160,18 @@ def _no_leftovers(client: Client) -> Any:
     left = [t for t in client.jobs()["tasks"] if t["state"] != "finished"]
     for task in left:
         client.delete([{"job_id": task["job_id"]}])
+
+
+def test_a_job_deleted_before_it_starts_ends_the_wait(env: dict[str, str]) -> None:
+    proc = subprocess.Popen([*command("qrsh"), "-verbose", "-now", "n", "-h", "/bin/true"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd="/")
+    try:
+        assert proc.stdout is not None
+        job = proc.stdout.readline().split()[2].decode()
+        subprocess.run([*command("qdel"), job], env=env, check=True, capture_output=True)
+        _, err = proc.communicate(timeout=TIMEOUT)
+        assert proc.returncode == 1
+        assert err.decode().endswith("\nCould not start interactive job.\n")
+    finally:
+        proc.kill()
+        proc.wait()
