@@ -175,3 +175,16 @@ def test_a_job_deleted_before_it_starts_ends_the_wait(env: dict[str, str]) -> No
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_hang_up_of_the_terminal_ends_the_job(env: dict[str, str], client: Client) -> None:
+    term = Terminal([*command("qrsh"), "-N", "hup", "echo up; exec sleep 60"], env)
+    term.expect(b"up")
+    job_id = next(int(j["job_id"]) for j in client.jobs()["jobs"]
+                  if j["opts"]["job_name"] == "hup")
+    os.close(term.fd)  # the terminal goes: its session (qrsh) gets SIGHUP
+    _, status = os.waitpid(term.pid, 0)
+    assert os.waitstatus_to_exitcode(status) in (1, 128 + signal.SIGHUP)
+    client.wait([job_id], timeout=TIMEOUT)  # (the job ended with it: it would sleep 60 s)
+    task = client.jobs([job_id], include_finished=True)["tasks"][0]
+    assert task["signal"] == signal.SIGHUP
