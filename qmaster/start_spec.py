@@ -184,5 +184,6 @@ def start_spec(conf: Mapping[str, Mapping[str, Pairs]], job: Job, task: Task) ->
         notify_job=bool(opts.get("notify")),
         restarted=1 if task.restarts else 0,
         dispatched=float(task.dispatch_time or 0.0),
+        session=opts.get("session"), pty=opts.get("pty"), noshell=bool(opts.get("noshell")),
         **{**settings, "shell": path_for_host(opts.get("shell"), host) or settings["shell"]})
     return spec
