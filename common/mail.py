@@ -78,6 +78,14 @@ def job_recipients(mail_list: Iterable[str], owner: str, submit_host: str | None
     return (f"{owner}@{submit_host}" if submit_host else owner,)
 
 
+def valid_address(text: str) -> bool:
+    """A recipient the mailer may get as its last argument: ``user[@host]`` without
+    blanks or control characters, not starting with "-" (which a mailer would take for
+    an option: mailutils' mail has ``--exec``)."""
+    return bool(text) and len(text) <= 1024 and not text.startswith("-") and \
+        text.isprintable() and not any(c.isspace() for c in text)
+
+
 def address_list(text: str) -> tuple[str, ...]:
     """``administrator_mail``: ``user[@host],...``; none for NONE or empty."""
     if not text or text.strip().lower() == "none":
