@@ -40,6 +40,8 @@ MAX_QUEUED = 10_000    # mailer calls waiting; more are dropped, with a log line
 MAILER_ENV = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
               "HOME": "/", "SHELL": "/bin/sh", "LANG": "C.UTF-8"}
 ERROR_CHARS = 200      # of a mailer's stderr, in the log
+# the text of a failure the qmaster itself gave a run (a deleted task killed by a signal)
+FAILED_TEXTS = {100: "assumedly after job"}
 
 
 # ---------------------------------------------------------------- events -> mails
@@ -89,12 +91,13 @@ def task_ended(ctx: Ctx, job: Job, task: Task, *, ran: bool, error: str,
     if not ran:  # (8.1.9: <unknown> times, exit status -1, CPU NA)
         t = replace(t, start=None, end=None)
     options = str(job.opts.get("mail_options") or "")
+    reason = task.failed_reason or FAILED_TEXTS.get(task.failed, "")
     if not task.failed:
         ctx.batch.mails += _job_mail(job, "e", mail.completed(
             t, usage, int(task.exit_status or 0)), "job completion")
     elif mail.wants(options, "a") or mail.wants(options, "e"):
         text = mail.state_changed(
-            t, failed=task.failed, failed_reason=task.failed_reason, error=error,
+            t, failed=task.failed, failed_reason=reason, error=error,
             exit_status=int(task.exit_status or 0) if ran else None, signal=task.signal,
             usage=usage, error_state=error_state)
         ctx.batch.mails.append(_to_owners(job, text, "job abortion/end"))
@@ -102,7 +105,7 @@ def task_ended(ctx: Ctx, job: Job, task: Task, *, ran: bool, error: str,
         admins = mail.address_list(ctx.store.conf_value("conf", "global",
                                                         "administrator_mail"))
         if admins:
-            subject, body = mail.admin_failure(t, failed_reason=task.failed_reason,
+            subject, body = mail.admin_failure(t, failed_reason=reason,
                                                error=error)
             ctx.batch.mails.append(Mail(admins, subject, body, "admin mail"))
 

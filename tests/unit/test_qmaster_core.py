@@ -389,8 +389,8 @@ def test_mail_at_begin_end_abort_and_suspend_goes_out_after_the_commit(
             identity=b"execd:h1")
     aborted = [m for m in _mails(qm)[6:] if m[1] == "y"]
     assert aborted == [(f"Job {other} (k) Aborted", "y", f"Job {other} (k) Aborted")]
-    assert f"job {other}.1 died through signal KILL (9)" in \
-        qm.server.mail.queue[-1].stdin.decode()
+    assert f"failed assumedly after job because:\njob {other}.1 died through signal KILL (9)" \
+        in qm.server.mail.queue[-1].stdin.decode()
 
 
 def test_a_job_with_a_bad_mail_address_is_refused(qm: Harness) -> None:
