@@ -148,13 +148,18 @@ def current_umask() -> int:
     return mask
 
 
+# the submitter's variables 8.1.9 records as SGE_O_<name>, each only when it is set
+SUBMIT_VARIABLES = ("HOME", "LOGNAME", "PATH", "SHELL", "MAIL", "TZ")
+
+
 def submit_environment(environ: dict[str, str] | None = None) -> dict[str, str]:
-    """The ``SGE_O_*`` values Grid Engine records at submission."""
+    """The ``SGE_O_*`` values Grid Engine records at submission: WORKDIR and HOST, and
+    those of SUBMIT_VARIABLES the submitter's environment has (8.1.9 leaves out, say,
+    ``SGE_O_LOGNAME`` and ``SGE_O_MAIL`` of a job submitted without LOGNAME or MAIL)."""
     env = os.environ if environ is None else environ
-    user = current_user()
-    return {"HOME": env.get("HOME", ""), "LOGNAME": user.name, "PATH": env.get("PATH", ""),
-            "SHELL": env.get("SHELL", "/bin/sh"), "WORKDIR": os.getcwd(),
-            "HOST": _socket.gethostname(), "MAIL": env.get("MAIL", "")}
+    sge_o = {name: env[name] for name in SUBMIT_VARIABLES if name in env}
+    sge_o.update(WORKDIR=os.getcwd(), HOST=_socket.gethostname())
+    return sge_o
 
 
 class Client:

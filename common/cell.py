@@ -141,7 +141,7 @@ def cell_from_env(environ: dict[str, str] | None = None) -> Cell:
     env = os.environ if environ is None else environ
     root = env.get("PYGE_ROOT") or env.get("SGE_ROOT")
     if not root:
-        raise CellNotFound("PYGE_ROOT is not set")
+        raise CellNotFound("neither PYGE_ROOT nor SGE_ROOT is set")
     name = env.get("PYGE_CELL") or env.get("SGE_CELL") or DEFAULT_CELL
     return Cell(root, name)
 

@@ -253,6 +253,7 @@ FAILED_OUTPUT, FAILED_SHELL, FAILED_CWD, FAILED_APPERROR = 26, 27, 28, 30
 RESCHEDULE_EXIT_STATUS, APPERROR_EXIT_STATUS = 99, 100
 
 SGE_DEFAULT_PATH = "/usr/local/bin:/bin:/usr/bin"
+RSH_COMMAND = "builtin"  # sge_conf(5) rsh_command, the one transport of qrsh -inherit
 # the spec's fields (common.start_record is the record: these are derived from it)
 REQUIRED_KEYS = start_record.REQUIRED_KEYS
 OPTIONAL_KEYS = start_record.OPTIONAL_KEYS  # their defaults are Grid Engine's defaults
@@ -360,7 +361,9 @@ def job_environment(spec: Mapping[str, Any], user: str, home: str, tmpdir: str,
     Order matters as in the execd: -v/-V variables first, then Grid Engine's own
     variables overwrite them (PATH gets TMPDIR in front of the user's or default PATH).
     """
-    env = {str(k): str(v) for k, v in spec["env"].items()}
+    # a variable named without a value (``-v NAME`` with NAME unset, and the TERM that
+    # qsub always sends) is set empty, as 8.1.9's shepherd does
+    env = {str(k): "" if v is None else str(v) for k, v in spec["env"].items()}
     env["PATH"] = f"{tmpdir}:{env.get('PATH', SGE_DEFAULT_PATH)}"
     if spec["cwd"]:
         env["PWD"] = spec["cwd"]
@@ -391,6 +394,9 @@ def grid_engine_variables(spec: Mapping[str, Any], user: str, home: str, tmpdir:
     if spec["pe"]:
         env["PE"] = spec["pe"]
         env["PE_HOSTFILE"] = os.path.join(job_dir, PE_HOSTFILE)
+        # 8.1.9 names the cluster's rsh_command to a parallel job (qrsh -inherit's
+        # transport); only the builtin one is supported here (docs/compatibility.md)
+        env["SGE_RSH_COMMAND"] = RSH_COMMAND
     return {str(k): str(v) for k, v in env.items()}
 
 

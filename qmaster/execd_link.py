@@ -13,9 +13,11 @@ from typing import Any
 from common.cluster import attr, queue_instances
 from common.jobstate import ACTIVE_STATES, Event, State
 from common.load_values import clean_load_value
+from common.mail import signal_name
 from common.model import ExecHost, Task, task_key
 from common.objects_conf.cluster import local_conf_value
 from common.objects_conf.queue import format_host_overrides, parse_host_overrides
+from qmaster import mail as job_mail
 from qmaster import usage_book
 from qmaster.accounting_log import accounting_record
 from qmaster.context import Ctx, RequestError
@@ -280,12 +282,18 @@ def finish_task(ctx: Ctx, task: Task, result: dict[str, Any], *,
     if action == "queue_error":
         _queue_error(ctx, task)
         action, error_reason = "reschedule", message
-    record = accounting_record(job, replace(task, **changes), ctx.store)
+    ended = replace(task, **changes)
+    record = accounting_record(job, ended, ctx.store)
     usage_book.note_finished(ctx, task, changes["usage"])  # (before the task forgets its run)
+    ran = int(result.get("pid") or 0) > 0 if ran is None else ran
+    job_error = action == "job_error" or bool(
+        failed and failed != FAILED_DELETED and not deleted and task.start_time is None
+        and not end and action != "reschedule")
+    job_mail.task_ended(ctx, job, ended, ran=ran, error=_why(ended, message),
+                        error_state=job_error)
     if action == "reschedule":
         # a task whose job ran shows "Rq" (restarted); one stopped by its prolog "qw"
-        _requeue(ctx, task, ran=int(result.get("pid") or 0) > 0 if ran is None else ran,
-                 error_reason=error_reason)
+        _requeue(ctx, task, ran=ran, error_reason=error_reason)
     elif action == "job_error":
         ctx.store.transition(ctx.batch, task, Event.FAIL, error_reason=message or (
             f"job {task.job_id}.{task.task_id} exited with exit status "
@@ -306,6 +314,17 @@ def finish_task(ctx: Ctx, task: Task, result: dict[str, Any], *,
                          **({"reason": message[:500]} if failed else {}))
     ctx.batch.accounting.append(record)
     ctx.batch.txn.put("acct", task.key, record)
+
+
+def _why(task: Task, message: str) -> str:
+    """A failed run's reason as 8.1.9's mails give it: the shepherd's words, else how
+    its job died (``job 192.1 died through signal KILL (9)``)."""
+    if message and message != task.failed_reason:
+        return message
+    if task.signal:
+        return (f"job {task.job_id}.{task.task_id} died through signal "
+                f"{signal_name(task.signal)} ({task.signal})")
+    return message
 
 
 def _requeue(ctx: Ctx, task: Task, *, ran: bool, error_reason: str = "") -> None:

@@ -21,6 +21,7 @@ from common.placement.load_alarm import exceeded, suspend_alarm_reason
 from qmaster.ar.submit import as_stored, check_ar_job
 from qmaster.auto_suspend import THRESHOLD_REASON
 from qmaster.context import DEFERRED, Ctx, RequestError, request_ranges
+from qmaster import mail as job_mail
 from qmaster.execd_link import finish_task, kill_on_host
 from qmaster.host_rights import require_known_host, require_submit_host
 from qmaster.placement_view import instance_alarms, instances_of
@@ -346,7 +347,10 @@ def _delete_tasks(ctx: Ctx, sel: Selected, by_task: bool) -> list[dict[str, Any]
         tasks = enroll_selected(ctx, sel)
     for task in tasks:
         active = task.state_enum in ACTIVE_STATES
+        first_kill = active and task.state_enum is not State.DELETED
         ctx.store.transition(ctx.batch, task, Event.DELETE, deleted_by=ctx.user.name)
+        if first_kill:
+            job_mail.task_killed(ctx, job, task)  # (-m a: "Killed")
         if active:
             kill_on_host(ctx, task)
             forced = bool(ctx.body.get("force"))

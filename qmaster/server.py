@@ -37,6 +37,7 @@ from qmaster.ar import handlers as ar_handlers
 from qmaster.ar.lifecycle import ArClock, advance as advance_ars, settle as settle_ars
 from qmaster.policy_objects import auto_user_actions, expired_auto_users
 from qmaster.log_limit import LimitedLog
+from qmaster.mail import MailSender
 from qmaster.lost_hosts import (lost_host_policy, lost_hosts, lost_task_actions, queue_rerun,
                                 unheard_hosts)
 from qmaster.context import DEFERRED, Ctx, RequestError, Services
@@ -141,6 +142,7 @@ HEARTBEAT_SECONDS = 1.0
 # an appended accounting record is fsynced at the first batch or heartbeat this long after
 # it was appended (its spooled copy keeps it durable meanwhile)
 ACCOUNTING_SYNC_SECONDS = 0.5
+STOP_MAIL_SECONDS = 5.0  # how long a stopping qmaster waits for its mailers
 LOCK_FILE = "qmaster.lock"  # in the spool directory, held by the running qmaster
 
 
@@ -175,6 +177,7 @@ class QmasterServer:
         self.started = time.time()  # hosts get max_unheard from here to report
         self.suspend_steps: dict[str, float] = {}  # instance -> its last threshold step
         self._lock_fd: int | None = None  # the spool's lock, held while running
+        self.mail = MailSender(log)  # runs the mailer for committed mails (qmaster.mail)
 
     # ---- start-up ------------------------------------------------------------------
     def load(self) -> None:
@@ -302,6 +305,7 @@ class QmasterServer:
             if self._zap is not None:
                 self._zap.stop()
             zctx.term()
+            await self.mail.drain(STOP_MAIL_SECONDS)  # (queued mails, a while at most)
             self._sync_accounting(force=True)
             self._spool_usage()
             self.spool.close()
@@ -484,6 +488,8 @@ class QmasterServer:
                 continue
             self._send(out.identity, wire.encode(out.msg_type, out.body))
         self._answer_waiters(batch)
+        if batch.mails:  # (committed: what they tell has happened)
+            self.mail.send(batch.mails, self.store.conf_value("conf", "global", "mailer"))
 
     def _flush_usage(self, batch: Batch, *, force: bool = False) -> None:
         """The share tree usage booked since the last flush, spooled and published with

@@ -25,7 +25,12 @@ from common.jobspec import check_job_options, sparse_job_options
 from common.jobstate import ACTIVE_STATES, Event, State, next_state
 from common.model import CONF_KINDS, ORDERED_KINDS, ExecHost, Job, Task, TaskRanges, task_key
 from common.placement.job import placement_record
+from qmaster import mail as job_mail
 from qmaster.spool import Transaction
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from common.mail import Mail
 
 FINISHED_JOBS_KEPT = 1000  # finished jobs kept for qstat -s z and late `wait` requests
 SNAPSHOT_PART_RECORDS = 5000  # jobs and tasks per snapshot part (a few MiB at most)
@@ -53,6 +58,8 @@ class Batch:
     outbox: list[Outgoing] = field(default_factory=list)
     finished_jobs: list[int] = field(default_factory=list)
     accounting: list[dict[str, Any]] = field(default_factory=list)
+    # mails about jobs and ARs (qmaster.mail), sent once the batch is committed
+    mails: list[Mail] = field(default_factory=list)
 
     def event(self, kind: str, op: str, key: str, obj: Any = None) -> None:
         self.events.append({"kind": kind, "op": op, "key": key, "obj": obj})
@@ -71,6 +78,7 @@ class Savepoint:
     outbox: int
     finished_jobs: int
     accounting: int
+    mails: int
 
 
 _TASK_FIELDS = tuple(f.name for f in fields(Task))
@@ -245,7 +253,8 @@ class Store:
     # ---- all or nothing --------------------------------------------------------------
     def savepoint(self, batch: Batch) -> Savepoint:
         return Savepoint(len(self._journal), batch.txn.mark(), len(batch.events),
-                         len(batch.outbox), len(batch.finished_jobs), len(batch.accounting))
+                         len(batch.outbox), len(batch.finished_jobs), len(batch.accounting),
+                         len(batch.mails))
 
     def rollback(self, batch: Batch, point: Savepoint) -> None:
         """Take back every change made since ``point``: store, transaction, events, outbox."""
@@ -257,6 +266,7 @@ class Store:
         del batch.outbox[point.outbox:]
         del batch.finished_jobs[point.finished_jobs:]
         del batch.accounting[point.accounting:]
+        del batch.mails[point.mails:]
 
     def forget_journal(self) -> None:
         """After a commit nothing before it can be taken back."""
@@ -730,6 +740,7 @@ class Store:
             self._set_member(self.active, task.key, True)
         if new is State.FINISHED and old is not State.FINISHED:
             self._task_ends(batch, task.job_id)
+        job_mail.on_transition(self, batch, task, old, new)  # (-m b, -m s)
 
     def _count_slots(self, task: Task, sign: int) -> None:
         for queue, host, slots in task.granted:

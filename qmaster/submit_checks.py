@@ -15,6 +15,7 @@ from typing import Any
 from common import task_ranges
 from common.access import user_allowed
 from common.jobstate import State
+from common.mail import valid_address
 from common.cluster import attr, queue_instances
 from common.model import UserInfo
 from common.resource.complexes import ComplexError, cell_complexes, requests_as_stored
@@ -167,13 +168,13 @@ def _check_job_limits(opts: dict[str, Any]) -> None:
 
 
 def _check_mail(opts: dict[str, Any]) -> None:
-    """No mail is sent (there is no mailer yet): a job that asks for mail at some event
-    (``-m`` with ``b``, ``e``, ``a`` or ``s``) is refused rather than accepted and left
-    without it. ``-m n`` and ``-M`` alone ask for none, as in Grid Engine, and pass."""
-    letters = opts.get("mail_options") or ""
-    if letters:
-        raise RequestError("rejected", f'job rejected: mail is not sent by this version '
-                                       f'(-m {letters}): submit without -m, or with -m n')
+    """Every -M address must be one the mailer can take as its last argument
+    (common.mail.valid_address): one starting with "-" would be read as an option of
+    the mailer, which runs as the qmaster's user (docs/security.md)."""
+    for address in opts.get("mail_list") or []:
+        if not valid_address(str(address)):
+            raise RequestError("rejected", f'job rejected: invalid mail address '
+                                           f'"{str(address)[:100]}" in -M')
 
 
 def _check_pe(store: Store, pe: Any) -> None:

@@ -54,9 +54,17 @@ def job_description(opts: SubmitOptions) -> dict[str, Any]:
     job_opts = opts.job_opts()
     if opts.script_path is None:
         job_opts["script_path"] = "STDIN"
+    job_opts["env"] = with_term(job_opts.get("env") or {})
     sge_o = submit_environment()
     sge_o["WORKDIR"] = opts.submit_cwd or os.getcwd()
     return {"opts": job_opts, "script": script, "sge_o": sge_o, "umask": current_umask()}
+
+
+def with_term(env: dict[str, Any]) -> dict[str, Any]:
+    """The job's -v/-V variables with TERM first, as 8.1.9's qsub sends them: TERM
+    without a value (``qstat -j``: ``env_list: TERM=NONE``; the job gets TERM set
+    empty) unless -v or -V gave it one."""
+    return env if "TERM" in env else {"TERM": None, **env}
 
 
 def _array_of(opts: SubmitOptions) -> tuple[int, int, int] | None:

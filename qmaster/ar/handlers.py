@@ -21,6 +21,7 @@ from typing import Any
 
 from common import ar as rules
 from common.access import in_userset
+from common.mail import valid_address
 from common.placement import dispatch
 from common.placement.job import PlacementJob, placement_job
 from common.placement.inputs import policy_conf
@@ -133,7 +134,7 @@ def handle_ar_submit(ctx: Ctx) -> dict[str, Any]:
 
 def _checked_requests(ctx: Ctx, spec: dict[str, Any]) -> dict[str, Any]:
     """The AR's ``-l`` (known resources, stored form), ``-pe`` and ``-q`` (they must
-    exist), in qsub's words; ``-m`` asks for mail that is never sent: refused, as qsub's."""
+    exist), in qsub's words; -M addresses a mailer can take (common.mail.valid_address)."""
     opts = _stored_resources(ctx.store, {"hard_resources": spec.get("hard_resources") or {}})
     pe = spec.get("pe")
     ranges = [tuple(r) for r in spec.get("pe_ranges") or []] or \
@@ -143,10 +144,10 @@ def _checked_requests(ctx: Ctx, spec: dict[str, Any]) -> dict[str, Any]:
                                        "greater than zero and must not run backwards")
     _check_pe(ctx.store, spec.get("pe"))
     _check_queues(ctx.store, list(spec.get("hard_queues") or []))
-    letters = (spec.get("mail_options") or "").replace("n", "")
-    if letters:
-        raise RequestError("rejected", f"advance reservation rejected: mail is not sent by "
-                                       f"this version (-m {letters}): submit without -m")
+    for address in spec.get("mail_list") or []:
+        if not valid_address(str(address)):
+            raise RequestError("rejected", f'advance reservation rejected: invalid mail '
+                                           f'address "{str(address)[:100]}" in -M')
     return {**spec, "hard_resources": opts["hard_resources"]}
 
 

@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable
 
 from common.ar import ENDING_STATES, next_change, state_at
 from common.jobstate import State
+from qmaster import mail as job_mail
 from qmaster.context import Ctx
 
 
@@ -72,6 +73,8 @@ def advance(ctx: Ctx, clock: ArClock, ar_ids: list[int]) -> None:
         changed = {**record, "state": state}
         ctx.store.put_ar(ctx.batch, changed)
         clock.add(changed)
+        if state == "r":
+            job_mail.ar_event(ctx, changed, "start")
 
 
 def end_ar(ctx: Ctx, record: dict[str, Any], state: str, *, by: str,
@@ -81,6 +84,8 @@ def end_ar(ctx: Ctx, record: dict[str, Any], state: str, *, by: str,
     from qmaster import jobs as job_handlers
     ar_id = int(record["ar_id"])
     ctx.store.put_ar(ctx.batch, {**record, "state": state})
+    if record.get("state") != state:  # (a second qrdel -f: no second mail)
+        job_mail.ar_event(ctx, record, "end" if state == "x" else "delete")
     job_ids = sorted(ctx.store.ar_jobs.get(ar_id, ()))
     if not job_ids:
         ctx.store.delete_ar(ctx.batch, ar_id)

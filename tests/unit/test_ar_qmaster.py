@@ -402,3 +402,34 @@ def test_now_y_reserves_only_in_interactive_queues(tmp_path: Path) -> None:
                                      "ar": {"duration": 60.0, "interactive": True}})[1] \
         == "advance_reservation: no suitable queues"
     assert qrsub(qm, ROOT, duration=60.0, interactive=False) >= 1
+
+
+def test_an_ar_mails_its_mail_list_at_start_end_and_deletion(qm: Harness) -> None:
+    """qrsub -m/-M: "Started" (b), "Finished" and "Deleted" (e), to the -M list only
+    (8.1.9 sends nothing to an AR without one); sent after the commit."""
+    now = time.time()
+    both = qrsub(qm, start=now + 3600, duration=60.0, name="w", mail_options="be",
+                 mail_list=["x@y.z", "alice"])
+    silent = qrsub(qm, start=now + 3600, duration=60.0, mail_options="be")
+    deleted = qrsub(qm, start=now + 7200, duration=60.0, mail_options="e",
+                    mail_list=["x@y.z"])
+    assert not qm.server.mail.queue
+    qm.server._check_ars(now + 3601)
+    qm.server._check_ars(now + 3661)
+    qm.call("ar_delete", {"user": ALICE.to_dict(), "ar_ids": [deleted]})
+    calls = [(c.subject, c.recipient) for c in qm.server.mail.queue]
+    assert calls == [(f"Advance Reservation {both} (w) Started", "x@y.z"),
+                     (f"Advance Reservation {both} (w) Started", "alice"),
+                     (f"Advance Reservation {both} (w) Finished", "x@y.z"),
+                     (f"Advance Reservation {both} (w) Finished", "alice"),
+                     (f"Advance Reservation {deleted} (none) Deleted", "x@y.z")]
+    assert silent not in {int(s.split()[2]) for s, _ in calls}
+    started = qm.server.mail.queue[0].stdin.decode()
+    assert started.startswith(f"Advance Reservation {both} (w) Started\n User       = alice\n"
+                              " Start Time = ")
+
+
+def test_an_ar_mail_address_a_mailer_would_take_as_an_option_is_refused(qm: Harness) -> None:
+    assert refusal(qm, "ar_submit", {"user": ALICE.to_dict(), "ar": {
+        "duration": 60.0, "mail_options": "e", "mail_list": ["-x"]}}) == (
+        "rejected", 'advance reservation rejected: invalid mail address "-x" in -M')

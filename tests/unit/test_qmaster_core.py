@@ -1,6 +1,7 @@
 """The qmaster without sockets: handlers, batches, spool and reload, order validation."""
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -341,12 +342,84 @@ def test_array_size_is_limited_by_max_aj_tasks(qm: Harness) -> None:
     assert qm.submit(array=[1, 75000, 1]) > 0
 
 
-def test_a_job_asking_for_mail_is_refused_since_none_is_sent(qm: Harness) -> None:
-    """No mailer runs: -m with an event is refused, not accepted and left without mail;
-    -M alone or -m n asks for no mail (as in Grid Engine) and is accepted."""
-    for letters in ("b", "e", "a", "s", "bea"):
-        with pytest.raises(RuntimeError, match=rf"mail is not sent by this version "
-                                               rf"\(-m {letters}\)"):
-            qm.submit(mail_options=letters, mail_list=["me@example.org"])
-    assert qm.submit(mail_list=["me@example.org"]) > 0
+def _mails(qm: Harness) -> list[tuple[str, str, str]]:
+    """(subject, recipient, first body line) of every mailer call queued so far (no
+    event loop runs here: they wait in the sender's queue)."""
+    return [(c.subject, c.recipient, c.stdin.decode().split("\n")[0])
+            for c in qm.server.mail.queue]
+
+
+def test_mail_at_begin_end_abort_and_suspend_goes_out_after_the_commit(
+        qm: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """-m b/e/a/s: each event of the task queues its mail in the request's batch; the
+    sender gets them only once the batch is committed."""
+    qm.register("h1")
+    committed: list[int] = []
+    commit = qm.server.spool.commit
+    monkeypatch.setattr(qm.server.spool, "commit",
+                        lambda txn: (commit(txn), committed.append(len(qm.server.mail.queue))))
+    job = qm.submit(mail_options="beas", job_name="j")
+    other = qm.submit(mail_options="a", mail_list=["x@example.org", "y"], job_name="k")
+    qm.dispatch(job)
+    qm.dispatch(other)
+    for j in (job, other):
+        qm.call("job_started", {"host": "h1", "job_id": j, "task_id": 1,
+                                "start_time": 100.0}, identity=b"execd:h1")
+    owner = f"alice@{socket.gethostname()}"  # (the submit host: job_request's)
+    assert _mails(qm) == [(f"Job {job} (j) Started", owner, f"Job {job} (j) Started")]
+    assert committed[-2] == 0  # (queued after the commit of the batch that made it)
+    for action in ("suspend", "unsuspend"):
+        qm.call("qmod", {"user": ALICE.to_dict(),
+                         "items": [{"action": action, "scope": "job", "ref": str(job)}]})
+    assert [m[0] for m in _mails(qm)[1:]] == [f"Job {job} (j) Suspended",
+                                               f"Job {job} (j) Continued"]
+    result = {"exit_status": 3, "signal": 0, "failed": 0, "start_time": 100.0,
+              "end_time": 101.5, "ru_utime": 0.25, "ru_stime": 0.5, "pid": 7}
+    qm.call("job_finished", {"host": "h1", "job_id": job, "task_id": 1, "result": result},
+            identity=b"execd:h1")
+    assert _mails(qm)[3][0] == f"Job {job} (j) Complete"
+    assert "Exit Status      = 3" in qm.server.mail.queue[3].stdin.decode()
+    qm.call("delete", {"user": ALICE.to_dict(), "targets": [{"job_id": other}]})
+    killed = f"Job {other} (k) Killed"
+    body = f"Job {other} (k)  was killed by alice@qm"
+    assert _mails(qm)[4:] == [(killed, "x@example.org", body), (killed, "y", body)]
+    result = {"exit_status": 137, "signal": 9, "failed": 0, "start_time": 100.0,
+              "end_time": 102.0, "pid": 8}
+    qm.call("job_finished", {"host": "h1", "job_id": other, "task_id": 1, "result": result},
+            identity=b"execd:h1")
+    aborted = [m for m in _mails(qm)[6:] if m[1] == "y"]
+    assert aborted == [(f"Job {other} (k) Aborted", "y", f"Job {other} (k) Aborted")]
+    assert f"failed assumedly after job because:\njob {other}.1 died through signal KILL (9)" \
+        in qm.server.mail.queue[-1].stdin.decode()
+
+
+def test_a_job_with_a_bad_mail_address_is_refused(qm: Harness) -> None:
+    """An address a mailer would read as an option never reaches it."""
+    for bad in ("-E!touch /tmp/x", "--exec=x", "a b", "a\nb"):
+        with pytest.raises(RuntimeError, match="invalid mail address"):
+            qm.submit(mail_options="e", mail_list=[bad])
+    assert qm.submit(mail_options="bea", mail_list=["me@example.org", "me"]) > 0
     assert qm.submit(mail_options="") > 0
+
+
+def test_a_failed_start_mails_the_owner_and_the_administrator(qm: Harness) -> None:
+    conf = qm.server.store.conf["conf"]["global"]
+    conf[:] = [p for p in conf if p[0] != "administrator_mail"] + \
+        [["administrator_mail", "admin@qm,root"]]
+    qm.register("h1")
+    job = qm.submit(mail_options="a", job_name="f")
+    qm.dispatch(job)
+    result = {"exit_status": 0, "signal": 0, "failed": 26, "pid": 0,
+              "failed_reason": "opening input/output file",
+              "error_message": "error: can't open output file \"/x/y\": No such file"}
+    qm.call("job_finished", {"host": "h1", "job_id": job, "task_id": 1, "result": result},
+            identity=b"execd:h1")
+    assert qm.tasks(job)[0]["state"] == "error"
+    assert _mails(qm) == [
+        (f"Job {job} (f) Set in error state", f"alice@{socket.gethostname()}",
+         f"Job {job} (f) Set in error state"),
+        (f"SGE 8.1.9: Job {job} failed", "admin@qm", f"Job {job} caused action: none"),
+        (f"SGE 8.1.9: Job {job} failed", "root", f"Job {job} caused action: none")]
+    body = qm.server.mail.queue[0].stdin.decode()
+    assert " Exit Status      = -1\n" in body and " Start Time       = <unknown>\n" in body
+    assert body.endswith("once the problem is fixed.\n")
