@@ -93,6 +93,10 @@ TRANSITIONS: dict[tuple[State, Event], State] = {
     (S.ERROR, E.RELEASE): S.ERROR,
 }
 
+# Who deleted an immediate job (qsub/qrsh -now y) that the scheduler could not start in
+# its pass (deleted_by): no user's name can be it, so qsub and qrsh tell it from a qdel.
+NOT_SCHEDULED = "<scheduler>"
+
 # States in which a task occupies slots on an execution host.
 ACTIVE_STATES = frozenset({S.TRANSFERRING, S.RUNNING, S.SUSPENDED, S.DELETED})
 # States in which a task waits for the scheduler or a person.

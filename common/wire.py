@@ -680,7 +680,11 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
     # the snapshot comes in parts (qmaster.snapshot): none for the first (configuration,
     # hosts and the first jobs), then the "after" job id each part names for the next
     "snapshot": lambda: Struct(optional={"after": (Optional(_id()), None)}),
-    "orders": lambda: Struct(required={"orders": ListOf(_order(), max_items=1 << 17)}),
+    # "not_scheduled": immediate jobs (-now y) the pass could not start: the qmaster
+    # deletes what of them is still pending (common.placement.dispatch.not_scheduled)
+    "orders": lambda: Struct(required={"orders": ListOf(_order(), max_items=1 << 17)},
+                             optional={"not_scheduled": (ListOf(_job_id(), max_items=1 << 17),
+                                                         list)}),
 }
 
 

@@ -19,7 +19,7 @@ import fnmatch
 from typing import Any
 
 from common.cluster import QueueInstance
-from common.jobstate import Event, State
+from common.jobstate import NOT_SCHEDULED, Event, State
 from common.model import Task, task_key
 from qmaster.ar.orders import ar_order_refusal
 from qmaster.context import Ctx
@@ -79,7 +79,23 @@ def handle_orders(ctx: Ctx) -> dict[str, Any]:
         _dispatch(ctx, order)
         accepted += 1
     ctx.services.refused_orders += len(refused)
+    _refuse_immediate(ctx, ctx.body.get("not_scheduled") or [])
     return {"accepted": accepted, "refused": refused}
+
+
+def _refuse_immediate(ctx: Ctx, job_ids: list[int]) -> None:
+    """Immediate jobs (-now y) the pass could not start: what of them is still pending
+    ends, deleted by ``NOT_SCHEDULED`` (after this message's dispatch orders, so that
+    a task one of them started keeps running; a job that is no immediate one, or
+    whose pending tasks are gone, is left alone)."""
+    for job_id in job_ids:
+        job = ctx.store.jobs.get(job_id)
+        if job is None or not job.opts.get("now"):
+            continue
+        ctx.store.delete_pending(ctx.batch, job_id, NOT_SCHEDULED)
+        for task in ctx.store.enrolled_tasks(job_id):
+            if task.state_enum in (State.PENDING, State.HOLD):
+                ctx.store.transition(ctx.batch, task, Event.DELETE, deleted_by=NOT_SCHEDULED)
 
 
 def _cap_refusal(store: Store, order: dict[str, Any], caps: Caps) -> str:

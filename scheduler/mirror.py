@@ -44,6 +44,7 @@ class Mirror:
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)  # enrolled tasks
     ranges: dict[int, dict[str, Any]] = field(default_factory=dict)  # job id -> TaskRanges
     placeable: set[int] = field(default_factory=set)  # jobs with pending ids, no holds
+    immediate: set[int] = field(default_factory=set)  # jobs of -now y (refused if not started)
     hosts: dict[str, dict[str, Any]] = field(default_factory=dict)
     conf: dict[str, dict[str, Any]] = field(default_factory=lambda: {k: {} for k in CONF_KINDS})
     pending: set[str] = field(default_factory=set)
@@ -177,12 +178,15 @@ class Mirror:
         job_id = int(key)
         self.jobs.pop(job_id, None)
         self.unreadable.pop(job_id, None)
+        self.immediate.discard(job_id)
         if op == "del":
             self._drop_ranges(job_id)
         else:
             jobs, unreadable = placement_jobs([obj])
             self.jobs.update(jobs)
             self.unreadable.update(unreadable)
+            if job_id in jobs and jobs[job_id].immediate:
+                self.immediate.add(job_id)
 
     def _put_ranges(self, rng: dict[str, Any]) -> None:
         job_id = int(rng["job_id"])
@@ -198,6 +202,14 @@ class Mirror:
 
     def has_pending(self) -> bool:
         return bool(self.pending or self.placeable)
+
+    def has_immediate_pending(self) -> bool:
+        """Whether an immediate job (-now y) waits: a pass must run to start or refuse
+        it, even with no free slot (then it refuses it)."""
+        if not self.immediate:
+            return False
+        return bool(self.immediate & self.placeable) or \
+            any(int(key.split(".", 1)[0]) in self.immediate for key in self.pending)
 
     def _apply_task(self, op: str, key: str, obj: Any) -> None:
         if op == "del" or obj["state"] == State.FINISHED:

@@ -23,7 +23,7 @@ import zmq
 import zmq.asyncio
 
 from common import keys, wire
-from common.placement.dispatch import PassInput, PassStats, dispatch_pass
+from common.placement.dispatch import PassInput, PassStats, dispatch_pass, not_scheduled
 from common.placement.inputs import policy_conf
 from common.policy.inputs import order_ranks
 from common.schedule_file import SEPARATOR, schedule_block
@@ -227,7 +227,8 @@ class SchedulerService:
         planning = policy.max_reservation > 0 or bool(self.mirror.ars)
         self._report_unreadable_ars()
         if not (self.mirror.has_pending() or (planning and policy.monitor)) or \
-                (not planning and self.mirror.free_slots(inflight_used) <= 0):
+                (not planning and self.mirror.free_slots(inflight_used) <= 0
+                 and not self.mirror.has_immediate_pending()):
             self._wake_at = None
             if policy.monitor:
                 self._append_schedule(SEPARATOR + "\n")
@@ -241,6 +242,7 @@ class SchedulerService:
                 inp.used[key] = inp.used.get(key, 0) + slots
             inp.order = self._policy_order(self.mirror.free_slots(inflight_used))
             orders = dispatch_pass(inp, stats)
+            refused_now = not_scheduled(inp, orders)
             took = time.monotonic() - self._last_pass
             self._wake_at = next_instant(inp, stats, time.time())
             if policy.monitor:
@@ -253,7 +255,7 @@ class SchedulerService:
         finally:  # jobs the mirror could not read, and jobs the pass could not place
             self._report_unevaluable({**self.mirror.unreadable, **stats.unevaluable})
         self.passes += 1
-        if not orders:  # logged too, but at most every 10 s: idle passes come often
+        if not orders and not refused_now:  # logged, at most every 10 s: idle passes come often
             if time.monotonic() - self._last_empty_log >= SAFETY_PASS_SECONDS:
                 self._last_empty_log = time.monotonic()
                 self._log("pass", considered=stats.considered, orders=0,
@@ -263,7 +265,11 @@ class SchedulerService:
             task_key = f"{order['job_id']}.{order['task_id']}"
             self.inflight[task_key] = (order["task_version"], order["granted"],
                                        order.get("pe"))
-        reply = await self._request(req, "orders", {"orders": orders})
+        body: dict[str, Any] = {"orders": orders}
+        if refused_now:
+            body["not_scheduled"] = refused_now
+            self._log("immediate jobs not scheduled", job_ids=refused_now)
+        reply = await self._request(req, "orders", body)
         for refused in reply.get("refused", []):
             order = refused.get("order") or {}
             self.inflight.pop(f"{order.get('job_id')}.{order.get('task_id')}", None)

@@ -41,4 +41,7 @@ def _command(name: str) -> tuple[str, ...]:
         ours = False
     if ours:
         return (str(script),)
+    if name in ("qlogin", "qsh"):  # one module, told apart by the name it is run by
+        return (sys.executable, str(Path(__file__).resolve().parents[1] / "clients"
+                                    / "scripts" / name))
     return (sys.executable, "-m", module)  # each of them runs main() as __main__

@@ -17,7 +17,6 @@ from __future__ import annotations
 import _socket
 import os
 import sys
-import time
 
 from clients.api import Client, ClientError, checked_jobs, resolvable
 from clients.qrsh.options import DEFAULT_NAMES, Request, asks_inherit, parse
@@ -34,8 +33,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-# -now y: how long the job may wait for the event-driven scheduler's pass (qsub's too)
-IMMEDIATE_SECONDS = 3.0
 WAITING = "waiting for interactive job to be scheduled ..."
 CANCELED = "\nRequest for interactive job has been canceled."
 CANT_START = "\nCould not start interactive job."
@@ -99,7 +96,6 @@ class _Waiter:
 
     def __init__(self, client: Client, job_id: int, request: Request) -> None:
         self.client, self.job_id, self.request = client, job_id, request
-        self.deadline = time.monotonic() + IMMEDIATE_SECONDS if request.submit.now else None
         self.refused = False
         self.host: str | None = None
         self.gone = False
@@ -108,6 +104,9 @@ class _Waiter:
         tasks = self.client.jobs([self.job_id], include_finished=True)["tasks"]
         if not tasks:
             return None, None
+        from common.jobstate import NOT_SCHEDULED
+        # -now y: the scheduler refused the job in the pass that could not start it
+        self.refused = tasks[0].get("deleted_by") == NOT_SCHEDULED
         return str(tasks[0]["state"]), tasks[0].get("host")
 
     def __call__(self) -> bool:
@@ -116,9 +115,6 @@ class _Waiter:
             self.gone = True
             return False
         if state in _WAITING_STATES:
-            if self.deadline is not None and time.monotonic() >= self.deadline:
-                self.refused = True
-                return False
             return True
         if self.host is None and host:
             self.announce(host)
@@ -191,7 +187,6 @@ def run(request: Request) -> int:
         return 1
     if conn is None:
         if waiter.refused:
-            _delete(client, job_id)
             _err(not_scheduled(request.kind))
         else:
             _err(CANT_START)

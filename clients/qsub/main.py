@@ -111,23 +111,28 @@ class SubmittedWithError(Exception):
         self.job_id, self.text = job_id, text
 
 
-# How long an immediate job (-now y) may wait for the event-driven scheduler's pass.
-IMMEDIATE_SECONDS = 3.0
-
-
 def immediate(client: Client, job_id: int) -> bool:
-    """-now y: True once the job started; else it is deleted (it must not wait)."""
-    print(WAITING_FOR_IMMEDIATE)
-    deadline = time.monotonic() + IMMEDIATE_SECONDS
-    while time.monotonic() < deadline:
-        states = {t["state"] for t in client.jobs([job_id], include_finished=True)["tasks"]}
-        if states and not states & {"pending", "hold"}:
-            print(immediate_scheduled(str(job_id)))
-            return True
-        time.sleep(0.02)
-    client.delete([{"job_id": job_id}])
-    print(IMMEDIATE_NOT_SCHEDULED, file=sys.stderr)
-    return False
+    """-now y: True once the job started; False once the scheduler refused it in the
+    pass that could not start it (the qmaster deleted it), as 8.1.9's qsub waits for its
+    scheduler's run. The progress lines go to stderr, as 8.1.9's (``jid=$(qsub -terse
+    -now y ...)`` gets the job id alone). Ctrl-C while waiting deletes the job."""
+    from common.jobstate import NOT_SCHEDULED
+    print(WAITING_FOR_IMMEDIATE, file=sys.stderr, flush=True)
+    pause = 0.01
+    try:
+        while True:
+            tasks = client.jobs([job_id], include_finished=True)["tasks"]
+            if not tasks or any(t.get("deleted_by") == NOT_SCHEDULED for t in tasks):
+                print("\n" + IMMEDIATE_NOT_SCHEDULED, file=sys.stderr)
+                return False
+            if not {t["state"] for t in tasks} & {"pending", "hold"}:
+                print("\n" + immediate_scheduled(str(job_id)), file=sys.stderr)
+                return True
+            time.sleep(pause)
+            pause = min(0.2, pause * 1.5)  # (a pass takes milliseconds; a busy one longer)
+    except KeyboardInterrupt:
+        client.delete([{"job_id": job_id}])
+        raise
 
 
 def wait_and_report(client: Client, job_id: int, opts: SubmitOptions) -> int:

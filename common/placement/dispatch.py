@@ -325,6 +325,30 @@ def dispatch_pass(inp: PassInput, stats: PassStats | None = None) -> list[dict[s
     return orders
 
 
+def not_scheduled(inp: PassInput, orders: Sequence[Mapping[str, Any]]) -> list[int]:
+    """The immediate jobs (``-now y``) of the pass's input that keep a pending task after
+    the pass's ``orders``: as 8.1.9's scheduler, this one refuses them in the run that
+    could not start them (the qmaster deletes them, ``qmaster.orders``)."""
+    ordered: dict[int, set[int]] = {}
+    for order in orders:
+        ordered.setdefault(int(order["job_id"]), set()).add(int(order["task_id"]))
+    refused = set()
+    for task in inp.pending:
+        job_id = int(task["job_id"])
+        job = inp.jobs.get(job_id)
+        if job is not None and job.immediate and \
+                int(task["task_id"]) not in ordered.get(job_id, ()):
+            refused.add(job_id)
+    for job_id, (ranges, _) in inp.pending_ranges.items():
+        job = inp.jobs.get(job_id)
+        if job is None or not job.immediate or job_id in refused:
+            continue
+        placed = sum(1 for t in ordered.get(job_id, ()) if task_ranges.contains(ranges, t))
+        if task_ranges.count(ranges) > placed:
+            refused.add(job_id)
+    return sorted(refused)
+
+
 def _reserve_the_rest(inp: PassInput, seen: set[int], ar_free: Mapping[int, Any],
                       may_reserve: Callable[[PlacementJob], bool],
                       reserve: Callable[[PlacementJob, int], None], stats: PassStats) -> None:

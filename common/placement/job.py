@@ -40,6 +40,9 @@ class PlacementJob:
     # qrsh, qlogin (a job with a session): only queues of qtype INTERACTIVE take it, and
     # only those of qtype BATCH take the others (queue_conf(5) qtype)
     interactive: bool = False
+    # qsub/qrsh -now y: a job the pass cannot start at once is refused (the qmaster
+    # deletes it: ``dispatch.not_scheduled``), as 8.1.9's scheduler refuses it in its run
+    immediate: bool = False
     # What the job asks for, whoever asks: where it may go depends on no more when no
     # access list tells owners or projects apart. Made once: every pass asks each job.
     requests_key: tuple[Any, ...] = field(init=False, repr=False, compare=False)
@@ -75,7 +78,7 @@ def _sorted(requests: Mapping[str, str]) -> Pairs:
 # the options ``placement_job`` reads; a job travels to the scheduler with these alone
 PLACEMENT_OPTS = ("pe", "pe_ranges", "priority", "hard_queues", "soft_queues",
                   "hard_resources", "soft_resources", "project", "task_concurrency",
-                  "deadline", "job_share", "override_tickets", "reserve", "ar_id")
+                  "deadline", "job_share", "override_tickets", "reserve", "ar_id", "now")
 
 
 def placement_record(job_id: int, owner: str, group: str,
@@ -123,7 +126,8 @@ def placement_job(record: Mapping[str, Any]) -> PlacementJob:
         override_tickets=_count(opts.get("override_tickets")),
         reserve=bool(opts.get("reserve")),
         ar_id=_ar_id(opts.get("ar_id")),
-        interactive=bool(opts.get("interactive") or opts.get("session")))
+        interactive=bool(opts.get("interactive") or opts.get("session")),
+        immediate=bool(opts.get("now")))
 
 
 def _strings(value: Any) -> tuple[str, ...]:

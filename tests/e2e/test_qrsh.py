@@ -10,6 +10,7 @@ import select
 import signal
 import subprocess
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -188,3 +189,35 @@ def test_a_hang_up_of_the_terminal_ends_the_job(env: dict[str, str], client: Cli
     client.wait([job_id], timeout=TIMEOUT)  # (the job ended with it: it would sleep 60 s)
     task = client.jobs([job_id], include_finished=True)["tasks"][0]
     assert task["signal"] == signal.SIGHUP
+
+
+NOW_REFERENCE = Path(__file__).resolve().parents[1] / "data" / "reference" / "qsub_now"
+
+
+def _captured(name: str, job_id: str) -> tuple[int, str, str]:
+    """8.1.9's exit status, stdout and stderr of capture ``name``, its job id ours."""
+    rc, out, err = (int((NOW_REFERENCE / f"{name}.rc").read_text()),
+                    (NOW_REFERENCE / f"{name}.out").read_text(),
+                    (NOW_REFERENCE / f"{name}.err").read_text())
+    captured_id = out.split()[0]
+    return rc, out.replace(captured_id, job_id), err.replace(captured_id, job_id)
+
+
+@pytest.mark.parametrize("name, request_args", [
+    ("now-y-started", []),
+    # no host offers that much: the scheduler refuses it in the pass that sees it
+    ("now-y-refused", ["-l", "mem_free=1000T"]),
+])
+def test_qsub_now_y_as_8_1_9(env: dict[str, str], client: Client, name: str,
+                             request_args: list[str]) -> None:
+    """qsub -now y: the scheduler starts the job in its pass or refuses it there (the
+    qmaster deletes it); the progress lines go to stderr, so -terse's stdout is the job
+    id alone, as 8.1.9's."""
+    done = subprocess.run([*command("qsub"), "-now", "y", "-terse", "-b", "y", *request_args,
+                           "/bin/true"], env=env, capture_output=True, text=True,
+                          timeout=TIMEOUT, cwd="/")
+    job_id = done.stdout.strip()
+    assert (done.returncode, done.stdout, done.stderr) == _captured(name, job_id)
+    if done.returncode:
+        assert not [t for t in client.jobs([int(job_id)])["tasks"]
+                    if t["state"] in ("pending", "hold")]

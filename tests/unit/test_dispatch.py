@@ -198,3 +198,26 @@ def test_the_placement_record_says_interactive_but_never_carries_the_token() -> 
     assert record["opts"] == {"priority": 1, "interactive": True}
     assert placement_job(record).interactive
     assert not placement_job(placement_record(8, "u", "g", {})).interactive
+
+
+def test_immediate_jobs_the_pass_cannot_start_are_refused_by_it() -> None:
+    """qsub/qrsh -now y: 8.1.9's scheduler refuses an immediate job in the run that could
+    not start it; a job that is no immediate one waits; an array job with ids left over
+    after the pass is refused (its started tasks keep running: the qmaster deletes only
+    what is pending)."""
+    from common.placement.dispatch import not_scheduled
+    jobs = {j.job_id: j for j in (job(1, now=True), job(2, now=True), job(3),
+                                  job(4, now=True, array=(1, 3, 1)))}
+    inp = PassInput(jobs, [task(1), task(2), task(3)], [qi(slots=1)], {},
+                    pending_ranges={4: ([[1, 3, 1]], 1)})
+    orders = dispatch_pass(inp)
+    assert [o["job_id"] for o in orders] == [1]
+    assert not_scheduled(inp, orders) == [2, 4]
+    # room for all: nothing refused, array ids included
+    inp = PassInput(jobs, [task(1), task(2), task(3)], [qi(slots=8)], {},
+                    pending_ranges={4: ([[1, 3, 1]], 1)})
+    orders = dispatch_pass(inp)
+    assert len(orders) == 6 and not_scheduled(inp, orders) == []
+    # the placement record carries -now (the scheduler learns it from the events)
+    from common.placement.job import placement_record
+    assert placement_job(placement_record(5, "u", "g", {"now": True})).immediate

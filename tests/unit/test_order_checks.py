@@ -113,3 +113,21 @@ def test_orders_to_a_queue_of_another_type_are_refused(
     job = qm.submit(**({"session": session} if session else {}))
     reply = order(qm, job, [["all.q", "h1", 1]])
     assert reply["accepted"] == 0 and reply["refused"][0]["reason"] == reason
+
+
+def test_immediate_jobs_the_scheduler_could_not_start_are_deleted(qm: Harness) -> None:
+    """orders' not_scheduled (qsub/qrsh -now y): the job's pending tasks end, deleted by
+    NOT_SCHEDULED (so that qsub and qrsh tell it from a qdel), after the message's
+    dispatch orders; a job without -now y, or one already started, is left alone."""
+    from common.jobstate import NOT_SCHEDULED
+    refused, batch_job, started = qm.submit(now=True), qm.submit(), qm.submit(now=True)
+    task = qm.tasks(started)[0]
+    reply = qm.call("orders", {"orders": [{"type": "dispatch", "job_id": started,
+                                           "task_id": 1, "task_version": task["version"],
+                                           "granted": [["all.q", "h1", 1]]}],
+                               "not_scheduled": [refused, batch_job, started]})
+    assert reply["accepted"] == 1
+    [gone] = qm.tasks(refused)
+    assert gone["state"] == "finished" and gone["deleted_by"] == NOT_SCHEDULED
+    assert qm.tasks(batch_job)[0]["state"] == "pending"
+    assert qm.tasks(started)[0]["state"] == "transferring"

@@ -1,0 +1,1 @@
+qsub -now y -b y /bin/true

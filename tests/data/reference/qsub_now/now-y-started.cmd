@@ -1,0 +1,1 @@
+qsub -now y -terse -b y /bin/true
