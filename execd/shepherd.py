@@ -155,6 +155,7 @@ class _ChildPlan:
     setup: Callable[[], None] | None = None  # limits, nice, CPU set (as root)
     join_fd: int | None = None   # the job cgroup's cgroup.procs
     keep_fds: tuple[int, ...] = field(default=())
+    postfixes: tuple[str, str] = ("o", "e")  # default output names (PE procedures: po, pe)
 
 
 @dataclass
@@ -267,7 +268,7 @@ def _child_start(plan: _ChildPlan, report: int) -> None:  # pragma: no cover
     with _effective_ids(plan.opener):
         _enter_cwd(plan.cwd)
         stdin_fd = os.open(plan.stdin, os.O_RDONLY | os.O_CLOEXEC)
-        out_fd, err_fd = _open_stdio(plan.spec, env, plan.cwd, plan.home_of)
+        out_fd, err_fd = _open_stdio(plan.spec, env, plan.cwd, plan.home_of, plan.postfixes)
         for check_spec, program in plan.checks:
             _check_program(check_spec, program)
     if plan.setup is not None:
@@ -329,11 +330,13 @@ def _open_output(path: str) -> int:
 
 
 def _open_stdio(spec: Mapping[str, Any], env: dict[str, str], cwd: str,
-                home_of: jobdir.HomeOf) -> tuple[int, int]:
+                home_of: jobdir.HomeOf, postfixes: tuple[str, str] = ("o", "e")
+                ) -> tuple[int, int]:
     """Open the job's stdout/stderr (in the child, as the job owner) and export their
     paths."""
-    out = output_path(spec, "o", cwd, home_of, os.path.isdir)
-    err = out if spec["merge"] else output_path(spec, "e", cwd, home_of, os.path.isdir)
+    out = output_path(spec, "o", cwd, home_of, os.path.isdir, postfixes[0])
+    err = out if spec["merge"] else output_path(spec, "e", cwd, home_of, os.path.isdir,
+                                                postfixes[1])
     out_fd = _open_output(out)
     err_fd = out_fd if spec["merge"] else _open_output(err)
     stdin_path = "/dev/null" if stdin_is_devnull(spec) else env["JOB_SCRIPT"]
@@ -972,17 +975,18 @@ def _procedure_plan(which: str, ctx: _TaskContext, env: Mapping[str, str], text:
         which=which, spec=spec, argv=argv, program=argv[0], env=env,
         cwd=working_dir(spec, ctx.home), home_of=_home_lookup(ctx.user, ctx.home),
         stdin="/dev/null", umask=int(jobdir.option(spec, "umask")) & 0o777,
-        opener=_opener_ids(spec, ctx.groups), runner=runner, final_cwd=final_cwd)
+        opener=_opener_ids(spec, ctx.groups), runner=runner, final_cwd=final_cwd,
+        postfixes=jobdir.PE_PROCEDURE_POSTFIXES if which.startswith("pe_") else ("o", "e"))
 
 
 def _run_procedure(which: str, ctx: _TaskContext, env: dict[str, str], job_dir: Path
                    ) -> dict[str, Any] | None:
     """Run the prolog or epilog to its end; None if it succeeded (or there is none), else
     the failure (failed code, message, action) for the result."""
-    text = jobdir.option(ctx.spec, which)
+    field_name, before, _ = jobdir.PROCEDURES[which]
+    text = jobdir.option(ctx.spec, field_name)
     if not text:
         return None
-    before = jobdir.FAILED_BEFORE_PROLOG if which == "prolog" else jobdir.FAILED_BEFORE_EPILOG
     try:
         pid, report = _fork_child(_procedure_plan(which, ctx, env, text))
     except JobFailure as f:
@@ -1050,7 +1054,8 @@ def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
         ctx = _TaskContext(spec, user, home, groups, job_dir, tmpdir, host_arch(),
                            os.environ.get("TZ"))
         env = job_environment(spec, user, home, tmpdir, str(job_dir), ctx.arch, ctx.tz)
-        failure = _run_procedure("prolog", ctx, env, job_dir)
+        failure = _run_procedure("prolog", ctx, env, job_dir) or \
+            _run_procedure("pe_start", ctx, env, job_dir)  # (sge_pe(5) start_proc_args)
         report = None
         if failure is None:
             cgroup = _job_cgroup(spec, job_dir)
@@ -1068,7 +1073,8 @@ def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
                 failure = {"failed": failed, "message": message}
                 pid, status, usage, measured = 0, NEVER_STARTED_STATUS, None, None
             elif watch.report.paths:  # (not a job killed before its exec: it never ran)
-                epilog = _run_procedure("epilog", ctx, env, job_dir)
+                epilog = _run_procedure("pe_stop", ctx, env, job_dir) or \
+                    _run_procedure("epilog", ctx, env, job_dir)
                 if epilog is not None:
                     failure = {**epilog, "ran": True}
     finally:

@@ -14,6 +14,7 @@ from common.cluster import attr, queue_instances
 from common.jobstate import ACTIVE_STATES, Event, State
 from common.load_values import clean_load_value
 from common.model import ExecHost, Task, task_key
+from common.pe_tasks import granted_hosts, with_summary
 from common.objects_conf.cluster import local_conf_value
 from common.objects_conf.queue import format_host_overrides, parse_host_overrides
 from qmaster import usage_book
@@ -44,11 +45,29 @@ def send_start(ctx: Ctx, task: Task) -> None:
 
 
 def signal_on_host(ctx: Ctx, task: Task, action: str) -> None:
-    """Ask the task's execd to ``action`` its current run (wire.JOB_ACTIONS)."""
+    """Ask the task's execd to ``action`` its current run (wire.JOB_ACTIONS), and the
+    execd of every other host the job was granted its parallel tasks there (qrsh
+    -inherit: they are suspended, resumed and ended with the job)."""
     if task.host:
-        ctx.batch.send(execd_identity(ctx, task.host), "signal_job",
-                       {"job_id": task.job_id, "task_id": task.task_id, "action": action,
+        for host in [task.host, *(h for h in granted_hosts(task.granted) if h != task.host)]:
+            ctx.batch.send(execd_identity(ctx, host), "signal_job",
+                           {"job_id": task.job_id, "task_id": task.task_id,
+                            "action": action, "dispatched": task.dispatch_time or 0.0})
+
+
+def end_pe_tasks(ctx: Ctx, task: Task, *, forget: bool) -> None:
+    """The job task's run ended: its parallel tasks still running are killed on every
+    host (their ends are accounted as they are reported); ``forget``: the task runs
+    again, and what is left of this run's tasks is not waited for."""
+    book = ctx.store.pe_books.get(task.key)
+    if book is None or not book.tasks:
+        return
+    for host in sorted({t.host for t in book.tasks.values()}):
+        ctx.batch.send(execd_identity(ctx, host), "signal_job",
+                       {"job_id": task.job_id, "task_id": task.task_id, "action": "kill",
                         "dispatched": task.dispatch_time or 0.0})
+    if forget:
+        ctx.store.put_pe_book(ctx.batch, task.key, replace(book, tasks={}, summary={}))
 
 
 def kill_on_host(ctx: Ctx, task: Task) -> None:
@@ -280,7 +299,12 @@ def finish_task(ctx: Ctx, task: Task, result: dict[str, Any], *,
     if action == "queue_error":
         _queue_error(ctx, task)
         action, error_reason = "reschedule", message
-    record = accounting_record(job, replace(task, **changes), ctx.store)
+    book = ctx.store.pe_books.get(task.key)
+    # sge_pe(5) accounting_summary: the parallel tasks' usage in the job's one record
+    summed = with_summary(changes["usage"], book.summary) if book is not None \
+        and book.summary else changes["usage"]
+    record = accounting_record(job, replace(task, **{**changes, "usage": summed}), ctx.store)
+    end_pe_tasks(ctx, task, forget=action == "reschedule")
     usage_book.note_finished(ctx, task, changes["usage"])  # (before the task forgets its run)
     if action == "reschedule":
         # a task whose job ran shows "Rq" (restarted); one stopped by its prolog "qw"
