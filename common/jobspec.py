@@ -213,6 +213,7 @@ OPTION_SCHEMAS: dict[str, tuple[Schema, Any]] = {
     "context": (_VARIABLES, dict),
     "ar_id": (Optional(Int(0, MAX_TASK_ID)), None),
     "pty": (Optional(Bool()), None),
+    "noshell": (Bool(), False),  # qrsh -noshell
     # qrsh, qlogin, qsh: where the job's shepherd connects back (common.builtin_session);
     # the token is secret: the qmaster never shows it (qmaster strips it from replies)
     "session": (Optional(Refined(Struct(required={

@@ -80,6 +80,7 @@ def _shapes() -> dict[str, Schema]:
         "nqueues": Int(1, 1 << 20), "forbid_reschedule": Bool(), "forbid_apperror": Bool(),
         "sge_root": _path(),
         "session": Optional(session_schema()),
+        "pty": Optional(Bool()), "noshell": Bool(),
         "pe_task_id": Optional(Str(max_len=MAX_NAME, nonempty=True)),
     }
 
@@ -117,6 +118,9 @@ FIELDS: tuple[tuple[str, Any, str], ...] = (
     # an interactive job's or a qrsh -inherit task's connection back to its client
     # (common.builtin_session): stdin, stdout and stderr go there instead of files
     ("session", None, QMASTER),
+    # qrsh(1) -pty y|n (None: a pty for a login session, none for a command) and
+    # -noshell (the command without the owner's login shell around it)
+    ("pty", None, QMASTER), ("noshell", False, QMASTER),
     # a parallel task started by qrsh -inherit (sge_pe(5) control_slaves): its id within
     # the job, as accounting's pe_taskid; None for the job's own (master) task
     ("pe_task_id", None, QMASTER),

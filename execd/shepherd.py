@@ -31,6 +31,7 @@ import select
 import signal
 import socket
 import subprocess
+import termios
 import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping
@@ -41,7 +42,7 @@ from typing import Any, NoReturn
 
 import msgpack
 
-from execd import jobdir, proctree, rlimits, safefs
+from execd import jobdir, proctree, rlimits, safefs, session_relay
 from execd.cgroups import CgroupError, JobCgroup, memory_limit
 from execd.control import Controller, Step
 from execd.jobdir import (
@@ -156,6 +157,7 @@ class _ChildPlan:
     join_fd: int | None = None   # the job cgroup's cgroup.procs
     keep_fds: tuple[int, ...] = field(default=())
     postfixes: tuple[str, str] = ("o", "e")  # default output names (PE procedures: po, pe)
+    session: session_relay.SessionRelay | None = None  # stdio: an interactive job's
 
 
 @dataclass
@@ -267,8 +269,13 @@ def _child_start(plan: _ChildPlan, report: int) -> None:  # pragma: no cover
     env = dict(plan.env)
     with _effective_ids(plan.opener):
         _enter_cwd(plan.cwd)
-        stdin_fd = os.open(plan.stdin, os.O_RDONLY | os.O_CLOEXEC)
-        out_fd, err_fd = _open_stdio(plan.spec, env, plan.cwd, plan.home_of, plan.postfixes)
+        if plan.session is not None:
+            stdin_fd, out_fd, err_fd = plan.session.child_stdio()
+            env.update(session_relay.stdio_variables(plan.cwd))
+        else:
+            stdin_fd = os.open(plan.stdin, os.O_RDONLY | os.O_CLOEXEC)
+            out_fd, err_fd = _open_stdio(plan.spec, env, plan.cwd, plan.home_of,
+                                         plan.postfixes)
         for check_spec, program in plan.checks:
             _check_program(check_spec, program)
     if plan.setup is not None:
@@ -284,6 +291,8 @@ def _child_start(plan: _ChildPlan, report: int) -> None:  # pragma: no cover
               for fd in (stdin_fd, out_fd, err_fd)]
     for target, fd in enumerate(parked):
         os.dup2(fd, target, inheritable=True)
+    if plan.session is not None and plan.session.pty:
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)  # the job's controlling terminal
     _report(report, "paths", {k: env[k] for k in jobdir.OUTPUT_VARIABLES if k in env})
     keep = sorted({report, *plan.keep_fds})
     low = 3
@@ -371,7 +380,8 @@ def _opener_ids(spec: Mapping[str, Any], groups: list[int]) -> Ids | None:
 
 
 def _job_plan(spec: Mapping[str, Any], env: dict[str, str], user: str, home: str,
-              job_dir: Path, groups: list[int], join_fd: int | None) -> _ChildPlan:
+              job_dir: Path, groups: list[int], join_fd: int | None,
+              session: session_relay.SessionRelay | None = None) -> _ChildPlan:
     """The job's start: its program per ``shell_start_mode`` (or the starter method),
     limits, nice value and CPU set applied as root, then the owner's ids for good."""
     script = str(job_dir / jobdir.SCRIPT_FILE)
@@ -379,6 +389,9 @@ def _job_plan(spec: Mapping[str, Any], env: dict[str, str], user: str, home: str
     checks: list[tuple[Mapping[str, Any], str]] = [(spec, program)]
     env = dict(env)
     starter = jobdir.option(spec, "starter_method")
+    if session is not None:  # qrsh, qlogin: no script, no starter (batch jobs only)
+        program, argv, env = session_relay.job_start(spec, user, env)
+        checks, starter = [], None
     if starter:
         program, argv = starter_argv(spec, starter, argv)
         env.update(starter_environment(spec))
@@ -393,7 +406,7 @@ def _job_plan(spec: Mapping[str, Any], env: dict[str, str], user: str, home: str
         opener=_opener_ids(spec, groups),
         runner=(int(spec["uid"]), int(spec["gid"]), groups) if switch else None,
         checks=tuple(checks), setup=_limits_setup(spec), join_fd=join_fd,
-        keep_fds=() if join_fd is None else (join_fd,))
+        keep_fds=() if join_fd is None else (join_fd,), session=session)
 
 
 def _limits_setup(spec: Mapping[str, Any]) -> Callable[[], None] | None:
@@ -528,14 +541,19 @@ def _prepare_files(job_dir: Path, spec: Mapping[str, Any]) -> None:
 
 
 def _start_job(spec: Mapping[str, Any], env: dict[str, str], user: str, home: str,
-               job_dir: Path, groups: list[int], cgroup: JobCgroup | None = None
+               job_dir: Path, groups: list[int], cgroup: JobCgroup | None = None,
+               session: session_relay.SessionRelay | None = None
                ) -> tuple[int, _ChildReport | None, dict[str, Any] | None]:
     """(pid, its report, None) once the job's child is forked, (0, None, failure) if
     not even that could be done. Whether the job then runs, the report says."""
     join_fd = _join_fd(cgroup)
     try:
-        plan = _job_plan(spec, env, user, home, job_dir, groups, join_fd)
+        plan = _job_plan(spec, env, user, home, job_dir, groups, join_fd, session)
+        if session is not None and _switches(spec):
+            session.give_tty(int(spec["uid"]))
         pid, report = _fork_child(plan)
+        if session is not None:
+            session.started(pid)
     except (OSError, JobFailure) as e:
         failed = e.failed if isinstance(e, JobFailure) else FAILED_BEFORE_JOB
         return 0, None, {"failed": failed, "message": f"can't start job: {e}"}
@@ -609,10 +627,12 @@ class _JobWatch:
 
     def __init__(self, job_dir: Path, spec: Mapping[str, Any], pid: int,
                  env: Mapping[str, str], groups: list[int],
-                 cgroup: JobCgroup | None = None, report: _ChildReport | None = None
-                 ) -> None:
+                 cgroup: JobCgroup | None = None, report: _ChildReport | None = None,
+                 session: session_relay.SessionRelay | None = None) -> None:
         self.job_dir, self.spec, self.pid, self.env, self.groups = \
             job_dir, spec, pid, env, groups
+        self.session = session  # an interactive job's stdio (execd.session_relay)
+        self.hung_up: float | None = None  # when its client went away
         self.report = report or _ChildReport(None, done=True)
         self.cgroup = cgroup
         self.joined = False  # the job's first process has been seen in its cgroup
@@ -645,6 +665,7 @@ class _JobWatch:
                     if next_sample >= next_usage:
                         next_usage = next_sample + USAGE_FILE_INTERVAL
                         self._write_usage()
+                steps += self._relay(now)
                 steps += self.control.tick(now, self.measure.cpu, self.measure.vmem)
                 for step in steps:
                     self._carry_out(step)
@@ -658,10 +679,23 @@ class _JobWatch:
                 wake = next_sample - time.monotonic() if self.report.done else SAMPLE_INTERVAL
                 if due is not None:
                     wake = min(wake, due - (time.monotonic() - self.start))
-                _sleep_until_event(pidfd, max(0.0, wake), self.report.fd)
+                _sleep_until_event(pidfd, max(0.0, wake), self.report.fd, self.session)
         finally:
             if pidfd is not None:
                 os.close(pidfd)
+
+    def _relay(self, now: float) -> list[Step]:
+        """An interactive job's stdio moved; a client gone is a hang-up: SIGHUP, and
+        the job is ended as qdel ends it if it is still there a little later."""
+        if self.session is None:
+            return []
+        if self.session.pump():
+            self.hung_up = now
+            self.signal_tree(signal.SIGHUP)
+        if self.hung_up is not None and now - self.hung_up >= session_relay.HANGUP_GRACE:
+            self.hung_up = None
+            return self.control.request("terminate", now)
+        return []
 
     def _follow_start(self) -> None:
         """Read the child's report; once it has exec'd the job, ``job.pid`` says so
@@ -901,15 +935,19 @@ def _reap_orphans(keep: set[int]) -> None:
 _wakeup: dict[str, int] = {}
 
 
-def _sleep_until_event(pidfd: int | None, seconds: float, report: int | None = None
-                       ) -> None:
+def _sleep_until_event(pidfd: int | None, seconds: float, report: int | None = None,
+                       session: session_relay.SessionRelay | None = None) -> None:
     """Sleep until the job exits, a signal arrives (an execd request), its child reports
-    (``report``) or ``seconds``."""
+    (``report``), its session has something to move or ``seconds``."""
     fds = [fd for fd in (pidfd, _wakeup.get("read"), report) if fd is not None]
+    writable = []
+    if session is not None:
+        fds += session.read_fds()
+        writable = session.write_fds()
     if pidfd is None:
         seconds = min(seconds, 0.02)
     try:
-        ready, _, _ = select.select(fds, [], [], seconds)
+        ready, _, _ = select.select(fds, writable, [], seconds)
     except InterruptedError:
         return
     if _wakeup.get("read") in ready:
@@ -1039,16 +1077,20 @@ def _exit_code(returncode: int) -> int:
 
 def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
     start = time.time()
+    session = None
     try:
         user, home = _owner(spec)
         groups = _job_groups(spec, user) if _switches(spec) else []
+        session = _connect_session(spec)
         tmpdir = _make_tmpdir(spec)
     except JobFailure as f:
+        if session is not None:
+            session.fail(str(f))
         early: dict[str, Any] = {"failed": f.failed, "message": str(f)}
         return make_result(spec, pid=0, start=start, end=time.time(), status=0, usage=None,
                            maxvmem=0, failure=early)
     pid, status, usage, measured = 0, NEVER_STARTED_STATUS, None, None
-    cgroup = None
+    cgroup, failure = None, None
     try:
         _prepare_files(job_dir, spec)
         ctx = _TaskContext(spec, user, home, groups, job_dir, tmpdir, host_arch(),
@@ -1059,15 +1101,18 @@ def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
         report = None
         if failure is None:
             cgroup = _job_cgroup(spec, job_dir)
-            pid, report, failure = _start_job(spec, env, user, home, job_dir, groups, cgroup)
+            pid, report, failure = _start_job(spec, env, user, home, job_dir, groups, cgroup,
+                                              session)
         if failure is None:
             _current_job["pid"] = pid
-            watch = _JobWatch(job_dir, spec, pid, env, groups, cgroup, report)
+            watch = _JobWatch(job_dir, spec, pid, env, groups, cgroup, report, session)
             status, usage = watch.run()
             _current_job.pop("pid", None)
             watch.end_leftovers()
             measured = watch.measure.fields(watch.control.ended_by)
             env.update(watch.report.paths)
+            if session is not None and watch.report.failure is None:
+                session.finish(status)  # qrsh returns now, not after the epilog
             if watch.report.failure is not None:  # it never ran: as if not started
                 failed, message = watch.report.failure
                 failure = {"failed": failed, "message": message}
@@ -1078,10 +1123,20 @@ def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
                 if epilog is not None:
                     failure = {**epilog, "ran": True}
     finally:
+        if session is not None:  # (no-op once finished)
+            session.fail(str((failure or {}).get("message") or "the job did not start"))
         _remove_tmpdir(spec, tmpdir, groups)
         _remove_cgroup(cgroup)
     return make_result(spec, pid=pid, start=start, end=time.time(), status=status,
                        usage=usage, maxvmem=0, failure=failure, measured=measured)
+
+
+def _connect_session(spec: Mapping[str, Any]) -> session_relay.SessionRelay | None:
+    """An interactive job's connection to its client (None for a batch job)."""
+    try:
+        return session_relay.connect(spec)
+    except session_relay.SessionFailed as err:
+        raise JobFailure(FAILED_EARLY, str(err)) from err
 
 
 def _remove_cgroup(cgroup: JobCgroup | None) -> None:
