@@ -148,21 +148,23 @@ def granted_hosts(granted: Iterable[Sequence[Any]]) -> list[str]:
 
 
 def find_granted(granted: Iterable[Sequence[Any]], host: str) -> str | None:
-    """The granted host that ``host`` names (the name as granted, then without case,
-    then by the first label: ``node1`` is ``node1.example.org``), or None."""
+    """The granted host that ``host`` names (the name as granted, then as Grid Engine
+    compares host names: without case, and a short name is its FQDN's first label, so
+    ``node1`` is ``node1.example.org`` but ``node1.a.org`` is not ``node1.b.org``), or
+    None."""
     hosts = granted_hosts(granted)
     if host in hosts:
         return host
-    low = host.lower()
-    for candidate in hosts:
-        if candidate.lower() == low:
-            return candidate
-    if "." not in low or not any("." in h for h in hosts):
-        short = low.split(".")[0]
-        for candidate in hosts:
-            if candidate.lower().split(".")[0] == short:
-                return candidate
-    return None
+    return next((h for h in hosts if _same_host(h, host)), None)
+
+
+def _same_host(a: str, b: str) -> bool:
+    a, b = a.rstrip(".").lower(), b.rstrip(".").lower()
+    if a == b:
+        return True
+    if "." in a and "." in b:
+        return False
+    return a.split(".", 1)[0] == b.split(".", 1)[0]
 
 
 def allowed_on_host(granted: Iterable[Sequence[Any]], host: str, master_host: str,
