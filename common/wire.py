@@ -673,7 +673,11 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
                   "jobs": ListOf(Struct(required={"job_id": _job_id(), "task_id": _task_id()},
                                         optional={"dispatched": (_seconds(), 0.0)}),
                                  max_items=1 << 16)},
-        optional={"global_load": (_load(), {})}),
+        optional={"global_load": (_load(), {}),
+                  # the parallel tasks (qrsh -inherit) the host still has
+                  "pe_tasks": (ListOf(Struct(required={
+                      "job_id": _job_id(), "task_id": _task_id(), "seq": _pe_seq(),
+                      "dispatched": _seconds()}), max_items=1 << 16), [])}),
     # "usage": each running task's usage so far (qstat -j's usage line); "global_load":
     # the values its load sensors report for the global host (global:name:value)
     "load_report": lambda: Struct(

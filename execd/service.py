@@ -196,8 +196,14 @@ class ExecdService:
         running = [{"job_id": j, "task_id": t,
                     "dispatched": _dispatched(self._job_dir(j, t))}
                    for j, t in self._running_jobs()]
+        pe_tasks = [{"job_id": int(j), "task_id": int(t), "seq": int(n),
+                     "dispatched": _dispatched(path)}
+                    for path in self._pe_dirs() if (path / jobdir.SPEC_FILE).exists()
+                    and jobdir.read_result(path) is None
+                    for j, t, n in [path.name.split(".")]]
         self._request("register", {"host": self.host, "load": self._load(), "jobs": running,
-                                   "global_load": dict(self.sensed.global_values)})
+                                   "global_load": dict(self.sensed.global_values),
+                                   "pe_tasks": pe_tasks[:MAX_USAGE_REPORTS]})
 
     def _running_usage(self) -> list[dict[str, Any]]:
         """The usage so far of each running task (its shepherd's last figures)."""

@@ -97,7 +97,29 @@ def handle_register(ctx: Ctx) -> dict[str, Any]:
     reported = {task_key(j["job_id"], j["task_id"]): float(j["dispatched"])
                 for j in ctx.body["jobs"]}
     _reconcile(ctx, host, reported)
+    _reconcile_pe_tasks(ctx, host, ctx.body["pe_tasks"])
     return _host_reply(ctx, host)
+
+
+def _reconcile_pe_tasks(ctx: Ctx, host: str, reported: list[dict[str, Any]]) -> None:
+    """Parallel tasks the host still has that no running job counts on (its end was
+    told while the execd was away, or the qmaster forgot them with a rescheduled run)
+    are killed, with every task of that run on the host."""
+    done: set[tuple[int, int, float]] = set()
+    for item in reported:
+        key = task_key(item["job_id"], item["task_id"])
+        task, book = ctx.store.tasks.get(key), ctx.store.pe_books.get(key)
+        run = float(item["dispatched"])
+        found = book.by_number(int(item["seq"])) if book is not None else None
+        if task is not None and task.state_enum in ACTIVE_STATES and found is not None \
+                and found[1].host == host and (not run or run == task.dispatch_time):
+            continue
+        which = (item["job_id"], item["task_id"], run)
+        if which not in done:
+            done.add(which)
+            ctx.batch.send(execd_identity(ctx, host), "signal_job",
+                           {"job_id": item["job_id"], "task_id": item["task_id"],
+                            "action": "kill", "dispatched": run})
 
 
 # what the execd takes from its configuration (host-local over global, sge_conf(5))

@@ -324,3 +324,17 @@ def test_launchers_run_the_installed_commands(tmp_path: Path) -> None:
     planted.symlink_to(tmp_path / "elsewhere")
     assert write_launchers(root, "lx-amd64", bin_dir) == ["qsub"]
     assert not planted.is_symlink() and not (tmp_path / "elsewhere").exists()
+
+
+def test_a_registering_host_loses_the_tasks_nobody_counts_on(tmp_path: Path) -> None:
+    qm = _cell(tmp_path)
+    job = _running_job(qm)
+    _start(qm, job)
+    dispatched = qm.tasks(job)[0]["dispatch_time"]
+    known = {"job_id": job, "task_id": 1, "seq": 1, "dispatched": dispatched}
+    stale = {"job_id": 99, "task_id": 1, "seq": 3, "dispatched": 5.0}
+    qm.call("register", {"host": "h2", "load": {"num_proc": "2"}, "jobs": [],
+                         "pe_tasks": [known, stale, {**stale, "seq": 4}]},
+            identity=b"execd:h2")
+    kills = [b for b in _to_execd(qm, "h2", "signal_job") if b["action"] == "kill"]
+    assert kills == [{"job_id": 99, "task_id": 1, "action": "kill", "dispatched": 5.0}]
