@@ -32,19 +32,22 @@ SUMMED = ("ru_utime", "ru_stime", "ru_minflt", "ru_majflt", "ru_inblock", "ru_ou
           "ru_nvcsw", "ru_nivcsw", "cpu", "mem", "io", "iow")
 MAXED = ("ru_maxrss", "maxvmem")
 
-# The refusals, as 8.1.9's qrsh -inherit prints them (tests/data/reference/pe)
-NOT_A_JOB = 'job "{job_id}" does not exist'
-NOT_RUNNING = 'job "{job_id}" is not running'
-NOT_OWNER = 'user "{user}" is not the owner of job "{job_id}"'
-NO_PE = "job {job_id} is not a parallel job"
-NOT_CONTROLLED = ('pe "{pe}" of job {job_id} does not allow to start tasks '
-                  '(control_slaves is FALSE)')
-NOT_GRANTED = 'job {job_id} was not granted host "{host}"'
-NO_FREE_SLOT = ('no free queue for job {job_id} of user {user}@{host} (localhost = '
-                '{host})')
+# What 8.1.9 says (tests/data/reference/pe). Its qrsh -inherit sends the task to the
+# host's execd, which refuses it with one of the reasons below in its messages file,
+# while the client only hears that the execd "didn't accept task" (REFUSED); a host no
+# execd answers for cannot be sent the task at all (UNREACHABLE).
+NOT_HERE = "received task belongs to job {job_id} but that job is not here"
+NOT_SUITED = "received task belongs to job {job_id} but that job is not suited for " \
+             "starting tasks"
+NOT_OWNER = 'user "{user}" is not the owner of job {job_id}'
+NO_FREE_SLOT = "no free queue for job {job_id} of user {user}@{host} (localhost = {host})"
 TOO_MANY = "job {job_id} has {count} tasks, the most one job may have"
 NUMBERS_USED = "job {job_id} has started every task it may start"
 STARTING = "executing task of job {job_id} failed: {why}"
+REFUSED = 'execution daemon on host "{host}" didn\'t accept task'
+UNREACHABLE = "failed sending task to execd@{host}: can't resolve host name"
+TASK_FAILED = "tightly integrated parallel task {job_id}.{task_id} task {pe_task_id} " \
+              "failed - killing job"
 
 
 @dataclass(frozen=True)
@@ -192,30 +195,25 @@ class Grant:
 
 def decide(*, job_id: int, owner: str, user: str, state: State | None,
            granted: Sequence[Sequence[Any]], master_host: str, pe_name: str | None,
-           pe: Sequence[Sequence[str]] | None, host: str, book: PeBook,
-           requester_host: str = "") -> Grant | str:
+           pe: Sequence[Sequence[str]] | None, host: str, book: PeBook) -> Grant | str:
     """Whether a parallel task of job ``job_id`` may start on ``host`` now: the Grant,
-    or why not (Grid Engine's words). Checked in 8.1.9's order: the job runs, the
-    caller owns it, its PE lets it control its tasks, the host is one of the job's, a
-    slot is free there."""
-    if state not in (State.RUNNING, State.TRANSFERRING):
-        return NOT_RUNNING.format(job_id=job_id)
+    or why not (the execd's words of 8.1.9, for the log: the client is told REFUSED).
+    Checked as 8.1.9's execd does: the job runs on the host, the caller owns it, its PE
+    lets it control its tasks, a slot is free there."""
+    name = find_granted(granted, host)
+    if state not in (State.RUNNING, State.TRANSFERRING) or name is None:
+        return NOT_HERE.format(job_id=job_id)
     if user != owner:
         return NOT_OWNER.format(user=user, job_id=job_id)
-    if not pe_name or pe is None:
-        return NO_PE.format(job_id=job_id)
-    if not _true(_attr(pe, "control_slaves", "FALSE")):
-        return NOT_CONTROLLED.format(pe=pe_name, job_id=job_id)
-    name = find_granted(granted, host)
-    if name is None:
-        return NOT_GRANTED.format(job_id=job_id, host=host)
+    if not pe_name or not _true(_attr(pe or [], "control_slaves", "FALSE")):
+        return NOT_SUITED.format(job_id=job_id)
     if len(book.tasks) >= MAX_BOOK_TASKS:
         return TOO_MANY.format(job_id=job_id, count=len(book.tasks))
     if book.next_number > MAX_TASK_NUMBER:
         return NUMBERS_USED.format(job_id=job_id)
-    first = _true(_attr(pe, "job_is_first_task", "TRUE"))
+    first = _true(_attr(pe or [], "job_is_first_task", "TRUE"))
     if book.running_on(name) >= allowed_on_host(granted, name, master_host, first):
-        return NO_FREE_SLOT.format(job_id=job_id, user=user, host=name)
+        return NO_FREE_SLOT.format(job_id=job_id, user=owner, host=name)
     return Grant(name, queue_on_host(granted, name), task_name(book.next_number, name),
                  book.next_number)
 

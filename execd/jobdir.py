@@ -400,7 +400,8 @@ def grid_engine_variables(spec: Mapping[str, Any], user: str, home: str, tmpdir:
         env["SGE_ROOT"] = option(spec, "sge_root")
     if spec["pe"]:
         env["PE"] = spec["pe"]
-        env["PE_HOSTFILE"] = os.path.join(job_dir, PE_HOSTFILE)
+        if spec.get("pe_hostfile", "") is not None:  # (a parallel task has none: 8.1.9)
+            env["PE_HOSTFILE"] = os.path.join(job_dir, PE_HOSTFILE)
     return {str(k): str(v) for k, v in env.items()}
 
 

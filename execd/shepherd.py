@@ -30,6 +30,7 @@ import pwd
 import select
 import signal
 import socket
+import stat
 import subprocess
 import termios
 import time
@@ -519,6 +520,27 @@ def _make_tmpdir(spec: Mapping[str, Any]) -> str:
         raise JobFailure(FAILED_EARLY, f"can't make tmpdir {path}.*: {e.strerror}") from e
 
 
+HANGUP = "hangup"  # a result's ended_by: the session's client went away
+
+
+def _task_tmpdir(spec: Mapping[str, Any], job_dir: Path) -> tuple[str, bool]:
+    """(TMPDIR, whether it is this task's to remove). A parallel task (qrsh -inherit) on
+    its job's master host shares the job's TMPDIR, as in 8.1.9, when that is a real
+    directory of the job owner's and the job's own task runs here (its directory beside
+    ours); anywhere else it gets one of its own, made and removed as a job's."""
+    if spec.get("pe_task_id"):
+        path = tmpdir_path(spec)
+        master = job_dir.parent / f"{spec['job_id']}.{spec['task_id'] or 1}"
+        try:
+            found = os.lstat(path)
+        except OSError:
+            found = None
+        if found is not None and stat.S_ISDIR(found.st_mode) and \
+                found.st_uid == _owner_ids(spec)[0] and (master / jobdir.SPEC_FILE).exists():
+            return path, False
+    return _make_tmpdir(spec), True
+
+
 def _remove_tmpdir(spec: Mapping[str, Any], path: str, groups: list[int]) -> None:
     """Remove TMPDIR (the directory made for the job, whichever name it got) with the
     owner's rights: all in it is the owner's, so root follows nothing there. Its top
@@ -691,6 +713,7 @@ class _JobWatch:
             return []
         if self.session.pump():
             self.hung_up = now
+            self.control.ended_by = self.control.ended_by or HANGUP  # (the result says so)
             self.signal_tree(signal.SIGHUP)
         if self.hung_up is not None and now - self.hung_up >= session_relay.HANGUP_GRACE:
             self.hung_up = None
@@ -1082,7 +1105,7 @@ def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
         user, home = _owner(spec)
         groups = _job_groups(spec, user) if _switches(spec) else []
         session = _connect_session(spec)
-        tmpdir = _make_tmpdir(spec)
+        tmpdir, own_tmpdir = _task_tmpdir(spec, job_dir)
     except JobFailure as f:
         if session is not None:
             session.fail(str(f))
@@ -1125,7 +1148,8 @@ def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
     finally:
         if session is not None:  # (no-op once finished)
             session.fail(str((failure or {}).get("message") or "the job did not start"))
-        _remove_tmpdir(spec, tmpdir, groups)
+        if own_tmpdir:
+            _remove_tmpdir(spec, tmpdir, groups)
         _remove_cgroup(cgroup)
     return make_result(spec, pid=pid, start=start, end=time.time(), status=status,
                        usage=usage, maxvmem=0, failure=failure, measured=measured)

@@ -12,15 +12,17 @@ resumed, ``qmaster.execd_link.signal_on_host`` tells every host the job was gran
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, NoReturn
 
-from common.jobstate import ACTIVE_STATES
+from common.jobstate import ACTIVE_STATES, State
 from common import pe_tasks
 from common.model import Task, task_key
 from qmaster.accounting_log import accounting_record
 from qmaster.context import Ctx, RequestError
-from qmaster.execd_link import execd_identity
+from qmaster.execd_link import execd_identity, signal_on_host
 from qmaster.start_spec import pe_task_spec
+
+HANGUP = "hangup"  # (execd.shepherd.HANGUP: the task's qrsh client went away)
 
 
 def _pe_of(ctx: Ctx, task: Task) -> tuple[str | None, list[list[str]] | None]:
@@ -31,26 +33,25 @@ def _pe_of(ctx: Ctx, task: Task) -> tuple[str | None, list[list[str]] | None]:
 
 def handle_pe_task_start(ctx: Ctx) -> dict[str, Any]:
     body, user = ctx.body, ctx.user
-    job_id, task_id = int(body["job_id"]), int(body["task_id"])
+    job_id, task_id, host = int(body["job_id"]), int(body["task_id"]), str(body["host"])
     job = ctx.store.jobs.get(job_id)
     key = task_key(job_id, task_id)
     task = ctx.store.tasks.get(key)
-    if job is None or task is None:
-        raise RequestError("denied", pe_tasks.STARTING.format(
-            job_id=job_id, why=pe_tasks.NOT_A_JOB.format(job_id=job_id)))
-    pe_name, pe = _pe_of(ctx, task)
     book = ctx.store.pe_books.get(key, pe_tasks.PeBook())
-    decision = pe_tasks.decide(job_id=job_id, owner=job.owner, user=user.name,
-                               state=task.state_enum, granted=task.granted,
-                               master_host=task.host or "", pe_name=pe_name, pe=pe,
-                               host=body["host"], book=book)
-    if isinstance(decision, str):
-        raise RequestError("denied", pe_tasks.STARTING.format(job_id=job_id, why=decision))
-    route = execd_identity(ctx, decision.host)
-    if not route:  # (its execd has not spoken since the qmaster started)
-        raise RequestError("denied", pe_tasks.STARTING.format(
-            job_id=job_id, why=f'execution daemon on host "{decision.host}" is not '
-                                "connected"))
+    if job is None or task is None:
+        decision: pe_tasks.Grant | str = pe_tasks.NOT_HERE.format(job_id=job_id)
+    else:
+        pe_name, pe = _pe_of(ctx, task)
+        decision = pe_tasks.decide(job_id=job_id, owner=job.owner, user=user.name,
+                                   state=task.state_enum, granted=task.granted,
+                                   master_host=task.host or "", pe_name=pe_name, pe=pe,
+                                   host=host, book=book)
+    route = execd_identity(ctx, decision.host if isinstance(decision, pe_tasks.Grant)
+                           else host)
+    if isinstance(decision, str) or not route:
+        _refuse(ctx, job_id, task_id, host, decision if isinstance(decision, str)
+                else "its execution daemon is not connected", known=bool(route))
+    assert job is not None and task is not None and isinstance(decision, pe_tasks.Grant)
     spec = pe_task_spec(ctx.store.conf, job, task, host=decision.host,
                         queue=decision.queue, pe_task_id=decision.task_id,
                         command=body["command"], args=body["args"], env=body["env"],
@@ -62,6 +63,19 @@ def handle_pe_task_start(ctx: Ctx) -> dict[str, Any]:
     ctx.services.job_log("pe task started", job_id=job_id, task_id=task_id,
                          pe_task_id=decision.task_id, host=decision.host)
     return {"pe_task_id": decision.task_id, "host": decision.host}
+
+
+def _refuse(ctx: Ctx, job_id: int, task_id: int, host: str, why: str, *,
+            known: bool) -> NoReturn:
+    """Refuse a task as 8.1.9's qrsh -inherit reports it: the execd of a host it can
+    reach "didn't accept task" (the reason is logged, as that execd logs it); a host
+    without an execd here is one it cannot send the task to."""
+    ctx.services.job_log("pe task refused", job_id=job_id, task_id=task_id, host=host,
+                         reason=why)
+    known = known or host in ctx.store.conf["exechost"]
+    raise RequestError("denied", pe_tasks.STARTING.format(
+        job_id=job_id, why=(pe_tasks.REFUSED if known else pe_tasks.UNREACHABLE).format(
+            host=host)))
 
 
 def handle_pe_task_finished(ctx: Ctx) -> dict[str, Any]:
@@ -88,6 +102,14 @@ def handle_pe_task_finished(ctx: Ctx) -> dict[str, Any]:
     ctx.services.job_log("pe task finished", job_id=job_id, task_id=task_id,
                          pe_task_id=pe_task_id, host=running.host,
                          exit_status=int(result.get("exit_status") or 0))
+    if int(result.get("failed") or 0) and task.state_enum in (State.RUNNING,
+                                                              State.SUSPENDED) \
+            and result.get("ended_by") != HANGUP:
+        # 8.1.9: a task that failed (killed, or not started) takes its job with it; not
+        # one whose qrsh client went away (the job's end kills the clients it started)
+        ctx.services.job_log(pe_tasks.TASK_FAILED.format(
+            job_id=job_id, task_id=task_id, pe_task_id=pe_task_id), job_id=job_id)
+        signal_on_host(ctx, task, "kill")
     if summary:
         return answer  # (in the job's record, written at its end)
     record = pe_task_record(ctx, task, pe_task_id, running, result, usage)
@@ -103,7 +125,7 @@ def pe_task_record(ctx: Ctx, task: Task, pe_task_id: str, running: pe_tasks.Runn
     job = ctx.store.jobs[task.job_id]
     start = float(result.get("start_time") or running.started)
     end = float(result.get("end_time") or ctx.now)
-    ran = replace(task, host=running.host, queue=running.queue, slots=1,
+    ran = replace(task, host=running.host, queue=running.queue,  # (the job's slots)
                   start_time=start, end_time=end,
                   exit_status=int(result.get("exit_status") or 0),
                   failed=int(result.get("failed") or 0), usage=usage)

@@ -30,6 +30,7 @@ from common.resource.values import BadValueError
 METHODS = ("starter_method", "suspend_method", "resume_method", "terminate_method")
 DEFAULT_NOTIFY = 60.0
 DEFAULT_LOGIN_SHELLS = ",".join(start_record.DEFAULT_LOGIN_SHELLS)
+PE_TASK_NAME = "petask"
 
 
 def _none(value: str) -> bool:
@@ -213,7 +214,9 @@ def pe_task_spec(conf: Mapping[str, Mapping[str, Pairs]], job: Job, task: Task, 
     No prolog, epilog or PE procedure runs for it: they are the job's (8.1.9)."""
     here = replace(task, host=host, queue=queue)
     spec = start_spec(conf, job, here, slots_here=1)
-    spec.update(binary=True, command=command, args=[str(a) for a in args], script=None,
+    # 8.1.9 names a task "petask" (JOB_NAME, REQUEST) and gives it no PE_HOSTFILE
+    spec.update(job_name=PE_TASK_NAME, pe_hostfile=None,
+                binary=True, command=command, args=[str(a) for a in args], script=None,
                 stdout_path=None, stderr_path=None, merge=False,
                 env={**spec["env"], **dict(env)}, cwd=cwd if cwd else spec["cwd"],
                 prolog=None, epilog=None, pe_start_proc_args=None, pe_stop_proc_args=None,

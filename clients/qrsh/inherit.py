@@ -31,12 +31,14 @@ PROGRAM = "qrsh"
 # accepted the task (it checks meanwhile that the job still runs).
 CONNECT_SECONDS = 60.0
 # 8.1.9's words (tests/data/reference/pe)
-NO_JOB_ID = "error: option -inherit is set, but environment variable JOB_ID is not set"
+NO_JOB_ID = 'error: "qrsh" called with option "-inherit", but "JOB_ID" not set in environment'
+FAILED = "error: executing task of job {job_id} failed: {why}"
+NO_TASK_ID = 'missing "SGE_TASK_ID" in environment'
 BAD_JOB_ID = 'error: invalid job id "{value}" in environment variable JOB_ID'
 NO_COMMAND = "error: qrsh -inherit needs a host and a command"
-FAILED = "error: {message}"
-NEVER_CONNECTED = ("error: executing task of job {job_id} failed: the task did not "
-                   "connect back within {seconds:g} seconds")
+STARTING = 'Starting server daemon at host "{host}"'  # -verbose, on stderr
+STARTED = 'Server daemon successfully started with task id "{task}"'
+NEVER_CONNECTED = "the task did not connect back within {seconds:g} seconds"
 USAGE_EXIT = 1
 
 
@@ -99,7 +101,8 @@ def _variables(text: str) -> dict[str, str | None]:
 
 
 def job_of(environ: Mapping[str, str]) -> tuple[int, int] | str:
-    """(job id, task id) from a job's environment, or the refusal."""
+    """(job id, task id) from a job's environment (``SGE_TASK_ID`` "undefined" for a job
+    that is not an array: its task 1), or the refusal."""
     value = environ.get("JOB_ID")
     if not value:
         return NO_JOB_ID
@@ -109,7 +112,9 @@ def job_of(environ: Mapping[str, str]) -> tuple[int, int] | str:
         return BAD_JOB_ID.format(value=value)
     if job_id < 1:
         return BAD_JOB_ID.format(value=value)
-    task = environ.get("SGE_TASK_ID", "")
+    task = environ.get("SGE_TASK_ID")
+    if task is None:
+        return FAILED.format(job_id=job_id, why=NO_TASK_ID)
     return job_id, int(task) if task.isdigit() and int(task) > 0 else 1
 
 
@@ -131,6 +136,9 @@ def reachable_name() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if not os.environ.get("JOB_ID"):  # (8.1.9 says so before it looks at the rest)
+        print(NO_JOB_ID, file=sys.stderr)
+        return 1
     try:
         opts = parse(args)
     except UsageError as err:
@@ -155,25 +163,27 @@ def run(opts: InheritOptions, job_id: int, task_id: int) -> int:
                 "command": opts.command, "args": opts.args, "session": session,
                 "env": task_environment(opts, os.environ),
                 "cwd": os.getcwd() if opts.cwd else None}
+        if opts.verbose:
+            print(STARTING.format(host=opts.host), file=sys.stderr)
         try:
             with Client() as client:
                 reply = client.request("pe_task_start", {"user": client._user(), **body})
         except ClientError as err:
-            print(FAILED.format(message=err.message), file=sys.stderr)
+            # (the qmaster's refusal says "executing task of job ... failed: ...")
+            print(f"error: {err.message}", file=sys.stderr)
             return 1
         if opts.verbose:
-            print(f"Your task {reply.get('pe_task_id')} of job {job_id} starts on host "
-                  f"\"{reply.get('host')}\"", file=sys.stderr)
+            print(STARTED.format(task=reply.get("pe_task_id")), file=sys.stderr)
         try:
             conn = bs.accept_session(listener, token, timeout=CONNECT_SECONDS)
         except bs.SessionError as err:
-            print(FAILED.format(message=str(err)), file=sys.stderr)
+            print(FAILED.format(job_id=job_id, why=err), file=sys.stderr)
             return 1
     finally:
         listener.close()
     if conn is None:
-        print(NEVER_CONNECTED.format(job_id=job_id, seconds=CONNECT_SECONDS),
-              file=sys.stderr)
+        print(FAILED.format(job_id=job_id, why=NEVER_CONNECTED.format(
+            seconds=CONNECT_SECONDS)), file=sys.stderr)
         return 1
     from clients.qrsh.relay import run_client
     return run_client(conn, stdin=opts.stdin, pty=False)

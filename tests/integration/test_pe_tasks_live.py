@@ -107,11 +107,12 @@ Q="{qrsh}"
 master=$(head -1 "$PE_HOSTFILE" | cut -d' ' -f1)
 other=$(sed -n 2p "$PE_HOSTFILE" | cut -d' ' -f1)
 echo "hosts $master $other"
-$Q $other 'echo "task on $HOSTNAME of $JOB_ID"; exit 3'
+echo "tmpdir $TMPDIR"
+$Q $other 'echo "task on $HOSTNAME of $JOB_ID"; echo "$JOB_NAME ${{PE_HOSTFILE:-no}} $TMPDIR"; exit 3'
 echo "rc $?"
 $Q nosuchhost true
 echo "rc $?"
-$Q -nostdin $master 'echo first; exec sleep 3599.5' > {work}/first.$JOB_ID &
+$Q -nostdin $master 'echo first $TMPDIR; exec sleep 3599.5' > {work}/first.$JOB_ID &
 i=0
 while ! grep -q first {work}/first.$JOB_ID 2>/dev/null; do
     i=$((i+1)); [ $i -gt 300 ] && break; sleep 0.1
@@ -135,12 +136,22 @@ def test_qrsh_inherit_tasks_of_a_job(two_hosts: tuple[LocalCell, Path]) -> None:
     master, other = lines[0].split()[1:]
     assert {master, other} == {h1, h2}, text
     assert f"task on {other} of {job_id}" in lines, text
-    assert lines[lines.index(f"task on {other} of {job_id}") + 1] == "rc 3", text
-    assert f'error: executing task of job {job_id} failed: job {job_id} was not granted ' \
-           f'host "nosuchhost"' in lines, text
+    at = lines.index(f"task on {other} of {job_id}")
+    # 8.1.9: a task is "petask", has no PE_HOSTFILE; TMPDIR: on the master host the
+    # job's own (below), elsewhere one of its own (here beside the job's: both "hosts"
+    # share this machine's /tmp, where the job's name is taken)
+    tmpdir = lines[1].split()[1]
+    name, no_hostfile, its_tmpdir = lines[at + 1].split()
+    assert (name, no_hostfile) == ("petask", "no"), text
+    assert its_tmpdir.startswith(f"{tmpdir}.") and not os.path.exists(its_tmpdir), text
+    assert lines[at + 2] == "rc 3", text
+    assert (work / f"first.{job_id}").read_text() == f"first {tmpdir}\n"
+    assert f"error: executing task of job {job_id} failed: failed sending task to " \
+           "execd@nosuchhost: can't resolve host name" in lines, text
     assert "first" not in lines and "second" not in lines, text
     assert lines[-1] == "rc 1", text
-    assert f"no free queue for job {job_id}" in text, text
+    assert f'error: executing task of job {job_id} failed: execution daemon on host ' \
+           f'"{master}" didn\'t accept task' in lines, text
     assert task["exit_status"] == 0, task
     # every task accounted, the one still running when the job ended too
     records = wait_records(local, job_id, 3)
@@ -162,13 +173,13 @@ def test_a_pe_without_control_slaves_starts_no_task(two_hosts: tuple[LocalCell, 
                                                    ) -> None:
     local, work = two_hosts
     script = work / "loose.sh"
-    script.write_text(f"#!/bin/sh\n{QRSH} $(hostname) true\necho \"rc $?\"\n")
+    script.write_text(f"#!/bin/sh\n{QRSH} $HOSTNAME true\necho \"rc $?\"\n")
     out = work / "loose.out"
     job_id = qsub(local, "-pe", "loose", "2", "-o", str(out), "-j", "y", str(script))
     wait_done(local, job_id)
     text = out.read_text()
-    assert f'error: executing task of job {job_id} failed: pe "loose" of job {job_id} ' \
-           "does not allow to start tasks" in text, text
+    assert f"error: executing task of job {job_id} failed: execution daemon on host " \
+           f'"{machine_name()}' in text, text
     assert text.splitlines()[-1] == "rc 1", text
 
 
@@ -177,7 +188,8 @@ def test_qrsh_inherit_outside_a_job() -> None:
     done = subprocess.run([sys.executable, "-m", "clients.qrsh.inherit", "somehost", "true"],
                           capture_output=True, text=True, timeout=30, env=env)
     assert done.returncode == 1
-    assert "JOB_ID" in done.stderr
+    assert done.stderr == 'error: "qrsh" called with option "-inherit", but "JOB_ID" not ' \
+                          "set in environment\n"
 
 
 def _user() -> str:

@@ -37,13 +37,14 @@ def test_a_task_is_granted_on_a_host_of_the_job() -> None:
 
 
 def test_refusals_come_in_grid_engines_order() -> None:
-    assert _decide(state=State.PENDING, user="bob") == 'job "7" is not running'
-    assert _decide(state=State.SUSPENDED) == 'job "7" is not running'
-    assert _decide(user="bob", pe=None) == 'user "bob" is not the owner of job "7"'
-    assert _decide(pe=None, pe_name=None) == "job 7 is not a parallel job"
-    assert _decide(pe=[["control_slaves", "FALSE"]], host="elsewhere") == (
-        'pe "tight" of job 7 does not allow to start tasks (control_slaves is FALSE)')
-    assert _decide(host="elsewhere") == 'job 7 was not granted host "elsewhere"'
+    not_here = "received task belongs to job 7 but that job is not here"
+    assert _decide(state=State.PENDING, user="bob") == not_here
+    assert _decide(state=State.SUSPENDED) == not_here
+    assert _decide(host="elsewhere", user="bob") == not_here
+    assert _decide(user="bob", pe=None) == 'user "bob" is not the owner of job 7'
+    assert _decide(pe=None, pe_name=None) == \
+        "received task belongs to job 7 but that job is not suited for starting tasks"
+    assert _decide(pe=[["control_slaves", "FALSE"]]) == _decide(pe=None, pe_name=None)
 
 
 def test_job_is_first_task_takes_a_slot_on_the_master_host() -> None:
@@ -182,13 +183,15 @@ def test_a_task_is_ordered_from_the_hosts_execd(tmp_path: Path) -> None:
 def test_refusals_change_nothing(tmp_path: Path) -> None:
     qm = _cell(tmp_path)
     job = _running_job(qm)
-    with pytest.raises(RuntimeError, match=f'executing task of job {job} failed: user '
-                                           f'"bob" is not the owner of job "{job}"'):
+    refused = f'executing task of job {job} failed: execution daemon on host "h2" didn\'t ' \
+              "accept task"
+    with pytest.raises(RuntimeError, match=refused):
         _start(qm, job, user=BOB)
-    with pytest.raises(RuntimeError, match="was not granted host"):
+    with pytest.raises(RuntimeError, match="failed sending task to execd@h3: can't resolve "
+                                           "host name"):
         _start(qm, job, host="h3")
     assert _start(qm, job, host="h1")["pe_task_id"] == "1.h1"  # numbers were not used up
-    with pytest.raises(RuntimeError, match="no free queue"):
+    with pytest.raises(RuntimeError, match="didn't accept task"):
         _start(qm, job, host="h1")
     assert qm.server.store.pe_books[f"{job}.1"].next_number == 2
 
@@ -206,7 +209,8 @@ def test_a_task_that_ends_is_accounted_once_with_its_id(tmp_path: Path) -> None:
     qm.server._sync_accounting(force=True)
     [record] = [r for r in read_records(qm.cell.accounting_path) if r.pe_taskid != "NONE"]
     assert (record.pe_taskid, record.hostname, record.exit_status) == ("1.h2", "h2", 3)
-    assert (record.start_time, record.end_time, record.cpu, record.slots) == (110, 120, 2.5, 1)
+    # (8.1.9 writes the job's slots in a task's record too)
+    assert (record.start_time, record.end_time, record.cpu, record.slots) == (110, 120, 2.5, 4)
     assert record.granted_pe == "tight" and record.job_number == job
     assert not qm.server.store.pe_books[f"{job}.1"].tasks
     # another execd cannot report it
@@ -244,7 +248,7 @@ def test_the_book_outlives_a_restart(tmp_path: Path) -> None:
     again.call("register", {"host": "h1", "load": {"num_proc": "2"}, "jobs": [
         {"job_id": job, "task_id": 1, "dispatched": dispatched}]}, identity=b"execd:h1")
     again.register("h2")
-    with pytest.raises(RuntimeError, match="no free queue"):
+    with pytest.raises(RuntimeError, match="didn't accept task"):
         _start(again, job, host="h1")
     assert _start(again, job)["pe_task_id"] == "2.h2"
 
@@ -257,7 +261,7 @@ def test_the_jobs_signals_and_end_reach_every_host(tmp_path: Path) -> None:
         {"action": "suspend", "scope": "job", "ref": str(job)}]})
     assert [b["action"] for b in _to_execd(qm, "h2", "signal_job")] == ["suspend"]
     assert [b["action"] for b in _to_execd(qm, "h1", "signal_job")] == ["suspend"]
-    with pytest.raises(RuntimeError, match="is not running"):
+    with pytest.raises(RuntimeError, match="didn't accept task"):
         _start(qm, job)
     qm.call("qmod", {"user": ALICE.to_dict(), "items": [
         {"action": "unsuspend", "scope": "job", "ref": str(job)}]})
@@ -338,3 +342,26 @@ def test_a_registering_host_loses_the_tasks_nobody_counts_on(tmp_path: Path) -> 
             identity=b"execd:h2")
     kills = [b for b in _to_execd(qm, "h2", "signal_job") if b["action"] == "kill"]
     assert kills == [{"job_id": 99, "task_id": 1, "action": "kill", "dispatched": 5.0}]
+
+
+def test_a_task_that_fails_takes_its_job_with_it(tmp_path: Path) -> None:
+    qm = _cell(tmp_path)
+    job = _running_job(qm)
+    _start(qm, job)
+    _start(qm, job)
+    qm.call("pe_task_finished", {"host": "h2", "job_id": job, "task_id": 1, "seq": 1,
+                                 "pe_task_id": "1.h2", "result": {"exit_status": 5}},
+            identity=b"execd:h2")
+    assert not [b for b in _to_execd(qm, "h1", "signal_job")]  # (an exit status is no failure)
+    hangup = {"exit_status": 129, "signal": 1, "failed": 100, "ended_by": "hangup"}
+    _start(qm, job, host="h1")
+    qm.call("pe_task_finished", {"host": "h1", "job_id": job, "task_id": 1, "seq": 3,
+                                 "pe_task_id": "3.h1", "result": hangup},
+            identity=b"execd:h1")
+    assert not [b for b in _to_execd(qm, "h1", "signal_job")]  # (its client went away)
+    qm.call("pe_task_finished", {"host": "h2", "job_id": job, "task_id": 1, "seq": 2,
+                                 "pe_task_id": "2.h2", "result": {
+                                     "exit_status": 137, "signal": 9, "failed": 100}},
+            identity=b"execd:h2")
+    assert [b["action"] for b in _to_execd(qm, "h1", "signal_job")] == ["kill"]
+    assert [b["action"] for b in _to_execd(qm, "h2", "signal_job")] == ["kill"]
