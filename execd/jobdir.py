@@ -394,6 +394,9 @@ def grid_engine_variables(spec: Mapping[str, Any], user: str, home: str, tmpdir:
         "RESTARTED": str(option(spec, "restarted")), "TMPDIR": tmpdir, "TMP": tmpdir,
         "SGE_ACCOUNT": option(spec, "account"), "SHELL": spec["shell"], "SGE_JOB_SPOOL_DIR": job_dir,
     }
+    if option(spec, "pe_task_id"):  # a qrsh -inherit task: 8.1.9's names
+        env["JOB_SCRIPT"] = "QRSH"
+        env["QRSH_COMMAND"] = " ".join([spec["command"], *(str(a) for a in spec["args"])])
     if tz:
         env["TZ"] = tz
     if option(spec, "sge_root"):

@@ -130,7 +130,8 @@ def pe_task_record(ctx: Ctx, task: Task, pe_task_id: str, running: pe_tasks.Runn
                   exit_status=int(result.get("exit_status") or 0),
                   failed=int(result.get("failed") or 0), usage=usage)
     record = accounting_record(job, ran, ctx.store)
-    record["pe_taskid"] = pe_task_id
+    # 8.1.9: a task's qsub_time is its start, its pe_taskid its id
+    record.update(pe_taskid=pe_task_id, submission_time=start)
     return record
 
 

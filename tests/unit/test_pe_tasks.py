@@ -212,6 +212,7 @@ def test_a_task_that_ends_is_accounted_once_with_its_id(tmp_path: Path) -> None:
     # (8.1.9 writes the job's slots in a task's record too)
     assert (record.start_time, record.end_time, record.cpu, record.slots) == (110, 120, 2.5, 4)
     assert record.granted_pe == "tight" and record.job_number == job
+    assert record.submission_time == 110  # (8.1.9: the task's start)
     assert not qm.server.store.pe_books[f"{job}.1"].tasks
     # another execd cannot report it
     _start(qm, job)
@@ -365,3 +366,18 @@ def test_a_task_that_fails_takes_its_job_with_it(tmp_path: Path) -> None:
             identity=b"execd:h2")
     assert [b["action"] for b in _to_execd(qm, "h1", "signal_job")] == ["kill"]
     assert [b["action"] for b in _to_execd(qm, "h2", "signal_job")] == ["kill"]
+
+
+def test_a_tasks_environment_names_it_as_8_1_9_does() -> None:
+    from execd import jobdir
+    spec = {"env": {"PE_HOSTFILE": "/elsewhere"}, "cwd": None, "sge_o": {}, "job_name": "petask",
+            "command": " orted", "args": ["-mca", '"x"'], "binary": True, "host": "h2",
+            "queue": "all.q", "job_id": 7, "task_id": None, "array": None, "slots": 4,
+            "nhosts": 2, "shell": "/bin/sh", "pe": "tight", "pe_hostfile": None,
+            "pe_task_id": "1.h2"}
+    env = jobdir.job_environment(spec, "alice", "/home/alice", "/tmp/7.1.all.q", "/spool/7.1.1",
+                                 "lx-amd64")
+    assert env["JOB_NAME"] == env["REQUEST"] == "petask"
+    assert env["JOB_SCRIPT"] == "QRSH" and env["QRSH_COMMAND"] == ' orted -mca "x"'
+    assert env["PE"] == "tight" and env["PE_HOSTFILE"] == "/elsewhere"  # (-V's only)
+    assert env["NSLOTS"] == "4" and env["PATH"].startswith("/tmp/7.1.all.q:")
