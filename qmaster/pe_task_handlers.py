@@ -130,8 +130,8 @@ def pe_task_record(ctx: Ctx, task: Task, pe_task_id: str, running: pe_tasks.Runn
                   exit_status=int(result.get("exit_status") or 0),
                   failed=int(result.get("failed") or 0), usage=usage)
     record = accounting_record(job, ran, ctx.store)
-    # 8.1.9: a task's qsub_time is its start, its pe_taskid its id
-    record.update(pe_taskid=pe_task_id, submission_time=start)
+    # 8.1.9: a task's qsub_time is when it was asked for, its pe_taskid its id
+    record.update(pe_taskid=pe_task_id, submission_time=running.started)
     return record
 
 

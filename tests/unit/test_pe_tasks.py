@@ -200,6 +200,7 @@ def test_a_task_that_ends_is_accounted_once_with_its_id(tmp_path: Path) -> None:
     qm = _cell(tmp_path)
     job = _running_job(qm)
     _start(qm, job)
+    asked = qm.server.store.pe_books[f"{job}.1"].tasks["1.h2"].started
     result = {"exit_status": 3, "start_time": 110.0, "end_time": 120.0, "cpu": 2.5,
               "ru_utime": 2.0}
     body = {"host": "h2", "job_id": job, "task_id": 1, "seq": 1, "pe_task_id": "1.h2",
@@ -212,7 +213,7 @@ def test_a_task_that_ends_is_accounted_once_with_its_id(tmp_path: Path) -> None:
     # (8.1.9 writes the job's slots in a task's record too)
     assert (record.start_time, record.end_time, record.cpu, record.slots) == (110, 120, 2.5, 4)
     assert record.granted_pe == "tight" and record.job_number == job
-    assert record.submission_time == 110  # (8.1.9: the task's start)
+    assert record.submission_time == int(asked)  # (8.1.9: when the task was asked for)
     assert not qm.server.store.pe_books[f"{job}.1"].tasks
     # another execd cannot report it
     _start(qm, job)
@@ -381,3 +382,71 @@ def test_a_tasks_environment_names_it_as_8_1_9_does() -> None:
     assert env["JOB_SCRIPT"] == "QRSH" and env["QRSH_COMMAND"] == ' orted -mca "x"'
     assert env["PE"] == "tight" and env["PE_HOSTFILE"] == "/elsewhere"  # (-V's only)
     assert env["NSLOTS"] == "4" and env["PATH"].startswith("/tmp/7.1.all.q:")
+
+
+# ---- 8.1.9's words and formats (tests/data/reference/pe) -----------------------------------
+def _ref(name: str) -> str:
+    from tests.reference import REFERENCE
+    return (REFERENCE / "pe" / name).read_text()
+
+
+def test_the_clients_words_are_8_1_9s(monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from clients.qrsh import inherit
+    monkeypatch.delenv("JOB_ID", raising=False)
+    assert inherit.main(["vm", "hostname"]) == int(_ref("outside-job-inherit.rc"))
+    assert capsys.readouterr().err == _ref("outside-job-inherit.err")
+    assert inherit.main([]) == int(_ref("outside-job-inherit-nohost.rc"))
+    assert capsys.readouterr().err == _ref("outside-job-inherit-nohost.err")
+    monkeypatch.setenv("JOB_ID", "9999")
+    monkeypatch.delenv("SGE_TASK_ID", raising=False)
+    assert inherit.main(["vm", "hostname"]) == 1
+    assert capsys.readouterr().err == _ref("outside-job-inherit-jobid-unknown.err")
+    assert inherit.job_of({"JOB_ID": "9", "SGE_TASK_ID": "undefined"}) == (9, 1)
+    assert inherit.job_of({"JOB_ID": "9", "SGE_TASK_ID": "4"}) == (9, 4)
+    verbose = _ref("jobs/9-inherit-verbose.err").splitlines()
+    assert verbose == [inherit.STARTING.format(host="vm"), inherit.STARTED.format(task="8.vm")]
+
+
+def test_refusals_are_worded_as_8_1_9s() -> None:
+    refused = "error: " + pe_tasks.STARTING.format(job_id=9, why=pe_tasks.REFUSED.format(
+        host="vm"))
+    assert refused + "\n" == _ref("jobs/9-toomany.err")
+    assert "error: " + pe_tasks.STARTING.format(job_id=9, why=pe_tasks.UNREACHABLE.format(
+        host="nosuchhost29")) + "\n" == _ref("jobs/9-notgranted-unknown.err")
+    messages = _ref("messages.txt")
+    for line in (pe_tasks.NO_FREE_SLOT.format(job_id=9, user="sgeuser", host="vm"),
+                 pe_tasks.NOT_HERE.format(job_id=9999), pe_tasks.NOT_SUITED.format(job_id=12),
+                 pe_tasks.TASK_FAILED.format(job_id=9, task_id=1, pe_task_id="4.vm")):
+        assert f"|{line}\n" in messages, line
+
+
+def test_the_pe_hostfile_is_8_1_9s() -> None:
+    from common.model import Task
+    from qmaster.start_spec import pe_hostfile
+    task = Task(job_id=10, task_id=1, granted=[["all.q", "vm", 2]])
+    assert pe_hostfile(task) == _ref("jobs/10-pe_hostfile.out")
+
+
+def test_a_tasks_record_reads_as_8_1_9s() -> None:
+    from common.accounting import parse_line
+    lines = [r for r in map(parse_line, _ref("accounting-bench.txt").splitlines()) if r]
+    tasks = [r for r in lines if r.job_number == 10 and r.pe_taskid != "NONE"]
+    master = [r for r in lines if r.job_number == 10 and r.pe_taskid == "NONE"]
+    assert len(master) == 1 and len(tasks) == 8
+    assert {r.slots for r in tasks} == {master[0].slots} and \
+        {r.job_name for r in tasks} == {"tightB"}
+    # a task's qsub_time: when it was asked for (its start, or a second before)
+    assert all(master[0].start_time <= r.submission_time <= r.start_time for r in tasks)
+    summary = [r for r in lines if r.job_number == 13]
+    assert [r.pe_taskid for r in summary] == ["NONE"]
+
+
+def test_a_tasks_environment_differs_from_its_jobs_as_8_1_9s() -> None:
+    def read(name: str) -> dict[str, str]:
+        return dict(line.split("=", 1) for line in _ref(name).splitlines() if "=" in line)
+    task, job = read("jobs/10-task-env.out"), read("jobs/10-master-env.out")
+    assert "PE_HOSTFILE" in job and "PE_HOSTFILE" not in task
+    assert (task["JOB_NAME"], task["REQUEST"], task["JOB_SCRIPT"]) == \
+        ("petask", "petask", "QRSH")
+    assert task["TMPDIR"] == job["TMPDIR"] and task["NSLOTS"] == job["NSLOTS"]
