@@ -205,3 +205,64 @@ def _no_process_left(pattern: str) -> None:
             break
         time.sleep(0.1)
     assert not found.stdout.strip(), f"left running: {found.stdout}"
+
+
+def _state(pid: str) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rpartition(")")[2].split()[0]
+    except OSError:
+        return ""
+
+
+def test_tasks_are_suspended_and_ended_with_their_job(two_hosts: tuple[LocalCell, Path]
+                                                      ) -> None:
+    """A task whose qrsh client is not the job's (8.1.9 lets any process of the owner
+    name the job by JOB_ID) lives on its own: only the job's signals reach it."""
+    local, work = two_hosts
+    go = work / "go"
+    script = work / "waits.sh"
+    script.write_text(f"#!/bin/sh\nwhile [ ! -e {go} ]; do sleep 0.1; done\n")
+    job_id = qsub(local, "-pe", "tight", "4", "-o", "/dev/null", "-j", "y", str(script))
+    with Client(local.cell) as client:
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            [task] = client.jobs([job_id])["tasks"]
+            if task["state"] == "running" or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        other = next(h for _, h, _ in task["granted"] if h != task["host"])
+        env = {**_env(local), "JOB_ID": str(job_id), "SGE_TASK_ID": "undefined"}
+        qrsh = subprocess.Popen([sys.executable, "-m", "clients.qrsh.inherit", "-nostdin",
+                                 other, "echo up; exec sleep 3598.25"], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert qrsh.stdout is not None and qrsh.stdout.readline() == "up\n"
+            [pid] = _pids_of("^sleep 3598.25")
+            client.request("qmod", {"user": client._user(), "items": [
+                {"action": "suspend", "scope": "job", "ref": str(job_id)}]})
+            _until(lambda: _state(pid) == "T", "the task stopped")
+            client.request("qmod", {"user": client._user(), "items": [
+                {"action": "unsuspend", "scope": "job", "ref": str(job_id)}]})
+            _until(lambda: _state(pid) in ("S", "R"), "the task running again")
+            go.touch()
+            assert qrsh.wait(timeout=TIMEOUT) == 137, qrsh.stderr.read()  # type: ignore
+        finally:
+            if qrsh.poll() is None:
+                qrsh.kill()
+                qrsh.wait()
+    _no_process_left("sleep 3598.25")
+    records = wait_records(local, job_id, 2)
+    assert sorted(r.pe_taskid for r in records) == ["1." + other, "NONE"], records
+
+
+def _pids_of(pattern: str) -> list[str]:
+    return subprocess.run(["pgrep", "-f", pattern], capture_output=True,
+                          text=True).stdout.split()
+
+
+def _until(probe: Any, what: str) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while not probe():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
