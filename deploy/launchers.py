@@ -78,3 +78,22 @@ def write_launchers(root: Path, arch: str | None = None,
         os.replace(tmp, path)
         written.append(name)
     return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m deploy.launchers ROOT``: write the launchers under ROOT."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m deploy.launchers SGE_ROOT", file=sys.stderr)
+        return 2
+    try:
+        written = write_launchers(Path(args[0]))
+    except OSError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    print(f"{len(written)} launchers written in {args[0]}/bin")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
