@@ -120,9 +120,11 @@ def test_mpirun_starts_its_ranks_as_tasks_of_the_job(mpi_cell: tuple[LocalCell, 
         [task] = client.wait([job_id], timeout=TIMEOUT)[job_id]
     text = out.read_text()
     h1, h2 = host_names(2, machine_name())
-    ranks = sorted(line for line in text.splitlines() if line.startswith("rank "))
-    assert ranks == [f"rank {r} of 4 on {h}" for r, h in
-                     ((0, h1), (1, h1), (2, h2), (3, h2))], text
+    ranks = sorted(line.split() for line in text.splitlines() if line.startswith("rank "))
+    assert [(r[1], r[3]) for r in ranks] == [(str(n), "4") for n in range(4)], text
+    # by slot: two ranks on each host, the first two on the PE host file's first host
+    on = {r[1]: r[5] for r in ranks}
+    assert on["0"] == on["1"] != on["2"] == on["3"] and {on["0"], on["2"]} == {h1, h2}, text
     assert "mpirun 0" in text, text
     assert task["exit_status"] == 0, task
     records = _records(local, job_id, 3)
@@ -138,10 +140,13 @@ def test_qdel_ends_every_rank(mpi_cell: tuple[LocalCell, Path]) -> None:
     script.write_text(f"{_prelude(local, work)}mpirun -np 4 sleep {SLEEP}\n")
     job_id = qsub(local, work, "-o", str(work / "sleep.out"), str(script))
     _wait(lambda: len(_pids(f"^sleep {SLEEP}")) == 4, "four ranks running")
+    orteds = _of_job(_pids("^orted "), job_id)
+    assert len(orteds) == 2
     with Client(local.cell) as client:
         client.delete([{"job_id": job_id}])
         client.wait([job_id], timeout=TIMEOUT)
-    _wait(lambda: not _pids(f"^sleep {SLEEP}") and not _pids("^orted"), "no rank left")
+    _wait(lambda: not _pids(f"^sleep {SLEEP}") and not _of_job(orteds, job_id),
+          "no rank left")
     records = _records(local, job_id, 3)
     assert len([r for r in records if r.pe_taskid != "NONE"]) == 2, records
 
@@ -159,6 +164,19 @@ def _records(local: LocalCell, job_id: int, count: int) -> list:
 def _pids(pattern: str) -> list[str]:
     found = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
     return found.stdout.split()
+
+
+def _of_job(pids: list[str], job_id: int) -> list[str]:
+    """The processes among ``pids`` that run with the job's JOB_ID (tasks of the job)."""
+    mine = []
+    for pid in pids:
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if f"JOB_ID={job_id}".encode() in environ:
+            mine.append(pid)
+    return mine
 
 
 def _wait(probe, what: str) -> None:  # type: ignore[no-untyped-def]
