@@ -666,7 +666,8 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
                                                              max_items=MAX_PE_TASK_ARGS),
                                               "session": _session()},
                                     optional={"env": (_task_env(), {}),
-                                              "cwd": (Optional(Str(max_len=4096)), None)}),
+                                              "cwd": (Optional(Str(max_len=4096)), None),
+                                              "noshell": (Bool(), False)}),
     # execd -> qmaster
     "register": lambda: Struct(
         required={"host": _host(), "load": _load(),

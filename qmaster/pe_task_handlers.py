@@ -55,7 +55,8 @@ def handle_pe_task_start(ctx: Ctx) -> dict[str, Any]:
     spec = pe_task_spec(ctx.store.conf, job, task, host=decision.host,
                         queue=decision.queue, pe_task_id=decision.task_id,
                         command=body["command"], args=body["args"], env=body["env"],
-                        cwd=body["cwd"], session=body["session"])
+                        cwd=body["cwd"], session=body["session"],
+                        noshell=body["noshell"])
     ctx.store.put_pe_book(ctx.batch, key, book.started(decision.task_id, pe_tasks.Running(
         decision.number, decision.host, decision.queue, ctx.now)))
     ctx.batch.send(route, "start_pe_task", {"job_id": job_id, "task_id": task_id,

@@ -206,7 +206,7 @@ def pe_procedures(conf: Mapping[str, Mapping[str, Pairs]], pe: str | None
 def pe_task_spec(conf: Mapping[str, Mapping[str, Pairs]], job: Job, task: Task, *,
                  host: str, queue: str, pe_task_id: str, command: str, args: Sequence[str],
                  env: Mapping[str, str | None], cwd: str | None,
-                 session: Mapping[str, Any]) -> dict[str, Any]:
+                 session: Mapping[str, Any], noshell: bool = False) -> dict[str, Any]:
     """The start record of a parallel task (qrsh -inherit): the job's, on ``host`` in
     ``queue``, with the per-slot limits of ONE slot (a task takes one of the job's
     slots there), the command run as a binary job's through the queue's shell, the
@@ -220,5 +220,5 @@ def pe_task_spec(conf: Mapping[str, Mapping[str, Pairs]], job: Job, task: Task, 
                 stdout_path=None, stderr_path=None, merge=False,
                 env={**spec["env"], **dict(env)}, cwd=cwd if cwd else spec["cwd"],
                 prolog=None, epilog=None, pe_start_proc_args=None, pe_stop_proc_args=None,
-                session=dict(session), pe_task_id=pe_task_id)
+                session=dict(session), pe_task_id=pe_task_id, pty=False, noshell=noshell)
     return spec

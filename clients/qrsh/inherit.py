@@ -1,5 +1,5 @@
-"""``qrsh -inherit [-nostdin] [-V] [-v var[=value],...] [-cwd] [-verbose] host command
-[args]``: start a task of the job we run in on one of its hosts (sge_pe(5)
+"""``qrsh -inherit [-nostdin] [-noshell] [-V] [-v var[=value],...] [-cwd] [-verbose] host
+command [args]``: start a task of the job we run in on one of its hosts (sge_pe(5)
 ``control_slaves``), as MPI libraries start their daemons.
 
 The job is named by the environment a job gets (``JOB_ID``, ``SGE_TASK_ID``): outside a
@@ -12,7 +12,7 @@ connect back and prove the token, and relays stdin, stdout, stderr and signals
 
 The command runs as 8.1.9 runs it without ``-noshell``: its words joined with blanks and
 given to the owner's shell (``sh -c``), which is what Open MPI's ``' orted' -mca ess
-'"env"' ...`` relies on. ``-V`` passes our whole environment to the task, ``-v`` the
+'"env"' ...`` relies on; with ``-noshell`` the command itself with its arguments. ``-V`` passes our whole environment to the task, ``-v`` the
 variables named; without them the task has the job's (``qsub -v/-V``) variables.
 """
 from __future__ import annotations
@@ -52,6 +52,7 @@ class InheritOptions:
     variables: dict[str, str | None] = field(default_factory=dict)
     cwd: bool = False
     verbose: bool = False
+    noshell: bool = False  # the command itself, not through the owner's shell
 
 
 class UsageError(Exception):
@@ -79,8 +80,10 @@ def parse(argv: list[str]) -> InheritOptions:
             opts.cwd = True
         elif word == "-verbose":
             opts.verbose = True
-        elif word in ("-noshell", "-pty", "-now"):  # (accepted as 8.1.9; see below)
-            if word != "-noshell" and words:
+        elif word == "-noshell":
+            opts.noshell = True
+        elif word in ("-pty", "-now"):  # (accepted as 8.1.9 does; a task has no pty)
+            if words:
                 words.pop(0)
         else:
             raise UsageError(f"error: unknown option \"{word}\"")
@@ -162,7 +165,7 @@ def run(opts: InheritOptions, job_id: int, task_id: int) -> int:
         body = {"job_id": job_id, "task_id": task_id, "host": opts.host,
                 "command": opts.command, "args": opts.args, "session": session,
                 "env": task_environment(opts, os.environ),
-                "cwd": os.getcwd() if opts.cwd else None}
+                "cwd": os.getcwd() if opts.cwd else None, "noshell": opts.noshell}
         if opts.verbose:
             print(STARTING.format(host=opts.host), file=sys.stderr)
         try:

@@ -177,6 +177,7 @@ def test_a_task_is_ordered_from_the_hosts_execd(tmp_path: Path) -> None:
     # per-slot limits for the one slot a task takes (the job's master holds 2 there)
     assert spec["limits"]["h_vmem"] == 1024 ** 3
     assert spec["prolog"] is None and spec["pe_start_proc_args"] is None
+    assert spec["noshell"] is False and spec["pty"] is False
     assert not _to_execd(qm, "h1", "start_pe_task")
 
 
@@ -450,3 +451,17 @@ def test_a_tasks_environment_differs_from_its_jobs_as_8_1_9s() -> None:
     assert (task["JOB_NAME"], task["REQUEST"], task["JOB_SCRIPT"]) == \
         ("petask", "petask", "QRSH")
     assert task["TMPDIR"] == job["TMPDIR"] and task["NSLOTS"] == job["NSLOTS"]
+
+
+def test_the_clients_options() -> None:
+    from clients.qrsh import inherit
+    opts = inherit.parse(["-inherit", "-nostdin", "-V", "-v", "A=1,B", "-cwd", "-noshell",
+                          "-verbose", "node2", " orted", "-mca", "ess", '"env"'])
+    assert (opts.host, opts.command, opts.args) == ("node2", " orted",
+                                                     ["-mca", "ess", '"env"'])
+    assert not opts.stdin and opts.export_all and opts.cwd and opts.noshell and opts.verbose
+    assert opts.variables["A"] == "1" and "B" in opts.variables
+    with pytest.raises(inherit.UsageError):
+        inherit.parse(["-inherit", "node2"])
+    with pytest.raises(inherit.UsageError):
+        inherit.parse(["-bogus", "node2", "true"])
