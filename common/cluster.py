@@ -38,6 +38,21 @@ class QueueInstance:
         """A new job may be dispatched here: the execd is up and no qmod state says no."""
         return self.alive and not self.states
 
+    def takes(self, interactive: bool) -> bool:
+        """Whether its qtype (queue_conf(5)) takes a job of this kind: an interactive
+        one (qrsh, qlogin) needs INTERACTIVE, any other BATCH."""
+        return ("INTERACTIVE" if interactive else "BATCH") in _qtype_words(self.qtype)
+
+    @property
+    def takes_jobs(self) -> bool:
+        """Whether its qtype takes batch or interactive jobs (NONE: neither); its slots
+        are shared by both kinds."""
+        return bool({"BATCH", "INTERACTIVE"} & set(_qtype_words(self.qtype)))
+
+
+def _qtype_words(qtype: str) -> list[str]:
+    return qtype.upper().replace(",", " ").split()
+
 
 def attr(pairs: Pairs, name: str, default: str = "") -> str:
     for key, value in pairs:

@@ -79,11 +79,18 @@ class Job(_DictMixin):
     def priority(self) -> int:
         return int(self.opts.get("priority") or 0)
 
-    def summary(self) -> dict[str, Any]:
-        """The job without its script, for queries (events and snapshots carry
-        ``common.placement.job.placement_record``)."""
+    def summary(self, with_script: bool = False) -> dict[str, Any]:
+        """The job as queries show it: without its script (unless ``with_script``) and
+        never with its session's token, which only the execd of the job gets, in the
+        start record (common.builtin_session: whoever holds it can take the session
+        over). Events and snapshots carry ``common.placement.job.placement_record``."""
         data = self.to_dict()
-        data["script"] = None
+        if not with_script:
+            data["script"] = None
+        session = self.opts.get("session")
+        if session:
+            data["opts"] = {**self.opts, "session": {k: v for k, v in session.items()
+                                                     if k != "token"}}
         return data
 
 

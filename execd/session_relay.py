@@ -40,9 +40,10 @@ from common import builtin_session as bs
 OUT_LIMIT = 1 << 18      # bytes waiting for the client before the job's output is held
 IN_LIMIT = 1 << 18       # bytes waiting for the job's stdin before the client is held
 READ_CHUNK = bs.MAX_PAYLOAD
-DRAIN_SECONDS = 5.0      # at the end: the last output and the EXIT frame to a slow client
+DRAIN_SECONDS = 5.0      # at the end: how long a client may take nothing before it is given up
 PTY_MODE = 0o620         # the owner reads and writes it, group tty may write (write(1))
 DEFAULT_SHELL = "/bin/sh"
+SIZE_SECONDS = 2.0       # at most, for a pty client's first frame (its size) before the start
 HANGUP_GRACE = 2.0       # seconds a job has after its client's hang-up before it is ended
 _NATIVE_WINSIZE = struct.Struct("HHHH")  # struct winsize, host order (TIOCSWINSZ)
 
@@ -64,7 +65,7 @@ def uses_pty(spec: Mapping[str, Any]) -> bool:
 
 def has_command(spec: Mapping[str, Any]) -> bool:
     session = spec.get("session") or {}
-    return session.get("kind") == "qrsh" and bool(spec.get("command"))
+    return session.get("kind") in ("qrsh", "qsh") and bool(spec.get("command"))
 
 
 def session_argv(spec: Mapping[str, Any], login_shell: str) -> tuple[str, list[str]]:
@@ -156,6 +157,7 @@ class SessionRelay:
         self.stdin_eof = False       # the client sent EOF: close (or ^D) once written
         self.lost = False            # the client went away
         self.finished = False
+        self.sized = False           # the client's first WINSIZE has come
         self.job_pgid = 0
         self._child_fds: list[int] = []
         # the shepherd's ends: (fd, frame kind) we read, and the job's stdin
@@ -182,6 +184,19 @@ class SessionRelay:
             self._child_fds = [in_r, out_w, err_w]
 
     # --- the child's side
+
+    def await_size(self) -> None:
+        """With a pty, the client's first frame is its terminal's size: taken before the
+        job starts, so that the job sees it from its first instruction (at most
+        ``SIZE_SECONDS``; a client that sends nothing gets the pty's own size)."""
+        deadline = time.monotonic() + SIZE_SECONDS
+        while self.pty and not self.sized and not self.lost:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            ready, _, _ = select.select([self.conn], [], [], left)
+            if ready:
+                self._from_client()
 
     def child_stdio(self) -> tuple[int, int, int]:
         """The descriptors the job's child makes its 0, 1 and 2."""
@@ -266,6 +281,9 @@ class SessionRelay:
             self.signal_job(bs.unpack_signal(payload))
         elif kind == bs.WINSIZE and self.master is not None:
             rows, cols, xpixel, ypixel = bs.unpack_winsize(payload)
+            self.sized = True
+            if not rows and not cols:
+                return  # (no terminal on the client's side)
             try:
                 fcntl.ioctl(self.master, termios.TIOCSWINSZ,
                             _NATIVE_WINSIZE.pack(rows, cols, xpixel, ypixel))
@@ -348,6 +366,28 @@ class SessionRelay:
 
     # --- the end
 
+    def finish_early(self, wait_status: int) -> bool:
+        """Right after the job's end: when its output streams are at their end already
+        (no process of the job holds them), its last output and EXIT go now, before
+        the search for what it left behind (qrsh returns that much sooner); True if so.
+        Else what could be read is kept and ``finish`` sends the rest later."""
+        for fd, kind in list(self.outputs.items()):
+            while fd in self.outputs:
+                try:
+                    data = os.read(fd, READ_CHUNK)
+                except (BlockingIOError, InterruptedError):
+                    return False  # held open: by what the job left behind
+                except OSError:
+                    data = b""
+                if not data:
+                    del self.outputs[fd]
+                    if fd != self.master:
+                        os.close(fd)
+                elif not self.lost:
+                    self.to_client += bs.frame(kind, data)
+        self.finish(wait_status)
+        return True
+
     def finish(self, wait_status: int) -> None:
         """After the job's end (and its leftovers'): its last output, then EXIT."""
         self._drain()
@@ -361,14 +401,15 @@ class SessionRelay:
                                      [:bs.MAX_PAYLOAD]))
 
     def _drain(self) -> None:
+        """The job's last output to the client: until its streams end, and for as long as
+        the client takes it (``DRAIN_SECONDS`` without progress: it is given up)."""
         for fd in self._child_fds:  # (a job that never started: its ends are ours)
             os.close(fd)
         self._child_fds = []
         deadline = time.monotonic() + DRAIN_SECONDS
         while self.outputs and not self.lost and time.monotonic() < deadline:
             if len(self.to_client) >= OUT_LIMIT:
-                self._wait_writable(deadline)
-                self._to_client()
+                deadline = self._flush(deadline)
                 continue
             ready, _, _ = select.select(list(self.outputs), [], [],
                                         max(0.0, deadline - time.monotonic()))
@@ -377,19 +418,24 @@ class SessionRelay:
                     self._read_output(fd, self.outputs[fd])
             self._to_client()
 
-    def _wait_writable(self, deadline: float) -> None:
+    def _flush(self, deadline: float) -> float:
+        """Wait until the client takes some of what waits for it (or ``deadline``); the
+        deadline, moved on when it took something."""
         try:
             select.select([], [self.conn], [], max(0.0, deadline - time.monotonic()))
         except (OSError, ValueError):
-            pass
+            return deadline
+        waiting = len(self.to_client)
+        self._to_client()
+        return time.monotonic() + DRAIN_SECONDS if len(self.to_client) < waiting \
+            else deadline
 
     def _send_last(self, last: bytes) -> None:
         if not self.lost:
             self.to_client += last
             deadline = time.monotonic() + DRAIN_SECONDS
             while self.to_client and not self.lost and time.monotonic() < deadline:
-                self._wait_writable(deadline)
-                self._to_client()
+                deadline = self._flush(deadline)
         self.close()
 
     def close(self) -> None:

@@ -571,8 +571,10 @@ def _start_job(spec: Mapping[str, Any], env: dict[str, str], user: str, home: st
     join_fd = _join_fd(cgroup)
     try:
         plan = _job_plan(spec, env, user, home, job_dir, groups, join_fd, session)
-        if session is not None and _switches(spec):
-            session.give_tty(int(spec["uid"]))
+        if session is not None:
+            session.await_size()
+            if _switches(spec):
+                session.give_tty(int(spec["uid"]))
         pid, report = _fork_child(plan)
         if session is not None:
             session.started(pid)
@@ -1131,10 +1133,13 @@ def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
             watch = _JobWatch(job_dir, spec, pid, env, groups, cgroup, report, session)
             status, usage = watch.run()
             _current_job.pop("pid", None)
+            if session is not None and watch.report.failure is None:
+                session.finish_early(status)  # (no-op unless its streams are at the end)
             watch.end_leftovers()
             measured = watch.measure.fields(watch.control.ended_by)
             env.update(watch.report.paths)
-            if session is not None and watch.report.failure is None:
+            if session is not None and watch.report.failure is None and \
+                    not session.finished:
                 session.finish(status)  # qrsh returns now, not after the epilog
             if watch.report.failure is not None:  # it never ran: as if not started
                 failed, message = watch.report.failure

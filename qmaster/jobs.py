@@ -537,7 +537,7 @@ def handle_job_query(ctx: Ctx) -> dict[str, Any]:
     if brief:  # a tenth of the bytes to pack, send and read for qstat
         records = [_listing(j) for j in jobs]
     else:
-        records = [j.to_dict() if with_script else j.summary() for j in jobs]
+        records = [j.summary(with_script) for j in jobs]
     reply: dict[str, Any] = {"jobs": records, "tasks": [t.to_dict() for t in tasks]}
     if by_ranges:  # unenrolled tasks as range lists, not one by one
         ranges = store.ranges

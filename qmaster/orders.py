@@ -133,12 +133,17 @@ def _resource_refusal(ctx: Ctx, order: dict[str, Any], view: ResourceView) -> st
 def _request_refusal(store: Store, order: dict[str, Any],
                      instances: dict[tuple[str, str], QueueInstance],
                      fields: dict[str, Any]) -> str:
-    """The grant must be what the job asked for: one slot without ``-pe``, and only
-    queue instances its hard ``-q`` list names."""
+    """The grant must be what the job asked for: one slot without ``-pe``, only queue
+    instances of its kind (qtype) and only those its hard ``-q`` list names."""
     job = store.jobs[int(order["job_id"])]
     granted = order["granted"]
     if not job.opts.get("pe") and (len(granted) != 1 or int(granted[0][2]) != 1):
         return "a job without a parallel environment gets one slot"
+    interactive = bool(job.opts.get("session"))
+    for queue, host, _ in granted:  # (queue_conf(5) qtype: BATCH, INTERACTIVE)
+        if not instances[(str(queue), str(host))].takes(interactive):
+            return (f"queue instance {queue}@{host} is not of type "
+                    f"{'interactive' if interactive else 'batch'}")
     refs = job.opts.get("hard_queues") or []
     for queue, host, _ in granted if refs else ():
         qi = instances[(str(queue), str(host))]

@@ -135,7 +135,7 @@ def _free_slots(store: "Store") -> int:
     """The cell's free batch slots, as the scheduler's mirror counts them."""
     from qmaster.placement_view import instances_of  # (it imports the store's users)
     return sum(max(0, qi.slots - store.used_slots.get((qi.queue, qi.host), 0))
-               for qi in instances_of(store) if qi.accepts_jobs and "BATCH" in qi.qtype.upper())
+               for qi in instances_of(store) if qi.accepts_jobs and qi.takes_jobs)
 
 
 def _tasks(store: "Store") -> Iterable[dict[str, Any]]:

@@ -228,11 +228,11 @@ class Mirror:
         return self._instances
 
     def free_slots(self, extra_used: dict[tuple[str, str], int]) -> int:
-        """Free batch slots on live hosts in instances that take jobs, counting
+        """Free slots on live hosts in instances that take jobs, counting
         ``extra_used`` (orders in flight)."""
         return sum(max(0, qi.slots - self.used.get((qi.queue, qi.host), 0)
                        - extra_used.get((qi.queue, qi.host), 0))
-                   for qi in self.instances() if qi.accepts_jobs and "BATCH" in qi.qtype.upper())
+                   for qi in self.instances() if qi.accepts_jobs and qi.takes_jobs)
 
     def active_tasks(self) -> list[dict[str, Any]]:
         return [t for t in self.tasks.values()

@@ -21,6 +21,7 @@ ENTRY_MODULES = {
     "qconf": "clients.qconf.main", "qmod": "clients.qmod.main", "qquota": "clients.qquota",
     "sge_share_mon": "clients.share_mon",
     "qrsub": "clients.ar.qrsub", "qrstat": "clients.ar.qrstat", "qrdel": "clients.ar.qrdel",
+    "qrsh": "clients.qrsh.main", "qlogin": "clients.qrsh.main", "qsh": "clients.qrsh.main",
 }
 COMMANDS = frozenset(ENTRY_MODULES) - {"pyge"}
 

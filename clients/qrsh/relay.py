@@ -8,10 +8,12 @@ terminal or pipes to and from the job's shepherd over a proven connection
 - STDOUT and STDERR frames go to our fd 1 and fd 2, kept apart.
 - SIGINT, SIGQUIT, SIGTERM and SIGHUP are sent on as SIGNAL frames (a hang-up of our
   terminal ends the job); with a pty our terminal is raw, so that Ctrl-C, Ctrl-\\ and
-  Ctrl-Z reach the job's terminal as characters, and its size goes as WINSIZE at the
-  start and on each SIGWINCH. The terminal's modes come back whatever happens.
+  Ctrl-Z reach the job's terminal as characters, and its size goes as WINSIZE first of
+  all (the job starts with it) and on each SIGWINCH. The terminal's modes come back whatever happens.
 - EXIT ends the relay with its status; ERROR prints the shepherd's message (status 1);
-  a connection lost before EXIT prints Grid Engine's message (status 1).
+  a connection lost before EXIT prints Grid Engine's message (status 1). Our stdout or
+  stderr closed by its reader ends us as SIGPIPE would (status 141): the connection
+  closes, and the shepherd hangs the job up.
 """
 from __future__ import annotations
 
@@ -97,12 +99,12 @@ class _ClientRelay:
         self.outgoing = bytearray()
         self.stdin_open = stdin
         self.status: int | None = None
+        if pty:  # first, always: the shepherd waits for it to start the job (0 x 0:
+            # no terminal here, the pty keeps its own size)
+            size = terminal_size(fds[0]) or terminal_size(fds[1]) or bs.pack_winsize(0, 0)
+            self.outgoing += bs.frame(bs.WINSIZE, size)
         if not stdin:
             self.outgoing += bs.frame(bs.STDIN)
-        if pty:
-            size = terminal_size(fds[0]) or terminal_size(fds[1])
-            if size is not None:
-                self.outgoing += bs.frame(bs.WINSIZE, size)
 
     def run(self, wake: int) -> int:
         self.conn.setblocking(False)
@@ -180,10 +182,12 @@ class _ClientRelay:
         except bs.SessionError:
             return False
         for kind, payload in frames:
-            if kind == bs.STDOUT:
-                self.write(self.fds[1], payload)
-            elif kind == bs.STDERR:
-                self.write(self.fds[2], payload)
+            if kind in (bs.STDOUT, bs.STDERR):
+                try:
+                    self.write(self.fds[1] if kind == bs.STDOUT else self.fds[2], payload)
+                except BrokenPipeError:
+                    self.status = 128 + signal.SIGPIPE
+                    return True
             elif kind == bs.EXIT:
                 try:
                     self.status = bs.unpack_exit(payload)
@@ -199,8 +203,8 @@ class _ClientRelay:
 
 
 def _write_all(fd: int, data: bytes) -> None:
-    """Write ``data`` whole to ``fd`` (blocking); a closed reader drops it (as a shell's
-    output to a closed pipe: the job goes on)."""
+    """Write ``data`` whole to ``fd`` (blocking); BrokenPipeError when its reader has
+    gone, other errors drop it."""
     view = memoryview(data)
     while view:
         try:
@@ -210,6 +214,8 @@ def _write_all(fd: int, data: bytes) -> None:
             continue
         except InterruptedError:
             continue
+        except BrokenPipeError:
+            raise
         except OSError:
             return
         view = view[done:]

@@ -53,6 +53,22 @@ def check_ranges(name: str, value: str) -> str:
     return text
 
 
+# sge_conf(5)'s remote commands of qrsh, qlogin and qrsh -inherit and their daemons:
+# only Grid Engine's builtin transport (common.builtin_session) is offered, so another
+# value (ssh, rshd, telnetd ...) is refused rather than stored and ignored
+# (docs/compatibility.md)
+TRANSPORT_PARAMS = ("qlogin_command", "qlogin_daemon", "rlogin_command", "rlogin_daemon",
+                    "rsh_command", "rsh_daemon")
+
+
+def check_builtin(name: str, value: str) -> str:
+    text = check_string(name, value)
+    if text.lower() != "builtin":
+        raise ConfError(f'attribute {name} "{text}" is not supported: this version has only '
+                        "the builtin transport of qrsh and qlogin (only builtin)")
+    return text
+
+
 _TF = ("true", "false")
 _ULONG_CONF = ("min_uid", "min_gid", "finished_jobs", "max_aj_instances", "max_aj_tasks",
                "max_u_jobs", "max_jobs", "auto_user_oticket", "auto_user_fshare",
@@ -128,6 +144,7 @@ _GLOBAL_CHECKS: dict[str, Check] = {
     "gid_range": check_ranges,
     "reprioritize": check_bool_word,
     "qmaster_params": check_qmaster_params,
+    **{name: check_builtin for name in TRANSPORT_PARAMS},
 }
 
 GLOBAL_CONF = ObjectKind(

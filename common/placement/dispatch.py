@@ -187,7 +187,7 @@ def _task_id(task: Mapping[str, Any]) -> int:
 def _free_slots(inp: PassInput) -> dict[SlotKey, int]:
     return {(qi.queue, qi.host): qi.slots - inp.used.get((qi.queue, qi.host), 0)
             for qi in inp.instances
-            if qi.accepts_jobs and "BATCH" in qi.qtype.upper()
+            if qi.accepts_jobs and qi.takes_jobs
             and (qi.queue, qi.host) not in inp.overloaded}
 
 
@@ -575,6 +575,8 @@ def _allowed_instances(job: PlacementJob, instances: list[QueueInstance], inp: P
     entry names a host (the usual case)."""
     refs = job.hard_queues
     restricted = inp.access is not None and inp.access.restricted
+    if any(not qi.takes(job.interactive) for qi in instances):
+        instances = [qi for qi in instances if qi.takes(job.interactive)]
     if not refs and job.pe is None and inp.matcher is None and not restricted:
         return instances
     if restricted:

@@ -56,6 +56,10 @@ def _reason(job: PlacementJob, qi: QueueInstance, inp: PassInput, view: Resource
     if queues and not any(queue_matches(ref, qi, inp.host_groups) for ref in queues):
         return (f'cannot run in queue instance "{name}" because it is not contained in its '
                 "hard queue list (-q)")
+    if not qi.takes(job.interactive):  # (8.1.9's words, queue or queue instance)
+        return (f'cannot run in queue "{name}" because it is not of type interactive'
+                if job.interactive else
+                f'cannot run in queue instance "{name}" because it is not of type batch')
     pe = job.pe
     offered = matching_pes(pe[0], pes_at(inp.pe_of_queue, qi.queue, qi.host)) if pe else []
     if pe and not offered:

@@ -37,6 +37,9 @@ class PlacementJob:
     # job cannot start now; -ar id confines the job to that advance reservation's slots
     reserve: bool = False
     ar_id: int | None = None
+    # qrsh, qlogin (a job with a session): only queues of qtype INTERACTIVE take it, and
+    # only those of qtype BATCH take the others (queue_conf(5) qtype)
+    interactive: bool = False
     # What the job asks for, whoever asks: where it may go depends on no more when no
     # access list tells owners or projects apart. Made once: every pass asks each job.
     requests_key: tuple[Any, ...] = field(init=False, repr=False, compare=False)
@@ -45,7 +48,8 @@ class PlacementJob:
 
     def __post_init__(self) -> None:
         wanted = (self.hard_queues, _sorted(self.hard_resources),
-                  _sorted(self.soft_resources), self.soft_queues, self.pe, self.ar_id)
+                  _sorted(self.soft_resources), self.soft_queues, self.pe, self.ar_id,
+                  self.interactive)
         object.__setattr__(self, "requests_key", wanted)
         object.__setattr__(self, "category", wanted + (self.owner, self.group, self.project))
 
@@ -83,6 +87,8 @@ def placement_record(job_id: int, owner: str, group: str,
     record: dict[str, Any] = {
         "job_id": job_id, "owner": owner, "group": group,
         "opts": {name: opts[name] for name in PLACEMENT_OPTS if opts.get(name)}}
+    if opts.get("session"):  # (whether it is interactive: never the session's token)
+        record["opts"]["interactive"] = True
     if submit_time:
         record["submit_time"] = submit_time
     return record
@@ -116,7 +122,8 @@ def placement_job(record: Mapping[str, Any]) -> PlacementJob:
         job_share=_count(opts.get("job_share")),
         override_tickets=_count(opts.get("override_tickets")),
         reserve=bool(opts.get("reserve")),
-        ar_id=_ar_id(opts.get("ar_id")))
+        ar_id=_ar_id(opts.get("ar_id")),
+        interactive=bool(opts.get("interactive") or opts.get("session")))
 
 
 def _strings(value: Any) -> tuple[str, ...]:

@@ -6,11 +6,14 @@ The client's stdio are files and pipes of the test; the job's exit status is qrs
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import pwd
 import signal
 import socket
+import struct
 import tempfile
+import termios
 import threading
 import time
 from collections.abc import Iterator
@@ -190,3 +193,32 @@ def test_a_root_shepherd_gives_the_job_owner_its_terminal(session: Any) -> None:
                 owner=owner.pw_name, uid=owner.pw_uid, gid=owner.pw_gid, cwd="/")
     assert s.run(None, pty=True) == 0
     assert s.output()[0].split() == [str(owner.pw_uid).encode()] * 2
+
+
+def test_a_reader_that_goes_away_ends_the_client_and_the_job(session: Any) -> None:
+    s = session(["/bin/sh", "-c", "trap 'exit 9' HUP; while :; do echo y; done"])
+    conn = bs.accept_session(s.listener, s.token, timeout=10)
+    assert conn is not None
+    read, write = os.pipe()
+    os.close(read)  # (as `qrsh yes | head -1` once head has exited)
+    try:
+        assert run_client(conn, stdin=False, fds=(0, write, s.err.fileno())) == \
+            128 + signal.SIGPIPE
+    finally:
+        os.close(write)
+    assert wait_result(s.job_dir)["exit_status"] == 9
+
+
+def test_the_terminals_size_goes_to_the_jobs_pty(session: Any) -> None:
+    s = session(["/bin/sh", "-c", "stty size"], pty=True)
+    conn = bs.accept_session(s.listener, s.token, timeout=10)
+    assert conn is not None
+    master, slave = os.openpty()  # our "terminal"
+    try:
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 33, 101, 0, 0))
+        assert run_client(conn, pty=True, fds=(slave, s.out.fileno(), s.err.fileno())) == 0
+        assert termios.tcgetattr(slave)[3] & termios.ICANON  # (its modes are back)
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert s.output()[0].strip() == b"33 101"

@@ -170,3 +170,31 @@ def test_a_job_the_pass_cannot_evaluate_is_skipped_and_reported() -> None:
     orders = dispatch_pass(PassInput(jobs, tasks, [qi(slots=4)], {}, matcher=matcher), stats)
     assert [o["job_id"] for o in orders] == [4]
     assert list(stats.unevaluable) == [3] and "ZeroDivisionError" in stats.unevaluable[3]
+
+
+SESSION = {"kind": "qrsh", "host": "h", "port": 1, "token": b"t" * 32}
+
+
+def test_interactive_jobs_only_to_interactive_queues_batch_jobs_only_to_batch() -> None:
+    """queue_conf(5) qtype: a qrsh/qlogin job (one with a session) needs INTERACTIVE,
+    any other job BATCH; an instance of both types shares its slots between them."""
+    instances = [QueueInstance("batch.q", "h1", 4, 0, "BATCH", True),
+                 QueueInstance("inter.q", "h2", 4, 0, "INTERACTIVE", True),
+                 QueueInstance("none.q", "h3", 4, 0, "NONE", True)]
+    jobs = [job(1), job(2, session=SESSION), job(3, interactive=True)]
+    orders = run(jobs, [task(1), task(2), task(3)], instances)
+    assert {o["job_id"]: o["granted"][0][0] for o in orders} == \
+        {1: "batch.q", 2: "inter.q", 3: "inter.q"}
+    # no queue of its kind: it waits, whatever is free elsewhere
+    assert run([job(1, session=SESSION)], [task(1)], instances[:1]) == []
+    assert run([job(1)], [task(1)], instances[1:]) == []
+    both = [QueueInstance("all.q", "h1", 1, 0, "BATCH INTERACTIVE", True)]
+    assert len(run([job(1), job(2, session=SESSION)], [task(1), task(2)], both)) == 1
+
+
+def test_the_placement_record_says_interactive_but_never_carries_the_token() -> None:
+    from common.placement.job import placement_record
+    record = placement_record(7, "u", "g", {"session": SESSION, "priority": 1})
+    assert record["opts"] == {"priority": 1, "interactive": True}
+    assert placement_job(record).interactive
+    assert not placement_job(placement_record(8, "u", "g", {})).interactive

@@ -160,6 +160,12 @@ def test_values_are_checked_and_made_canonical(kind: str, name: str, value: str,
     ("exechost", "report_variables", "cpu np_load_avg",
      'attribute report_variables "cpu,np_load_avg" is not supported: this version writes no '
      'reporting file (only NONE)'),
+    ("conf", "rsh_command", "/usr/bin/ssh -X",
+     'attribute rsh_command "/usr/bin/ssh -X" is not supported: this version has only the '
+     'builtin transport of qrsh and qlogin (only builtin)'),
+    ("conf", "qlogin_daemon", "/usr/sbin/sshd -i",
+     'attribute qlogin_daemon "/usr/sbin/sshd -i" is not supported: this version has only '
+     'the builtin transport of qrsh and qlogin (only builtin)'),
     ("queue", "priority", "21", "Priority not in range -20 to +20"),
     ("queue", "initial_state", "on", 'Invalid value "on" as initial state'),
     ("queue", "shell_start_mode", "bash", 'Invalid value "bash" as shell start mode'),

@@ -97,3 +97,19 @@ def test_orders_over_a_resource_quota_are_refused(qm: Harness) -> None:
     assert reply["refused"][0]["reason"] == \
         'cannot run because it exceeds limit "one_each/1"'
     assert qm.tasks(second)[0]["state"] == "pending"
+
+
+@pytest.mark.parametrize("qtype, session, reason", [
+    ("BATCH", {"kind": "qrsh", "host": "h", "port": 1, "token": b"t" * 32},
+     "queue instance all.q@h1 is not of type interactive"),
+    ("INTERACTIVE", None, "queue instance all.q@h1 is not of type batch"),
+])
+def test_orders_to_a_queue_of_another_type_are_refused(
+        qm: Harness, qtype: str, session: Any, reason: str) -> None:
+    conf = qm.call("conf_get", {"user": ROOT.to_dict(), "kind": "queue"})
+    rows = [[k, qtype if k == "qtype" else v] for k, v in conf["objects"]["all.q"]]
+    qm.call("conf_put", {"user": ROOT.to_dict(), "kind": "queue", "name": "all.q",
+                         "data": rows, "mode": "modify"})
+    job = qm.submit(**({"session": session} if session else {}))
+    reply = order(qm, job, [["all.q", "h1", 1]])
+    assert reply["accepted"] == 0 and reply["refused"][0]["reason"] == reason
