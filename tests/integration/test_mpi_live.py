@@ -79,16 +79,8 @@ def _qrsh_dir(local: LocalCell, work: Path) -> Path:
     """Where the job finds qrsh: the cell's launcher (pyge up), ahead of any other qrsh
     on PATH (Open MPI takes the first on PATH, then $SGE_ROOT/bin/$ARC)."""
     ours = launcher_dir(local.cell.root, host_arch())
-    assert (ours / "qsub").exists(), "pyge up wrote no launchers"
-    if (ours / "qrsh").exists():
-        return ours
-    # (until qrsh's own command is installed: its -inherit part, as qrsh runs it)
-    stand_in = work / "bin"
-    stand_in.mkdir(exist_ok=True)
-    (stand_in / "qrsh").write_text(f"#!/bin/sh\nexec {sys.executable} -m "
-                                   "clients.qrsh.inherit \"$@\"\n")
-    os.chmod(stand_in / "qrsh", 0o755)
-    return stand_in
+    assert (ours / "qrsh").exists(), "pyge up wrote no launcher of qrsh"
+    return ours
 
 
 def _prelude(local: LocalCell, work: Path) -> str:

@@ -30,9 +30,12 @@ from deploy.shape import host_names
 from deploy.cell import machine_name
 from qmaster.defaults import pe_defaults
 from tests.cellconf import stop_cell, without_load_thresholds
+from tests.commands import command
 
 TIMEOUT = 30.0
-QRSH = f"{sys.executable} -m clients.qrsh.inherit"
+# inside a job: the launcher pyge up wrote where Grid Engine keeps the commands, found
+# through the job's own SGE_ROOT and ARC
+QRSH = "$SGE_ROOT/bin/$ARC/qrsh -inherit"
 
 
 def _with(pairs: list[list[str]], **changes: str) -> list[list[str]]:
@@ -108,7 +111,7 @@ master=$(head -1 "$PE_HOSTFILE" | cut -d' ' -f1)
 other=$(sed -n 2p "$PE_HOSTFILE" | cut -d' ' -f1)
 echo "hosts $master $other"
 echo "tmpdir $TMPDIR"
-$Q $other 'echo "task on $HOSTNAME of $JOB_ID"; echo "$JOB_NAME ${{PE_HOSTFILE:-no}} $TMPDIR"; exit 3'
+$Q $other 'echo "task on $HOSTNAME of $JOB_ID"; echo "$JOB_NAME ${PE_HOSTFILE:-no} $TMPDIR"; exit 3'
 echo "rc $?"
 $Q nosuchhost true
 echo "rc $?"
@@ -125,7 +128,7 @@ echo "rc $?"
 def test_qrsh_inherit_tasks_of_a_job(two_hosts: tuple[LocalCell, Path]) -> None:
     local, work = two_hosts
     script = work / "job.sh"
-    script.write_text(SCRIPT.format(qrsh=QRSH, work=work))
+    script.write_text(SCRIPT.replace("{qrsh}", QRSH).replace("{work}", str(work)))
     out = work / "job.out"
     job_id = qsub(local, "-pe", "tight", "4", "-o", str(out), "-j", "y", "-wd", str(work),
                   "-N", "tightjob", str(script))
@@ -185,7 +188,7 @@ def test_a_pe_without_control_slaves_starts_no_task(two_hosts: tuple[LocalCell, 
 
 def test_qrsh_inherit_outside_a_job() -> None:
     env = {k: v for k, v in os.environ.items() if k != "JOB_ID"}
-    done = subprocess.run([sys.executable, "-m", "clients.qrsh.inherit", "somehost", "true"],
+    done = subprocess.run(command("qrsh") + ["-inherit", "somehost", "true"],
                           capture_output=True, text=True, timeout=30, env=env)
     assert done.returncode == 1
     assert done.stderr == 'error: "qrsh" called with option "-inherit", but "JOB_ID" not ' \
@@ -233,8 +236,8 @@ def test_tasks_are_suspended_and_ended_with_their_job(two_hosts: tuple[LocalCell
             time.sleep(0.1)
         other = next(h for _, h, _ in task["granted"] if h != task["host"])
         env = {**_env(local), "JOB_ID": str(job_id), "SGE_TASK_ID": "undefined"}
-        qrsh = subprocess.Popen([sys.executable, "-m", "clients.qrsh.inherit", "-nostdin",
-                                 other, "echo up; exec sleep 3598.25"], env=env,
+        qrsh = subprocess.Popen(command("qrsh") + ["-inherit", "-nostdin", other,
+                                                   "echo up; exec sleep 3598.25"], env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             assert qrsh.stdout is not None and qrsh.stdout.readline() == "up\n"
