@@ -20,6 +20,7 @@ from common.model import Task, task_key
 from qmaster.accounting_log import accounting_record
 from qmaster.context import Ctx, RequestError
 from qmaster.execd_link import execd_identity, signal_on_host
+from qmaster.host_rights import require_known_host
 from qmaster.start_spec import pe_task_spec
 
 HANGUP = "hangup"  # (execd.shepherd.HANGUP: the task's qrsh client went away)
@@ -33,6 +34,8 @@ def _pe_of(ctx: Ctx, task: Task) -> tuple[str | None, list[list[str]] | None]:
 
 def handle_pe_task_start(ctx: Ctx) -> dict[str, Any]:
     body, user = ctx.body, ctx.user
+    # from where the job runs: an execution host, or an administrative or submit host
+    require_known_host(ctx.store, user, exec_hosts=True)
     job_id, task_id, host = int(body["job_id"]), int(body["task_id"]), str(body["host"])
     job = ctx.store.jobs.get(job_id)
     key = task_key(job_id, task_id)
