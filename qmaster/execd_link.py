@@ -106,6 +106,8 @@ def _reconcile_pe_tasks(ctx: Ctx, host: str, reported: list[dict[str, Any]]) -> 
     told while the execd was away, or the qmaster forgot them with a rescheduled run)
     are killed, with every task of that run on the host."""
     done: set[tuple[int, int, float]] = set()
+    _forget_lost_pe_tasks(ctx, host, {(int(i["job_id"]), int(i["task_id"]), int(i["seq"]))
+                                      for i in reported})
     for item in reported:
         key = task_key(item["job_id"], item["task_id"])
         task, book = ctx.store.tasks.get(key), ctx.store.pe_books.get(key)
@@ -225,6 +227,27 @@ def _kill_run(ctx: Ctx, host: str, job_id: int, task_id: int, dispatched: float)
                    {"job_id": job_id, "task_id": task_id, "action": "kill",
                     "dispatched": dispatched})
     ctx.services.job_log("killing a run given up", job_id=job_id, task_id=task_id, host=host)
+
+
+# a task ordered this long ago that its host does not have was lost on the way (an execd
+# that restarted before it took the order); younger ones may still be on their way
+PE_TASK_LOST_SECONDS = 10.0
+
+
+def _forget_lost_pe_tasks(ctx: Ctx, host: str, reported: set[tuple[int, int, int]]) -> None:
+    """Tasks the books count on ``host`` that its execd does not have leave the books
+    (their slots free again; there is nothing to account)."""
+    for key, book in list(ctx.store.pe_books.items()):
+        job_id, task_id = (int(x) for x in key.split("."))
+        lost = [tid for tid, t in book.tasks.items() if t.host == host
+                and (job_id, task_id, t.number) not in reported
+                and ctx.now - t.started > PE_TASK_LOST_SECONDS]
+        for tid in lost:
+            book = book.ended(tid)
+            ctx.services.job_log("pe task lost", job_id=job_id, task_id=task_id,
+                                 pe_task_id=tid, host=host)
+        if lost:
+            ctx.store.put_pe_book(ctx.batch, key, book)
 
 
 def handle_load_report(ctx: Ctx) -> dict[str, Any]:

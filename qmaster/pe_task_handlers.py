@@ -20,7 +20,7 @@ from common.model import Task, task_key
 from qmaster.accounting_log import accounting_record
 from qmaster.context import Ctx, RequestError
 from qmaster.execd_link import execd_identity, signal_on_host
-from qmaster.host_rights import require_known_host
+from qmaster.host_rights import find_host, require_known_host
 from qmaster.start_spec import pe_task_spec
 
 HANGUP = "hangup"  # (execd.shepherd.HANGUP: the task's qrsh client went away)
@@ -76,7 +76,7 @@ def _refuse(ctx: Ctx, job_id: int, task_id: int, host: str, why: str, *,
     without an execd here is one it cannot send the task to."""
     ctx.services.job_log("pe task refused", job_id=job_id, task_id=task_id, host=host,
                          reason=why)
-    known = known or host in ctx.store.conf["exechost"]
+    known = known or find_host(host, ctx.store.conf["exechost"]) is not None
     raise RequestError("denied", pe_tasks.STARTING.format(
         job_id=job_id, why=(pe_tasks.REFUSED if known else pe_tasks.UNREACHABLE).format(
             host=host)))

@@ -345,6 +345,21 @@ def test_a_registering_host_loses_the_tasks_nobody_counts_on(tmp_path: Path) -> 
             identity=b"execd:h2")
     kills = [b for b in _to_execd(qm, "h2", "signal_job") if b["action"] == "kill"]
     assert kills == [{"job_id": 99, "task_id": 1, "action": "kill", "dispatched": 5.0}]
+    assert "1.h2" in qm.server.store.pe_books[f"{job}.1"].tasks
+
+
+def test_a_task_its_host_never_got_is_forgotten(tmp_path: Path) -> None:
+    qm = _cell(tmp_path)
+    job = _running_job(qm)
+    _start(qm, job)
+    register = {"host": "h2", "load": {"num_proc": "2"}, "jobs": [], "pe_tasks": []}
+    qm.call("register", register, identity=b"execd:h2")
+    assert "1.h2" in qm.server.store.pe_books[f"{job}.1"].tasks  # (may be on its way)
+    book = qm.server.store.pe_books[f"{job}.1"]
+    old = Running(1, "h2", "all.q", book.tasks["1.h2"].started - 60)
+    qm.server.store.pe_books[f"{job}.1"] = PeBook(book.next_number, {"1.h2": old})
+    qm.call("register", register, identity=b"execd:h2")
+    assert not qm.server.store.pe_books[f"{job}.1"].tasks
 
 
 def test_a_task_that_fails_takes_its_job_with_it(tmp_path: Path) -> None:
