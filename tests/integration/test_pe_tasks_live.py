@@ -163,6 +163,10 @@ def test_qrsh_inherit_tasks_of_a_job(two_hosts: tuple[LocalCell, Path]) -> None:
     assert by_task[f"1.{other}"].exit_status == 3
     assert by_task[f"1.{other}"].hostname == other
     assert by_task[f"2.{master}"].hostname == master
+    # qacct -j shows them all, as ordinary records (8.1.9: qacct-j-10.out)
+    qacct = subprocess.run(command("qacct") + ["-j", str(job_id)], capture_output=True,
+                           text=True, timeout=30, env=_env(local))
+    assert qacct.stdout.count("=" * 62 + "\n") == 3, qacct.stdout + qacct.stderr
     log = (work / "pe.log").read_text().splitlines()
     words = log[0].split()
     assert words[0] == "start", log
