@@ -27,7 +27,6 @@ import grp
 import os
 import pwd
 import select
-import signal
 import socket
 import struct
 import termios
@@ -40,7 +39,7 @@ from common import builtin_session as bs
 OUT_LIMIT = 1 << 18      # bytes waiting for the client before the job's output is held
 IN_LIMIT = 1 << 18       # bytes waiting for the job's stdin before the client is held
 READ_CHUNK = bs.MAX_PAYLOAD
-DRAIN_SECONDS = 5.0      # at the end: how long a client may take nothing before it is given up
+DRAIN_SECONDS = 5.0      # at the end: how long a client may take nothing before it is dropped
 PTY_MODE = 0o620         # the owner reads and writes it, group tty may write (write(1))
 DEFAULT_SHELL = "/bin/sh"
 SIZE_SECONDS = 2.0       # at most, for a pty client's first frame (its size) before the start
@@ -457,7 +456,3 @@ class SessionRelay:
         except OSError:
             pass
 
-
-def hang_up(relay: SessionRelay) -> None:
-    """The client is gone: SIGHUP to the job, as a terminal's hang-up."""
-    relay.signal_job(signal.SIGHUP)

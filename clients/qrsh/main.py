@@ -19,7 +19,7 @@ import os
 import sys
 import time
 
-from clients.api import Client, ClientError, checked_jobs
+from clients.api import Client, ClientError, checked_jobs, resolvable
 from clients.qrsh.options import DEFAULT_NAMES, Request, asks_inherit, parse
 from clients.qsub.main import default_request_texts, job_description
 from clients.qsub.options import QsubError, unable_to_run
@@ -57,8 +57,10 @@ def establishing(host: str) -> str:
 
 def session_host() -> str:
     """The name the execution host reaches us by: our host name, as 8.1.9's qrsh gives
-    it (QRSH_PORT=host:port)."""
-    return _socket.gethostname()
+    it (QRSH_PORT=host:port); loopback when the name does not resolve (a machine whose
+    name is in no resolver: its execution hosts can only be itself)."""
+    name = _socket.gethostname()
+    return name if resolvable(name) else "127.0.0.1"
 
 
 def job_spec(request: Request, port: int, token: bytes) -> dict[str, Any]:
@@ -70,6 +72,11 @@ def job_spec(request: Request, port: int, token: bytes) -> dict[str, Any]:
     if request.kind == "qsh":
         command = ["xterm", "-display", request.display or ""]
     opts["binary"] = True
+    # as 8.1.9's (qstat -j): the job's own output travels over the session; a prolog's
+    # or epilog's goes nowhere, and the job is not rerun
+    opts["stdout_paths"] = opts.get("stdout_paths") or ["/dev/null"]
+    opts["stderr_paths"] = opts.get("stderr_paths") or ["/dev/null"]
+    opts["rerun"] = False
     # (a login session has no command: the job's script is named as the job by default)
     opts["script_path"] = command[0] if command else DEFAULT_NAMES[request.kind]
     opts["script_args"] = list(command[1:])

@@ -9,7 +9,8 @@ terminal or pipes to and from the job's shepherd over a proven connection
 - SIGINT, SIGQUIT, SIGTERM and SIGHUP are sent on as SIGNAL frames (a hang-up of our
   terminal ends the job); with a pty our terminal is raw, so that Ctrl-C, Ctrl-\\ and
   Ctrl-Z reach the job's terminal as characters, and its size goes as WINSIZE first of
-  all (the job starts with it) and on each SIGWINCH. The terminal's modes come back whatever happens.
+  all (the job starts with it) and on each SIGWINCH. The terminal's modes come back
+  whatever happens.
 - EXIT ends the relay with its status; ERROR prints the shepherd's message (status 1);
   a connection lost before EXIT prints Grid Engine's message (status 1). Our stdout or
   stderr closed by its reader ends us as SIGPIPE would (status 141): the connection

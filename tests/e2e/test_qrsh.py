@@ -160,3 +160,31 @@ def _no_leftovers(client: Client) -> Any:
     left = [t for t in client.jobs()["tasks"] if t["state"] != "finished"]
     for task in left:
         client.delete([{"job_id": task["job_id"]}])
+
+
+def test_a_job_deleted_before_it_starts_ends_the_wait(env: dict[str, str]) -> None:
+    proc = subprocess.Popen([*command("qrsh"), "-verbose", "-now", "n", "-h", "/bin/true"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd="/")
+    try:
+        assert proc.stdout is not None
+        job = proc.stdout.readline().split()[2].decode()
+        subprocess.run([*command("qdel"), job], env=env, check=True, capture_output=True)
+        _, err = proc.communicate(timeout=TIMEOUT)
+        assert proc.returncode == 1
+        assert err.decode().endswith("\nCould not start interactive job.\n")
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_hang_up_of_the_terminal_ends_the_job(env: dict[str, str], client: Client) -> None:
+    term = Terminal([*command("qrsh"), "-N", "hup", "echo up; exec sleep 60"], env)
+    term.expect(b"up")
+    job_id = next(int(j["job_id"]) for j in client.jobs()["jobs"]
+                  if j["opts"]["job_name"] == "hup")
+    os.close(term.fd)  # the terminal goes: its session (qrsh) gets SIGHUP
+    _, status = os.waitpid(term.pid, 0)
+    assert os.waitstatus_to_exitcode(status) in (1, 128 + signal.SIGHUP)
+    client.wait([job_id], timeout=TIMEOUT)  # (the job ended with it: it would sleep 60 s)
+    task = client.jobs([job_id], include_finished=True)["tasks"][0]
+    assert task["signal"] == signal.SIGHUP

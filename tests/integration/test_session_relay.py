@@ -196,7 +196,9 @@ def test_a_root_shepherd_gives_the_job_owner_its_terminal(session: Any) -> None:
 
 
 def test_a_reader_that_goes_away_ends_the_client_and_the_job(session: Any) -> None:
-    s = session(["/bin/sh", "-c", "trap 'exit 9' HUP; while :; do echo y; done"])
+    # (finite, so that a client that went on without its reader ends with 3, not 141)
+    s = session(["/bin/sh", "-c", "trap 'exit 9' HUP; i=0; "
+                 "while [ $i -lt 1000000 ]; do echo y; i=$((i+1)); done; exit 3"])
     conn = bs.accept_session(s.listener, s.token, timeout=10)
     assert conn is not None
     read, write = os.pipe()

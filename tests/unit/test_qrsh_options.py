@@ -85,6 +85,9 @@ def test_the_job_carries_the_session_and_runs_a_binary_command() -> None:
         (True, "ls", ["-l"], True)
     assert opts["session"]["kind"] == "qrsh" and opts["session"]["port"] == 4242
     assert opts["session"]["token"] == token and job["script"] is None
+    # 8.1.9's qstat -j of a qrsh job: stdout and stderr path lists /dev/null, restart n
+    assert (opts["stdout_paths"], opts["stderr_paths"], opts["rerun"]) == \
+        (["/dev/null"], ["/dev/null"], False)
     login = job_spec(req("qrsh"), 1, token)["opts"]
     assert login["session"]["kind"] == "qlogin" and login["script_path"] == "QRLOGIN"
     xterm = job_spec(req("qsh", "-display", "x:1"), 1, token)["opts"]
