@@ -273,3 +273,42 @@ def _until(probe: Any, what: str) -> None:
     while not probe():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.05)
+
+
+def test_a_failing_start_proc_args_fails_the_job_as_8_1_9s(two_hosts: tuple[LocalCell, Path]
+                                                           ) -> None:
+    """sge_pe(5) start_proc_args exiting 3: the job does not run, goes back to qw with
+    8.1.9's error reason, and the queue instance is set in error (tests/data/reference/pe
+    qstat-j-startfail.out, qstat-explain-after-startfail.out). Cleared afterwards."""
+    local, work = two_hosts
+    fails = work / "fails.sh"
+    fails.write_text("#!/bin/sh\nexit 3\n")
+    fails.chmod(0o755)
+    ran = work / "ran"
+    with Client(local.cell) as client:
+        client.conf_put("pe", "failing", _with(pe_defaults("mpi"), pe_name="failing",
+                                               slots="99", start_proc_args=str(fails)), "add")
+        queue = client.conf_get("queue")["all.q"]
+        client.conf_put("queue", "all.q", _with(queue, pe_list="tight loose failing"),
+                        "modify")
+        job_id = qsub(local, "-pe", "failing", "1", "-o", "/dev/null", "-j", "y", "-b", "y",
+                      "touch", str(ran))
+        try:
+            deadline = time.monotonic() + TIMEOUT
+            while True:
+                [task] = client.jobs([job_id])["tasks"]
+                if task.get("error_reason") or time.monotonic() > deadline:
+                    break
+                time.sleep(0.1)
+            # (qstat -j does not show a requeued task's error reason yet: the API does)
+            assert (task["state"], task["error_reason"]) == \
+                ("pending", "exit_status of pe_start = 3"), task
+            listing = subprocess.run(command("qstat") + ["-f", "-explain", "E"],
+                                     capture_output=True, text=True, env=_env(local)).stdout
+            assert f"queue all.q marked QERROR as result of job {job_id}'s failure" in \
+                listing, listing
+            assert not ran.exists()
+        finally:
+            client.delete([{"job_id": job_id}])
+            client.request("qmod", {"user": client._user(), "items": [
+                {"action": "clear", "scope": "queue", "ref": "all.q"}]})
