@@ -291,8 +291,9 @@ def test_a_failing_start_proc_args_fails_the_job_as_8_1_9s(two_hosts: tuple[Loca
         queue = client.conf_get("queue")["all.q"]
         client.conf_put("queue", "all.q", _with(queue, pe_list="tight loose failing"),
                         "modify")
-        job_id = qsub(local, "-pe", "failing", "1", "-o", "/dev/null", "-j", "y", "-b", "y",
-                      "touch", str(ran))
+        host = host_names(2, machine_name())[0]  # (one host: no second try elsewhere)
+        job_id = qsub(local, "-pe", "failing", "1", "-q", f"all.q@{host}", "-o", "/dev/null",
+                      "-j", "y", "-b", "y", "touch", str(ran))
         try:
             deadline = time.monotonic() + TIMEOUT
             while True:
@@ -305,8 +306,8 @@ def test_a_failing_start_proc_args_fails_the_job_as_8_1_9s(two_hosts: tuple[Loca
                 ("pending", "exit_status of pe_start = 3"), task
             listing = subprocess.run(command("qstat") + ["-f", "-explain", "E"],
                                      capture_output=True, text=True, env=_env(local)).stdout
-            assert f"queue all.q marked QERROR as result of job {job_id}'s failure" in \
-                listing, listing
+            assert f"queue all.q marked QERROR as result of job {job_id}'s failure at " \
+                f"host {host}" in listing, listing
             assert not ran.exists()
         finally:
             client.delete([{"job_id": job_id}])
