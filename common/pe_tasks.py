@@ -71,11 +71,15 @@ class PeBook:
     next_number: int = 1
     tasks: Mapping[str, Running] = field(default_factory=dict)  # pe_task_id -> task
     summary: Mapping[str, float] = field(default_factory=dict)  # accounting_summary
+    # accounting_summary: the job's record, once its own task ended, waiting for the
+    # reports of its tasks still running then (their usage is added to it)
+    held: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"next": self.next_number,
                 "tasks": {tid: t.to_dict() for tid, t in self.tasks.items()},
-                "summary": dict(self.summary)}
+                "summary": dict(self.summary),
+                "held": dict(self.held) if self.held is not None else None}
 
     @classmethod
     def from_dict(cls, data: Any) -> PeBook:
@@ -101,22 +105,40 @@ class PeBook:
         if not all(isinstance(k, str) and isinstance(v, (int, float))
                    for k, v in summary.items()):
             raise ValueError("pe task summary of the wrong type")
-        return cls(number, read, {k: float(v) for k, v in summary.items()})
+        held = data.get("held")
+        if held is not None and not isinstance(held, dict):
+            raise ValueError("held record of the wrong type")
+        return cls(number, read, {k: float(v) for k, v in summary.items()}, held)
 
     def running_on(self, host: str) -> int:
         return sum(1 for t in self.tasks.values() if t.host == host)
 
     def started(self, task_id: str, task: Running) -> PeBook:
-        return PeBook(task.number + 1, {**self.tasks, task_id: task}, self.summary)
+        return PeBook(task.number + 1, {**self.tasks, task_id: task}, self.summary,
+                      self.held)
 
     def ended(self, task_id: str, usage: Mapping[str, Any] | None = None) -> PeBook:
         """The book without ``task_id``; ``usage``: its figures added to the summary."""
         tasks = {k: v for k, v in self.tasks.items() if k != task_id}
         return PeBook(self.next_number, tasks,
-                      summed(self.summary, usage) if usage is not None else self.summary)
+                      summed(self.summary, usage) if usage is not None else self.summary,
+                      self.held)
+
+    def releasable(self) -> bool:
+        """A held record whose last task has reported."""
+        return self.held is not None and not self.tasks
 
     def by_number(self, number: int) -> tuple[str, Running] | None:
         return next(((tid, t) for tid, t in self.tasks.items() if t.number == number), None)
+
+
+def released(record: Mapping[str, Any], summary: Mapping[str, float]) -> dict[str, Any]:
+    """A held record of the job with the usage of the tasks that reported after it."""
+    out = dict(record)
+    for name, value in summed({k: float(record.get(k) or 0) for k in (*SUMMED, *MAXED)},
+                              summary).items():
+        out[name] = int(value) if isinstance(record.get(name), int) else value
+    return out
 
 
 def summed(total: Mapping[str, float], usage: Mapping[str, Any]) -> dict[str, float]:

@@ -14,7 +14,7 @@ from common.cluster import attr, queue_instances
 from common.jobstate import ACTIVE_STATES, Event, State
 from common.load_values import clean_load_value
 from common.model import ExecHost, Task, task_key
-from common.pe_tasks import granted_hosts, with_summary
+from common.pe_tasks import PeBook, granted_hosts, pe_flag, released, with_summary
 from common.objects_conf.cluster import local_conf_value
 from common.objects_conf.queue import format_host_overrides, parse_host_overrides
 from qmaster import usage_book
@@ -247,7 +247,7 @@ def _forget_lost_pe_tasks(ctx: Ctx, host: str, reported: set[tuple[int, int, int
             ctx.services.job_log("pe task lost", job_id=job_id, task_id=task_id,
                                  pe_task_id=tid, host=host)
         if lost:
-            ctx.store.put_pe_book(ctx.batch, key, book)
+            ctx.store.put_pe_book(ctx.batch, key, release_held(ctx, key, book))
 
 
 def handle_load_report(ctx: Ctx) -> dict[str, Any]:
@@ -349,6 +349,9 @@ def finish_task(ctx: Ctx, task: Task, result: dict[str, Any], *,
     summed = with_summary(changes["usage"], book.summary) if book is not None \
         and book.summary else changes["usage"]
     record = accounting_record(job, replace(task, **{**changes, "usage": summed}), ctx.store)
+    # ... and the tasks still running: the record waits for their reports
+    hold = book is not None and bool(book.tasks) and action != "reschedule" and \
+        _summarised(ctx, task)
     end_pe_tasks(ctx, task, forget=action == "reschedule")
     usage_book.note_finished(ctx, task, changes["usage"])  # (before the task forgets its run)
     if action == "reschedule":
@@ -373,8 +376,30 @@ def finish_task(ctx: Ctx, task: Task, result: dict[str, Any], *,
                          # why, in the shepherd's words: the execd's job directory that
                          # held them is gone once this result is acknowledged
                          **({"reason": message[:500]} if failed else {}))
+    if hold and book is not None:
+        ctx.store.put_pe_book(ctx.batch, task.key, replace(book, summary={}, held=record))
+    else:
+        ctx.batch.accounting.append(record)
+        ctx.batch.txn.put("acct", task.key, record)
+
+
+def _summarised(ctx: Ctx, task: Task) -> bool:
+    """Whether the task's PE has accounting_summary TRUE."""
+    job = ctx.store.jobs[task.job_id]
+    name = task.granted_pe or (job.opts.get("pe") or [None])[0]
+    return pe_flag(ctx.store.conf["pe"].get(name) if name else None, "accounting_summary",
+                   "FALSE")
+
+
+def release_held(ctx: Ctx, key: str, book: PeBook) -> PeBook:
+    """Write the job's held record (accounting_summary) once its last task reported:
+    the book without it."""
+    if not book.releasable() or book.held is None:
+        return book
+    record = released(book.held, book.summary)
     ctx.batch.accounting.append(record)
-    ctx.batch.txn.put("acct", task.key, record)
+    ctx.batch.txn.put("acct", key, record)
+    return replace(book, summary={}, held=None)
 
 
 def _requeue(ctx: Ctx, task: Task, *, ran: bool, error_reason: str = "") -> None:

@@ -19,7 +19,7 @@ from common import pe_tasks
 from common.model import Task, task_key
 from qmaster.accounting_log import accounting_record
 from qmaster.context import Ctx, RequestError
-from qmaster.execd_link import execd_identity, signal_on_host
+from qmaster.execd_link import execd_identity, release_held, signal_on_host
 from qmaster.host_rights import find_host, require_known_host
 from qmaster.start_spec import pe_task_spec
 
@@ -100,9 +100,10 @@ def handle_pe_task_finished(ctx: Ctx) -> dict[str, Any]:
              or k in ("maxvmem", "cpu", "mem", "io", "iow")}
     _, pe = _pe_of(ctx, task)
     summary = pe_tasks.pe_flag(pe, "accounting_summary", "FALSE")
-    ctx.store.put_pe_book(ctx.batch, key, book.ended(pe_task_id, usage if summary
-                                                     and task.state_enum in ACTIVE_STATES
-                                                     else None))
+    # (summed while the job's one record is still to be written: it runs, or waits)
+    counted = summary and (task.state_enum in ACTIVE_STATES or book.held is not None)
+    ctx.store.put_pe_book(ctx.batch, key, release_held(
+        ctx, key, book.ended(pe_task_id, usage if counted else None)))
     ctx.services.job_log("pe task finished", job_id=job_id, task_id=task_id,
                          pe_task_id=pe_task_id, host=running.host,
                          exit_status=int(result.get("exit_status") or 0))

@@ -24,7 +24,7 @@ from common import task_ranges
 from common.jobspec import check_job_options, sparse_job_options
 from common.jobstate import ACTIVE_STATES, Event, State, next_state
 from common.model import CONF_KINDS, ORDERED_KINDS, ExecHost, Job, Task, TaskRanges, task_key
-from common.pe_tasks import PeBook
+from common.pe_tasks import PeBook, released
 from common.placement.job import placement_record
 from qmaster.spool import Transaction
 
@@ -775,8 +775,13 @@ class Store:
             if self._pop_item(self.tasks, key) is not None:
                 batch.txn.delete("task", key)
                 batch.event("task", "del", key)
-            if self._pop_item(self.pe_books, key) is not None:
+            book = self._pop_item(self.pe_books, key)
+            if book is not None:
                 batch.txn.delete("petasks", key)
+                if book.held is not None:  # (tasks that never reported: written now)
+                    record = released(book.held, book.summary)
+                    batch.accounting.append(record)
+                    batch.txn.put("acct", key, record)
         self._pop_item(self.ranges, job_id)
         if self._pop_item(self.held, job_id) is not None:
             batch.txn.delete("held", str(job_id))

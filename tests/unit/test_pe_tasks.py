@@ -88,14 +88,15 @@ def test_tasks_allowed_on_a_host_never_exceed_its_slots(grants: list[tuple[str, 
     st.dictionaries(st.sampled_from(pe_tasks.SUMMED), st.floats(0, 1e9), max_size=4))
 def test_the_book_reads_back_as_spooled(number: int, tasks: dict[str, Running],
                                         summary: dict[str, float]) -> None:
-    book = PeBook(number, tasks, summary)
+    book = PeBook(number, tasks, summary, {"job_number": number} if number % 2 else None)
     assert PeBook.from_dict(wire.unpack(wire.pack(book.to_dict()))) == book
 
 
 @pytest.mark.parametrize("data", [None, [], {"next": "1", "tasks": {}},
                                   {"next": 1, "tasks": {"1.h": {"number": 1}}},
                                   {"next": 0, "tasks": {}},
-                                  {"next": 1, "tasks": {}, "summary": {"cpu": "x"}}])
+                                  {"next": 1, "tasks": {}, "summary": {"cpu": "x"}},
+                                  {"next": 1, "tasks": {}, "held": [1]}])
 def test_a_damaged_book_is_refused(data: Any) -> None:
     with pytest.raises(ValueError):
         PeBook.from_dict(data)
@@ -239,6 +240,34 @@ def test_accounting_summary_puts_the_tasks_in_the_jobs_one_record(tmp_path: Path
     qm.server._sync_accounting(force=True)
     [record] = [r for r in read_records(qm.cell.accounting_path) if r.job_number == job]
     assert record.pe_taskid == "NONE" and record.cpu == 3.5 and record.ru_utime == 2.5
+
+
+def test_the_summary_waits_for_the_tasks_still_running(tmp_path: Path) -> None:
+    qm = _cell(tmp_path, accounting_summary="TRUE")
+    job = _running_job(qm)
+    _start(qm, job)
+    _start(qm, job, host="h1")
+    qm.call("pe_task_finished", {"host": "h2", "job_id": job, "task_id": 1, "seq": 1,
+                                 "pe_task_id": "1.h2", "result": {"exit_status": 0,
+                                                                  "cpu": 1.0, "ru_minflt": 3}},
+            identity=b"execd:h2")
+    dispatched = qm.tasks(job)[0]["dispatch_time"]
+    qm.call("job_finished", {"host": "h1", "job_id": job, "task_id": 1, "dispatched":
+                             dispatched, "result": {"exit_status": 0, "cpu": 1.0,
+                                                    "ru_minflt": 5}},
+            identity=b"execd:h1")
+    qm.server._sync_accounting(force=True)
+    assert not qm.cell.accounting_path.exists()  # (no record yet)
+    assert qm.server.store.pe_books[f"{job}.1"].held is not None
+    qm.call("pe_task_finished", {"host": "h1", "job_id": job, "task_id": 1, "seq": 2,
+                                 "pe_task_id": "2.h1", "result": {
+                                     "exit_status": 137, "signal": 9, "failed": 100,
+                                     "cpu": 0.5, "ru_minflt": 7}},
+            identity=b"execd:h1")
+    qm.server._sync_accounting(force=True)
+    [record] = [r for r in read_records(qm.cell.accounting_path) if r.job_number == job]
+    assert (record.pe_taskid, record.cpu, record.ru_minflt) == ("NONE", 2.5, 15)
+    assert qm.server.store.pe_books[f"{job}.1"].held is None
 
 
 def test_the_book_outlives_a_restart(tmp_path: Path) -> None:
