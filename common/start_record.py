@@ -66,6 +66,7 @@ def _shapes() -> dict[str, Schema]:
         "notify_job": Bool(), "notify": Float(0.0, 1e9), "dispatched": _seconds(),
         "restarted": Int(0, 1), "priority": Int(-20, 20),
         "processors": _path(), "prolog": _path(), "epilog": _path(),
+        "pe_start_proc_args": _path(), "pe_stop_proc_args": _path(),
         "starter_method": _path(), "suspend_method": _path(), "resume_method": _path(),
         "terminate_method": _path(),
         "login_shells": ListOf(Str(max_len=256), max_items=256),
@@ -110,6 +111,8 @@ FIELDS: tuple[tuple[str, Any, str], ...] = (
     ("notify", 60.0, QMASTER), ("dispatched", 0.0, QMASTER), ("restarted", 0, QMASTER),
     ("priority", 0, QMASTER), ("processors", None, QMASTER), ("prolog", None, QMASTER),
     ("epilog", None, QMASTER), ("starter_method", None, QMASTER),
+    # sge_pe(5) start_proc_args, stop_proc_args: the job's own (master) task runs them
+    ("pe_start_proc_args", None, QMASTER), ("pe_stop_proc_args", None, QMASTER),
     ("suspend_method", None, QMASTER), ("resume_method", None, QMASTER),
     ("terminate_method", None, QMASTER), ("login_shells", _list_of_login_shells, QMASTER),
     # an interactive job's or a qrsh -inherit task's connection back to its client

@@ -501,6 +501,30 @@ def _start_spec() -> Struct:
     return message_schema()
 
 
+MAX_PE_TASK_ARGS = 65536  # arguments of one qrsh -inherit command (start_record's args)
+MAX_PE_TASK_SEQ = 1 << 30  # parallel tasks one job may start in its life
+
+
+def _pe_seq() -> Int:
+    return Int(1, MAX_PE_TASK_SEQ)
+
+
+def _pe_task_id() -> Str:
+    from common.jobspec import MAX_NAME
+    return Str(max_len=MAX_NAME, nonempty=True)
+
+
+def _session() -> Schema:
+    from common.jobspec import session_schema
+    return session_schema()
+
+
+def _task_env() -> MapOf:
+    """qrsh -inherit -V/-v: variables for the task (the job description's rules)."""
+    from common.jobspec import OPTION_SCHEMAS
+    return OPTION_SCHEMAS["env"][0]
+
+
 def _conf_rows() -> ListOf:
     """[name, value] pairs, or the complex list's rows: each kind's validator checks the
     arity."""
@@ -633,13 +657,28 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
                                 optional={"ar_ids": (ListOf(_job_id(), max_items=4096), []),
                                           "owners": (_names(), []),
                                           "force": (Bool(), False)}),
+    # qrsh -inherit (sge_pe(5) control_slaves): start a task of the caller's running job
+    # on one of its granted hosts (qmaster.pe_task_handlers); the reply names the task
+    "pe_task_start": lambda: Struct(required={"user": _user(), "job_id": _job_id(),
+                                              "task_id": _task_id(), "host": _host(),
+                                              "command": Str(max_len=1 << 16, nonempty=True),
+                                              "args": ListOf(Str(max_len=1 << 16),
+                                                             max_items=MAX_PE_TASK_ARGS),
+                                              "session": _session()},
+                                    optional={"env": (_task_env(), {}),
+                                              "cwd": (Optional(Str(max_len=4096)), None),
+                                              "noshell": (Bool(), False)}),
     # execd -> qmaster
     "register": lambda: Struct(
         required={"host": _host(), "load": _load(),
                   "jobs": ListOf(Struct(required={"job_id": _job_id(), "task_id": _task_id()},
                                         optional={"dispatched": (_seconds(), 0.0)}),
                                  max_items=1 << 16)},
-        optional={"global_load": (_load(), {})}),
+        optional={"global_load": (_load(), {}),
+                  # the parallel tasks (qrsh -inherit) the host still has
+                  "pe_tasks": (ListOf(Struct(required={
+                      "job_id": _job_id(), "task_id": _task_id(), "seq": _pe_seq(),
+                      "dispatched": _seconds()}), max_items=1 << 16), [])}),
     # "usage": each running task's usage so far (qstat -j's usage line); "global_load":
     # the values its load sensors report for the global host (global:name:value)
     "load_report": lambda: Struct(
@@ -657,6 +696,12 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
     "job_start_failed": lambda: Struct(required={"host": _host(), "job_id": _job_id(),
                                                  "task_id": _task_id(),
                                                  "reason": Str(max_len=1 << 16)}),
+    # a parallel task (start_pe_task) ended, or could not start (a result with "failed")
+    "pe_task_finished": lambda: Struct(required={"host": _host(), "job_id": _job_id(),
+                                                 "task_id": _task_id(), "seq": _pe_seq(),
+                                                 "pe_task_id": _pe_task_id(),
+                                                 "result": _result()},
+                                       optional={"dispatched": (_seconds(), 0.0)}),
     # qmaster -> execd
     "start_job": lambda: Struct(required={"job_id": _job_id(), "task_id": _task_id(),
                                           "spec": _start_spec()}),
@@ -669,6 +714,11 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
                                            "action": Str(choices=JOB_ACTIONS)},
                                  optional={"dispatched": (_seconds(), 0.0)}),
     "finished_ack": lambda: Struct(required={"job_id": _job_id(), "task_id": _task_id()}),
+    # run a parallel task of a running job (qrsh -inherit) under a shepherd of its own:
+    # the job's start record with "pe_task_id", the task's command and its session;
+    # "seq" names its directory (execd.service)
+    "start_pe_task": lambda: Struct(required={"job_id": _job_id(), "task_id": _task_id(),
+                                              "seq": _pe_seq(), "spec": _start_spec()}),
     # every sched_conf(5) reprioritize_interval: the tickets of the execd's running tasks
     # (one message per execd, bounded by the tasks a host can run); "reprioritize"
     # false (once, when the interval became 0): stop renicing, give back queue priorities
@@ -730,7 +780,7 @@ MESSAGE_FIELDS = MESSAGE_SCHEMAS  # the message types (older name)
 
 # Which message types a peer may send to the qmaster's request endpoint.
 REQUEST_TYPES = frozenset(_BUILDERS) - {"reply", "error", "start_job", "signal_job",
-                                        "finished_ack", "job_tickets"}
+                                        "finished_ack", "job_tickets", "start_pe_task"}
 
 
 class WireError(Exception):

@@ -34,6 +34,7 @@ from common import keys
 from common.cell import DEFAULT_CELL, DEFAULT_PORT, Cell, make_cell_dirs, read_act_qmaster
 from common.daemon import port_is_free
 from deploy.sample import run_sample
+from deploy.launchers import write_launchers
 from deploy.shape import (DEFAULT_LOAD_INTERVAL, SHAPE_FILE, Shape, ShapeError, host_names,
                           read_shape, resolve, write_shape)
 
@@ -118,6 +119,11 @@ class LocalCell:
         started = []
         # Before any daemon: the qmaster's spool must be 0700 from its first byte on.
         make_cell_dirs(self.cell)
+        # $SGE_ROOT/bin/$ARC/qrsh and the others, where Open MPI looks (deploy.launchers)
+        try:
+            write_launchers(self.cell.root)
+        except OSError as err:
+            self.notes.append(f"no launchers in {self.cell.root}/bin: {err}")
         keys.ensure_cell_keys(self.cell, list(shape.execds))
         if not _pid_alive(self.run_dir / "qmaster.pid", "qmaster.main"):
             if stored is None and port is None and not port_is_free(QMASTER_BIND, shape.port):

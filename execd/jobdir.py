@@ -240,10 +240,17 @@ FAILED_REASONS: dict[int, str] = {
     37: "qmaster enforced h_rt, h_cpu, or h_vmem limit",
     100: "assumedly after job",
 }
-FAILED_REASONS.update({7: "before prolog", 8: "in prolog", 14: "before epilog",
-                       15: "in epilog"})
+FAILED_REASONS.update({7: "before prolog", 8: "in prolog", 9: "before pestart",
+                       10: "in pestart", 12: "before pestop", 13: "in pestop",
+                       14: "before epilog", 15: "in epilog"})
 FAILED_EARLY, FAILED_BEFORE_JOB, FAILED_AGAIN = 1, 11, 25
 FAILED_BEFORE_PROLOG, FAILED_PROLOG, FAILED_BEFORE_EPILOG, FAILED_EPILOG = 7, 8, 14, 15
+# the procedures around the job, in the order they run: (spec field, failed code before
+# it could run, failed code when it failed), sge_status(5)'s codes
+PROCEDURES = {"prolog": ("prolog", 7, 8), "pe_start": ("pe_start_proc_args", 9, 10),
+              "pe_stop": ("pe_stop_proc_args", 12, 13), "epilog": ("epilog", 14, 15)}
+# where a PE procedure's stdout and stderr go by default: <job_name>.po<id>, .pe<id>
+PE_PROCEDURE_POSTFIXES = ("po", "pe")
 # what the qmaster is to do with a task whose job or procedure ended so (result "action")
 RESCHEDULE, JOB_ERROR, QUEUE_ERROR = "reschedule", "job_error", "queue_error"
 FAILED_LIMIT, FAILED_SIGNALLED = 37, 100
@@ -323,11 +330,13 @@ def default_output_name(spec: Mapping[str, Any], postfix: str) -> str:
 
 
 def output_path(spec: Mapping[str, Any], which: str, cwd: str, home_of: HomeOf,
-                is_dir: Callable[[str], bool]) -> str:
+                is_dir: Callable[[str], bool], postfix: str | None = None) -> str:
     """The file the job's stdout (``which="o"``) or stderr (``"e"``) goes to.
 
     Relative paths are taken relative to the job's working directory; no path means the
-    working directory; an existing directory gets the default file name inside it.
+    working directory; an existing directory gets the default file name inside it
+    (``<job_name>.<postfix><job_id>``, postfix ``which`` unless given: a PE procedure's
+    is ``po`` / ``pe``).
     """
     raw = select_path(spec["stdout_path" if which == "o" else "stderr_path"], spec["host"])
     path = expand_aliases(raw, spec, home_of) if raw else ""
@@ -335,7 +344,8 @@ def output_path(spec: Mapping[str, Any], which: str, cwd: str, home_of: HomeOf,
         path = cwd
     elif not path.startswith("/"):
         path = os.path.join(cwd, path)
-    return os.path.join(path, default_output_name(spec, which)) if is_dir(path) else path
+    return os.path.join(path, default_output_name(spec, postfix or which)) \
+        if is_dir(path) else path
 
 
 def working_dir(spec: Mapping[str, Any], home: str) -> str:
@@ -387,15 +397,20 @@ def grid_engine_variables(spec: Mapping[str, Any], user: str, home: str, tmpdir:
         "RESTARTED": str(option(spec, "restarted")), "TMPDIR": tmpdir, "TMP": tmpdir,
         "SGE_ACCOUNT": option(spec, "account"), "SHELL": spec["shell"], "SGE_JOB_SPOOL_DIR": job_dir,
     }
+    if option(spec, "pe_task_id"):  # a qrsh -inherit task: 8.1.9's names
+        env["JOB_SCRIPT"] = "QRSH"
+        env["QRSH_COMMAND"] = " ".join([spec["command"], *(str(a) for a in spec["args"])])
     if tz:
         env["TZ"] = tz
     if option(spec, "sge_root"):
         env["SGE_ROOT"] = option(spec, "sge_root")
     if spec["pe"]:
         env["PE"] = spec["pe"]
-        env["PE_HOSTFILE"] = os.path.join(job_dir, PE_HOSTFILE)
-        # 8.1.9 names the cluster's rsh_command to a parallel job (qrsh -inherit's
-        # transport); only the builtin one is supported here (docs/compatibility.md)
+        if spec.get("pe_hostfile", "") is not None:  # (a parallel task has none: 8.1.9)
+            env["PE_HOSTFILE"] = os.path.join(job_dir, PE_HOSTFILE)
+        # 8.1.9 names the cluster's rsh_command to a parallel job and its tasks (qrsh
+        # -inherit's transport); only the builtin one is supported here
+        # (docs/compatibility.md)
         env["SGE_RSH_COMMAND"] = RSH_COMMAND
     return {str(k): str(v) for k, v in env.items()}
 
@@ -538,7 +553,7 @@ def procedure_outcome(which: str, exit_status: int) -> tuple[int, str] | None:
         return FAILED_AGAIN, RESCHEDULE
     if exit_status == APPERROR_EXIT_STATUS:
         return FAILED_APPERROR, JOB_ERROR
-    return (FAILED_PROLOG if which == "prolog" else FAILED_EPILOG), QUEUE_ERROR
+    return PROCEDURES[which][2], QUEUE_ERROR
 
 
 def split_procedure(text: str) -> tuple[str | None, list[str]]:

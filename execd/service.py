@@ -196,8 +196,14 @@ class ExecdService:
         running = [{"job_id": j, "task_id": t,
                     "dispatched": _dispatched(self._job_dir(j, t))}
                    for j, t in self._running_jobs()]
+        pe_tasks = [{"job_id": int(j), "task_id": int(t), "seq": int(n),
+                     "dispatched": _dispatched(path)}
+                    for path in self._pe_dirs() if (path / jobdir.SPEC_FILE).exists()
+                    and jobdir.read_result(path) is None
+                    for j, t, n in [path.name.split(".")]]
         self._request("register", {"host": self.host, "load": self._load(), "jobs": running,
-                                   "global_load": dict(self.sensed.global_values)})
+                                   "global_load": dict(self.sensed.global_values),
+                                   "pe_tasks": pe_tasks[:MAX_USAGE_REPORTS]})
 
     def _running_usage(self) -> list[dict[str, Any]]:
         """The usage so far of each running task (its shepherd's last figures)."""
@@ -245,6 +251,9 @@ class ExecdService:
             self._start_job(body)
         elif msg_type == "signal_job":
             self._signal_job(body)
+            self._signal_pe_tasks(body)
+        elif msg_type == "start_pe_task":
+            self._start_pe_task(body)
         elif msg_type == "job_tickets":
             if body["reprioritize"]:
                 self.ptf.tickets(body["tickets"])
@@ -267,6 +276,9 @@ class ExecdService:
             self._on_host_reply(item.msg_type, body)
         elif item.msg_type == "job_started" and body.get("known") is False:
             self._end_unknown_run(item.body)
+        elif item.msg_type == "pe_task_finished":
+            self._forget_dir(self._pe_dir(item.body["job_id"], item.body["task_id"],
+                                          item.body["seq"]))
         elif item.msg_type == "job_finished" and item.body.get("dispatched", 0.0) == \
                 _dispatched(self._job_dir(item.body["job_id"], item.body["task_id"])):
             # (a late answer about an earlier run must not remove the directory of the
@@ -450,6 +462,8 @@ class ExecdService:
                 return
             if _valid_name(name):
                 self._report_result(self.jobs_dir / name)
+            elif _valid_pe_name(name):
+                self._report_pe_result(self.jobs_dir / name)
 
     def _report_result(self, path: Path) -> None:
         result = jobdir.read_result(path)
@@ -457,6 +471,9 @@ class ExecdService:
             return
         self.reported.add(path.name)
         job_id, task_id = _ids_of(path)
+        # the job's end on this host is known: its parallel tasks here go with it
+        self._signal_pe_tasks({"job_id": job_id, "task_id": task_id, "action": "kill",
+                               "dispatched": _dispatched(path)})
         if result.get("failed") and not result.get("pid"):
             # it never ran: say why here too (the directory goes once this is acknowledged)
             self._log("warning", "job failed before it started", job_id=job_id,
@@ -469,16 +486,95 @@ class ExecdService:
 
     def _scan_results(self) -> None:
         """Fallback for lost notifications and for shepherds that died without a result."""
-        for path in self._job_dirs():
+        for path in self._job_dirs() + self._pe_dirs():
             if not (path / jobdir.SPEC_FILE).exists():
                 continue
             if jobdir.read_result(path) is None and not is_shepherd_alive(path) \
                     and _older_than(path, 10.0):
                 jobdir.write_result(path, {**LOST_RESULT, "end_time": time.time()})
-            self._report_result(path)
+            if _valid_name(path.name):
+                self._report_result(path)
+            else:
+                self._report_pe_result(path)
+
+    # ---- parallel tasks (qrsh -inherit) ----------------------------------------------
+    # Each runs under a shepherd of its own in ``jobs/<job>.<task>.<seq>`` beside its
+    # job's directory (which a slave host does not have), ``seq`` the task's number in
+    # the job (common.pe_tasks); the qmaster keeps the book of them.
+    def _pe_dir(self, job_id: int, task_id: int, seq: int) -> Path:
+        return self.jobs_dir / f"{job_id}.{task_id}.{seq}"
+
+    def _pe_dirs(self, job_id: int | None = None, task_id: int | None = None) -> list[Path]:
+        prefix = f"{job_id}.{task_id}." if job_id is not None else ""
+        try:
+            return [p for p in self.jobs_dir.iterdir() if _valid_pe_name(p.name)
+                    and p.name.startswith(prefix) and p.name not in self.removing
+                    and p.is_dir()]
+        except FileNotFoundError:
+            return []
+
+    def _start_pe_task(self, body: dict[str, Any]) -> None:
+        job_id, task_id, seq = int(body["job_id"]), int(body["task_id"]), int(body["seq"])
+        path = self._pe_dir(job_id, task_id, seq)
+        spec = body["spec"]
+        if path.name in self.removing or (path / jobdir.SPEC_FILE).exists() \
+                or not spec.get("pe_task_id"):
+            return  # (a repeated order: the qmaster sends each once)
+        spec, script = start_record.file_spec(
+            spec, switch_user=os.geteuid() == 0,
+            cgroup=({"subtree": str(self.cgroups.path),
+                     "controllers": sorted(self.cgroups.controllers)}
+                    if self.cgroups is not None else None),
+            notify_socket=str(self.notify_path), start_time=time.time(),
+            **({"sge_root": self.cell[0], "cell": self.cell[1]} if self.cell else {}))
+        try:
+            jobdir.write_spec(path, spec, script)
+            self.launcher.launch(path)
+        except Exception as exc:  # report, never crash the daemon
+            self._log("error", "pe task start failed", job_id=job_id, task_id=task_id,
+                      pe_task_id=spec["pe_task_id"], error=repr(exc))
+            now = time.time()
+            jobdir.write_result(path, {"exit_status": 1, "failed": jobdir.FAILED_EARLY,
+                                       "failed_reason": jobdir.FAILED_REASONS[
+                                           jobdir.FAILED_EARLY],
+                                       "error_message": str(exc)[:4096],
+                                       "start_time": now, "end_time": now})
+            self._report_pe_result(path)
+
+    def _signal_pe_tasks(self, body: dict[str, Any]) -> None:
+        """``signal_job``'s action for the job's parallel tasks on this host (of the run
+        it names)."""
+        for path in self._pe_dirs(int(body["job_id"]), int(body["task_id"])):
+            if not (path / jobdir.SPEC_FILE).exists() or jobdir.read_result(path) is not None:
+                continue
+            if body.get("dispatched") and body["dispatched"] != _dispatched(path):
+                continue
+            try:
+                request_action(path, body["action"])
+            except OSError as exc:
+                self._log("warning", "signal failed", job=path.name,
+                          action=body["action"], error=repr(exc))
+
+    def _report_pe_result(self, path: Path) -> None:
+        result = jobdir.read_result(path)
+        if result is None or path.name in self.reported or not self.registered:
+            return
+        try:
+            spec = jobdir.read_spec(path)
+        except (OSError, ValueError):
+            self._remove_tree(path)  # not a task the qmaster could know
+            return
+        self.reported.add(path.name)
+        job_id, task_id, seq = (int(x) for x in path.name.split("."))
+        self._request("pe_task_finished", {
+            "host": self.host, "job_id": job_id, "task_id": task_id, "seq": seq,
+            "pe_task_id": str(spec["pe_task_id"]),
+            "result": result, "dispatched": _dispatched(path)})
 
     def _forget_job(self, job_id: int, task_id: int) -> None:
-        path = self._job_dir(job_id, task_id)
+        self._forget_dir(self._job_dir(job_id, task_id))
+
+    def _forget_dir(self, path: Path) -> None:
         self.reported.discard(path.name)
         # Off the event loop: unlinking is slow on file systems mounted with discard.
         # Until it is gone, scans and signals leave the directory alone.
@@ -538,6 +634,11 @@ class ExecdService:
 def _valid_name(name: str) -> bool:
     parts = name.split(".")
     return len(parts) == 2 and all(p.isdigit() for p in parts)
+
+
+def _valid_pe_name(name: str) -> bool:
+    parts = name.split(".")
+    return len(parts) == 3 and all(p.isdigit() for p in parts)
 
 
 def _ids_of(path: Path) -> tuple[int, int]:

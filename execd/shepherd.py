@@ -30,6 +30,7 @@ import pwd
 import select
 import signal
 import socket
+import stat
 import subprocess
 import termios
 import time
@@ -156,6 +157,7 @@ class _ChildPlan:
     setup: Callable[[], None] | None = None  # limits, nice, CPU set (as root)
     join_fd: int | None = None   # the job cgroup's cgroup.procs
     keep_fds: tuple[int, ...] = field(default=())
+    postfixes: tuple[str, str] = ("o", "e")  # default output names (PE procedures: po, pe)
     session: session_relay.SessionRelay | None = None  # stdio: an interactive job's
 
 
@@ -273,7 +275,8 @@ def _child_start(plan: _ChildPlan, report: int) -> None:  # pragma: no cover
             env.update(session_relay.stdio_variables(plan.cwd))
         else:
             stdin_fd = os.open(plan.stdin, os.O_RDONLY | os.O_CLOEXEC)
-            out_fd, err_fd = _open_stdio(plan.spec, env, plan.cwd, plan.home_of)
+            out_fd, err_fd = _open_stdio(plan.spec, env, plan.cwd, plan.home_of,
+                                         plan.postfixes)
         for check_spec, program in plan.checks:
             _check_program(check_spec, program)
     if plan.setup is not None:
@@ -337,11 +340,13 @@ def _open_output(path: str) -> int:
 
 
 def _open_stdio(spec: Mapping[str, Any], env: dict[str, str], cwd: str,
-                home_of: jobdir.HomeOf) -> tuple[int, int]:
+                home_of: jobdir.HomeOf, postfixes: tuple[str, str] = ("o", "e")
+                ) -> tuple[int, int]:
     """Open the job's stdout/stderr (in the child, as the job owner) and export their
     paths."""
-    out = output_path(spec, "o", cwd, home_of, os.path.isdir)
-    err = out if spec["merge"] else output_path(spec, "e", cwd, home_of, os.path.isdir)
+    out = output_path(spec, "o", cwd, home_of, os.path.isdir, postfixes[0])
+    err = out if spec["merge"] else output_path(spec, "e", cwd, home_of, os.path.isdir,
+                                                postfixes[1])
     out_fd = _open_output(out)
     err_fd = out_fd if spec["merge"] else _open_output(err)
     stdin_path = "/dev/null" if stdin_is_devnull(spec) else env["JOB_SCRIPT"]
@@ -513,6 +518,27 @@ def _make_tmpdir(spec: Mapping[str, Any]) -> str:
         return safefs.make_unique_dir(path, TMPDIR_MODE, uid, gid)
     except OSError as e:
         raise JobFailure(FAILED_EARLY, f"can't make tmpdir {path}.*: {e.strerror}") from e
+
+
+HANGUP = "hangup"  # a result's ended_by: the session's client went away
+
+
+def _task_tmpdir(spec: Mapping[str, Any], job_dir: Path) -> tuple[str, bool]:
+    """(TMPDIR, whether it is this task's to remove). A parallel task (qrsh -inherit) on
+    its job's master host shares the job's TMPDIR, as in 8.1.9, when that is a real
+    directory of the job owner's and the job's own task runs here (its directory beside
+    ours); anywhere else it gets one of its own, made and removed as a job's."""
+    if spec.get("pe_task_id"):
+        path = tmpdir_path(spec)
+        master = job_dir.parent / f"{spec['job_id']}.{spec['task_id'] or 1}"
+        try:
+            found = os.lstat(path)
+        except OSError:
+            found = None
+        if found is not None and stat.S_ISDIR(found.st_mode) and \
+                found.st_uid == _owner_ids(spec)[0] and (master / jobdir.SPEC_FILE).exists():
+            return path, False
+    return _make_tmpdir(spec), True
 
 
 def _remove_tmpdir(spec: Mapping[str, Any], path: str, groups: list[int]) -> None:
@@ -689,6 +715,7 @@ class _JobWatch:
             return []
         if self.session.pump():
             self.hung_up = now
+            self.control.ended_by = self.control.ended_by or HANGUP  # (the result says so)
             self.signal_tree(signal.SIGHUP)
         if self.hung_up is not None and now - self.hung_up >= session_relay.HANGUP_GRACE:
             self.hung_up = None
@@ -1011,17 +1038,18 @@ def _procedure_plan(which: str, ctx: _TaskContext, env: Mapping[str, str], text:
         which=which, spec=spec, argv=argv, program=argv[0], env=env,
         cwd=working_dir(spec, ctx.home), home_of=_home_lookup(ctx.user, ctx.home),
         stdin="/dev/null", umask=int(jobdir.option(spec, "umask")) & 0o777,
-        opener=_opener_ids(spec, ctx.groups), runner=runner, final_cwd=final_cwd)
+        opener=_opener_ids(spec, ctx.groups), runner=runner, final_cwd=final_cwd,
+        postfixes=jobdir.PE_PROCEDURE_POSTFIXES if which.startswith("pe_") else ("o", "e"))
 
 
 def _run_procedure(which: str, ctx: _TaskContext, env: dict[str, str], job_dir: Path
                    ) -> dict[str, Any] | None:
     """Run the prolog or epilog to its end; None if it succeeded (or there is none), else
     the failure (failed code, message, action) for the result."""
-    text = jobdir.option(ctx.spec, which)
+    field_name, before, _ = jobdir.PROCEDURES[which]
+    text = jobdir.option(ctx.spec, field_name)
     if not text:
         return None
-    before = jobdir.FAILED_BEFORE_PROLOG if which == "prolog" else jobdir.FAILED_BEFORE_EPILOG
     try:
         pid, report = _fork_child(_procedure_plan(which, ctx, env, text))
     except JobFailure as f:
@@ -1079,7 +1107,7 @@ def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
         user, home = _owner(spec)
         groups = _job_groups(spec, user) if _switches(spec) else []
         session = _connect_session(spec)
-        tmpdir = _make_tmpdir(spec)
+        tmpdir, own_tmpdir = _task_tmpdir(spec, job_dir)
     except JobFailure as f:
         if session is not None:
             session.fail(str(f))
@@ -1093,7 +1121,8 @@ def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
         ctx = _TaskContext(spec, user, home, groups, job_dir, tmpdir, host_arch(),
                            os.environ.get("TZ"))
         env = job_environment(spec, user, home, tmpdir, str(job_dir), ctx.arch, ctx.tz)
-        failure = _run_procedure("prolog", ctx, env, job_dir)
+        failure = _run_procedure("prolog", ctx, env, job_dir) or \
+            _run_procedure("pe_start", ctx, env, job_dir)  # (sge_pe(5) start_proc_args)
         report = None
         if failure is None:
             cgroup = _job_cgroup(spec, job_dir)
@@ -1117,13 +1146,15 @@ def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
                 failure = {"failed": failed, "message": message}
                 pid, status, usage, measured = 0, NEVER_STARTED_STATUS, None, None
             elif watch.report.paths:  # (not a job killed before its exec: it never ran)
-                epilog = _run_procedure("epilog", ctx, env, job_dir)
+                epilog = _run_procedure("pe_stop", ctx, env, job_dir) or \
+                    _run_procedure("epilog", ctx, env, job_dir)
                 if epilog is not None:
                     failure = {**epilog, "ran": True}
     finally:
         if session is not None:  # (no-op once finished)
             session.fail(str((failure or {}).get("message") or "the job did not start"))
-        _remove_tmpdir(spec, tmpdir, groups)
+        if own_tmpdir:
+            _remove_tmpdir(spec, tmpdir, groups)
         _remove_cgroup(cgroup)
     return make_result(spec, pid=pid, start=start, end=time.time(), status=status,
                        usage=usage, maxvmem=0, failure=failure, measured=measured)

@@ -22,6 +22,14 @@ from qmaster.store import Store
 TAIL_BYTES = 1 << 20
 
 
+def record_key(record: dict[str, Any]) -> str:
+    """The spool key (kind ``acct``) of a record not yet synced to the file: its task's
+    key, and the parallel task's id after a slash for a record of one (qrsh -inherit)."""
+    key = f"{record['job_number']}.{record['task_number'] or 1}"
+    pe_task = record.get("pe_taskid")
+    return f"{key}/{pe_task}" if pe_task and pe_task != "NONE" else key
+
+
 def accounting_record(job: Job, task: Task, store: Store) -> dict[str, Any]:
     usage = task.usage
     start = task.start_time or 0.0

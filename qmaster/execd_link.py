@@ -15,6 +15,7 @@ from common.jobstate import ACTIVE_STATES, Event, State
 from common.load_values import clean_load_value
 from common.mail import signal_name
 from common.model import ExecHost, Task, task_key
+from common.pe_tasks import PeBook, granted_hosts, pe_flag, released, with_summary
 from common.objects_conf.cluster import local_conf_value
 from common.objects_conf.queue import format_host_overrides, parse_host_overrides
 from qmaster import mail as job_mail
@@ -46,11 +47,29 @@ def send_start(ctx: Ctx, task: Task) -> None:
 
 
 def signal_on_host(ctx: Ctx, task: Task, action: str) -> None:
-    """Ask the task's execd to ``action`` its current run (wire.JOB_ACTIONS)."""
+    """Ask the task's execd to ``action`` its current run (wire.JOB_ACTIONS), and the
+    execd of every other host the job was granted its parallel tasks there (qrsh
+    -inherit: they are suspended, resumed and ended with the job)."""
     if task.host:
-        ctx.batch.send(execd_identity(ctx, task.host), "signal_job",
-                       {"job_id": task.job_id, "task_id": task.task_id, "action": action,
+        for host in [task.host, *(h for h in granted_hosts(task.granted) if h != task.host)]:
+            ctx.batch.send(execd_identity(ctx, host), "signal_job",
+                           {"job_id": task.job_id, "task_id": task.task_id,
+                            "action": action, "dispatched": task.dispatch_time or 0.0})
+
+
+def end_pe_tasks(ctx: Ctx, task: Task, *, forget: bool) -> None:
+    """The job task's run ended: its parallel tasks still running are killed on every
+    host (their ends are accounted as they are reported); ``forget``: the task runs
+    again, and what is left of this run's tasks is not waited for."""
+    book = ctx.store.pe_books.get(task.key)
+    if book is None or not book.tasks:
+        return
+    for host in sorted({t.host for t in book.tasks.values()}):
+        ctx.batch.send(execd_identity(ctx, host), "signal_job",
+                       {"job_id": task.job_id, "task_id": task.task_id, "action": "kill",
                         "dispatched": task.dispatch_time or 0.0})
+    if forget:
+        ctx.store.put_pe_book(ctx.batch, task.key, replace(book, tasks={}, summary={}))
 
 
 def kill_on_host(ctx: Ctx, task: Task) -> None:
@@ -80,7 +99,31 @@ def handle_register(ctx: Ctx) -> dict[str, Any]:
     reported = {task_key(j["job_id"], j["task_id"]): float(j["dispatched"])
                 for j in ctx.body["jobs"]}
     _reconcile(ctx, host, reported)
+    _reconcile_pe_tasks(ctx, host, ctx.body["pe_tasks"])
     return _host_reply(ctx, host)
+
+
+def _reconcile_pe_tasks(ctx: Ctx, host: str, reported: list[dict[str, Any]]) -> None:
+    """Parallel tasks the host still has that no running job counts on (its end was
+    told while the execd was away, or the qmaster forgot them with a rescheduled run)
+    are killed, with every task of that run on the host."""
+    done: set[tuple[int, int, float]] = set()
+    _forget_lost_pe_tasks(ctx, host, {(int(i["job_id"]), int(i["task_id"]), int(i["seq"]))
+                                      for i in reported})
+    for item in reported:
+        key = task_key(item["job_id"], item["task_id"])
+        task, book = ctx.store.tasks.get(key), ctx.store.pe_books.get(key)
+        run = float(item["dispatched"])
+        found = book.by_number(int(item["seq"])) if book is not None else None
+        if task is not None and task.state_enum in ACTIVE_STATES and found is not None \
+                and found[1].host == host and (not run or run == task.dispatch_time):
+            continue
+        which = (item["job_id"], item["task_id"], run)
+        if which not in done:
+            done.add(which)
+            ctx.batch.send(execd_identity(ctx, host), "signal_job",
+                           {"job_id": item["job_id"], "task_id": item["task_id"],
+                            "action": "kill", "dispatched": run})
 
 
 # what the execd takes from its configuration (host-local over global, sge_conf(5))
@@ -188,6 +231,27 @@ def _kill_run(ctx: Ctx, host: str, job_id: int, task_id: int, dispatched: float)
     ctx.services.job_log("killing a run given up", job_id=job_id, task_id=task_id, host=host)
 
 
+# a task ordered this long ago that its host does not have was lost on the way (an execd
+# that restarted before it took the order); younger ones may still be on their way
+PE_TASK_LOST_SECONDS = 10.0
+
+
+def _forget_lost_pe_tasks(ctx: Ctx, host: str, reported: set[tuple[int, int, int]]) -> None:
+    """Tasks the books count on ``host`` that its execd does not have leave the books
+    (their slots free again; there is nothing to account)."""
+    for key, book in list(ctx.store.pe_books.items()):
+        job_id, task_id = (int(x) for x in key.split("."))
+        lost = [tid for tid, t in book.tasks.items() if t.host == host
+                and (job_id, task_id, t.number) not in reported
+                and ctx.now - t.started > PE_TASK_LOST_SECONDS]
+        for tid in lost:
+            book = book.ended(tid)
+            ctx.services.job_log("pe task lost", job_id=job_id, task_id=task_id,
+                                 pe_task_id=tid, host=host)
+        if lost:
+            ctx.store.put_pe_book(ctx.batch, key, release_held(ctx, key, book))
+
+
 def handle_load_report(ctx: Ctx) -> dict[str, Any]:
     host = ctx.body["host"]
     if host not in ctx.store.hosts or not ctx.store.hosts[host].alive:
@@ -283,7 +347,15 @@ def finish_task(ctx: Ctx, task: Task, result: dict[str, Any], *,
         _queue_error(ctx, task)
         action, error_reason = "reschedule", message
     ended = replace(task, **changes)
-    record = accounting_record(job, ended, ctx.store)
+    book = ctx.store.pe_books.get(task.key)
+    # sge_pe(5) accounting_summary: the parallel tasks' usage in the job's one record
+    summed = with_summary(changes["usage"], book.summary) if book is not None \
+        and book.summary else changes["usage"]
+    record = accounting_record(job, replace(ended, usage=summed), ctx.store)
+    # ... and the tasks still running: the record waits for their reports
+    hold = book is not None and bool(book.tasks) and action != "reschedule" and \
+        _summarised(ctx, task)
+    end_pe_tasks(ctx, task, forget=action == "reschedule")
     usage_book.note_finished(ctx, task, changes["usage"])  # (before the task forgets its run)
     ran = int(result.get("pid") or 0) > 0 if ran is None else ran
     job_error = action == "job_error" or bool(
@@ -312,8 +384,30 @@ def finish_task(ctx: Ctx, task: Task, result: dict[str, Any], *,
                          # why, in the shepherd's words: the execd's job directory that
                          # held them is gone once this result is acknowledged
                          **({"reason": message[:500]} if failed else {}))
+    if hold and book is not None:
+        ctx.store.put_pe_book(ctx.batch, task.key, replace(book, summary={}, held=record))
+    else:
+        ctx.batch.accounting.append(record)
+        ctx.batch.txn.put("acct", task.key, record)
+
+
+def _summarised(ctx: Ctx, task: Task) -> bool:
+    """Whether the task's PE has accounting_summary TRUE."""
+    job = ctx.store.jobs[task.job_id]
+    name = task.granted_pe or (job.opts.get("pe") or [None])[0]
+    return pe_flag(ctx.store.conf["pe"].get(name) if name else None, "accounting_summary",
+                   "FALSE")
+
+
+def release_held(ctx: Ctx, key: str, book: PeBook) -> PeBook:
+    """Write the job's held record (accounting_summary) once its last task reported:
+    the book without it."""
+    if not book.releasable() or book.held is None:
+        return book
+    record = released(book.held, book.summary)
     ctx.batch.accounting.append(record)
-    ctx.batch.txn.put("acct", task.key, record)
+    ctx.batch.txn.put("acct", key, record)
+    return replace(book, summary={}, held=None)
 
 
 def _why(task: Task, message: str) -> str:

@@ -13,7 +13,9 @@ at the request. What 8.1.9 does (captured in ``tests/data/reference/auth``):
   (``must be manager``), as the qmaster of 8.1.9 orders its checks.
 - anything a client reads (``job_query``, ``cluster_query``, ``conf_get``, ``wait``)
   needs a host that is either: ``denied: host "h" is neither submit nor admin host``.
-  The cluster configuration (kind ``conf``) may also be read from an execution host.
+  The cluster configuration (kind ``conf``) may also be read from an execution host,
+  and a task of a running parallel job (``pe_task_start``, qrsh -inherit) asked for
+  from one (8.1.9's qrsh -inherit asks the execd, which checks no host list).
 - execution hosts are not submit hosts unless added; ``ping`` and the daemons' messages
   (register, load reports, job reports, snapshot, orders) are not subject to these
   rules (the daemons prove who they are with their keys).

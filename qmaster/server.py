@@ -30,7 +30,7 @@ from common.model import Task
 from common.cell import MAX_SOCKET_PATH, Cell, write_act_qmaster
 from common.daemon import port_is_free
 from qmaster import (accounting_log, alter, config_handlers, execd_link, gate, jobs, orders,
-                     policy_view, queue_control, sched_monitor, usage_book,
+                     pe_task_handlers, policy_view, queue_control, sched_monitor, usage_book,
                      userset_handlers)
 from qmaster.auto_suspend import heartbeat
 from qmaster.ar import handlers as ar_handlers
@@ -123,6 +123,8 @@ HANDLERS: dict[str, Handler] = {
     "job_started": execd_link.handle_job_started,
     "job_finished": execd_link.handle_job_finished,
     "job_start_failed": execd_link.handle_job_start_failed,
+    "pe_task_start": pe_task_handlers.handle_pe_task_start,
+    "pe_task_finished": pe_task_handlers.handle_pe_task_finished,
     "ar_submit": ar_handlers.handle_ar_submit,
     "ar_query": ar_handlers.handle_ar_query,
     "ar_delete": ar_handlers.handle_ar_delete,
@@ -522,7 +524,7 @@ class QmasterServer:
             self._error("accounting file not synced", path=str(self.cell.accounting_path),
                         error=repr(exc))
             return
-        self._acct_written.extend(f"{r['job_number']}.{r['task_number'] or 1}" for r in done)
+        self._acct_written.extend(accounting_log.record_key(r) for r in done)
 
     def _publish(self, events: list[dict[str, Any]]) -> None:
         if not events:

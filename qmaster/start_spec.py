@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from common import limits, start_record
@@ -29,6 +30,7 @@ from common.resource.values import BadValueError
 METHODS = ("starter_method", "suspend_method", "resume_method", "terminate_method")
 DEFAULT_NOTIFY = 60.0
 DEFAULT_LOGIN_SHELLS = ",".join(start_record.DEFAULT_LOGIN_SHELLS)
+PE_TASK_NAME = "petask"
 
 
 def _none(value: str) -> bool:
@@ -149,10 +151,12 @@ def pe_hostfile(task: Task) -> str:
                    for queue, host, slots in task.granted)
 
 
-def start_spec(conf: Mapping[str, Mapping[str, Pairs]], job: Job, task: Task) -> dict[str, Any]:
+def start_spec(conf: Mapping[str, Mapping[str, Pairs]], job: Job, task: Task,
+               slots_here: int | None = None) -> dict[str, Any]:
     """Everything the shepherd needs to run the task: the record of
     ``common.start_record`` (its qmaster fields), which the wire checks and the execd
-    reads."""
+    reads. ``slots_here``: the slots the per-slot limits are multiplied by (default:
+    those the task holds on its host)."""
     opts, host = job.opts, task.host or ""
     queue_pairs = conf["queue"].get(task.queue or "", [])
     groups = hostgroups(conf)
@@ -160,7 +164,8 @@ def start_spec(conf: Mapping[str, Mapping[str, Pairs]], job: Job, task: Task) ->
                                   conf["conf"].get(host, []), conf["conf"].get("global", []))
     queue_limits = {name: resolve(attr(queue_pairs, name, "INFINITY"), host, groups)
                     for name in limits.NAMES}
-    slots_here = sum(int(g[2]) for g in task.granted if g[1] == host) or task.slots
+    if slots_here is None:
+        slots_here = sum(int(g[2]) for g in task.granted if g[1] == host) or task.slots
     requests = limit_requests(opts.get("hard_resources") or {}, cell_complexes(conf))
     hosts = sorted({g[1] for g in task.granted})
     spec = start_record.message(
@@ -185,5 +190,35 @@ def start_spec(conf: Mapping[str, Mapping[str, Pairs]], job: Job, task: Task) ->
         restarted=1 if task.restarts else 0,
         dispatched=float(task.dispatch_time or 0.0),
         session=opts.get("session"), pty=opts.get("pty"), noshell=bool(opts.get("noshell")),
+        **pe_procedures(conf, task.granted_pe or (opts.get("pe") or [None])[0]),
         **{**settings, "shell": path_for_host(opts.get("shell"), host) or settings["shell"]})
+    return spec
+
+
+def pe_procedures(conf: Mapping[str, Mapping[str, Pairs]], pe: str | None
+                  ) -> dict[str, str | None]:
+    """sge_pe(5) start_proc_args and stop_proc_args of the job's PE ("none": None)."""
+    pairs = conf.get("pe", {}).get(pe, []) if pe else []
+    return {"pe_start_proc_args": _optional(attr(pairs, "start_proc_args", "NONE")),
+            "pe_stop_proc_args": _optional(attr(pairs, "stop_proc_args", "NONE"))}
+
+
+def pe_task_spec(conf: Mapping[str, Mapping[str, Pairs]], job: Job, task: Task, *,
+                 host: str, queue: str, pe_task_id: str, command: str, args: Sequence[str],
+                 env: Mapping[str, str | None], cwd: str | None,
+                 session: Mapping[str, Any], noshell: bool = False) -> dict[str, Any]:
+    """The start record of a parallel task (qrsh -inherit): the job's, on ``host`` in
+    ``queue``, with the per-slot limits of ONE slot (a task takes one of the job's
+    slots there), the command run as a binary job's through the queue's shell, the
+    job's variables with the task's own (-V, -v) over them, stdio over ``session``.
+    No prolog, epilog or PE procedure runs for it: they are the job's (8.1.9)."""
+    here = replace(task, host=host, queue=queue)
+    spec = start_spec(conf, job, here, slots_here=1)
+    # 8.1.9 names a task "petask" (JOB_NAME, REQUEST) and gives it no PE_HOSTFILE
+    spec.update(job_name=PE_TASK_NAME, pe_hostfile=None,
+                binary=True, command=command, args=[str(a) for a in args], script=None,
+                stdout_path=None, stderr_path=None, merge=False,
+                env={**spec["env"], **dict(env)}, cwd=cwd if cwd else spec["cwd"],
+                prolog=None, epilog=None, pe_start_proc_args=None, pe_stop_proc_args=None,
+                session=dict(session), pe_task_id=pe_task_id, pty=False, noshell=noshell)
     return spec

@@ -24,6 +24,7 @@ from common import task_ranges
 from common.jobspec import check_job_options, sparse_job_options
 from common.jobstate import ACTIVE_STATES, Event, State, next_state
 from common.model import CONF_KINDS, ORDERED_KINDS, ExecHost, Job, Task, TaskRanges, task_key
+from common.pe_tasks import PeBook, released
 from common.placement.job import placement_record
 from qmaster import mail as job_mail
 from qmaster.spool import Transaction
@@ -249,6 +250,9 @@ class Store:
         self.ars: dict[int, dict[str, Any]] = {}
         self.ar_jobs: dict[int, set[int]] = {}
         self.next_ar_id = 1
+        # the parallel tasks (qrsh -inherit) of each job task that has started any, by
+        # task key (common.pe_tasks; spool kind "petasks"), kept while the job is
+        self.pe_books: dict[str, PeBook] = {}
 
     # ---- all or nothing --------------------------------------------------------------
     def savepoint(self, batch: Batch) -> Savepoint:
@@ -365,6 +369,13 @@ class Store:
         self.pending_accounting = {k: v for k, v in objects.get("acct", {}).items()
                                    if self._loaded("acct", k, v, _acct) is not None}
         self._load_ars(objects.get("ar", {}), meta.get("next_ar_id", 1))
+        for key, data in objects.get("petasks", {}).items():
+            book = self._loaded("petasks", key, data, PeBook.from_dict)
+            if book is not None and key.partition(".")[0].isdigit() and \
+                    int(key.partition(".")[0]) in self.jobs:
+                self.pe_books[key] = book
+            elif book is not None:
+                self.set_aside[("petasks", key)] = "its job is missing"
         next_id = meta.get("next_job_id", 1)
         self.next_job_id = next_id if type(next_id) is int and 0 < next_id < 10_000_000 \
             else max(self.jobs, default=0) + 1
@@ -706,6 +717,11 @@ class Store:
         task.version += 1
         self._write_task(batch, task)
 
+    def put_pe_book(self, batch: Batch, key: str, book: PeBook) -> None:
+        """The parallel tasks of job task ``key`` (spooled; the scheduler needs none)."""
+        self._set_item(self.pe_books, key, book)
+        batch.txn.put("petasks", key, book.to_dict())
+
     def note_running_usage(self, task: Task, usage: dict[str, float]) -> None:
         """A running task's usage so far: kept for queries only, neither spooled nor
         published (it changes with every load report; the final figures are spooled
@@ -770,6 +786,13 @@ class Store:
             if self._pop_item(self.tasks, key) is not None:
                 batch.txn.delete("task", key)
                 batch.event("task", "del", key)
+            book = self._pop_item(self.pe_books, key)
+            if book is not None:
+                batch.txn.delete("petasks", key)
+                if book.held is not None:  # (tasks that never reported: written now)
+                    record = released(book.held, book.summary)
+                    batch.accounting.append(record)
+                    batch.txn.put("acct", key, record)
         self._pop_item(self.ranges, job_id)
         if self._pop_item(self.held, job_id) is not None:
             batch.txn.delete("held", str(job_id))

@@ -21,8 +21,8 @@ from clients.qconf import hosts as qconf_hosts
 from common import wire
 from common.model import UserInfo
 from common.schema import Struct
-from qmaster import (alter, config_handlers, jobs, policy_view, queue_control, sched_monitor,
-                     usage_book, userset_handlers)
+from qmaster import (alter, config_handlers, jobs, pe_task_handlers, policy_view,
+                     queue_control, sched_monitor, usage_book, userset_handlers)
 from qmaster.ar import handlers as ar_handlers
 from qmaster.context import Ctx, RequestError, Services
 from qmaster.defaults import bootstrap, ensure_host_lists
@@ -164,11 +164,15 @@ REQUESTS: dict[str, tuple[Handler, dict[str, Any]]] = {
     "ar_submit": (ar_handlers.handle_ar_submit, {"ar": {"duration": 60.0}}),
     "ar_delete": (ar_handlers.handle_ar_delete, {"ar_ids": [1]}),
     "ar_query": (ar_handlers.handle_ar_query, {}),
+    # qrsh -inherit: as a read (from an execution host too)
+    "pe_task_start": (pe_task_handlers.handle_pe_task_start, {
+        "job_id": 1, "task_id": 1, "host": "node1", "command": "true", "args": [],
+        "session": {"kind": "qrsh", "host": "h", "port": 1, "token": b"t" * 32}}),
 }
 JOB_CHANGES = ("submit", "delete", "hold", "release", "alter", "ar_submit", "ar_delete")
 # qmod changes states, but from an administrative or a submit host (qmaster.queue_control)
 READS = ("wait", "job_query", "cluster_query", "conf_get", "qmod", "usage_query",
-         "share_tree_query", "ar_query")
+         "share_tree_query", "ar_query", "pe_task_start")
 CONF_CHANGES = ("conf_put", "conf_del", "userset_entries", "clear_usage", "trigger_monitor")
 
 
@@ -261,6 +265,8 @@ def test_exec_hosts_read_the_cluster_configuration_only() -> None:
         captured("execonly-qstat-user", "node1.example.org")
     assert refusal(store, jobs.handle_submit, "submit", node, **REQUESTS["submit"][1]) == \
         captured("execonly-qsub-user", "node1.example.org")
+    assert not host_refused(refusal(store, pe_task_handlers.handle_pe_task_start,
+                                    "pe_task_start", node, **REQUESTS["pe_task_start"][1]))
 
 
 def test_host_rights_say_what_the_qmaster_makes_of_the_requester() -> None:

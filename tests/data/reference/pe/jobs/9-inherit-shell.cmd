@@ -1,0 +1,1 @@
+/usr/lib/gridengine/qrsh -inherit vm  echo "a;b" $0 $HOME

@@ -1,0 +1,1 @@
+/usr/lib/gridengine/qrsh -inherit vm sh -c echo out; echo err >&2

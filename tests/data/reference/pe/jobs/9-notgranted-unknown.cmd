@@ -1,0 +1,1 @@
+/usr/lib/gridengine/qrsh -inherit nosuchhost29 hostname
