@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from common.schema import (MAX_INT, AnyMap, Bool, Bytes, Float, Int, ListOf, MapOf, OneOf,
+from common.schema import (MAX_INT, AnyMap, Bool, Float, Int, ListOf, MapOf, OneOf,
                            Optional, Schema, SchemaError, Str, Struct, Tuple, shown)
 
 TYPE_CHECKING = False
