@@ -172,7 +172,7 @@ INTRUDER_HOST = "127.0.0.1"  # what the qmaster calls a remote peer on loopback
 # ---- who may send what: the gate's rules as docs/security.md states them ----------------
 LOCAL, REMOTE, EXECD, SCHEDULER = "local", "remote", "execd", "scheduler"
 EXECD_TYPES = frozenset({"ping", "register", "load_report", "job_started", "job_finished",
-                         "job_start_failed"})
+                         "job_start_failed", "pe_task_finished"})
 SCHEDULER_TYPES = frozenset({"ping", "snapshot", "orders"})
 MAY_SEND = {LOCAL: USER_TYPES, REMOTE: USER_TYPES, EXECD: EXECD_TYPES,
             SCHEDULER: SCHEDULER_TYPES}
@@ -190,7 +190,7 @@ SURE_REPLY = {"manager": ("job_query", "cluster_query", "share_tree_query"),
               "owner-2": ("hold", "delete", "alter", "usage_query"),
               "stranger": ("release", "wait", "job_query"),
               "execd": ("register", "load_report", "job_started", "job_finished",
-                        "job_start_failed"),
+                        "job_start_failed", "pe_task_finished"),
               "scheduler": ("snapshot", "orders")}
 
 
@@ -306,7 +306,9 @@ def license_change(lic: Licence, state: State, msg_type: str, body: dict[str, An
         lic.jobs |= changed_jobs(answer)
     elif msg_type == "orders" and answer.get("accepted"):
         lic.jobs |= {o["job_id"] for o in body["orders"]}
-    elif msg_type in ("job_started", "job_finished", "job_start_failed"):
+    elif msg_type in ("job_started", "job_finished", "job_start_failed", "pe_task_start",
+                      "pe_task_finished"):
+        # (a parallel task: the job's book; a failed one ends its job)
         lic.jobs.add(body["job_id"])
     elif msg_type in ("register", "load_report"):
         lic.hosts.add(body["host"])
