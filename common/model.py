@@ -24,10 +24,11 @@ from common.userinfo import UserInfo as UserInfo  # (re-exported: the qmaster ta
 
 # configuration kinds kept as ordered [name, value] pair lists, by the qmaster's store and
 # the scheduler's mirror ("complex": the complex list; "rqs": resource quota sets;
-# "calendar": calendar_conf(5); "user": user(5); "sharetree": share_tree(5), one object
+# "calendar": calendar_conf(5); "user": user(5); "ckpt": checkpoint(5); "sharetree":
+# share_tree(5), one object
 # "sharetree" as common.objects_conf.sharetree's pairs)
 CONF_KINDS = ("queue", "hgrp", "exechost", "pe", "conf", "sconf", "complex", "userset",
-              "rqs", "project", "calendar", "user", "sharetree")
+              "rqs", "project", "calendar", "user", "sharetree", "ckpt")
 # Kinds whose objects keep 8.1.9's master-list order, a new or changed one last: resource
 # quota sets apply in that order, and the first that refuses is the one named.
 ORDERED_KINDS = ("rqs",)

@@ -50,6 +50,9 @@ from qmaster.hostconf_handlers import (GLOBAL_CONF, check_conf_exists, check_loc
                                        deletable_conf)
 from qmaster.calendar_handlers import check_calendar, check_calendars_exist
 from qmaster.calendar_handlers import check_unreferenced as check_calendar_unreferenced
+from qmaster.ckpt_handlers import KIND as CKPT_KIND
+from qmaster.ckpt_handlers import check_ckpt, check_ckpts_exist
+from qmaster.ckpt_handlers import check_unreferenced as check_ckpt_unreferenced
 from qmaster.project_handlers import KIND as PROJECT_KIND
 from qmaster.project_handlers import check_project, check_projects_exist
 from qmaster.project_handlers import check_unreferenced as check_project_unreferenced
@@ -78,6 +81,7 @@ class KindWords:
     missing: str
     listed_in: str
     deleted_from: str
+    missing_on_delete: str = ""  # if -d* words it otherwise (checkpointing environments)
 
 
 WORDS: dict[str, KindWords] = {
@@ -104,6 +108,9 @@ WORDS: dict[str, KindWords] = {
     "project": KindWords("project", "project", "project", "project", "project"),
     "calendar": KindWords("calendar", "calendar", "calendar", "calendar", "calendar"),
     "user": KindWords("user", "user", "user", "user", "user"),
+    "ckpt": KindWords("ckpt", "checkpoint interface", "checkpoint interface",
+                      "checkpoint interface", "checkpointing environment",
+                      "checkpointing environment"),
 }
 SCHED_CHANGED = "changed scheduler configuration"
 
@@ -112,8 +119,10 @@ def already_exists(kind: str, name: str) -> str:
     return f'{WORDS[kind].exists} "{name}" already exists'
 
 
-def does_not_exist(kind: str, name: str) -> str:
-    return f'denied: {WORDS[kind].missing} "{name}" does not exist'
+def does_not_exist(kind: str, name: str, *, deleting: bool = False) -> str:
+    words = WORDS[kind]
+    missing = words.missing_on_delete if deleting and words.missing_on_delete else words.missing
+    return f'denied: {missing} "{name}" does not exist'
 
 
 def handle_conf_get(ctx: Ctx) -> dict[str, Any]:
@@ -224,6 +233,8 @@ def handle_conf_put(ctx: Ctx) -> dict[str, Any]:
         check_project(ctx.store.conf, pairs)
     if kind == CALENDAR_KIND:  # so do a calendar's, then its year and week
         check_calendar(pairs)
+    if kind == CKPT_KIND:
+        check_ckpt(pairs)
     _check_object_name(kind, name, pairs)
     exists = name in ctx.store.conf[kind]
     if kind == "conf":
@@ -303,6 +314,7 @@ def _check_references(ctx: Ctx, kind: str, name: str, pairs: list[list[str]]) ->
     check_lists_exist(conf, kind, pairs)
     check_projects_exist(conf, kind, name, pairs)
     check_calendars_exist(conf, kind, pairs)
+    check_ckpts_exist(conf, kind, pairs)
 
 
 def _pe_list_names(text: str) -> set[str]:
@@ -352,7 +364,7 @@ def handle_conf_del(ctx: Ctx) -> dict[str, Any]:
             return {"message": _confirmation(ctx, kind, name, "removed")}
         name = stored  # "VM" removes the configuration of "vm", which it is
     if name not in ctx.store.conf[kind]:
-        raise RequestError("missing", does_not_exist(kind, name))
+        raise RequestError("missing", does_not_exist(kind, name, deleting=True))
     _check_unreferenced(ctx, kind, name)
     ctx.store.delete_conf(ctx.batch, kind, name)
     if kind == "exechost":
@@ -380,6 +392,8 @@ def _check_unreferenced(ctx: Ctx, kind: str, name: str) -> None:
         check_project_unreferenced(conf, name)
     if kind == CALENDAR_KIND:
         check_calendar_unreferenced(conf, name)
+    if kind == CKPT_KIND:
+        check_ckpt_unreferenced(conf, name)
     if kind == "queue" and any(t.queue == name and t.state in ("transferring", "running",
                                                                "suspended", "deleted")
                                for t in ctx.store.tasks.values()):

@@ -12,7 +12,7 @@ Grid Engine reports a file in layers, and each kind adds its own last line:
   value the reader could not parse (the queue's per-host value parser);
 - checks of the whole object (``parameter allocation_rule of pe ...``) come without the
   ``error reading file`` line;
-- parallel environments and the scheduler configuration end every error with
+- parallel environments, checkpointing environments and the scheduler configuration end every error with
   ``error reading in file``; a value the object's own check refuses
   (``ValueCheckError``: the scheduler's ``params``, ``default_duration``) has no
   ``error reading file`` line; exec hosts with
@@ -98,7 +98,7 @@ def _failing_value(kind: str, pairs: Pairs) -> str | None:
 
 
 def _trailer(kind: str, path: str, modify: bool) -> list[str]:
-    if kind in ("pe", "sched"):
+    if kind in ("pe", "sched", "ckpt"):
         return ["error reading in file"]
     if kind == "exechost":
         return ["invalid format"]

@@ -24,6 +24,7 @@ from clients.qconf.base import (
     Session, edit_text, err, from_editor, from_file, out, put, put_object,
 )
 from clients.qconf.calendar import CALENDAR_OPTIONS
+from clients.qconf.ckpt import CKPT_OPTIONS
 from clients.qconf.complex import COMPLEX_OPTIONS
 from clients.qconf.help import HELP
 from clients.qconf.hostconf import HOSTCONF_OPTIONS
@@ -322,6 +323,7 @@ OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     **RQS_OPTIONS,
     **PROJECT_OPTIONS,
     **CALENDAR_OPTIONS,
+    **CKPT_OPTIONS,
     **HOSTCONF_OPTIONS,
     **USAGE_OPTIONS,
     **MONITOR_OPTIONS,

@@ -3,7 +3,7 @@
 Kinds (``KINDS``): ``queue`` (queue_conf(5)), ``exechost`` (host_conf(5)), ``hostgroup``
 (hostgroup(5)), ``conf`` (sge_conf(5), global and host-local), ``pe`` (sge_pe(5)),
 ``sched`` (sched_conf(5)), ``userset`` (access_list(5)), ``project`` (project(5)),
-``calendar`` (calendar_conf(5)) and ``user`` (user(5)); the share tree's file is
+``calendar`` (calendar_conf(5)), ``user`` (user(5)) and ``ckpt`` (checkpoint(5)); the share tree's file is
 ``objects_conf.sharetree``'s;
 plus plain name lists (managers, operators: ``qconf -sm``).
 
@@ -11,7 +11,7 @@ Objects are ordered ``(name, value)`` string pairs, the text the qmaster spools;
 functions here turn files into checked canonical pairs and pairs into ``qconf -s*``
 output. Typed reading of values is ``common.conf_values``; the per-kind details are in
 ``objects_conf.queue``, ``objects_conf.host``, ``objects_conf.cluster``,
-``objects_conf.userset``, ``objects_conf.project`` and ``objects_conf.calendar``.
+``objects_conf.userset``, ``objects_conf.project``, ``objects_conf.calendar`` and ``objects_conf.ckpt``.
 """
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from common.objects_conf.base import parse_object as _parse_object
 from common.objects_conf.base import render_object as _render_object
 from common.objects_conf.base import template as _template
 from common.objects_conf.calendar import CALENDAR
+from common.objects_conf.ckpt import CKPT
 from common.objects_conf.cluster import (ALLOCATION_RULES, GLOBAL_CONF, PE, SCHED_CONF,
                                          URGENCY_SLOTS, render_configuration)
 from common.objects_conf.host import (EXECHOST, HOSTGROUP, expand_hostgroup, host_in_group,
@@ -37,7 +38,7 @@ from common.objects_conf.userset import USERSET
 
 KINDS: dict[str, ObjectKind] = {kind.name: kind for kind in
                                 (QUEUE, EXECHOST, HOSTGROUP, GLOBAL_CONF, PE, SCHED_CONF,
-                                 USERSET, PROJECT, CALENDAR, USER)}
+                                 USERSET, PROJECT, CALENDAR, USER, CKPT)}
 
 __all__ = [
     "ALLOCATION_RULES", "Attr", "ConfError", "KINDS", "ObjectKind", "URGENCY_SLOTS",

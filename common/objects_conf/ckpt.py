@@ -1,0 +1,121 @@
+"""Checkpointing environments (checkpoint(5)): the object ``qsub -ckpt`` names and a
+queue's ``ckpt_list`` lists, telling how a job is checkpointed, migrated and restarted.
+
+Owns the attributes in Grid Engine's order (values in a column 19 characters from the
+line start), their checks in 8.1.9's words (tests/data/reference/ckpt/):
+
+- ``ckpt_name``: the object name rules (``Keyword ("TEMPLATE") not allowed as
+  objectname``), checked as the file is read;
+- ``interface``: one of ``INTERFACES`` in any case, kept as written
+  (``no valid checkpoint interface foo``);
+- ``signal``: ``none``, a number, or a signal name without ``SIG`` in any case
+  (``"SIGUSR2" is not a signal string (like HUP, INT, WINCH, ..)``);
+- ``when``: letters of ``xsmr`` (shown in that order, each once) or ``n`` alone. 8.1.9
+  reads it when the qmaster gets the object, so a bad one is the qmaster's refusal
+  (``ckpt_problem``: ``Invalid "when" attribute for ckpt "c3"``) without the file
+  reader's lines; the same reading serves ``qsub -c`` (``parse_when``).
+
+``ckpt_dir`` and the commands are strings 8.1.9 does not check.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from common.conf_values import check_string, get, no_value
+from common.conffile import ConfError
+from common.objects_conf.base import Attr, ObjectKind
+from common.objects_conf.project import name_problem
+
+# 8.1.9 accepts these (any case); it refuses cray-ckpt although checkpoint(5) names it
+INTERFACES = ("userdefined", "application-level", "transparent", "hibernator", "cpr")
+# sge_signal.c's names, as sge_sys_str2signal compares them (case-insensitive, no SIG)
+SIGNAL_NAMES = ("HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "IOT", "FPE", "KILL", "BUS",
+                "SEGV", "SYS", "PIPE", "ALRM", "TERM", "URG", "STOP", "TSTP", "CONT",
+                "CHLD", "TTIN", "TTOU", "IO", "XCPU", "XFSZ", "VTALRM", "PROF", "WINCH",
+                "USR1", "USR2")
+# the when letters in the order 8.1.9 shows them: on suspend (x), at the execd's
+# shutdown (s), every min_cpu_interval (m), when the job is rescheduled (r)
+WHEN_ORDER = "xsmr"
+NO_CHECKPOINT = "n"
+
+
+def check_ckpt_name(name: str, value: str) -> str:
+    no_value(name, value)
+    problem = name_problem(value.strip())
+    if problem:
+        raise ConfError(problem)
+    return value.strip()
+
+
+def check_interface(name: str, value: str) -> str:
+    text = check_string(name, value)
+    if text.lower() not in INTERFACES:
+        raise ConfError(f"no valid checkpoint interface {text}")
+    return text
+
+
+def signal_number(text: str) -> int | None:
+    """The signal ``text`` names (``usr2``, ``TERM``, ``12``), None for ``none``; a
+    ValueError for what 8.1.9 refuses."""
+    if text.lower() == "none":
+        return None
+    if text.isdigit():
+        return int(text)
+    import signal  # (only the execd's use of the value needs the numbers)
+    if text.upper() in SIGNAL_NAMES:
+        return int(getattr(signal, "SIG" + text.upper()))
+    raise ValueError(text)
+
+
+def check_signal(name: str, value: str) -> str:
+    text = check_string(name, value)
+    try:
+        signal_number(text)
+    except ValueError:
+        raise ConfError(f'"{text}" is not a signal string (like HUP, INT, WINCH, ..)'
+                        ) from None
+    return text
+
+
+def parse_when(text: str) -> str | None:
+    """The canonical ``when`` (``mxsr`` -> ``xsmr``, ``xx`` -> ``x``), or None where
+    8.1.9 refuses it (another letter, ``n`` with others, upper case)."""
+    letters = set(text)
+    if not text or not letters <= set(WHEN_ORDER + NO_CHECKPOINT):
+        return None
+    if NO_CHECKPOINT in letters:
+        return NO_CHECKPOINT if letters == {NO_CHECKPOINT} else None
+    return "".join(c for c in WHEN_ORDER if c in letters)
+
+
+def check_when(name: str, value: str) -> str:
+    """Canonical when a valid one; kept as written otherwise, for the qmaster's check
+    (``ckpt_problem``) to refuse in its own words."""
+    text = check_string(name, value)
+    return parse_when(text) or text
+
+
+CKPT = ObjectKind(
+    name="ckpt",
+    key="ckpt_name",
+    width=18,
+    attrs=(
+        Attr("ckpt_name", "template", check_ckpt_name),
+        Attr("interface", "userdefined", check_interface),
+        Attr("ckpt_command", "none", check_string),
+        Attr("migr_command", "none", check_string),
+        Attr("restart_command", "none", check_string),
+        Attr("clean_command", "none", check_string),
+        Attr("ckpt_dir", "/tmp", check_string),
+        Attr("signal", "none", check_signal),
+        Attr("when", "sx", check_when),
+    ),
+)
+
+
+def ckpt_problem(pairs: Iterable[Sequence[str]]) -> str | None:
+    """The qmaster's refusal of a whole checkpointing environment, or None."""
+    pairs = list(pairs)
+    if parse_when(get(pairs, "when", "sx")) is None:
+        return f'Invalid "when" attribute for ckpt "{get(pairs, "ckpt_name", "")}"'
+    return None

@@ -1,0 +1,1 @@
+$ qconf -Ackpt Ackpt-exists-input.input

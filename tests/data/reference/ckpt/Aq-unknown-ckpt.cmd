@@ -1,0 +1,1 @@
+$ qconf -Aq Aq-unknown-ckpt.input

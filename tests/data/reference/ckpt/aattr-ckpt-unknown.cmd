@@ -1,0 +1,1 @@
+$ qconf -aattr queue ckpt_list nosuch ck.q

@@ -1,0 +1,1 @@
+$ qconf -Ackpt dir-relative.input

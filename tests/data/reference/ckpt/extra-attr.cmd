@@ -1,0 +1,1 @@
+$ qconf -Ackpt extra-attr.input

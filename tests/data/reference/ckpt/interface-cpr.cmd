@@ -1,0 +1,1 @@
+$ qconf -Ackpt interface-cpr.input

@@ -1,0 +1,1 @@
+$ qconf -Ackpt interface-transparent.input

@@ -1,0 +1,1 @@
+$ qconf -mattr queue ckpt_list c1,[vm=nosuch] ck.q

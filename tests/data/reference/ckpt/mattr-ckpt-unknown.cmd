@@ -1,0 +1,1 @@
+$ qconf -mattr queue ckpt_list nosuch ck.q

@@ -1,0 +1,1 @@
+$ qconf -Ackpt missing-attrs.input

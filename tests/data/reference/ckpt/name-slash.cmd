@@ -1,0 +1,1 @@
+$ qconf -Ackpt name-slash.input

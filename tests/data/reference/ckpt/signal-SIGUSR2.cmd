@@ -1,0 +1,1 @@
+$ qconf -Ackpt signal-SIGUSR2.input

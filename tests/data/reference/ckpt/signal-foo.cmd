@@ -1,0 +1,1 @@
+$ qconf -Ackpt signal-foo.input

@@ -1,0 +1,1 @@
+$ qconf -Ackpt signal-usr1.input

@@ -1,0 +1,1 @@
+$ qconf -Ackpt when-empty.input

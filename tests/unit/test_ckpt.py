@@ -1,0 +1,190 @@
+"""Checkpointing environments (checkpoint(5)): ``qconf -ackpt -Ackpt -mckpt -Mckpt -sckpt
+-sckptl -dckpt`` and a queue's ``ckpt_list``, replayed against Grid Engine 8.1.9's
+captures (tests/data/reference/ckpt/, capture.sh there): the real qconf client talks to
+the real request handlers over an in-memory store, and each command's stdout, stderr
+and exit status must be 8.1.9's.
+"""
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from clients.api import ClientError
+from clients.qconf.base import QconfError, Session
+from clients.qconf.main import run
+from common import wire
+from common.model import UserInfo
+from common.objects_conf import parse_object, render_object, template
+from common.objects_conf.ckpt import WHEN_ORDER, parse_when, signal_number
+from qmaster import config_handlers
+from qmaster.context import Ctx, RequestError, Services
+from qmaster.defaults import bootstrap, ensure_host_lists
+from qmaster.store import Batch, Store
+
+REF = Path(__file__).parents[1] / "data" / "reference" / "ckpt"
+HOST = "vm"  # the host 8.1.9's confirmations name (root@vm)
+
+
+class InProcessClient:
+    """conf_get/conf_put/conf_del answered by the qmaster's handlers, as over the wire."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def _call(self, handler: Any, msg_type: str, **fields: Any) -> Any:
+        who = UserInfo("root", 0, "root", 0, HOST)
+        _, _, body = wire.decode(wire.encode(msg_type, {"user": who.to_dict(), **fields}, 1))
+        batch = Batch()
+        ctx = Ctx(self.store, batch, Services(epoch="e", qmaster_host=HOST), b"c", 1,
+                  time.time(), body)
+        try:
+            return handler(ctx)
+        except RequestError as exc:
+            raise ClientError(exc.code, exc.message) from None
+
+    def conf_get(self, kind: str) -> Any:
+        return self._call(config_handlers.handle_conf_get, "conf_get", kind=kind)["objects"]
+
+    def conf_put(self, kind: str, name: str, data: Any, mode: str) -> Any:
+        return self._call(config_handlers.handle_conf_put, "conf_put", kind=kind, name=name,
+                          data=data, mode=mode)
+
+    def conf_del(self, kind: str, name: str) -> Any:
+        return self._call(config_handlers.handle_conf_del, "conf_del", kind=kind, name=name)
+
+
+def new_store() -> Store:
+    store, batch = Store(), Batch()
+    bootstrap(store, batch, ["root"], 0)
+    ensure_host_lists(store, batch, HOST)
+    store.forget_journal()
+    return store
+
+
+def editor(tmp: Path, name: str, body: str) -> str:
+    path = tmp / name
+    path.write_text(f"#!/bin/sh\n{body}\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return str(path)
+
+
+def qconf(capsys: pytest.CaptureFixture[str], store: Store, argv: list[str],
+          env_editor: str | None = None) -> tuple[str, str, int]:
+    old = os.environ.get("EDITOR")
+    if env_editor is not None:
+        os.environ["EDITOR"] = env_editor
+    try:
+        rc = run(argv, Session(lambda: InProcessClient(store)))
+    except QconfError as exc:  # as clients.qconf.main.main ends
+        if exc.message:
+            sys.stderr.write(exc.message.rstrip("\n") + "\n")
+        rc = exc.code
+    finally:
+        if old is None:
+            os.environ.pop("EDITOR", None)
+        else:
+            os.environ["EDITOR"] = old
+    out, err = capsys.readouterr()
+    return out, err, rc
+
+
+def captured(name: str) -> tuple[list[str], tuple[str, str, int]]:
+    argv = (REF / f"{name}.cmd").read_text().split()[2:]  # "$ qconf ..."
+    return argv, ((REF / f"{name}.out").read_text(), (REF / f"{name}.err").read_text(),
+                  int((REF / f"{name}.rc").read_text()))
+
+
+# the captures in capture.sh's order; the editor each -a/-m ran with
+SEQUENCE = [
+    ("sckptl-empty", None), ("sckpt-missing", None), ("sckpt-noarg", None),
+    ("Ackpt-noarg", None), ("dckpt-missing", None), ("mckpt-missing", None),
+    ("Ackpt-nofile", None), ("ackpt-unchanged", "true"), ("ackpt-template", "touch"),
+    ("sckpt-template", None), ("sckptl-one", None), ("ackpt-exists", "touch"),
+    ("sckpt-two", None), ("mckpt-when", "when"), ("sckpt-after-mckpt", None),
+    ("mckpt-badwhen", "badwhen"), ("mckpt-rename", "rename"),
+    ("sckptl-after-rename", None), ("Mckpt", None), ("sckpt-after-Mckpt", None),
+    ("Mckpt-missing", None), ("Aq-unknown-ckpt", None), ("Aq-ckpt", None),
+    ("dckpt-referenced", None), ("mattr-ckpt-unknown", None),
+    ("aattr-ckpt-unknown", None), ("mattr-ckpt-host", None), ("dq", None),
+    ("dckpt", None), ("dckpt-again", None), ("dckpt-two", None),
+]
+EDITORS = {
+    "true": "true",
+    "touch": 'touch "$1"',
+    "when": 'sed -i "s/^when .*/when xmr/" "$1"',
+    "badwhen": 'sed -i "s/^when .*/when q/" "$1"',
+    "rename": 'sed -i "s/^ckpt_name .*/ckpt_name c1x/" "$1"',
+}
+
+
+def test_the_captured_session_as_8_1_9(capsys: pytest.CaptureFixture[str],
+                                       tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REF)  # the commands name their input files relatively
+    store = new_store()
+    for name, edit in SEQUENCE:
+        argv, expected = captured(name)
+        env = editor(tmp_path, edit, EDITORS[edit]) if edit else None
+        assert qconf(capsys, store, argv, env) == expected, name
+
+
+ADDED = sorted(p.name[:-len(".cmd")] for p in REF.glob("*.cmd")
+               if (REF / p.name.replace(".cmd", ".input")).exists()
+               and p.name[:-len(".cmd")] not in dict(SEQUENCE))
+
+
+@pytest.mark.parametrize("name", ADDED)
+def test_each_captured_file_as_8_1_9(name: str, capsys: pytest.CaptureFixture[str],
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """-Ackpt of each captured file: 8.1.9's answer, and what -sckpt shows then."""
+    monkeypatch.chdir(REF)
+    store = new_store()
+    argv, expected = captured(name)
+    assert qconf(capsys, store, argv) == expected
+    shown = REF / f"{name}.shown"
+    if shown.exists():
+        objects = store.conf["ckpt"]
+        assert len(objects) == 1
+        out, err, rc = qconf(capsys, store, ["-sckpt", next(iter(objects))])
+        assert (out, err, rc) == (shown.read_text(), "", 0)
+
+
+def test_the_template_is_8_1_9s() -> None:
+    assert render_object("ckpt", template("ckpt", "tmpl")) == (
+        "ckpt_name          tmpl\ninterface          userdefined\n"
+        "ckpt_command       none\nmigr_command       none\nrestart_command    none\n"
+        "clean_command      none\nckpt_dir           /tmp\nsignal             none\n"
+        "when               sx\n")
+    assert parse_object("ckpt", render_object("ckpt", template("ckpt", "a")))[-1] == \
+        ("when", "xs")
+
+
+@given(st.text(alphabet="xsmrn", min_size=1, max_size=6))
+def test_when_letters_each_once_in_8_1_9s_order(text: str) -> None:
+    canonical = parse_when(text)
+    if "n" in text:
+        assert canonical == ("n" if set(text) == {"n"} else None)
+    else:
+        assert canonical == "".join(c for c in WHEN_ORDER if c in text)
+        assert parse_when(canonical) == canonical
+
+
+@pytest.mark.parametrize("text", ["", "S", "a", "sx ", "smn", "N"])
+def test_when_refusals(text: str) -> None:
+    assert parse_when(text) is None
+
+
+def test_signals() -> None:
+    assert signal_number("none") is None and signal_number("NONE") is None
+    assert signal_number("usr2") == signal_number("USR2") == 12
+    assert signal_number("99") == 99
+    for bad in ("SIGUSR2", "foo", "-1"):
+        with pytest.raises(ValueError):
+            signal_number(bad)
