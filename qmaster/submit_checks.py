@@ -84,6 +84,7 @@ def check_submission(store: Store, opts: dict[str, Any], submitter: Submitter | 
     _check_job_limits(opts)
     _check_mail(opts)
     _check_pe(store, opts.get("pe"))
+    _check_checkpointing(store, opts)
     if submitter is not None:
         check_job_project(store.conf, submitter.user.name, submitter.user.group, opts)
     if submitter is not None and opts.get("deadline") and \
@@ -184,6 +185,26 @@ def _check_pe(store: Store, pe: Any) -> None:
     if not any(fnmatch.fnmatchcase(existing, name) for existing in store.conf["pe"]):
         raise RequestError("rejected", "job rejected: the requested parallel environment "
                                        f"\"{name}\" does not exist")
+
+
+CKPT_NOT_HONOURED = ("job rejected: checkpointing (-ckpt) is not supported by this "
+                     "version: its ckpt_command, migr_command and when events would be ignored")
+
+
+def _check_checkpointing(store: Store, opts: dict[str, Any]) -> None:
+    """``-ckpt`` must name a checkpointing environment (8.1.9's words); ``-c`` other than
+    ``n`` needs one (8.1.9: ``checkpointing denied``). Jobs are not checkpointed here
+    (docs/compatibility.md), so a job naming one is refused rather than run without."""
+    name = opts.get("checkpoint_name")
+    occasion = opts.get("checkpoint_occasion")
+    if not name:
+        if occasion and occasion != "n":
+            raise RequestError("rejected", "checkpointing denied")
+        return
+    if name not in store.conf.get("ckpt", {}):
+        raise RequestError("rejected", "job rejected: the requested checkpointing "
+                                       f'environment "{name}" does not exist')
+    raise RequestError("rejected", CKPT_NOT_HONOURED)
 
 
 def _check_queues(store: Store, queues: list[str]) -> None:

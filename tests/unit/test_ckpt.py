@@ -188,3 +188,44 @@ def test_signals() -> None:
     for bad in ("SIGUSR2", "foo", "-1"):
         with pytest.raises(ValueError):
             signal_number(bad)
+
+
+# ---- qsub -ckpt / -c at the qmaster ----------------------------------------------------
+@pytest.fixture
+def qm(tmp_path: Path) -> Any:
+    from tests.unit.test_qmaster_core import Harness
+    return Harness(tmp_path, auto_add_hosts=True, default_slots=1)
+
+
+def refused_submission(qm: Any, **opts: Any) -> str:
+    from clients.api import job_request
+    from tests.unit.test_qmaster_core import ALICE
+    with pytest.raises(RuntimeError) as refused:
+        qm.call("submit", {"user": ALICE.to_dict(),
+                           "jobs": [job_request("/bin/true", binary=True, **opts)]})
+    return str(refused.value)
+
+
+def unable(name: str) -> str:
+    """The qmaster's part of a captured qsub refusal ("Unable to run job: ...")."""
+    return (REF / f"{name}.err").read_text().splitlines()[0].removeprefix(
+        "Unable to run job: ")
+
+
+def test_qsub_names_an_existing_environment(qm: Any) -> None:
+    assert refused_submission(qm, checkpoint_name="nosuch") == unable("qsub-ckpt-nosuch")
+    assert refused_submission(qm, checkpoint_occasion="s") == unable("qsub-c-without-ckpt")
+    assert qm.submit(checkpoint_occasion="n")  # -c n needs none
+
+
+def test_a_checkpointed_job_is_refused_rather_than_run_without_checkpoints(qm: Any) -> None:
+    from qmaster.submit_checks import CKPT_NOT_HONOURED
+    qm.call("conf_put", {"user": _root(), "kind": "ckpt", "name": "c1", "mode": "add",
+                         "data": [list(p) for p in template("ckpt", "c1")]})
+    assert refused_submission(qm, checkpoint_name="c1") == CKPT_NOT_HONOURED
+    assert not qm.server.store.jobs
+
+
+def _root() -> dict[str, Any]:
+    from tests.unit.test_qmaster_core import ROOT
+    return dict(ROOT.to_dict())

@@ -80,3 +80,7 @@ run missing-attrs qconf -Ackpt missing-attrs.input
 printf 'ckpt_name          c8\ninterface          userdefined\nckpt_command       /bin/echo $job_id $ckpt_dir $job_pid\nmigr_command       /bin/migr x\nrestart_command    /bin/rst\nclean_command      /bin/cln\nckpt_dir           /tmp\nsignal             none\nwhen               sx\n' > commands.input
 run commands qconf -Ackpt commands.input
 qconf -sckpt c8 > commands.shown; qconf -dckpt c8 > /dev/null 2>&1
+# qsub (as the submit user): an unknown environment; -c without -ckpt
+sge_as_user() { runuser -u "${SGE_ORACLE_USER:-sgeuser}" -- "$@"; }
+run qsub-ckpt-nosuch sge_as_user qsub -h -ckpt nosuch -b y /bin/true
+run qsub-c-without-ckpt sge_as_user qsub -h -c s -b y /bin/true

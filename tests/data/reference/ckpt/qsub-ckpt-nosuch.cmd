@@ -1,0 +1,1 @@
+$ sge_as_user qsub -h -ckpt nosuch -b y /bin/true
