@@ -25,6 +25,7 @@ from clients.qconf.base import (
 )
 from clients.qconf.calendar import CALENDAR_OPTIONS
 from clients.qconf.ckpt import CKPT_OPTIONS
+from clients.qconf.objects import OBJECT_OPTIONS
 from clients.qconf.complex import COMPLEX_OPTIONS
 from clients.qconf.help import HELP
 from clients.qconf.hostconf import HOSTCONF_OPTIONS
@@ -324,6 +325,7 @@ OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     **PROJECT_OPTIONS,
     **CALENDAR_OPTIONS,
     **CKPT_OPTIONS,
+    **OBJECT_OPTIONS,
     **HOSTCONF_OPTIONS,
     **USAGE_OPTIONS,
     **MONITOR_OPTIONS,
@@ -340,7 +342,9 @@ def _arguments(opt: str, nargs: int, rest: list[str]) -> list[str]:
     if nargs < 0:
         return rest[:1] if rest and not rest[0].startswith("-") else []
     if len(rest) < nargs:
-        raise QconfError(f"error: no option argument provided to \"{opt}\"\n{HELP}")
+        # 8.1.9's -sobjl names the last argument it got (-sobjl queue slots: "slots")
+        named = rest[-1] if rest and opt == "-sobjl" else opt
+        raise QconfError(f"error: no option argument provided to \"{named}\"\n{HELP}")
     return rest[:nargs]
 
 

@@ -1,0 +1,99 @@
+"""``qconf`` options that look across objects: ``-shgrp_tree``, ``-shgrp_resolved``,
+``-sobjl`` and ``-bonsai``, as Grid Engine 8.1.9 prints them
+(tests/data/reference/qconf-control/).
+
+- ``-shgrp_tree @g``: the group, then each entry three blanks further in, a group's own
+  entries below it;
+- ``-shgrp_resolved @g``: every host of the group and the groups in it, once each, in
+  the order the tree shows them, on one line;
+- ``-sobjl obj_nm attr_nm val``: the names of the queues (``queue``) or exec hosts
+  (``exechost``) whose attribute matches the wildcard pattern ``val`` as a whole (a
+  queue's value without its ``[host=...]`` values). An object kind or attribute 8.1.9
+  does not search lists nothing, as there; so do ``queue_domain`` and ``queue_instance``,
+  for which 8.1.9 listed nothing for any value tried (docs/compatibility.md);
+- ``-bonsai``: the share tree as ``-sst`` shows it (8.1.9 prints the same).
+"""
+from __future__ import annotations
+
+import fnmatch
+
+from clients.qconf.base import MISSING, QconfError, Session, out
+from clients.qconf.sharetree import show_view
+from common.conf_values import get
+from common.conffile import ConfError
+from common.objects_conf import parse_host_overrides
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
+
+INDENT = "   "
+
+
+def _groups(s: Session, name: str) -> dict[str, list[str]]:
+    groups = {g: get(p, "hostlist", "NONE").split() for g, p in s.objects("hgrp").items()}
+    if name not in groups:
+        raise QconfError(MISSING["hgrp"].format(name))
+    return groups
+
+
+def _tree_lines(name: str, groups: dict[str, list[str]], level: int, path: tuple[str, ...]
+                ) -> list[tuple[int, str]]:
+    lines = [(level, name)]
+    for entry in groups.get(name, []):
+        if entry.upper() == "NONE":
+            continue
+        if entry.startswith("@") and entry not in path:  # (the qmaster refuses cycles)
+            lines += _tree_lines(entry, groups, level + 1, path + (name,))
+        else:
+            lines.append((level + 1, entry))
+    return lines
+
+
+def show_tree(s: Session, name: str) -> int:
+    """``-shgrp_tree group``."""
+    lines = _tree_lines(name, _groups(s, name), 0, ())
+    out("\n".join(INDENT * level + entry for level, entry in lines))
+    return 0
+
+
+def show_resolved(s: Session, name: str) -> int:
+    """``-shgrp_resolved group``."""
+    lines = _tree_lines(name, _groups(s, name), 0, ())
+    hosts = dict.fromkeys(entry for _, entry in lines[1:] if not entry.startswith("@"))
+    out(" ".join(hosts))
+    return 0
+
+
+SEARCHED = {"queue": "queue", "exechost": "exechost"}  # obj_nm2 -> store kind
+
+
+def _value(kind: str, pairs: list[list[str]], attr: str) -> str | None:
+    for key, value in pairs:
+        if key == attr:
+            if kind != "queue":
+                return value
+            try:
+                return parse_host_overrides(value)[0]
+            except ConfError:
+                return value
+    return None
+
+
+def show_matching(s: Session, obj_nm: str, attr: str, pattern: str) -> int:
+    """``-sobjl obj_nm2 attr_nm val``."""
+    kind = SEARCHED.get(obj_nm)
+    if kind is None:
+        return 0
+    names = [name for name, pairs in sorted(s.objects(kind).items())
+             if (value := _value(kind, pairs, attr)) is not None
+             and fnmatch.fnmatchcase(value, pattern)]
+    if names:
+        out("\n".join(names))
+    return 0
+
+
+OBJECT_OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
+    "-shgrp_tree": (1, show_tree), "-shgrp_resolved": (1, show_resolved),
+    "-sobjl": (3, show_matching), "-bonsai": (0, show_view),
+}

@@ -1,0 +1,1 @@
+$ qconf -cq all.q@vm

@@ -1,0 +1,1 @@
+$ qconf -cq nosuch.q

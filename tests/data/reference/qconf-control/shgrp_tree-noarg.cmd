@@ -1,0 +1,1 @@
+$ qconf -shgrp_tree

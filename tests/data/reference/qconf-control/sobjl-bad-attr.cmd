@@ -1,0 +1,1 @@
+$ qconf -sobjl queue nosuch 1

@@ -1,0 +1,1 @@
+$ qconf -sobjl pe slots 1

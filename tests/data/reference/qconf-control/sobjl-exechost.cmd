@@ -1,0 +1,1 @@
+$ qconf -sobjl exechost load_scaling NONE

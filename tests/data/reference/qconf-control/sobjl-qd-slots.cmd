@@ -1,0 +1,1 @@
+$ qconf -sobjl queue_domain slots 1

@@ -1,0 +1,71 @@
+"""``qconf -shgrp_tree -shgrp_resolved -sobjl -bonsai`` and the daemon control options,
+replayed against Grid Engine 8.1.9's captures (tests/data/reference/qconf-control/,
+capture.sh there) with the real qconf client and request handlers (tests/unit/test_ckpt)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.unit.test_ckpt import new_store, qconf
+
+REF = Path(__file__).parents[1] / "data" / "reference" / "qconf-control"
+CKPT_REF = REF.parent / "ckpt"
+
+
+@pytest.fixture
+def cell(tmp_path: Path, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+    """8.1.9's bench cell as capture.sh saw it: all.q as 8.1.9 made it, @sub and @top."""
+    store = new_store()
+    for pe in ("make", "smp", "mpi"):
+        if pe not in store.conf["pe"]:
+            qconf(capsys, store, ["-Ap", str(_pe_file(tmp_path, pe))])
+    queue = (CKPT_REF / "Aq-ckpt.input").read_text().replace("qname                 ck.q",
+                                                               "qname                 all.q")
+    queue = queue.replace("hostlist              NONE", "hostlist              @allhosts")
+    queue = queue.replace("ckpt_list             c1", "ckpt_list             NONE")
+    (tmp_path / "all.q").write_text(queue)
+    (tmp_path / "sub").write_text("group_name @sub\nhostlist vm\n")
+    (tmp_path / "top").write_text("group_name @top\nhostlist @sub vm\n")
+    (tmp_path / "all").write_text("group_name @allhosts\nhostlist vm\n")
+    for argv in (["-Ahgrp", str(tmp_path / "all")], ["-Mhgrp", str(tmp_path / "all")],
+                 ["-Mq", str(tmp_path / "all.q")], ["-Aq", str(tmp_path / "all.q")],
+                 ["-Ahgrp", str(tmp_path / "sub")], ["-Ahgrp", str(tmp_path / "top")]):
+        qconf(capsys, store, argv)
+    assert "all.q" in store.conf["queue"] and "@top" in store.conf["hgrp"]
+    return store
+
+
+def _pe_file(tmp: Path, name: str) -> Path:
+    path = tmp / f"pe-{name}"
+    path.write_text(f"pe_name {name}\nslots 999\nuser_lists NONE\nxuser_lists NONE\n"
+                    "start_proc_args NONE\nstop_proc_args NONE\nallocation_rule $pe_slots\n"
+                    "control_slaves FALSE\njob_is_first_task TRUE\nurgency_slots min\n"
+                    "accounting_summary FALSE\n")
+    return path
+
+
+CASES = ["shgrp_tree", "shgrp_tree-leaf", "shgrp_tree-missing", "shgrp_tree-noarg",
+         "shgrp_resolved", "shgrp_resolved-missing", "sobjl-queue-slots", "sobjl-queue-pe",
+         "sobjl-queue-none", "sobjl-exechost-name", "sobjl-bad-object", "sobjl-bad-attr",
+         "sobjl-noarg", "bonsai"]
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_as_8_1_9(name: str, cell, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    argv = (REF / f"{name}.cmd").read_text().split()[2:]
+    expected = ((REF / f"{name}.out").read_text(), (REF / f"{name}.err").read_text(),
+                int((REF / f"{name}.rc").read_text()))
+    assert qconf(capsys, cell, argv) == expected
+
+
+def test_resolved_lists_each_host_once_in_tree_order(cell, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "two").write_text("group_name @two\nhostlist vm localhost\n")
+    (tmp_path / "three").write_text("group_name @three\nhostlist @two localhost\n")
+    qconf(capsys, cell, ["-Ahgrp", str(tmp_path / "two")])
+    qconf(capsys, cell, ["-Ahgrp", str(tmp_path / "three")])
+    # what 8.1.9 printed for the same groups
+    assert qconf(capsys, cell, ["-shgrp_resolved", "@three"]) == ("vm localhost\n", "", 0)
+    assert qconf(capsys, cell, ["-shgrp_tree", "@three"]) == (
+        "@three\n   @two\n      vm\n      localhost\n   localhost\n", "", 0)
