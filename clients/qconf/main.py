@@ -26,6 +26,7 @@ from clients.qconf.base import (
 from clients.qconf.calendar import CALENDAR_OPTIONS
 from clients.qconf.ckpt import CKPT_OPTIONS
 from clients.qconf.objects import OBJECT_OPTIONS
+from clients.qconf.clean import CLEAN_OPTIONS
 from clients.qconf.complex import COMPLEX_OPTIONS
 from clients.qconf.help import HELP
 from clients.qconf.hostconf import HOSTCONF_OPTIONS
@@ -326,6 +327,7 @@ OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     **CALENDAR_OPTIONS,
     **CKPT_OPTIONS,
     **OBJECT_OPTIONS,
+    **CLEAN_OPTIONS,
     **HOSTCONF_OPTIONS,
     **USAGE_OPTIONS,
     **MONITOR_OPTIONS,

@@ -38,9 +38,10 @@ class InProcessClient:
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        self.user = UserInfo("root", 0, "root", 0, HOST)
 
     def _call(self, handler: Any, msg_type: str, **fields: Any) -> Any:
-        who = UserInfo("root", 0, "root", 0, HOST)
+        who = self.user
         _, _, body = wire.decode(wire.encode(msg_type, {"user": who.to_dict(), **fields}, 1))
         batch = Batch()
         ctx = Ctx(self.store, batch, Services(epoch="e", qmaster_host=HOST), b"c", 1,
@@ -59,6 +60,13 @@ class InProcessClient:
 
     def conf_del(self, kind: str, name: str) -> Any:
         return self._call(config_handlers.handle_conf_del, "conf_del", kind=kind, name=name)
+
+    def cluster(self) -> Any:
+        return self._call(config_handlers.handle_cluster_query, "cluster_query")
+
+    def jobs(self) -> Any:
+        from qmaster import jobs
+        return self._call(jobs.handle_job_query, "job_query")
 
 
 def new_store() -> Store:

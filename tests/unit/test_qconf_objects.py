@@ -69,3 +69,38 @@ def test_resolved_lists_each_host_once_in_tree_order(cell, tmp_path: Path,  # ty
     assert qconf(capsys, cell, ["-shgrp_resolved", "@three"]) == ("vm localhost\n", "", 0)
     assert qconf(capsys, cell, ["-shgrp_tree", "@three"]) == (
         "@three\n   @two\n      vm\n      localhost\n   localhost\n", "", 0)
+
+
+# ---- -cq ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["cq-missing", "cq-all", "cq-instance"])
+def test_cq_messages_as_8_1_9(name: str, cell, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    from common.model import ExecHost
+    cell.hosts["vm"] = ExecHost("vm", alive=True)  # its execd has registered
+    argv = (REF / f"{name}.cmd").read_text().split()[2:]
+    expected = ((REF / f"{name}.out").read_text(), (REF / f"{name}.err").read_text(),
+                int((REF / f"{name}.rc").read_text()))
+    assert qconf(capsys, cell, argv) == expected
+
+
+def test_cq_purges_the_jobs_of_the_instance_only(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from clients.qconf.base import Session
+    from clients.qconf.main import run
+    from tests.unit.test_bounded_requests import HarnessClient
+    from tests.unit.test_qmaster_core import ALICE, ROOT, Harness
+    qm = Harness(tmp_path, auto_add_hosts=True, default_slots=2)
+    for host in ("h1", "h2"):
+        qm.register(host)
+    here, there, waiting = qm.submit(), qm.submit(), qm.submit(hold=True)
+    qm.dispatch(here, host="h1")
+    qm.dispatch(there, host="h2")
+    client = HarnessClient(qm, ROOT)
+    assert run(["-cq", "all.q@h1"], Session(lambda: client)) == 0
+    assert capsys.readouterr() == ("", f'root@{ROOT.host} purged queue "all.q@h1"\n')
+    store = qm.server.store
+    assert store.job_finished(here)
+    assert not store.job_finished(there) and not store.job_finished(waiting)
+    with pytest.raises(Exception) as refused:
+        run(["-cq", "all.q"], Session(lambda: HarnessClient(qm, ALICE)))
+    assert str(refused.value) == 'denied: "alice" must be manager for this operation'
+    assert not store.job_finished(there)
