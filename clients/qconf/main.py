@@ -27,6 +27,7 @@ from clients.qconf.calendar import CALENDAR_OPTIONS
 from clients.qconf.ckpt import CKPT_OPTIONS
 from clients.qconf.objects import OBJECT_OPTIONS
 from clients.qconf.clean import CLEAN_OPTIONS
+from clients.qconf.control import CONTROL_OPTIONS
 from clients.qconf.complex import COMPLEX_OPTIONS
 from clients.qconf.help import HELP
 from clients.qconf.hostconf import HOSTCONF_OPTIONS
@@ -328,6 +329,7 @@ OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     **CKPT_OPTIONS,
     **OBJECT_OPTIONS,
     **CLEAN_OPTIONS,
+    **CONTROL_OPTIONS,
     **HOSTCONF_OPTIONS,
     **USAGE_OPTIONS,
     **MONITOR_OPTIONS,

@@ -11,7 +11,10 @@
   queue's value without its ``[host=...]`` values). An object kind or attribute 8.1.9
   does not search lists nothing, as there; so do ``queue_domain`` and ``queue_instance``,
   for which 8.1.9 listed nothing for any value tried (docs/compatibility.md);
-- ``-bonsai``: the share tree as ``-sst`` shows it (8.1.9 prints the same).
+- ``-bonsai``: the share tree as ``-sst`` shows it (8.1.9 prints the same);
+- ``-sds``: each queue's ``[host=value]`` settings for a host outside its hostlist, one
+  line each in 8.1.9's attribute order and words (``nuspend`` sic), exit status 1 when
+  there is one; a host group's settings are not looked at, as in 8.1.9.
 """
 from __future__ import annotations
 
@@ -93,7 +96,55 @@ def show_matching(s: Session, obj_nm: str, attr: str, pattern: str) -> int:
     return 0
 
 
+# the order 8.1.9 looks at a queue's attributes in (its attribute table, by value type),
+# and the name it prints for each
+DETACHED_ORDER = (
+    "seq_no", "nsuspend", "slots", "tmpdir", "shell", "calendar", "priority", "processors",
+    "prolog", "epilog", "shell_start_mode", "starter_method", "suspend_method",
+    "resume_method", "terminate_method", "initial_state", "rerun", "s_fsize", "h_fsize",
+    "s_data", "h_data", "s_stack", "h_stack", "s_core", "h_core", "s_rss", "h_rss", "s_vmem",
+    "h_vmem", "s_rt", "h_rt", "s_cpu", "h_cpu", "suspend_interval", "min_cpu_interval",
+    "notify", "qtype", "ckpt_list", "pe_list", "owner_list", "user_lists", "xuser_lists",
+    "projects", "xprojects", "complex_values", "load_thresholds", "suspend_thresholds",
+    "subordinate_list")
+DETACHED_NAMES = {"nsuspend": "nuspend"}  # (sic)
+DETACHED = 'unused setting for attribute "{}" and host "{}" in queue "{}".'
+
+
+def detached_settings(queues: dict[str, list[list[str]]], groups: dict[str, list[str]]
+                      ) -> list[str]:
+    """``-sds``'s lines for ``queues`` (name -> pairs) with host groups ``groups``."""
+    lines = []
+    for qname in sorted(queues):
+        pairs = queues[qname]
+        members: set[str] = set()
+        for entry in get(pairs, "hostlist", "NONE").split():
+            if entry.startswith("@"):
+                members |= {h for _, h in _tree_lines(entry, groups, 0, ())[1:]}
+            members.add(entry)
+        members = {m.lower() for m in members}
+        for attr in DETACHED_ORDER:
+            try:
+                _, overrides = parse_host_overrides(get(pairs, attr, "NONE"))
+            except ConfError:
+                continue
+            lines += [DETACHED.format(DETACHED_NAMES.get(attr, attr), host, qname)
+                      for host in overrides
+                      if not host.startswith("@") and host.lower() not in members]
+    return lines
+
+
+def show_detached(s: Session) -> int:
+    """``-sds``."""
+    groups = {g: get(p, "hostlist", "NONE").split() for g, p in s.objects("hgrp").items()}
+    lines = detached_settings(s.objects("queue"), groups)
+    if lines:
+        out("\n".join(lines))
+    return 1 if lines else 0
+
+
 OBJECT_OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     "-shgrp_tree": (1, show_tree), "-shgrp_resolved": (1, show_resolved),
     "-sobjl": (3, show_matching), "-bonsai": (0, show_view),
+    "-sds": (0, show_detached),
 }

@@ -104,3 +104,38 @@ def test_cq_purges_the_jobs_of_the_instance_only(tmp_path: Path,
         run(["-cq", "all.q"], Session(lambda: HarnessClient(qm, ALICE)))
     assert str(refused.value) == 'denied: "alice" must be manager for this operation'
     assert not store.job_finished(there)
+
+
+# ---- -sds ----------------------------------------------------------------------------------
+def test_sds_without_detached_settings(cell, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    argv = (REF / "sds.cmd").read_text().split()[2:]
+    assert qconf(capsys, cell, argv) == ((REF / "sds.out").read_text(), "", 0)
+
+
+@pytest.mark.parametrize("name", ["sds-detached", "sds-detached-refs"])
+def test_sds_as_8_1_9(name: str, cell, tmp_path: Path,  # type: ignore[no-untyped-def]
+                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A queue whose values name a host outside its hostlist: every such value, in
+    8.1.9's order, exit status 1."""
+    (tmp_path / "p1").write_text("name p1\noticket 0\nfshare 0\nacl NONE\nxacl NONE\n")
+    (tmp_path / "cal1").write_text("calendar_name cal1\nyear NONE\nweek NONE\n")
+    (tmp_path / "c1").write_text("ckpt_name c1\ninterface userdefined\nckpt_command none\n"
+                                 "migr_command none\nrestart_command none\n"
+                                 "clean_command none\nckpt_dir /tmp\nsignal none\nwhen sx\n")
+    for argv in (["-Aprj", "p1"], ["-Acal", "cal1"], ["-Ackpt", "c1"]):
+        assert qconf(capsys, cell, [argv[0], str(tmp_path / argv[1])])[2] == 0
+    assert qconf(capsys, cell, ["-Aq", str(REF / f"{name}.input")])[2] == 0, capsys
+    expected = ((REF / f"{name}.out").read_text(), (REF / f"{name}.err").read_text(),
+                int((REF / f"{name}.rc").read_text()))
+    assert qconf(capsys, cell, ["-sds"]) == expected
+
+
+# ---- daemon control: refused, saying why -----------------------------------------------------
+@pytest.mark.parametrize("argv", [["-km"], ["-ks"], ["-kt", "scheduler"], ["-at", "scheduler"],
+                                  ["-ke", "vm"], ["-kej", "vm"], ["-kec", "1"], ["-secl"],
+                                  ["-sss"]])
+def test_daemon_control_is_refused_saying_why(argv: list[str], cell,  # type: ignore[no-untyped-def]
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    out, err, rc = qconf(capsys, cell, argv)
+    assert (out, rc) == ("", 1)
+    assert err.startswith(f'error: qconf option "{argv[0]}" is not supported by pygridengine: ')

@@ -48,3 +48,8 @@ run at-running qconf -at scheduler
 run kt-noarg qconf -kt
 qconf -dhgrp @top > /dev/null 2>&1; qconf -dhgrp @sub > /dev/null 2>&1
 rm -f sub.input top.input
+# -sds: a queue whose host values name a host outside its hostlist (sds-detached-refs
+# needs the checkpointing environment c1, calendar cal1 and project p1)
+qconf -Aq sds-detached.input > /dev/null 2>&1
+run sds-detached qconf -sds
+qconf -dq ck.q > /dev/null 2>&1
