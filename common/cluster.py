@@ -28,6 +28,7 @@ class QueueInstance:
     qtype: str
     alive: bool
     states: str = ""  # letters of common.qi_letters.QI_STATES
+    ckpt_list: str = "NONE"  # checkpointing environments its checkpointed jobs may name
 
     @property
     def name(self) -> str:
@@ -42,6 +43,11 @@ class QueueInstance:
         """Whether its qtype (queue_conf(5)) takes a job of this kind: an interactive
         one (qrsh, qlogin) needs INTERACTIVE, any other BATCH."""
         return ("INTERACTIVE" if interactive else "BATCH") in _qtype_words(self.qtype)
+
+    def takes_checkpointing(self, name: str) -> bool:
+        """Whether a job checkpointed by environment ``name`` (qsub -ckpt) may run here:
+        the queue's ``ckpt_list`` names it (queue_conf(5))."""
+        return name in self.ckpt_list.replace(",", " ").split()
 
     @property
     def takes_jobs(self) -> bool:
@@ -138,7 +144,8 @@ def _instance(qname: str, pairs: Pairs, host: str, groups: dict[str, list[str]],
     slots = _int(host_value(pairs, "slots", host, groups, "1"))
     seq_no = _int(host_value(pairs, "seq_no", host, groups, "0"))
     qtype = host_value(pairs, "qtype", host, groups, "BATCH INTERACTIVE")
-    return QueueInstance(qname, host, slots, seq_no, qtype, alive)
+    ckpt_list = host_value(pairs, "ckpt_list", host, groups, "NONE")
+    return QueueInstance(qname, host, slots, seq_no, qtype, alive, ckpt_list=ckpt_list)
 
 
 def host_alive(host: Any) -> bool:

@@ -37,6 +37,7 @@ from common.cluster import (
 from common.jobstate import Event, State
 from common.qi_letters import QI_STATES
 from common.model import Job, Task
+from common.objects_conf.ckpt import migrates_on_suspend
 from common.objects_conf.host import expand_hostgroup
 from common import task_ranges
 from qmaster.context import Ctx, request_ranges
@@ -405,7 +406,16 @@ class _Run:
 
 def set_suspend_reasons(ctx: Ctx, task: Task, reasons: list[str]) -> None:
     """Keep ``reasons`` (Task.suspend_reasons): a running task given one is stopped on
-    its host, a suspended one left with none runs again."""
+    its host, a suspended one left with none runs again. A checkpointed job whose
+    ``when`` has ``x`` is migrated instead (sge_ckpt(5)): aborted on its host and
+    rescheduled, to start again with RESTARTED=1."""
+    if reasons and task.state_enum is State.RUNNING and _migrates(ctx, task):
+        if not task.reschedule:
+            ctx.store.put_task(ctx.batch, task, reschedule=True)
+            signal_on_host(ctx, task, "kill")
+            ctx.services.job_log("migrated: checkpointed job suspended", job_id=task.job_id,
+                                 task_id=task.task_id, reasons=reasons)
+        return
     if reasons and task.state_enum is State.RUNNING:
         ctx.store.transition(ctx.batch, task, Event.SUSPEND, suspend_reasons=reasons)
         signal_on_host(ctx, task, "suspend")
@@ -415,6 +425,14 @@ def set_suspend_reasons(ctx: Ctx, task: Task, reasons: list[str]) -> None:
     elif reasons != task.suspend_reasons:
         # already stopped, or not started yet (the execd learns it at start)
         ctx.store.put_task(ctx.batch, task, suspend_reasons=reasons)
+
+
+def _migrates(ctx: Ctx, task: Task) -> bool:
+    job = ctx.store.jobs.get(task.job_id)
+    name = job.opts.get("checkpoint_name") if job is not None else None
+    pairs = (ctx.store.conf.get("ckpt") or {}).get(name) if name else None
+    return pairs is not None and job is not None and \
+        migrates_on_suspend(pairs, job.opts.get("checkpoint_occasion"))
 
 
 def suspend_for(ctx: Ctx, task: Task, reason: str) -> None:

@@ -16,6 +16,7 @@ from common import task_ranges
 from common.access import user_allowed
 from common.jobstate import State
 from common.mail import valid_address
+from common.objects_conf.ckpt import unsupported
 from common.cluster import attr, queue_instances
 from common.model import UserInfo
 from common.resource.complexes import ComplexError, cell_complexes, requests_as_stored
@@ -187,24 +188,28 @@ def _check_pe(store: Store, pe: Any) -> None:
                                        f"\"{name}\" does not exist")
 
 
-CKPT_NOT_HONOURED = ("job rejected: checkpointing (-ckpt) is not supported by this "
-                     "version: its ckpt_command, migr_command and when events would be ignored")
+CKPT_UNSUPPORTED = ('job rejected: checkpointing environment "{}": {} is not supported by '
+                    "this version")
 
 
 def _check_checkpointing(store: Store, opts: dict[str, Any]) -> None:
     """``-ckpt`` must name a checkpointing environment (8.1.9's words); ``-c`` other than
-    ``n`` needs one (8.1.9: ``checkpointing denied``). Jobs are not checkpointed here
-    (docs/compatibility.md), so a job naming one is refused rather than run without."""
+    ``n`` needs one (8.1.9: ``checkpointing denied``). An environment that needs what this
+    version does not carry out (``objects_conf.ckpt.unsupported``) is refused rather than
+    run without it (docs/compatibility.md)."""
     name = opts.get("checkpoint_name")
     occasion = opts.get("checkpoint_occasion")
     if not name:
         if occasion and occasion != "n":
             raise RequestError("rejected", "checkpointing denied")
         return
-    if name not in store.conf.get("ckpt", {}):
+    pairs = store.conf.get("ckpt", {}).get(name)
+    if pairs is None:
         raise RequestError("rejected", "job rejected: the requested checkpointing "
                                        f'environment "{name}" does not exist')
-    raise RequestError("rejected", CKPT_NOT_HONOURED)
+    missing = unsupported(pairs, occasion)
+    if missing:
+        raise RequestError("rejected", CKPT_UNSUPPORTED.format(name, missing))
 
 
 def _check_queues(store: Store, queues: list[str]) -> None:

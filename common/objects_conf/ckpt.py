@@ -119,3 +119,46 @@ def ckpt_problem(pairs: Iterable[Sequence[str]]) -> str | None:
     if parse_when(get(pairs, "when", "sx")) is None:
         return f'Invalid "when" attribute for ckpt "{get(pairs, "ckpt_name", "")}"'
     return None
+
+
+# ---- what this version carries out ---------------------------------------------------
+# A checkpointed job runs only in queues whose ckpt_list names its environment, and is
+# migrated (aborted, rescheduled, started again with RESTARTED=1) where 8.1.9 migrates it
+# on suspension (``x``). The environment's commands and signal, checkpoints at the
+# execd's shutdown (``s``) and rescheduling on a lost host (``r``) are not carried out:
+# a job whose environment needs them is refused (``unsupported``), not run without them.
+# A periodic checkpoint (``m``, ``qsub -c interval``) with neither command nor signal has
+# nothing to do, for these interfaces, and is honoured by doing nothing.
+SUPPORTED_INTERFACES = ("userdefined", "application-level")
+SUPPORTED_WHEN = set("xm")
+COMMANDS = ("ckpt_command", "migr_command", "restart_command", "clean_command")
+
+
+def effective_when(pairs: Iterable[Sequence[str]], occasion: str | None) -> str:
+    """The ``when`` letters a job has: its ``qsub -c`` letters, else its environment's."""
+    return parse_when(occasion or "") or parse_when(get(list(pairs), "when", "sx")) or ""
+
+
+def unsupported(pairs: Iterable[Sequence[str]], occasion: str | None) -> str | None:
+    """What of the environment ``pairs`` (with ``qsub -c occasion``) this version does
+    not carry out, worded for a refusal, or None."""
+    pairs = list(pairs)
+    interface = get(pairs, "interface", "userdefined")
+    if interface.lower() not in SUPPORTED_INTERFACES:
+        return f'its interface "{interface}" (only userdefined and application-level)'
+    for name in COMMANDS:
+        if get(pairs, name, "none").lower() != "none":
+            return f"its {name} (only none)"
+    if get(pairs, "signal", "none").lower() != "none":
+        return "its signal (only none)"
+    when = effective_when(pairs, occasion)
+    extra = "".join(c for c in when if c not in SUPPORTED_WHEN | {NO_CHECKPOINT})
+    if extra:
+        return f'the when letters "{extra}" (only x, m and n)'
+    return None
+
+
+def migrates_on_suspend(pairs: Iterable[Sequence[str]], occasion: str | None) -> bool:
+    """``x``: a job suspended (qmod, a queue's suspension, thresholds, subordination, a
+    calendar) is aborted and migrated instead (sge_ckpt(5))."""
+    return "x" in effective_when(pairs, occasion)

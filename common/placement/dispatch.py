@@ -601,6 +601,8 @@ def _allowed_instances(job: PlacementJob, instances: list[QueueInstance], inp: P
     restricted = inp.access is not None and inp.access.restricted
     if any(not qi.takes(job.interactive) for qi in instances):
         instances = [qi for qi in instances if qi.takes(job.interactive)]
+    if job.checkpoint is not None:
+        instances = [qi for qi in instances if qi.takes_checkpointing(job.checkpoint)]
     if not refs and job.pe is None and inp.matcher is None and not restricted:
         return instances
     if restricted:

@@ -60,6 +60,8 @@ def _reason(job: PlacementJob, qi: QueueInstance, inp: PassInput, view: Resource
         return (f'cannot run in queue "{name}" because it is not of type interactive'
                 if job.interactive else
                 f'cannot run in queue instance "{name}" because it is not of type batch')
+    if job.checkpoint is not None and not qi.takes_checkpointing(job.checkpoint):
+        return f'cannot run in queue instance "{name}" because it is not of type checkpointing'
     pe = job.pe
     offered = matching_pes(pe[0], pes_at(inp.pe_of_queue, qi.queue, qi.host)) if pe else []
     if pe and not offered:

@@ -40,6 +40,8 @@ class PlacementJob:
     # qrsh, qlogin (a job with a session): only queues of qtype INTERACTIVE take it, and
     # only those of qtype BATCH take the others (queue_conf(5) qtype)
     interactive: bool = False
+    # qsub -ckpt: only queues whose ckpt_list names the environment take the job
+    checkpoint: str | None = None
     # qsub/qrsh -now y: a job the pass cannot start at once is refused (the qmaster
     # deletes it: ``dispatch.not_scheduled``), as 8.1.9's scheduler refuses it in its run
     immediate: bool = False
@@ -52,7 +54,7 @@ class PlacementJob:
     def __post_init__(self) -> None:
         wanted = (self.hard_queues, _sorted(self.hard_resources),
                   _sorted(self.soft_resources), self.soft_queues, self.pe, self.ar_id,
-                  self.interactive)
+                  self.interactive, self.checkpoint)
         object.__setattr__(self, "requests_key", wanted)
         object.__setattr__(self, "category", wanted + (self.owner, self.group, self.project))
 
@@ -78,7 +80,8 @@ def _sorted(requests: Mapping[str, str]) -> Pairs:
 # the options ``placement_job`` reads; a job travels to the scheduler with these alone
 PLACEMENT_OPTS = ("pe", "pe_ranges", "priority", "hard_queues", "soft_queues",
                   "hard_resources", "soft_resources", "project", "task_concurrency",
-                  "deadline", "job_share", "override_tickets", "reserve", "ar_id", "now")
+                  "deadline", "job_share", "override_tickets", "reserve", "ar_id", "now",
+                  "checkpoint_name")
 
 
 def placement_record(job_id: int, owner: str, group: str,
@@ -127,6 +130,7 @@ def placement_job(record: Mapping[str, Any]) -> PlacementJob:
         reserve=bool(opts.get("reserve")),
         ar_id=_ar_id(opts.get("ar_id")),
         interactive=bool(opts.get("interactive") or opts.get("session")),
+        checkpoint=str(opts["checkpoint_name"]) if opts.get("checkpoint_name") else None,
         immediate=bool(opts.get("now")))
 
 

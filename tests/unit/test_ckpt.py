@@ -202,7 +202,7 @@ def test_signals() -> None:
 @pytest.fixture
 def qm(tmp_path: Path) -> Any:
     from tests.unit.test_qmaster_core import Harness
-    return Harness(tmp_path, auto_add_hosts=True, default_slots=1)
+    return Harness(tmp_path, auto_add_hosts=True, default_slots=2)
 
 
 def refused_submission(qm: Any, **opts: Any) -> str:
@@ -226,12 +226,81 @@ def test_qsub_names_an_existing_environment(qm: Any) -> None:
     assert qm.submit(checkpoint_occasion="n")  # -c n needs none
 
 
-def test_a_checkpointed_job_is_refused_rather_than_run_without_checkpoints(qm: Any) -> None:
-    from qmaster.submit_checks import CKPT_NOT_HONOURED
-    qm.call("conf_put", {"user": _root(), "kind": "ckpt", "name": "c1", "mode": "add",
-                         "data": [list(p) for p in template("ckpt", "c1")]})
-    assert refused_submission(qm, checkpoint_name="c1") == CKPT_NOT_HONOURED
+def put_ckpt(qm: Any, name: str, **values: str) -> None:
+    pairs = [[k, values.get(k, v)] for k, v in template("ckpt", name)]
+    qm.call("conf_put", {"user": _root(), "kind": "ckpt", "name": name, "mode": "add",
+                         "data": pairs})
+
+
+@pytest.mark.parametrize("values, occasion, refusal", [
+    ({}, None, 'the when letters "s" (only x, m and n)'),   # the template: sx
+    ({"when": "r"}, None, 'the when letters "r" (only x, m and n)'),
+    ({"interface": "transparent", "when": "x"}, None,
+     'its interface "transparent" (only userdefined and application-level)'),
+    ({"ckpt_command": "/bin/ck", "when": "x"}, None, "its ckpt_command (only none)"),
+    ({"migr_command": "/bin/mg", "when": "x"}, None, "its migr_command (only none)"),
+    ({"restart_command": "/bin/rs", "when": "x"}, None, "its restart_command (only none)"),
+    ({"clean_command": "/bin/cl", "when": "x"}, None, "its clean_command (only none)"),
+    ({"signal": "usr2", "when": "x"}, None, "its signal (only none)"),
+    ({"when": "x"}, "s", 'the when letters "s" (only x, m and n)'),  # -c s wins
+])
+def test_what_is_not_carried_out_is_refused(qm: Any, values: dict[str, str],
+                                            occasion: str | None, refusal: str) -> None:
+    put_ckpt(qm, "c1", **values)
+    opts = {"checkpoint_occasion": occasion} if occasion else {}
+    assert refused_submission(qm, checkpoint_name="c1", **opts) == \
+        f'job rejected: checkpointing environment "c1": {refusal} is not supported by this version'
     assert not qm.server.store.jobs
+
+
+@pytest.mark.parametrize("values, occasion", [
+    ({"when": "x"}, None), ({"interface": "APPLICATION-LEVEL", "when": "xm"}, None),
+    ({}, "x"), ({}, "n"), ({"when": "n"}, None)])
+def test_what_is_carried_out_is_accepted(qm: Any, values: dict[str, str],
+                                         occasion: str | None) -> None:
+    put_ckpt(qm, "c1", **values)
+    opts = {"checkpoint_occasion": occasion} if occasion else {}
+    assert qm.submit(checkpoint_name="c1", **opts) == 1
+
+
+def test_a_checkpointed_job_runs_only_where_ckpt_list_names_it() -> None:
+    from common.cluster import QueueInstance
+    from common.placement.job import placement_job, placement_record
+    job = placement_job(placement_record(1, "u", "g", {"checkpoint_name": "c1"}))
+    plain = placement_job(placement_record(2, "u", "g", {}))
+    assert job.checkpoint == "c1" and plain.checkpoint is None
+    assert job.requests_key != plain.requests_key  # not one category
+    listed = QueueInstance("ck.q", "vm", 1, 0, "BATCH", True, ckpt_list="c0 c1")
+    unlisted = QueueInstance("all.q", "vm", 1, 0, "BATCH", True)
+    assert listed.takes_checkpointing("c1") and not unlisted.takes_checkpointing("c1")
+
+
+def test_suspending_a_checkpointed_job_with_x_migrates_it(qm: Any) -> None:
+    """qmod -sj (and every suspension of its queue) aborts and reschedules the job; it
+    starts again with RESTARTED=1. A job without x is suspended as any other."""
+    from tests.unit.test_qmaster_core import ALICE
+    qm.register("h1")
+    q = qm.server.store.conf["queue"]["all.q"]
+    q[:] = [[k, "c1 c2" if k == "ckpt_list" else v] for k, v in q]
+    put_ckpt(qm, "c1", when="x")
+    put_ckpt(qm, "c2", when="m")
+    migrating, staying = qm.submit(checkpoint_name="c1"), qm.submit(checkpoint_name="c2")
+    for job_id in (migrating, staying):
+        qm.dispatch(job_id)
+        qm.call("job_started", {"host": "h1", "job_id": job_id, "task_id": 1, "start_time": 1.0},
+                identity=b"execd:h1")
+    qm.router.sent.clear()
+    for job_id in (migrating, staying):
+        qm.call("qmod", {"user": ALICE.to_dict(), "items": [
+            {"action": "suspend", "scope": "job", "ref": str(job_id)}]})
+    store = qm.server.store
+    moved, kept = store.tasks[f"{migrating}.1"], store.tasks[f"{staying}.1"]
+    assert moved.reschedule and moved.state == "running"
+    assert kept.state == "suspended" and not kept.reschedule
+    kills = [wire.decode(p)[2] for ident, p in qm.router.sent if ident == b"execd:h1"
+             and wire.decode(p)[0] == "signal_job"]
+    assert {(k["job_id"], k["action"]) for k in kills} == {(migrating, "kill"),
+                                                            (staying, "suspend")}
 
 
 def _root() -> dict[str, Any]:
