@@ -8,8 +8,6 @@ An entry is a cluster queue, a queue instance ``q@host`` or a pattern of either.
 """
 from __future__ import annotations
 
-import fnmatch
-
 from clients.api import ClientError
 from clients.qconf.base import QconfError, Session, err
 
@@ -25,8 +23,8 @@ ACTIVE = ("transferring", "running", "suspended", "deleted")
 
 def _matches(ref: str, queue: str, host: str) -> bool:
     qpat, at, hpat = ref.partition("@")
-    return fnmatch.fnmatchcase(queue, qpat or "*") and (
-        not at or fnmatch.fnmatchcase(host.lower(), hpat.lower()))
+    return _fnmatchcase(queue, qpat or "*") and (
+        not at or _fnmatchcase(host.lower(), hpat.lower()))
 
 
 def _targets(tasks: list[dict[str, Any]], instance: tuple[str, str],
@@ -73,3 +71,8 @@ def clean_queues(s: Session, refs: str) -> int:
 
 
 CLEAN_OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {"-cq": (1, clean_queues)}
+
+
+def _fnmatchcase(name: str, pattern: str) -> bool:
+    import fnmatch  # (these options only: qconf's start loads no pattern matching)
+    return fnmatch.fnmatchcase(name, pattern)

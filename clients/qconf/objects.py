@@ -18,8 +18,6 @@
 """
 from __future__ import annotations
 
-import fnmatch
-
 from clients.qconf.base import MISSING, QconfError, Session, out
 from clients.qconf.sharetree import show_view
 from common.conf_values import get
@@ -90,7 +88,7 @@ def show_matching(s: Session, obj_nm: str, attr: str, pattern: str) -> int:
         return 0
     names = [name for name, pairs in sorted(s.objects(kind).items())
              if (value := _value(kind, pairs, attr)) is not None
-             and fnmatch.fnmatchcase(value, pattern)]
+             and _fnmatchcase(value, pattern)]
     if names:
         out("\n".join(names))
     return 0
@@ -148,3 +146,8 @@ OBJECT_OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     "-sobjl": (3, show_matching), "-bonsai": (0, show_view),
     "-sds": (0, show_detached),
 }
+
+
+def _fnmatchcase(name: str, pattern: str) -> bool:
+    import fnmatch  # (these options only: qconf's start loads no pattern matching)
+    return fnmatch.fnmatchcase(name, pattern)
