@@ -306,3 +306,13 @@ def test_suspending_a_checkpointed_job_with_x_migrates_it(qm: Any) -> None:
 def _root() -> dict[str, Any]:
     from tests.unit.test_qmaster_core import ROOT
     return dict(ROOT.to_dict())
+
+
+def test_environments_are_spooled(tmp_path: Path) -> None:
+    from tests.unit.test_qmaster_core import Harness
+    qm = Harness(tmp_path, auto_add_hosts=True)
+    put_ckpt(qm, "c1", when="xm", ckpt_dir="/var/tmp")
+    qm.server.spool.close()
+    again = Harness(tmp_path, auto_add_hosts=True)
+    assert dict(map(tuple, again.server.store.conf["ckpt"]["c1"]))["when"] == "xm"
+    assert dict(map(tuple, again.server.store.conf["ckpt"]["c1"]))["ckpt_dir"] == "/var/tmp"
