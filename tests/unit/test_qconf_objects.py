@@ -47,7 +47,7 @@ def _pe_file(tmp: Path, name: str) -> Path:
 
 CASES = ["shgrp_tree", "shgrp_tree-leaf", "shgrp_tree-missing", "shgrp_tree-noarg",
          "shgrp_resolved", "shgrp_resolved-missing", "sobjl-queue-slots", "sobjl-queue-pe",
-         "sobjl-queue-none", "sobjl-exechost-name", "sobjl-bad-object", "sobjl-bad-attr",
+         "sobjl-queue-none", "sobjl-queue-star", "sobjl-exechost-name", "sobjl-bad-object", "sobjl-bad-attr",
          "sobjl-noarg", "bonsai"]
 
 

@@ -24,6 +24,7 @@ run shgrp_resolved-missing qconf -shgrp_resolved @nosuch
 run sobjl-queue-slots qconf -sobjl queue slots 1
 run sobjl-queue-pe qconf -sobjl queue pe_list '*mpi*'
 run sobjl-queue-none qconf -sobjl queue slots 999
+run sobjl-queue-star qconf -sobjl queue slots '*'
 run sobjl-qi-slots qconf -sobjl queue_instance slots 4
 run sobjl-qd-slots qconf -sobjl queue_domain slots 1
 run sobjl-exechost qconf -sobjl exechost load_scaling NONE
