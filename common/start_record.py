@@ -82,6 +82,8 @@ def _shapes() -> dict[str, Schema]:
         "session": Optional(session_schema()),
         "pty": Optional(Bool()), "noshell": Bool(),
         "pe_task_id": Optional(Str(max_len=MAX_NAME, nonempty=True)),
+        "ckpt": Optional(MapOf(Str(max_len=64, nonempty=True), Str(max_len=1 << 16),
+                               max_items=16)),
     }
 
 
@@ -124,6 +126,10 @@ FIELDS: tuple[tuple[str, Any, str], ...] = (
     # a parallel task started by qrsh -inherit (sge_pe(5) control_slaves): its id within
     # the job, as accounting's pe_taskid; None for the job's own (master) task
     ("pe_task_id", None, QMASTER),
+    # qsub -ckpt: the job's checkpointing (checkpoint(5)), resolved by the qmaster
+    # (qmaster.start_spec): interface, ckpt_command, migr_command, ckpt_dir, signal, the
+    # job's when letters and the seconds between periodic checkpoints ("interval")
+    ("ckpt", None, QMASTER),
     # added by the execd
     ("switch_user", REQUIRED, EXECD), ("notify_socket", REQUIRED, EXECD),
     ("cgroup", None, EXECD),  # {"subtree": path, "controllers": [...]}: execd.cgroups

@@ -377,7 +377,7 @@ MAX_REQUEST_VALUES = 1 << 18
 TOPIC_EVENTS = b"ev"
 TOPIC_HEARTBEAT = b"hb"
 MAX_UID = (1 << 32) - 1
-JOB_ACTIONS = frozenset({"kill", "terminate", "suspend", "resume"})
+JOB_ACTIONS = frozenset({"kill", "terminate", "suspend", "resume", "migrate"})
 
 # ---- field shapes shared by several messages ------------------------------------------
 # Functions rather than constants: a message type's schema is built the first time a
@@ -707,7 +707,8 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
                                           "spec": _start_spec()}),
     # what the execd does to a running task: "terminate" (qdel: -notify warning, then
     # terminate_method), "suspend"/"resume" (-notify warning, suspend_method,
-    # resume_method), "kill" (SIGKILL at once: a task the qmaster does not know)
+    # resume_method), "kill" (SIGKILL at once: a task the qmaster does not know),
+    # "migrate" (a checkpointed job suspended: its migr_command and signal, then the kill)
     # "dispatched" (not 0): only that run of the task (an earlier run of a task that was
     # rescheduled while its host was lost, and may have been sent back to the same host)
     "signal_job": lambda: Struct(required={"job_id": _job_id(), "task_id": _task_id(),

@@ -16,6 +16,13 @@ Grid Engine's rules (queue_conf(5) "RESOURCE LIMITS", qsub(1) ``-notify``):
   (default SIGKILL) after ``notify`` seconds.
 - a method is a signal name (``SIGTERM``), a number, or an absolute path with arguments,
   run with ``$host $job_owner $job_id $job_name $queue $job_pid`` expanded.
+
+Checkpointing (checkpoint(5), the spec's ``ckpt``, present for a job of ``qsub -ckpt``):
+with ``m`` in its ``when``, every ``interval`` seconds the ``ckpt_command`` runs and the
+``signal`` goes to the job; ``migrate`` (the qmaster migrates the job: ``x``) runs the
+``migr_command`` and sends the ``signal``, and kills the job ``notify`` seconds later if it
+is still there (at once when there is neither). The commands' ``$ckpt_dir`` and
+``$ckpt_signal`` are expanded too.
 """
 from __future__ import annotations
 
@@ -34,6 +41,7 @@ NOTIFY_SIGNAL = {"suspend": signal.SIGUSR1, "terminate": signal.SIGUSR2}
 # (wall clock, cpu seconds, virtual memory); the others are setrlimit's (execd.rlimits)
 MEASURED = ("rt", "cpu", "vmem")
 METHOD_VARIABLES = ("host", "job_owner", "job_id", "job_name", "queue", "job_pid")
+CKPT_VARIABLES = METHOD_VARIABLES + ("ckpt_dir", "ckpt_signal")
 
 
 @dataclass(frozen=True)
@@ -88,7 +96,23 @@ class Controller:
     warned: set[str] = field(default_factory=set)
     ended_by: str = ""                       # the limit or request that ended the job
     suspended: bool = False
+    ckpt: Mapping[str, str] | None = None    # the job's checkpointing (spec "ckpt")
     _timers: list[tuple[float, str]] = field(default_factory=list)  # (due, action)
+
+    def __post_init__(self) -> None:
+        interval = self.checkpoint_interval
+        if interval:  # the first periodic checkpoint one interval after the start
+            self._timers.append((interval, "checkpoint"))
+
+    @property
+    def checkpoint_interval(self) -> float:
+        """Seconds between periodic checkpoints (``m``); 0: none."""
+        if not self.ckpt or "m" not in self.ckpt.get("when", ""):
+            return 0.0
+        try:
+            return max(float(self.ckpt.get("interval") or 0), 0.0)
+        except ValueError:
+            return 0.0
 
     @classmethod
     def from_spec(cls, spec: Mapping[str, Any], variables: Mapping[str, str]) -> "Controller":
@@ -99,7 +123,7 @@ class Controller:
                    notify_seconds=float(spec.get("notify", 60.0)),
                    notify_job=bool(spec.get("notify_job")),
                    methods={a: spec.get(f"{a}_method") for a in DEFAULT_METHOD},
-                   variables=variables)
+                   variables=variables, ckpt=spec.get("ckpt"))
 
     # ---- requests of the execd -----------------------------------------------------
     def request(self, action: str, now: float) -> list[Step]:
@@ -107,6 +131,8 @@ class Controller:
         if action == "kill":
             self.ended_by = self.ended_by or "kill"
             return [Step(signal.SIGKILL, reason="kill")]
+        if action == "migrate":
+            return self._migrate(now)
         if action == "resume":
             self._timers = [t for t in self._timers if t[1] != "suspend"]
             if not self.suspended:
@@ -134,6 +160,36 @@ class Controller:
             steps.append(Step(signal.SIGCONT, reason="terminate"))
         return steps
 
+    # ---- checkpointing -------------------------------------------------------------
+    def _ckpt_steps(self, command_key: str, reason: str) -> list[Step]:
+        """The environment's command ``command_key`` and its signal, as steps."""
+        ckpt = self.ckpt or {}
+        steps = []
+        command = (ckpt.get(command_key) or "none").strip()
+        if command.lower() != "none":
+            words = tuple(command.split())
+            known = {**self.variables, "ckpt_dir": ckpt.get("ckpt_dir", ""),
+                     "ckpt_signal": ckpt.get("signal", "none")}
+            known = {name: known[name] for name in CKPT_VARIABLES if name in known}
+            steps.append(Step(command=tuple(expand_words(list(words), known)), reason=reason))
+        signum = signal_number(ckpt.get("signal") or "")
+        if signum:
+            steps.append(Step(signum, reason=reason))
+        return steps
+
+    def _migrate(self, now: float) -> list[Step]:
+        if self.ended_by:
+            return []
+        steps = self._ckpt_steps("migr_command", "migrate") if self.ckpt else []
+        if not steps:
+            self.ended_by = "kill"
+            return [Step(signal.SIGKILL, reason="migrate")]
+        self._timers = [t for t in self._timers if t[1] != "checkpoint"]
+        self._timers.append((now + self.notify_seconds, "migrated"))
+        if self.suspended:  # (a stopped job must run to checkpoint itself)
+            steps.append(Step(signal.SIGCONT, reason="migrate"))
+        return steps
+
     def _method(self, action: str) -> Step:
         method = parse_method(self.methods.get(action), action)
         if isinstance(method, int):
@@ -149,6 +205,11 @@ class Controller:
         for _, action in sorted(due):
             if action == "s_rt":
                 steps += self._kill("s_rt")
+            elif action == "checkpoint":
+                steps += self._ckpt_steps("ckpt_command", "checkpoint")
+                self._timers.append((now + self.checkpoint_interval, "checkpoint"))
+            elif action == "migrated":  # the migration command left the job running
+                steps += self._kill("kill")
             else:
                 steps += self._due_action(action)
         measured = dict(zip(MEASURED, (now, cpu, vmem)))  # of the whole process tree

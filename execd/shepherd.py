@@ -1081,7 +1081,8 @@ def _wait_procedure(pid: int, report: _ChildReport, job_dir: Path) -> int:
                 return _exit_code(-os.WTERMSIG(status) if os.WIFSIGNALED(status)
                                   else os.WEXITSTATUS(status))
             report.read()
-            if any(a in ("terminate", "kill") for a in jobdir.take_controls(job_dir)):
+            if any(a in ("terminate", "kill", "migrate")
+                   for a in jobdir.take_controls(job_dir)):
                 try:
                     os.killpg(pid, signal.SIGKILL)
                 except OSError:
@@ -1223,6 +1224,7 @@ def signal_job(job_dir: Path, signum: int) -> bool:
 
 
 FALLBACK_SIGNALS = {"kill": signal.SIGKILL, "terminate": signal.SIGKILL,
+                    "migrate": signal.SIGKILL,
                     "suspend": signal.SIGSTOP, "resume": signal.SIGCONT}
 
 

@@ -412,7 +412,7 @@ def set_suspend_reasons(ctx: Ctx, task: Task, reasons: list[str]) -> None:
     if reasons and task.state_enum is State.RUNNING and _migrates(ctx, task):
         if not task.reschedule:
             ctx.store.put_task(ctx.batch, task, reschedule=True)
-            signal_on_host(ctx, task, "kill")
+            signal_on_host(ctx, task, "migrate")
             ctx.services.job_log("migrated: checkpointed job suspended", job_id=task.job_id,
                                  task_id=task.task_id, reasons=reasons)
         return

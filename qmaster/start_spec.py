@@ -190,9 +190,37 @@ def start_spec(conf: Mapping[str, Mapping[str, Pairs]], job: Job, task: Task,
         restarted=1 if task.restarts else 0,
         dispatched=float(task.dispatch_time or 0.0),
         session=opts.get("session"), pty=opts.get("pty"), noshell=bool(opts.get("noshell")),
+        ckpt=checkpointing(conf, job, queue_pairs, host, groups),
         **pe_procedures(conf, task.granted_pe or (opts.get("pe") or [None])[0]),
         **{**settings, "shell": path_for_host(opts.get("shell"), host) or settings["shell"]})
     return spec
+
+
+CKPT_KEYS = ("interface", "ckpt_command", "migr_command", "ckpt_dir", "signal")
+
+
+def checkpointing(conf: Mapping[str, Mapping[str, Pairs]], job: Job, queue_pairs: Pairs,
+                  host: str, groups: Mapping[str, Any]) -> dict[str, str] | None:
+    """The spec's ``ckpt`` for a job of ``qsub -ckpt`` (None otherwise): what of its
+    environment the shepherd carries out, its ``when`` (``-c`` letters win) and the
+    seconds between periodic checkpoints: the larger of the queue's
+    ``min_cpu_interval`` and ``-c interval`` (queue_conf(5))."""
+    from common.objects_conf.ckpt import effective_when  # (checkpointed jobs only)
+    name = job.opts.get("checkpoint_name")
+    pairs = (conf.get("ckpt") or {}).get(name) if name else None
+    if pairs is None:
+        return None
+    try:
+        queue_interval = parse_time(resolve(attr(queue_pairs, "min_cpu_interval",
+                                                 "00:05:00"), host, groups))
+    except (ConfError, ValueError):
+        queue_interval = 300.0
+    if not math.isfinite(queue_interval):
+        queue_interval = 0.0
+    interval = max(float(queue_interval or 0), float(job.opts.get("checkpoint_interval") or 0))
+    values = {key: attr(pairs, key, "none") for key in CKPT_KEYS}
+    return {**values, "when": effective_when(pairs, job.opts.get("checkpoint_occasion")),
+            "interval": str(int(interval))}
 
 
 def pe_procedures(conf: Mapping[str, Mapping[str, Pairs]], pe: str | None

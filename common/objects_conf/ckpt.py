@@ -122,16 +122,18 @@ def ckpt_problem(pairs: Iterable[Sequence[str]]) -> str | None:
 
 
 # ---- what this version carries out ---------------------------------------------------
-# A checkpointed job runs only in queues whose ckpt_list names its environment, and is
-# migrated (aborted, rescheduled, started again with RESTARTED=1) where 8.1.9 migrates it
-# on suspension (``x``). The environment's commands and signal, checkpoints at the
-# execd's shutdown (``s``) and rescheduling on a lost host (``r``) are not carried out:
-# a job whose environment needs them is refused (``unsupported``), not run without them.
-# A periodic checkpoint (``m``, ``qsub -c interval``) with neither command nor signal has
-# nothing to do, for these interfaces, and is honoured by doing nothing.
+# A checkpointed job runs only in queues whose ckpt_list names its environment. The
+# shepherd runs its ckpt_command and sends its signal every checkpoint interval (``m``:
+# the larger of the queue's min_cpu_interval and ``qsub -c interval``); a suspension
+# (``x``) migrates it: the migr_command and the signal, the kill if it is still there
+# the queue's notify time later, then the job is rescheduled and starts again with
+# RESTARTED=1 (execd.control, qmaster.queue_control). Not carried out: the clean_command,
+# a userdefined restart_command (application-level has none: 8.1.9 ignores it there),
+# checkpoints at the execd's shutdown (``s``), rescheduling on a lost host (``r``) and
+# the other interfaces: a job whose environment needs them is refused (``unsupported``)
+# rather than run without them.
 SUPPORTED_INTERFACES = ("userdefined", "application-level")
 SUPPORTED_WHEN = set("xm")
-COMMANDS = ("ckpt_command", "migr_command", "restart_command", "clean_command")
 
 
 def effective_when(pairs: Iterable[Sequence[str]], occasion: str | None) -> str:
@@ -146,11 +148,11 @@ def unsupported(pairs: Iterable[Sequence[str]], occasion: str | None) -> str | N
     interface = get(pairs, "interface", "userdefined")
     if interface.lower() not in SUPPORTED_INTERFACES:
         return f'its interface "{interface}" (only userdefined and application-level)'
-    for name in COMMANDS:
-        if get(pairs, name, "none").lower() != "none":
-            return f"its {name} (only none)"
-    if get(pairs, "signal", "none").lower() != "none":
-        return "its signal (only none)"
+    if get(pairs, "clean_command", "none").lower() != "none":
+        return "its clean_command (only none)"
+    if interface.lower() == "userdefined" and \
+            get(pairs, "restart_command", "none").lower() != "none":
+        return "its restart_command (only none, or the application-level interface)"
     when = effective_when(pairs, occasion)
     extra = "".join(c for c in when if c not in SUPPORTED_WHEN | {NO_CHECKPOINT})
     if extra:

@@ -1,6 +1,6 @@
-"""A checkpointed job's migration on a live cell (sge_ckpt(5)): with ``x`` in its
-environment's ``when``, suspending the job aborts it and reschedules it; its second run
-sees RESTARTED=1 and finishes."""
+"""A checkpointed job on a live cell (checkpoint(5), sge_ckpt(5)): its ckpt_command runs
+every checkpoint interval; suspending it (``x``) runs its migr_command, which ends it,
+and reschedules it; its second run sees RESTARTED=1 and finishes."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,24 +10,35 @@ from common.objects_conf import template
 from tests.integration.cellutil import client, running_cell, tasks_by_job, wait_for, wait_state
 
 
+def _script(path: Path, text: str) -> Path:
+    path.write_text(f"#!/bin/sh\n{text}\n")
+    path.chmod(0o755)
+    return path
+
+
 def test_ckpt_migrates(tmp_path: Path) -> None:  # (short: the cell's socket paths)
-    runs = tmp_path / "runs"
-    runs.touch()
-    runs.chmod(0o666)  # (the job may run as another user than the test)
+    log = tmp_path / "log"
+    log.touch()
+    log.chmod(0o666)  # (the job and its commands may run as another user than the test)
+    ck = _script(tmp_path / "ck.sh", f'echo "ck $1" >> {log}')
+    mg = _script(tmp_path / "mg.sh", f'echo "mg" >> {log}; kill -9 "$1"')
     with running_cell(tmp_path) as local, client(local) as cl:
-        ckpt = [[k, "x" if k == "when" else v] for k, v in template("ckpt", "mig")]
-        cl.conf_put("ckpt", "mig", ckpt, "add")
-        queue = cl.conf_get("queue")["all.q"]
-        cl.conf_put("queue", "all.q", [[k, "mig" if k == "ckpt_list" else v]
-                                       for k, v in queue], "modify")
-        script = f'#!/bin/sh\necho "$RESTARTED" >> {runs}\n[ "$RESTARTED" = 1 ] || sleep 60\n'
+        values = {"when": "xm", "ckpt_command": f"{ck} $job_id", "migr_command": f"{mg} $job_pid"}
+        cl.conf_put("ckpt", "mig", [[k, values.get(k, v)] for k, v in template("ckpt", "mig")],
+                    "add")
+        queue = {"ckpt_list": "mig", "min_cpu_interval": "00:00:01"}
+        cl.conf_put("queue", "all.q", [[k, queue.get(k, v)]
+                                       for k, v in cl.conf_get("queue")["all.q"]], "modify")
+        script = f'#!/bin/sh\necho "run $RESTARTED" >> {log}\n[ "$RESTARTED" = 1 ] || sleep 60\n'
         [job_id] = cl.submit([job_request("mig.sh", script=script.encode(),
                                           checkpoint_name="mig")])
         wait_state(local, job_id, "running")
-        wait_for(lambda: runs.read_text() or None, 10.0, "the first run to start")
+        wait_for(lambda: "ck" in log.read_text() or None, 10.0, "a periodic checkpoint")
         cl.request("qmod", {"user": cl.user.to_dict(), "items": [
             {"action": "suspend", "scope": "job", "ref": str(job_id)}]})
         [task] = cl.wait([job_id], timeout=30)[job_id]
-        assert runs.read_text().split() == ["0", "1"], task
+        lines = log.read_text().splitlines()
+        assert lines[0] == "run 0" and f"ck {job_id}" in lines, lines
+        assert lines[-2:] == ["mg", "run 1"], lines
         assert task["exit_status"] == 0
         assert tasks_by_job(cl, [job_id])[job_id][0]["restarts"] == 1

@@ -237,11 +237,9 @@ def put_ckpt(qm: Any, name: str, **values: str) -> None:
     ({"when": "r"}, None, 'the when letters "r" (only x, m and n)'),
     ({"interface": "transparent", "when": "x"}, None,
      'its interface "transparent" (only userdefined and application-level)'),
-    ({"ckpt_command": "/bin/ck", "when": "x"}, None, "its ckpt_command (only none)"),
-    ({"migr_command": "/bin/mg", "when": "x"}, None, "its migr_command (only none)"),
-    ({"restart_command": "/bin/rs", "when": "x"}, None, "its restart_command (only none)"),
+    ({"restart_command": "/bin/rs", "when": "x"}, None,
+     "its restart_command (only none, or the application-level interface)"),
     ({"clean_command": "/bin/cl", "when": "x"}, None, "its clean_command (only none)"),
-    ({"signal": "usr2", "when": "x"}, None, "its signal (only none)"),
     ({"when": "x"}, "s", 'the when letters "s" (only x, m and n)'),  # -c s wins
 ])
 def test_what_is_not_carried_out_is_refused(qm: Any, values: dict[str, str],
@@ -255,7 +253,10 @@ def test_what_is_not_carried_out_is_refused(qm: Any, values: dict[str, str],
 
 @pytest.mark.parametrize("values, occasion", [
     ({"when": "x"}, None), ({"interface": "APPLICATION-LEVEL", "when": "xm"}, None),
-    ({}, "x"), ({}, "n"), ({"when": "n"}, None)])
+    ({}, "x"), ({}, "n"), ({"when": "n"}, None),
+    ({"ckpt_command": "/bin/ck $job_pid", "migr_command": "/bin/mg", "signal": "usr2",
+      "when": "xm"}, None),
+    ({"interface": "application-level", "restart_command": "/bin/rs", "when": "x"}, None)])
 def test_what_is_carried_out_is_accepted(qm: Any, values: dict[str, str],
                                          occasion: str | None) -> None:
     put_ckpt(qm, "c1", **values)
@@ -299,7 +300,7 @@ def test_suspending_a_checkpointed_job_with_x_migrates_it(qm: Any) -> None:
     assert kept.state == "suspended" and not kept.reschedule
     kills = [wire.decode(p)[2] for ident, p in qm.router.sent if ident == b"execd:h1"
              and wire.decode(p)[0] == "signal_job"]
-    assert {(k["job_id"], k["action"]) for k in kills} == {(migrating, "kill"),
+    assert {(k["job_id"], k["action"]) for k in kills} == {(migrating, "migrate"),
                                                             (staying, "suspend")}
 
 
@@ -316,3 +317,60 @@ def test_environments_are_spooled(tmp_path: Path) -> None:
     again = Harness(tmp_path, auto_add_hosts=True)
     assert dict(map(tuple, again.server.store.conf["ckpt"]["c1"]))["when"] == "xm"
     assert dict(map(tuple, again.server.store.conf["ckpt"]["c1"]))["ckpt_dir"] == "/var/tmp"
+
+
+# ---- what the shepherd does (execd.control, qmaster.start_spec) ------------------------------
+def _controller(ckpt: dict[str, str] | None, notify: float = 60.0) -> Any:
+    from execd.control import Controller
+    return Controller(limits={}, notify_seconds=notify, notify_job=False, methods={},
+                      variables={"job_id": "7", "job_pid": "123", "host": "vm"}, ckpt=ckpt)
+
+
+CKPT = {"interface": "userdefined", "ckpt_command": "/bin/ck $job_id $job_pid $ckpt_dir",
+        "migr_command": "/bin/mg $ckpt_signal", "ckpt_dir": "/var/tmp", "signal": "usr2",
+        "when": "xm", "interval": "30"}
+
+
+def test_periodic_checkpoints_run_the_command_and_send_the_signal() -> None:
+    import signal as signals
+    from execd.control import Step
+    control = _controller(CKPT)
+    assert control.next_due() == 30.0
+    assert control.tick(29.0, 0.0, 0.0) == []
+    expected = [Step(command=("/bin/ck", "7", "123", "/var/tmp"), reason="checkpoint"),
+                Step(signals.SIGUSR2, reason="checkpoint")]
+    assert control.tick(30.0, 0.0, 0.0) == expected
+    assert control.next_due() == 60.0
+    assert control.tick(60.5, 0.0, 0.0) == expected
+    assert _controller({**CKPT, "when": "x"}).next_due() is None  # no m: none
+    assert _controller(None).next_due() is None
+
+
+def test_migration_runs_migr_command_then_kills_after_notify() -> None:
+    import signal as signals
+    from execd.control import Step
+    control = _controller(CKPT, notify=5.0)
+    assert control.request("migrate", 10.0) == [
+        Step(command=("/bin/mg", "usr2"), reason="migrate"),
+        Step(signals.SIGUSR2, reason="migrate")]
+    assert control.next_due() == 15.0  # the periodic checkpoints stop
+    assert control.tick(15.0, 0.0, 0.0) == [Step(signals.SIGKILL, reason="kill")]
+    bare = _controller({**CKPT, "migr_command": "none", "signal": "none"})
+    assert bare.request("migrate", 1.0) == [Step(signals.SIGKILL, reason="migrate")]
+    assert _controller(None).request("migrate", 1.0) == [Step(signals.SIGKILL,
+                                                               reason="migrate")]
+
+
+def test_the_start_spec_carries_the_checkpointing(qm: Any) -> None:
+    from qmaster.start_spec import checkpointing
+    put_ckpt(qm, "c1", when="xm", ckpt_command="/bin/ck", signal="usr2")
+    store = qm.server.store
+    job_id = qm.submit(checkpoint_name="c1", checkpoint_interval=600)
+    job = store.jobs[job_id]
+    queue = [[k, "00:01:00,[vm=00:20:00]" if k == "min_cpu_interval" else v]
+             for k, v in store.conf["queue"]["all.q"]]
+    assert checkpointing(store.conf, job, queue, "h1", {}) == {
+        "interface": "userdefined", "ckpt_command": "/bin/ck", "migr_command": "none",
+        "ckpt_dir": "/tmp", "signal": "usr2", "when": "xm", "interval": "600"}
+    assert checkpointing(store.conf, job, queue, "vm", {})["interval"] == "1200"
+    assert checkpointing(store.conf, store.jobs[qm.submit()], queue, "h1", {}) is None
