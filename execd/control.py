@@ -22,7 +22,8 @@ with ``m`` in its ``when``, every ``interval`` seconds the ``ckpt_command`` runs
 ``signal`` goes to the job; ``migrate`` (the qmaster migrates the job: ``x``) runs the
 ``migr_command`` and sends the ``signal``, and kills the job ``notify`` seconds later if it
 is still there (at once when there is neither). The commands' ``$ckpt_dir`` and
-``$ckpt_signal`` are expanded too.
+``$ckpt_signal`` are expanded too. The ``clean_command`` runs once the job has ended,
+unless it was migrated (``clean_step``).
 """
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ NOTIFY_SIGNAL = {"suspend": signal.SIGUSR1, "terminate": signal.SIGUSR2}
 MEASURED = ("rt", "cpu", "vmem")
 METHOD_VARIABLES = ("host", "job_owner", "job_id", "job_name", "queue", "job_pid")
 CKPT_VARIABLES = METHOD_VARIABLES + ("ckpt_dir", "ckpt_signal")
+MIGRATED = "migrate"  # ended_by of a job migrated (it runs again: no clean_command)
 
 
 @dataclass(frozen=True)
@@ -180,15 +182,23 @@ class Controller:
     def _migrate(self, now: float) -> list[Step]:
         if self.ended_by:
             return []
+        self.ended_by = MIGRATED
         steps = self._ckpt_steps("migr_command", "migrate") if self.ckpt else []
         if not steps:
-            self.ended_by = "kill"
             return [Step(signal.SIGKILL, reason="migrate")]
         self._timers = [t for t in self._timers if t[1] != "checkpoint"]
         self._timers.append((now + self.notify_seconds, "migrated"))
         if self.suspended:  # (a stopped job must run to checkpoint itself)
             steps.append(Step(signal.SIGCONT, reason="migrate"))
         return steps
+
+    def clean_step(self) -> Step | None:
+        """The ``clean_command`` to run once the job has ended for good (not when it
+        was migrated: it runs again), or None."""
+        if self.ended_by == MIGRATED:
+            return None
+        steps = [st for st in self._ckpt_steps("clean_command", "clean") if st.command]
+        return steps[0] if steps else None
 
     def _method(self, action: str) -> Step:
         method = parse_method(self.methods.get(action), action)
@@ -209,7 +219,7 @@ class Controller:
                 steps += self._ckpt_steps("ckpt_command", "checkpoint")
                 self._timers.append((now + self.checkpoint_interval, "checkpoint"))
             elif action == "migrated":  # the migration command left the job running
-                steps += self._kill("kill")
+                steps.append(Step(signal.SIGKILL, reason="migrate"))
             else:
                 steps += self._due_action(action)
         measured = dict(zip(MEASURED, (now, cpu, vmem)))  # of the whole process tree

@@ -521,6 +521,7 @@ def _make_tmpdir(spec: Mapping[str, Any]) -> str:
 
 
 HANGUP = "hangup"  # a result's ended_by: the session's client went away
+CLEAN_SECONDS = 60.0  # how long a checkpointed job's clean_command may take
 
 
 def _task_tmpdir(spec: Mapping[str, Any], job_dir: Path) -> tuple[str, bool]:
@@ -812,6 +813,27 @@ class _JobWatch:
             return
         self.helpers[proc.pid] = step
         _spawned[proc.pid] = proc
+
+    def run_clean_command(self) -> None:
+        """A checkpointed job's ``clean_command``, as the job owner with the job's
+        environment, waited for at most CLEAN_SECONDS (then killed): its status changes
+        nothing, as a method's."""
+        step = self.control.clean_step()
+        if step is None:
+            return
+        self._start_method(step)
+        deadline = time.monotonic() + CLEAN_SECONDS
+        while self.helpers and time.monotonic() < deadline:
+            self._reap_helpers()
+            time.sleep(0.05)
+        for pid in list(self.helpers):
+            try:
+                os.killpg(pid, signal.SIGKILL)  # (its own session: start_new_session)
+            except OSError:
+                pass
+        while self.helpers and time.monotonic() < deadline + 5.0:
+            self._reap_helpers()
+            time.sleep(0.05)
 
     def _reap_helpers(self) -> None:
         for pid, step in list(self.helpers.items()):
@@ -1151,6 +1173,7 @@ def _run_task(job_dir: Path, spec: Mapping[str, Any]) -> dict[str, Any]:
                     _run_procedure("epilog", ctx, env, job_dir)
                 if epilog is not None:
                     failure = {**epilog, "ran": True}
+                watch.run_clean_command()  # (checkpoint(5): after the job and epilog)
     finally:
         if session is not None:  # (no-op once finished)
             session.fail(str((failure or {}).get("message") or "the job did not start"))

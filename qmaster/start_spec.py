@@ -196,7 +196,8 @@ def start_spec(conf: Mapping[str, Mapping[str, Pairs]], job: Job, task: Task,
     return spec
 
 
-CKPT_KEYS = ("interface", "ckpt_command", "migr_command", "ckpt_dir", "signal")
+CKPT_KEYS = ("interface", "ckpt_command", "migr_command", "clean_command", "ckpt_dir",
+             "signal")
 
 
 def checkpointing(conf: Mapping[str, Mapping[str, Pairs]], job: Job, queue_pairs: Pairs,

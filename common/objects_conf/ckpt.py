@@ -127,8 +127,8 @@ def ckpt_problem(pairs: Iterable[Sequence[str]]) -> str | None:
 # the larger of the queue's min_cpu_interval and ``qsub -c interval``); a suspension
 # (``x``) migrates it: the migr_command and the signal, the kill if it is still there
 # the queue's notify time later, then the job is rescheduled and starts again with
-# RESTARTED=1 (execd.control, qmaster.queue_control). Not carried out: the clean_command,
-# a userdefined restart_command (application-level has none: 8.1.9 ignores it there),
+# RESTARTED=1 (execd.control, qmaster.queue_control); the clean_command runs once the job
+# has ended (not when migrated). Not carried out: a userdefined restart_command (application-level has none: 8.1.9 ignores it there),
 # checkpoints at the execd's shutdown (``s``), rescheduling on a lost host (``r``) and
 # the other interfaces: a job whose environment needs them is refused (``unsupported``)
 # rather than run without them.
@@ -148,8 +148,6 @@ def unsupported(pairs: Iterable[Sequence[str]], occasion: str | None) -> str | N
     interface = get(pairs, "interface", "userdefined")
     if interface.lower() not in SUPPORTED_INTERFACES:
         return f'its interface "{interface}" (only userdefined and application-level)'
-    if get(pairs, "clean_command", "none").lower() != "none":
-        return "its clean_command (only none)"
     if interface.lower() == "userdefined" and \
             get(pairs, "restart_command", "none").lower() != "none":
         return "its restart_command (only none, or the application-level interface)"

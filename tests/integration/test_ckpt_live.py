@@ -1,6 +1,7 @@
 """A checkpointed job on a live cell (checkpoint(5), sge_ckpt(5)): its ckpt_command runs
 every checkpoint interval; suspending it (``x``) runs its migr_command, which ends it,
-and reschedules it; its second run sees RESTARTED=1 and finishes."""
+and reschedules it; its second run sees RESTARTED=1 and finishes, and then (only then)
+its clean_command runs."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -22,8 +23,10 @@ def test_ckpt_migrates(tmp_path: Path) -> None:  # (short: the cell's socket pat
     log.chmod(0o666)  # (the job and its commands may run as another user than the test)
     ck = _script(tmp_path / "ck.sh", f'echo "ck $1" >> {log}')
     mg = _script(tmp_path / "mg.sh", f'echo "mg" >> {log}; kill -9 "$1"')
+    cl_ = _script(tmp_path / "cl.sh", f'echo "cl $1" >> {log}')
     with running_cell(tmp_path) as local, client(local) as cl:
-        values = {"when": "xm", "ckpt_command": f"{ck} $job_id", "migr_command": f"{mg} $job_pid"}
+        values = {"when": "xm", "ckpt_command": f"{ck} $job_id",
+                  "migr_command": f"{mg} $job_pid", "clean_command": f"{cl_} $job_id"}
         cl.conf_put("ckpt", "mig", [[k, values.get(k, v)] for k, v in template("ckpt", "mig")],
                     "add")
         queue = {"ckpt_list": "mig", "min_cpu_interval": "00:00:01"}
@@ -39,6 +42,6 @@ def test_ckpt_migrates(tmp_path: Path) -> None:  # (short: the cell's socket pat
         [task] = cl.wait([job_id], timeout=30)[job_id]
         lines = log.read_text().splitlines()
         assert lines[0] == "run 0" and f"ck {job_id}" in lines, lines
-        assert lines[-2:] == ["mg", "run 1"], lines
+        assert lines[-3:] == ["mg", "run 1", f"cl {job_id}"], lines
         assert task["exit_status"] == 0
         assert tasks_by_job(cl, [job_id])[job_id][0]["restarts"] == 1

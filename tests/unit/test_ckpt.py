@@ -239,7 +239,6 @@ def put_ckpt(qm: Any, name: str, **values: str) -> None:
      'its interface "transparent" (only userdefined and application-level)'),
     ({"restart_command": "/bin/rs", "when": "x"}, None,
      "its restart_command (only none, or the application-level interface)"),
-    ({"clean_command": "/bin/cl", "when": "x"}, None, "its clean_command (only none)"),
     ({"when": "x"}, "s", 'the when letters "s" (only x, m and n)'),  # -c s wins
 ])
 def test_what_is_not_carried_out_is_refused(qm: Any, values: dict[str, str],
@@ -256,7 +255,8 @@ def test_what_is_not_carried_out_is_refused(qm: Any, values: dict[str, str],
     ({}, "x"), ({}, "n"), ({"when": "n"}, None),
     ({"ckpt_command": "/bin/ck $job_pid", "migr_command": "/bin/mg", "signal": "usr2",
       "when": "xm"}, None),
-    ({"interface": "application-level", "restart_command": "/bin/rs", "when": "x"}, None)])
+    ({"interface": "application-level", "restart_command": "/bin/rs", "when": "x"}, None),
+    ({"clean_command": "/bin/cl", "when": "x"}, None)])
 def test_what_is_carried_out_is_accepted(qm: Any, values: dict[str, str],
                                          occasion: str | None) -> None:
     put_ckpt(qm, "c1", **values)
@@ -354,11 +354,23 @@ def test_migration_runs_migr_command_then_kills_after_notify() -> None:
         Step(command=("/bin/mg", "usr2"), reason="migrate"),
         Step(signals.SIGUSR2, reason="migrate")]
     assert control.next_due() == 15.0  # the periodic checkpoints stop
-    assert control.tick(15.0, 0.0, 0.0) == [Step(signals.SIGKILL, reason="kill")]
+    assert control.tick(15.0, 0.0, 0.0) == [Step(signals.SIGKILL, reason="migrate")]
     bare = _controller({**CKPT, "migr_command": "none", "signal": "none"})
     assert bare.request("migrate", 1.0) == [Step(signals.SIGKILL, reason="migrate")]
     assert _controller(None).request("migrate", 1.0) == [Step(signals.SIGKILL,
                                                                reason="migrate")]
+
+
+def test_the_clean_command_runs_unless_the_job_was_migrated() -> None:
+    from execd.control import Step
+    cleaning = {**CKPT, "clean_command": "/bin/cl $job_id $ckpt_dir"}
+    assert _controller(cleaning).clean_step() == Step(command=("/bin/cl", "7", "/var/tmp"),
+                                                      reason="clean")
+    migrated = _controller(cleaning)
+    migrated.request("migrate", 1.0)
+    assert migrated.clean_step() is None
+    assert _controller(CKPT).clean_step() is None  # (none)
+    assert _controller(None).clean_step() is None
 
 
 def test_the_start_spec_carries_the_checkpointing(qm: Any) -> None:
@@ -371,6 +383,7 @@ def test_the_start_spec_carries_the_checkpointing(qm: Any) -> None:
              for k, v in store.conf["queue"]["all.q"]]
     assert checkpointing(store.conf, job, queue, "h1", {}) == {
         "interface": "userdefined", "ckpt_command": "/bin/ck", "migr_command": "none",
-        "ckpt_dir": "/tmp", "signal": "usr2", "when": "xm", "interval": "600"}
+        "clean_command": "none", "ckpt_dir": "/tmp", "signal": "usr2", "when": "xm",
+        "interval": "600"}
     assert checkpointing(store.conf, job, queue, "vm", {})["interval"] == "1200"
     assert checkpointing(store.conf, store.jobs[qm.submit()], queue, "h1", {}) is None
