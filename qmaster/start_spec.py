@@ -168,13 +168,14 @@ def start_spec(conf: Mapping[str, Mapping[str, Pairs]], job: Job, task: Task,
         slots_here = sum(int(g[2]) for g in task.granted if g[1] == host) or task.slots
     requests = limit_requests(opts.get("hard_resources") or {}, cell_complexes(conf))
     hosts = sorted({g[1] for g in task.granted})
+    restart = restart_command(conf, job, task)
     spec = start_record.message(
         job_id=job.job_id, task_id=task.task_id if job.is_array else None,
         job_name=job.name, owner=job.owner, uid=job.uid, gid=job.gid,
-        group=job.group, binary=bool(opts.get("binary")),
-        command=str(opts.get("script_path") or ""),
-        args=[str(a) for a in opts.get("script_args") or []],
-        script=job.script,
+        group=job.group, binary=bool(opts.get("binary")) or restart is not None,
+        command=restart[0] if restart else str(opts.get("script_path") or ""),
+        args=restart[1:] if restart else [str(a) for a in opts.get("script_args") or []],
+        script=None if restart else job.script,
         cwd=opts.get("cwd"),
         stdout_path=path_for_host(opts.get("stdout_paths"), host),
         stderr_path=path_for_host(opts.get("stderr_paths"), host),
@@ -198,6 +199,20 @@ def start_spec(conf: Mapping[str, Mapping[str, Pairs]], job: Job, task: Task,
 
 CKPT_KEYS = ("interface", "ckpt_command", "migr_command", "clean_command", "ckpt_dir",
              "signal")
+
+
+def restart_command(conf: Mapping[str, Mapping[str, Pairs]], job: Job, task: Task
+                    ) -> list[str] | None:
+    """A restarted job of a userdefined checkpointing environment runs its
+    ``restart_command`` instead (checkpoint(5)); None for any other start."""
+    name = job.opts.get("checkpoint_name")
+    pairs = (conf.get("ckpt") or {}).get(name) if name and task.restarts else None
+    if pairs is None:
+        return None
+    from common.objects_conf.ckpt import restart_argv  # (checkpointed jobs only)
+    return restart_argv(pairs, {"job_id": str(job.job_id), "job_name": job.name,
+                                "job_owner": job.owner, "host": task.host or "",
+                                "queue": task.queue or ""})
 
 
 def checkpointing(conf: Mapping[str, Mapping[str, Pairs]], job: Job, queue_pairs: Pairs,

@@ -128,7 +128,9 @@ def ckpt_problem(pairs: Iterable[Sequence[str]]) -> str | None:
 # (``x``) migrates it: the migr_command and the signal, the kill if it is still there
 # the queue's notify time later, then the job is rescheduled and starts again with
 # RESTARTED=1 (execd.control, qmaster.queue_control); the clean_command runs once the job
-# has ended (not when migrated). Not carried out: a userdefined restart_command (application-level has none: 8.1.9 ignores it there),
+# has ended (not when migrated); a userdefined restart_command runs instead of the job
+# when it starts again (qmaster.start_spec; application-level has none: 8.1.9 ignores it
+# there). Not carried out:
 # checkpoints at the execd's shutdown (``s``), rescheduling on a lost host (``r``) and
 # the other interfaces: a job whose environment needs them is refused (``unsupported``)
 # rather than run without them.
@@ -148,9 +150,6 @@ def unsupported(pairs: Iterable[Sequence[str]], occasion: str | None) -> str | N
     interface = get(pairs, "interface", "userdefined")
     if interface.lower() not in SUPPORTED_INTERFACES:
         return f'its interface "{interface}" (only userdefined and application-level)'
-    if interface.lower() == "userdefined" and \
-            get(pairs, "restart_command", "none").lower() != "none":
-        return "its restart_command (only none, or the application-level interface)"
     when = effective_when(pairs, occasion)
     extra = "".join(c for c in when if c not in SUPPORTED_WHEN | {NO_CHECKPOINT})
     if extra:
@@ -162,3 +161,21 @@ def migrates_on_suspend(pairs: Iterable[Sequence[str]], occasion: str | None) ->
     """``x``: a job suspended (qmod, a queue's suspension, thresholds, subordination, a
     calendar) is aborted and migrated instead (sge_ckpt(5))."""
     return "x" in effective_when(pairs, occasion)
+
+
+def restart_argv(pairs: Iterable[Sequence[str]], variables: dict[str, str]) -> list[str] | None:
+    """What a restarted job of a ``userdefined`` environment runs instead of itself: the
+    ``restart_command``'s words with ``$job_id $job_name $job_owner $host $queue
+    $ckpt_dir`` expanded; None for none, or another interface (checkpoint(5))."""
+    pairs = list(pairs)
+    command = get(pairs, "restart_command", "none").strip()
+    if get(pairs, "interface", "").lower() != "userdefined" or command.lower() == "none":
+        return None
+    known = {**variables, "ckpt_dir": get(pairs, "ckpt_dir", "/tmp")}
+    names = sorted(known, key=len, reverse=True)
+    words = []
+    for word in command.split():
+        for name in names:
+            word = word.replace(f"${name}", known[name])
+        words.append(word)
+    return words

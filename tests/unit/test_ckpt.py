@@ -237,8 +237,6 @@ def put_ckpt(qm: Any, name: str, **values: str) -> None:
     ({"when": "r"}, None, 'the when letters "r" (only x, m and n)'),
     ({"interface": "transparent", "when": "x"}, None,
      'its interface "transparent" (only userdefined and application-level)'),
-    ({"restart_command": "/bin/rs", "when": "x"}, None,
-     "its restart_command (only none, or the application-level interface)"),
     ({"when": "x"}, "s", 'the when letters "s" (only x, m and n)'),  # -c s wins
 ])
 def test_what_is_not_carried_out_is_refused(qm: Any, values: dict[str, str],
@@ -256,7 +254,8 @@ def test_what_is_not_carried_out_is_refused(qm: Any, values: dict[str, str],
     ({"ckpt_command": "/bin/ck $job_pid", "migr_command": "/bin/mg", "signal": "usr2",
       "when": "xm"}, None),
     ({"interface": "application-level", "restart_command": "/bin/rs", "when": "x"}, None),
-    ({"clean_command": "/bin/cl", "when": "x"}, None)])
+    ({"clean_command": "/bin/cl", "when": "x"}, None),
+    ({"restart_command": "/bin/rs", "when": "x"}, None)])
 def test_what_is_carried_out_is_accepted(qm: Any, values: dict[str, str],
                                          occasion: str | None) -> None:
     put_ckpt(qm, "c1", **values)
@@ -387,3 +386,24 @@ def test_the_start_spec_carries_the_checkpointing(qm: Any) -> None:
         "interval": "600"}
     assert checkpointing(store.conf, job, queue, "vm", {})["interval"] == "1200"
     assert checkpointing(store.conf, store.jobs[qm.submit()], queue, "h1", {}) is None
+
+
+def test_a_restarted_userdefined_job_runs_the_restart_command(qm: Any) -> None:
+    from dataclasses import replace
+    from qmaster.start_spec import start_spec
+    put_ckpt(qm, "u", when="x", restart_command="/bin/rs $job_id $ckpt_dir $job_name")
+    put_ckpt(qm, "a", when="x", interface="application-level", restart_command="/bin/rs")
+    store = qm.server.store
+    qm.register("h1")
+    user, app = qm.submit(checkpoint_name="u"), qm.submit(checkpoint_name="a")
+    for job_id in (user, app):
+        qm.dispatch(job_id)
+    first = start_spec(store.conf, store.jobs[user], store.tasks[f"{user}.1"])
+    assert (first["command"], first["restarted"]) == ("/bin/true", 0)
+    again = start_spec(store.conf, store.jobs[user], replace(store.tasks[f"{user}.1"],
+                                                               restarts=1))
+    assert (again["binary"], again["command"], again["args"], again["restarted"]) == \
+        (True, "/bin/rs", [str(user), "/tmp", "true"], 1)
+    app_again = start_spec(store.conf, store.jobs[app], replace(store.tasks[f"{app}.1"],
+                                                                  restarts=1))
+    assert app_again["command"] == "/bin/true"  # (application-level: no restart_command)
