@@ -123,12 +123,14 @@ def task_hosts(task: Task, with_slaves: bool) -> set[str]:
 
 
 def lost_task_actions(tasks: Iterable[Task], jobs: Mapping[int, Job], lost: set[str],
-                      policy: LostHostPolicy, queue_rerun: Callable[[Task], bool]
+                      policy: LostHostPolicy, queue_rerun: Callable[[Task], bool],
+                      checkpoint_r: Callable[[Job], bool] | None = None
                       ) -> list[tuple[Task, str]]:
     """What becomes of each active task on a lost host: RESCHEDULE or END, or nothing
     (a task that may not run again stays, as 8.1.9 keeps it, unless
     ENABLE_RESCHEDULE_KILL). ``queue_rerun(task)``: the ``rerun`` of the task's queue
-    on its host."""
+    on its host; ``checkpoint_r(job)``: a checkpointed job whose ``when`` has ``r``,
+    rescheduled as a rerunnable one (checkpoint(5))."""
     if not lost:
         return []
     actions = []
@@ -138,7 +140,8 @@ def lost_task_actions(tasks: Iterable[Task], jobs: Mapping[int, Job], lost: set[
         if not task_hosts(task, policy.reschedule_slave) & lost:
             continue
         job = jobs[task.job_id]
-        if task.deleted_by is None and is_rerunnable(job, queue_rerun(task)):
+        if task.deleted_by is None and (is_rerunnable(job, queue_rerun(task)) or
+                                        (checkpoint_r is not None and checkpoint_r(job))):
             actions.append((task, RESCHEDULE))
         elif policy.reschedule_kill or task.deleted_by is not None:
             actions.append((task, END))

@@ -26,7 +26,7 @@ import zmq
 import zmq.asyncio
 
 from common import keys, wire
-from common.model import Task
+from common.model import Job, Task
 from common.cell import MAX_SOCKET_PATH, Cell, write_act_qmaster
 from common.daemon import port_is_free
 from qmaster import (accounting_log, alter, config_handlers, execd_link, gate, jobs, orders,
@@ -618,7 +618,7 @@ class QmasterServer:
         stale = unheard_hosts(hosts, now, self.started, policy)
         lost = lost_hosts(hosts, now, self.started, policy)
         actions = lost_task_actions(self.store.active_tasks(), self.store.jobs, lost, policy,
-                                    self._queue_rerun) if lost else []
+                                    self._queue_rerun, self._checkpoint_r) if lost else []
         if not stale and not actions:
             return
         batch = Batch()
@@ -704,6 +704,14 @@ class QmasterServer:
         for name, pairs in keep.items():
             self.store.put_conf(batch, "user", name, pairs)
         self._commit_and_send(batch, [])
+
+    def _checkpoint_r(self, job: Job) -> bool:
+        """A checkpointed job whose ``when`` has ``r`` (rescheduled from a lost host)."""
+        from common.objects_conf.ckpt import effective_when  # (lost hosts only)
+        name = job.opts.get("checkpoint_name")
+        pairs = (self.store.conf.get("ckpt") or {}).get(name) if name else None
+        return pairs is not None and "r" in effective_when(
+            pairs, job.opts.get("checkpoint_occasion"))
 
     def _queue_rerun(self, task: Task) -> bool:
         """The ``rerun`` of the task's queue on its host."""

@@ -130,12 +130,12 @@ def ckpt_problem(pairs: Iterable[Sequence[str]]) -> str | None:
 # RESTARTED=1 (execd.control, qmaster.queue_control); the clean_command runs once the job
 # has ended (not when migrated); a userdefined restart_command runs instead of the job
 # when it starts again (qmaster.start_spec; application-level has none: 8.1.9 ignores it
-# there). Not carried out:
-# checkpoints at the execd's shutdown (``s``), rescheduling on a lost host (``r``) and
+# there); with ``r`` a job of a lost host is rescheduled as a rerunnable one
+# (qmaster.lost_hosts). Not carried out: checkpoints at the execd's shutdown (``s``) and
 # the other interfaces: a job whose environment needs them is refused (``unsupported``)
 # rather than run without them.
 SUPPORTED_INTERFACES = ("userdefined", "application-level")
-SUPPORTED_WHEN = set("xm")
+SUPPORTED_WHEN = set("xmr")
 
 
 def effective_when(pairs: Iterable[Sequence[str]], occasion: str | None) -> str:
@@ -153,7 +153,7 @@ def unsupported(pairs: Iterable[Sequence[str]], occasion: str | None) -> str | N
     when = effective_when(pairs, occasion)
     extra = "".join(c for c in when if c not in SUPPORTED_WHEN | {NO_CHECKPOINT})
     if extra:
-        return f'the when letters "{extra}" (only x, m and n)'
+        return f'the when letters "{extra}" (only x, m, r and n)'
     return None
 
 

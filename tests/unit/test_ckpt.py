@@ -233,11 +233,11 @@ def put_ckpt(qm: Any, name: str, **values: str) -> None:
 
 
 @pytest.mark.parametrize("values, occasion, refusal", [
-    ({}, None, 'the when letters "s" (only x, m and n)'),   # the template: sx
-    ({"when": "r"}, None, 'the when letters "r" (only x, m and n)'),
+    ({}, None, 'the when letters "s" (only x, m, r and n)'),   # the template: sx
+    ({"when": "rs"}, None, 'the when letters "s" (only x, m, r and n)'),
     ({"interface": "transparent", "when": "x"}, None,
      'its interface "transparent" (only userdefined and application-level)'),
-    ({"when": "x"}, "s", 'the when letters "s" (only x, m and n)'),  # -c s wins
+    ({"when": "x"}, "s", 'the when letters "s" (only x, m, r and n)'),  # -c s wins
 ])
 def test_what_is_not_carried_out_is_refused(qm: Any, values: dict[str, str],
                                             occasion: str | None, refusal: str) -> None:
@@ -255,7 +255,7 @@ def test_what_is_not_carried_out_is_refused(qm: Any, values: dict[str, str],
       "when": "xm"}, None),
     ({"interface": "application-level", "restart_command": "/bin/rs", "when": "x"}, None),
     ({"clean_command": "/bin/cl", "when": "x"}, None),
-    ({"restart_command": "/bin/rs", "when": "x"}, None)])
+    ({"restart_command": "/bin/rs", "when": "x"}, None), ({"when": "xmr"}, None)])
 def test_what_is_carried_out_is_accepted(qm: Any, values: dict[str, str],
                                          occasion: str | None) -> None:
     put_ckpt(qm, "c1", **values)
@@ -407,3 +407,29 @@ def test_a_restarted_userdefined_job_runs_the_restart_command(qm: Any) -> None:
     app_again = start_spec(store.conf, store.jobs[app], replace(store.tasks[f"{app}.1"],
                                                                   restarts=1))
     assert app_again["command"] == "/bin/true"  # (application-level: no restart_command)
+
+
+def test_r_reschedules_from_a_lost_host() -> None:
+    from dataclasses import replace
+    from qmaster.lost_hosts import RESCHEDULE, lost_task_actions
+    # (the lost-host rules' own tests build their jobs and tasks this way)
+    from tests.unit.test_lost_hosts import POLICY, job, running
+    jobs = {1: replace(job(1), opts={"checkpoint_name": "c1"}),
+            2: replace(job(2), opts={"checkpoint_name": "c2"}), 3: job(3)}
+    ckpt_r = {"c1": True, "c2": False}
+    actions = lost_task_actions([running(1), running(2), running(3)], jobs, {"a"}, POLICY,
+                                lambda task: False,
+                                lambda j: ckpt_r.get(j.opts.get("checkpoint_name"), False))
+    assert [(t.job_id, a) for t, a in actions] == [(1, RESCHEDULE)]
+
+
+def test_the_qmaster_tells_r_jobs(qm: Any) -> None:
+    put_ckpt(qm, "r1", when="xr")
+    put_ckpt(qm, "x1", when="x")
+    store = qm.server.store
+    with_r, without = qm.submit(checkpoint_name="r1"), qm.submit(checkpoint_name="x1")
+    by_c = qm.submit(checkpoint_name="x1", checkpoint_occasion="r")
+    assert qm.server._checkpoint_r(store.jobs[with_r])
+    assert not qm.server._checkpoint_r(store.jobs[without])
+    assert qm.server._checkpoint_r(store.jobs[by_c])
+    assert not qm.server._checkpoint_r(store.jobs[qm.submit()])
