@@ -624,6 +624,8 @@ def make_result(spec: Mapping[str, Any], *, pid: int, start: float, end: float, 
     else:
         failed = exit_failure(spec, exit_status, sig, str(extra.get("ended_by", "")))
         message, action = "", exit_action(failed)
+        if extra.get("ended_by") == "migrate":  # (execd.control.MIGRATED) it runs again
+            action = RESCHEDULE
     fields = _usage_fields(usage)
     cpu = max(float(extra.pop("cpu", 0.0)), fields["ru_utime"] + fields["ru_stime"])
     return {"exit_status": exit_status, "signal": sig, "failed": failed,

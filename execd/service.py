@@ -100,7 +100,24 @@ class ExecdService:
         self.ptf = Reprioritizer(self._log)
 
     def stop(self) -> None:
+        self._migrate_at_shutdown()
         self._stop.set()
+
+    def _migrate_at_shutdown(self) -> None:
+        """Checkpointed jobs whose ``when`` has ``s`` are migrated when the execd shuts
+        down (checkpoint(5)): their migr_command and signal, then the kill; their result
+        asks for a reschedule, which the qmaster gets when the execd is back. Other jobs
+        keep running, found again at the next start."""
+        for path in self._job_dirs():
+            try:
+                if jobdir.read_result(path) is not None:
+                    continue
+                ckpt = jobdir.read_spec(path).get("ckpt") or {}
+                if "s" in str(ckpt.get("when") or ""):
+                    request_action(path, "migrate")
+            except (OSError, ValueError) as exc:
+                self._log("warning", "cannot migrate at shutdown", job=path.name,
+                          error=repr(exc))
 
     # ---- start-up ------------------------------------------------------------------
     def prepare(self) -> None:

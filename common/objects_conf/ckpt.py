@@ -131,11 +131,10 @@ def ckpt_problem(pairs: Iterable[Sequence[str]]) -> str | None:
 # has ended (not when migrated); a userdefined restart_command runs instead of the job
 # when it starts again (qmaster.start_spec; application-level has none: 8.1.9 ignores it
 # there); with ``r`` a job of a lost host is rescheduled as a rerunnable one
-# (qmaster.lost_hosts). Not carried out: checkpoints at the execd's shutdown (``s``) and
-# the other interfaces: a job whose environment needs them is refused (``unsupported``)
-# rather than run without them.
+# (qmaster.lost_hosts); with ``s`` the execd's shutdown migrates it (execd.service). Not
+# carried out: the other interfaces, whose jobs are refused (``unsupported``) rather than
+# run without them.
 SUPPORTED_INTERFACES = ("userdefined", "application-level")
-SUPPORTED_WHEN = set("xmr")
 
 
 def effective_when(pairs: Iterable[Sequence[str]], occasion: str | None) -> str:
@@ -145,15 +144,11 @@ def effective_when(pairs: Iterable[Sequence[str]], occasion: str | None) -> str:
 
 def unsupported(pairs: Iterable[Sequence[str]], occasion: str | None) -> str | None:
     """What of the environment ``pairs`` (with ``qsub -c occasion``) this version does
-    not carry out, worded for a refusal, or None."""
-    pairs = list(pairs)
-    interface = get(pairs, "interface", "userdefined")
+    not carry out, worded for a refusal, or None: only the interfaces other than
+    userdefined and application-level (every ``when`` letter is carried out)."""
+    interface = get(list(pairs), "interface", "userdefined")
     if interface.lower() not in SUPPORTED_INTERFACES:
         return f'its interface "{interface}" (only userdefined and application-level)'
-    when = effective_when(pairs, occasion)
-    extra = "".join(c for c in when if c not in SUPPORTED_WHEN | {NO_CHECKPOINT})
-    if extra:
-        return f'the when letters "{extra}" (only x, m, r and n)'
     return None
 
 

@@ -233,11 +233,11 @@ def put_ckpt(qm: Any, name: str, **values: str) -> None:
 
 
 @pytest.mark.parametrize("values, occasion, refusal", [
-    ({}, None, 'the when letters "s" (only x, m, r and n)'),   # the template: sx
-    ({"when": "rs"}, None, 'the when letters "s" (only x, m, r and n)'),
+    ({"interface": "hibernator"}, None,
+     'its interface "hibernator" (only userdefined and application-level)'),
+    ({"interface": "CPR"}, "x", 'its interface "CPR" (only userdefined and application-level)'),
     ({"interface": "transparent", "when": "x"}, None,
      'its interface "transparent" (only userdefined and application-level)'),
-    ({"when": "x"}, "s", 'the when letters "s" (only x, m, r and n)'),  # -c s wins
 ])
 def test_what_is_not_carried_out_is_refused(qm: Any, values: dict[str, str],
                                             occasion: str | None, refusal: str) -> None:
@@ -255,7 +255,8 @@ def test_what_is_not_carried_out_is_refused(qm: Any, values: dict[str, str],
       "when": "xm"}, None),
     ({"interface": "application-level", "restart_command": "/bin/rs", "when": "x"}, None),
     ({"clean_command": "/bin/cl", "when": "x"}, None),
-    ({"restart_command": "/bin/rs", "when": "x"}, None), ({"when": "xmr"}, None)])
+    ({"restart_command": "/bin/rs", "when": "x"}, None), ({"when": "xmr"}, None),
+    ({}, None), ({"when": "r"}, None), ({}, "s")])  # (the template's when: sx)
 def test_what_is_carried_out_is_accepted(qm: Any, values: dict[str, str],
                                          occasion: str | None) -> None:
     put_ckpt(qm, "c1", **values)
@@ -433,3 +434,15 @@ def test_the_qmaster_tells_r_jobs(qm: Any) -> None:
     assert not qm.server._checkpoint_r(store.jobs[without])
     assert qm.server._checkpoint_r(store.jobs[by_c])
     assert not qm.server._checkpoint_r(store.jobs[qm.submit()])
+
+
+def test_a_migrated_jobs_result_asks_for_a_reschedule() -> None:
+    """(what brings back a job the execd's shutdown migrated: ``s``)"""
+    import signal as signals
+    from execd.jobdir import make_result
+    spec = {"job_id": 1, "task_id": None}
+    killed = dict(pid=5, start=0.0, end=1.0, status=signals.SIGKILL, usage=None, maxvmem=0,
+                  failure=None)
+    assert make_result(spec, **killed, measured={"ended_by": "migrate"})["action"] == \
+        "reschedule"
+    assert make_result(spec, **killed, measured={"ended_by": "kill"})["action"] == ""
