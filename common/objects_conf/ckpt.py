@@ -134,7 +134,9 @@ def ckpt_problem(pairs: Iterable[Sequence[str]]) -> str | None:
 # (qmaster.lost_hosts); with ``s`` the execd's shutdown migrates it (execd.service). Not
 # carried out: the other interfaces, whose jobs are refused (``unsupported``) rather than
 # run without them.
-SUPPORTED_INTERFACES = ("userdefined", "application-level")
+# transparent: the job's own checkpoint library does the work when signalled and when
+# started again, so it is carried out as application-level (no restart_command)
+SUPPORTED_INTERFACES = ("userdefined", "application-level", "transparent")
 
 
 def effective_when(pairs: Iterable[Sequence[str]], occasion: str | None) -> str:
@@ -144,11 +146,13 @@ def effective_when(pairs: Iterable[Sequence[str]], occasion: str | None) -> str:
 
 def unsupported(pairs: Iterable[Sequence[str]], occasion: str | None) -> str | None:
     """What of the environment ``pairs`` (with ``qsub -c occasion``) this version does
-    not carry out, worded for a refusal, or None: only the interfaces other than
-    userdefined and application-level (every ``when`` letter is carried out)."""
+    not carry out, worded for a refusal, or None: only the interfaces that need an
+    operating system's checkpointing (hibernator, cpr); every ``when`` letter is carried
+    out."""
     interface = get(list(pairs), "interface", "userdefined")
     if interface.lower() not in SUPPORTED_INTERFACES:
-        return f'its interface "{interface}" (only userdefined and application-level)'
+        return (f'its interface "{interface}" (only userdefined, application-level and '
+                "transparent)")
     return None
 
 

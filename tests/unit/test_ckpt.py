@@ -234,10 +234,9 @@ def put_ckpt(qm: Any, name: str, **values: str) -> None:
 
 @pytest.mark.parametrize("values, occasion, refusal", [
     ({"interface": "hibernator"}, None,
-     'its interface "hibernator" (only userdefined and application-level)'),
-    ({"interface": "CPR"}, "x", 'its interface "CPR" (only userdefined and application-level)'),
-    ({"interface": "transparent", "when": "x"}, None,
-     'its interface "transparent" (only userdefined and application-level)'),
+     'its interface "hibernator" (only userdefined, application-level and transparent)'),
+    ({"interface": "CPR"}, "x",
+     'its interface "CPR" (only userdefined, application-level and transparent)'),
 ])
 def test_what_is_not_carried_out_is_refused(qm: Any, values: dict[str, str],
                                             occasion: str | None, refusal: str) -> None:
@@ -256,7 +255,8 @@ def test_what_is_not_carried_out_is_refused(qm: Any, values: dict[str, str],
     ({"interface": "application-level", "restart_command": "/bin/rs", "when": "x"}, None),
     ({"clean_command": "/bin/cl", "when": "x"}, None),
     ({"restart_command": "/bin/rs", "when": "x"}, None), ({"when": "xmr"}, None),
-    ({}, None), ({"when": "r"}, None), ({}, "s")])  # (the template's when: sx)
+    ({}, None), ({"when": "r"}, None), ({}, "s"),  # (the template's when: sx)
+    ({"interface": "transparent", "signal": "usr1", "restart_command": "/bin/rs"}, None)])
 def test_what_is_carried_out_is_accepted(qm: Any, values: dict[str, str],
                                          occasion: str | None) -> None:
     put_ckpt(qm, "c1", **values)
