@@ -25,7 +25,9 @@ from typing import Any, Callable
 import zmq
 import zmq.asyncio
 
-from common import keys, wire
+from common import jsv, keys, wire
+from common.jobspec import JobSpecError, check_submitted_job
+from common.userinfo import UserInfo
 from common.model import Task
 from common.cell import MAX_SOCKET_PATH, Cell, write_act_qmaster
 from common.daemon import port_is_free
@@ -34,6 +36,7 @@ from qmaster import (accounting_log, alter, config_handlers, execd_link, gate, j
                      userset_handlers)
 from qmaster.auto_suspend import heartbeat
 from qmaster.ar import handlers as ar_handlers
+from qmaster.jsv import MAX_WAITING as JSV_MAX_WAITING, ServerJsv, timeout_of as jsv_timeout_of
 from qmaster.ar.lifecycle import ArClock, advance as advance_ars, settle as settle_ars
 from qmaster.policy_objects import auto_user_actions, expired_auto_users
 from qmaster.log_limit import LimitedLog
@@ -41,6 +44,7 @@ from qmaster.mail import MailSender
 from qmaster.lost_hosts import (lost_host_policy, lost_hosts, lost_task_actions, queue_rerun,
                                 unheard_hosts)
 from qmaster.context import DEFERRED, Ctx, RequestError, Services
+from qmaster.host_rights import require_submit_host
 from qmaster.defaults import (bootstrap, ensure_complexes, ensure_global_host,
                               ensure_host_lists, ensure_usersets)
 from qmaster.spool import SqliteSpool
@@ -180,6 +184,9 @@ class QmasterServer:
         self.suspend_steps: dict[str, float] = {}  # instance -> its last threshold step
         self._lock_fd: int | None = None  # the spool's lock, held while running
         self.mail = MailSender(log)  # runs the mailer for committed mails (qmaster.mail)
+        # jsv_url's verifier: one child, submissions wait for it in tasks of their own
+        self.jsv = ServerJsv(os.fspath(cell.root), cell.name, self._jsv_log)
+        self._jsv_tasks: set[asyncio.Task[None]] = set()
 
     # ---- start-up ------------------------------------------------------------------
     def load(self) -> None:
@@ -307,6 +314,9 @@ class QmasterServer:
             if self._zap is not None:
                 self._zap.stop()
             zctx.term()
+            for task in list(self._jsv_tasks):  # (unanswered: the clients retry)
+                task.cancel()
+            await self.jsv.close()
             await self.mail.drain(STOP_MAIL_SECONDS)  # (queued mails, a while at most)
             self._sync_accounting(force=True)
             self._spool_usage()
@@ -429,8 +439,14 @@ class QmasterServer:
         return msg_type, request_id, body
 
     def _handle(self, batch: Batch, identity: bytes, msg: tuple[str, int, dict[str, Any]],
-                now: float) -> bytes | None:
+                now: float, *, verified: list[str] | None = None) -> bytes | None:
+        """The reply to one request (None: it waits). ``verified``: the names of the jobs
+        of a submission the server JSV accepted, told back (it may have renamed them)."""
         msg_type, request_id, body = msg
+        if msg_type == "submit" and verified is None:
+            url = self.store.conf_value("conf", "global", "jsv_url", "none")
+            if url.strip().lower() not in ("", "none"):
+                return self._submit_to_jsv(identity, request_id, body, url)
         handler = HANDLERS.get(msg_type)
         if handler is None:
             return wire.encode("error", {"code": "unknown_type",
@@ -453,7 +469,66 @@ class QmasterServer:
                                          f"{type(exc).__name__}"}, request_id)
         if result is DEFERRED:
             return None
+        if verified is not None and "job_ids" in result:
+            result = {**result, "job_names": verified}
         return wire.encode("reply", result, request_id)
+
+    # ---- jsv_url: a submission waits for the JSV in a task of its own (qmaster.jsv) ------
+    def _submit_to_jsv(self, identity: bytes, request_id: int, body: dict[str, Any],
+                       url: str) -> bytes | None:
+        """None once the submission waits for the server JSV; the refusal when it may not
+        (not from a submit host, or too many waiting)."""
+        try:
+            require_submit_host(self.store, UserInfo.from_dict(body.get("user") or {}))
+        except RequestError as err:
+            return wire.encode("error", {"code": err.code, "message": err.message}, request_id)
+        if self.jsv.waiting >= JSV_MAX_WAITING:
+            return wire.encode("error", {"code": "busy", "message": "denied: too many "
+                                         "submissions wait for the JSV, try again later"},
+                               request_id)
+        timeout = jsv_timeout_of(self.store.conf_value("conf", "global", "qmaster_params", ""))
+        task = asyncio.get_running_loop().create_task(
+            self._verify_submit(identity, request_id, body, url, timeout))
+        self._jsv_tasks.add(task)
+        task.add_done_callback(self._jsv_tasks.discard)
+        return None
+
+    async def _verify_submit(self, identity: bytes, request_id: int, body: dict[str, Any],
+                             url: str, timeout: float) -> None:
+        user = UserInfo.from_dict(body.get("user") or {})
+        specs = body["jobs"]
+        checked = []
+        for index, spec in enumerate(specs):
+            params = jsv.job_params(spec["opts"], context="server", client="qmaster",
+                                    user=user.name, group=user.group)
+            verdict = await self.jsv.verify(url, timeout, params, spec["opts"].get("env") or {})
+            for level, text in verdict.logs:  # (8.1.9: into the messages file)
+                self._jsv_log("JSV log", level=level, text=text[:1024])
+            message = verdict.message
+            if verdict.accepted:
+                try:
+                    opts = jsv.apply_changes(spec["opts"], verdict.params, verdict.env)
+                    checked.append(check_submitted_job({**spec, "opts": opts}))
+                    continue
+                except jsv.JsvError as err:
+                    message = str(err)
+                except JobSpecError as err:
+                    message = err.text
+            if len(specs) > 1:
+                message = f"jobs[{index}]: {message}"
+            self._jsv_log("JSV rejected job", user=user.name, reason=message[:1024])
+            self._send(identity, wire.encode("error", {"code": "denied", "message": message},
+                                             request_id))
+            return
+        # verified: the submission goes on as any other, in a batch of its own
+        batch, now = Batch(), time.time()
+        reply = self._handle(batch, identity, ("submit", request_id, {**body, "jobs": checked}),
+                             now, verified=[spec["opts"]["job_name"] for spec in checked])
+        self._after_handlers(batch, now)
+        self._commit_and_send(batch, [(identity, reply)] if reply is not None else [])
+
+    def _jsv_log(self, event: str, **kw: Any) -> None:
+        self._info(event, **kw)
 
     def _rollback(self, batch: Batch, point: Any, waiters: int) -> None:
         self.store.rollback(batch, point)
