@@ -25,7 +25,7 @@ from typing import Any, Callable
 import zmq
 import zmq.asyncio
 
-from common import jsv, keys, wire
+from common import jsv, keys, reporting, wire
 from common.jobspec import JobSpecError, check_submitted_job
 from common.userinfo import UserInfo
 from common.model import Task
@@ -37,6 +37,7 @@ from qmaster import (accounting_log, alter, config_handlers, execd_link, gate, j
 from qmaster.auto_suspend import heartbeat
 from qmaster.ar import handlers as ar_handlers
 from qmaster.jsv import MAX_WAITING as JSV_MAX_WAITING, ServerJsv, timeout_of as jsv_timeout_of
+from qmaster.reporting import ReportingWriter
 from qmaster.ar.lifecycle import ArClock, advance as advance_ars, settle as settle_ars
 from qmaster.policy_objects import auto_user_actions, expired_auto_users
 from qmaster.log_limit import LimitedLog
@@ -187,12 +188,15 @@ class QmasterServer:
         # jsv_url's verifier: one child, submissions wait for it in tasks of their own
         self.jsv = ServerJsv(os.fspath(cell.root), cell.name, self._jsv_log)
         self._jsv_tasks: set[asyncio.Task[None]] = set()
+        # reporting_params: the reporting file (qmaster.reporting)
+        self.reporting = ReportingWriter(cell.common_dir / reporting.FILE_NAME, host, self._warn)
 
     # ---- start-up ------------------------------------------------------------------
     def load(self) -> None:
         """Read the spool into the store (with defaults and fixes for older spools)."""
         started = time.monotonic()
         self._load()
+        self.reporting.seed(self.store.jobs)
         self._info("spool loaded", jobs=len(self.store.jobs),
                    seconds=round(time.monotonic() - started, 3))
 
@@ -319,6 +323,7 @@ class QmasterServer:
             await self.jsv.close()
             await self.mail.drain(STOP_MAIL_SECONDS)  # (queued mails, a while at most)
             self._sync_accounting(force=True)
+            self.reporting.flush_due(time.time(), force=True)
             self._spool_usage()
             self.spool.close()
             self._info("qmaster stopped")
@@ -552,8 +557,17 @@ class QmasterServer:
         self._flush_usage(batch)
         self.spool.commit(batch.txn)
         self.store.forget_journal()
-        if batch.accounting:  # (durable in the spool already: the file is synced later)
+        params = self._reporting_params()
+        if batch.accounting and not params.accounting:  # (accounting=false: no file)
+            self._acct_written.extend(accounting_log.record_key(r) for r in batch.accounting)
+        elif batch.accounting:  # (durable in the spool already: the file is synced later)
             self._acct_unsynced.append(batch.accounting, time.monotonic(), self._bad_record)
+        if params.reporting:
+            now = time.time()
+            self.reporting.note_batch(now, batch.events, [
+                accounting_log.writable(r, self._bad_record).to_line()
+                for r in batch.accounting], self.store.jobs)
+            self.reporting.flush_due(now)
         for identity, reply in replies:
             self._send(identity, reply)
         self._publish(batch.events)
@@ -567,6 +581,11 @@ class QmasterServer:
         self._answer_waiters(batch)
         if batch.mails:  # (committed: what they tell has happened)
             self.mail.send(batch.mails, self.store.conf_value("conf", "global", "mailer"))
+
+    def _reporting_params(self) -> reporting.ReportingParams:
+        self.reporting.configure(self.store.conf_value("conf", "global", "reporting_params",
+                                                       reporting.DEFAULT))
+        return self.reporting.params
 
     def _flush_usage(self, batch: Batch, *, force: bool = False) -> None:
         """The share tree usage booked since the last flush, spooled and published with
@@ -646,6 +665,7 @@ class QmasterServer:
         while True:
             await asyncio.sleep(HEARTBEAT_SECONDS)
             self._sync_accounting()  # (an idle qmaster's too)
+            self.reporting.flush_due(time.time())
             if self.services.usage.due(time.time()):  # (usage booked by the last reports)
                 self._commit_and_send(Batch(), [])
             self.pub.send_multipart(wire.encode_heartbeat(self.services.epoch,

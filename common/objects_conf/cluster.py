@@ -150,6 +150,14 @@ def check_jsv_allowed_mod(name: str, value: str) -> str:
     return text
 
 
+def check_reporting_params(name: str, value: str) -> str:
+    """accounting, reporting, flush_time, joblog, sharelog (common.reporting)."""
+    from common.reporting import parse_params
+    text = check_string(name, value)
+    parse_params(text)
+    return text
+
+
 _GLOBAL_CHECKS: dict[str, Check] = {
     **{name: keep(check_ulong) for name in _ULONG_CONF},
     **{name: keep(check_time) for name in _TIME_CONF},
@@ -166,6 +174,7 @@ _GLOBAL_CHECKS: dict[str, Check] = {
     "qmaster_params": check_qmaster_params,
     "jsv_url": check_jsv_url,
     "jsv_allowed_mod": check_jsv_allowed_mod,
+    "reporting_params": check_reporting_params,
     **{name: check_builtin for name in TRANSPORT_PARAMS},
 }
 
