@@ -318,7 +318,7 @@ class QmasterServer:
             if self._zap is not None:
                 self._zap.stop()
             zctx.term()
-            for task in list(self._jsv_tasks):  # (unanswered: the clients retry)
+            for task in list(self._jsv_tasks):  # (submissions still at the JSV: unanswered)
                 task.cancel()
             await self.jsv.close()
             await self.mail.drain(STOP_MAIL_SECONDS)  # (queued mails, a while at most)
