@@ -229,6 +229,14 @@ class ServerJsv:
         self._log("JSV has been started", path=url.path, user=runner.name)
         return self._child
 
+    def idle(self, url_text: str) -> asyncio.Task[None] | None:
+        """With jsv_url none, a JSV left from before is stopped (8.1.9: "JSV setting
+        has changed"); the task doing it, or None."""
+        if self._child is None or self.waiting or \
+                url_text.strip().lower() not in ("", "none"):
+            return None
+        return asyncio.ensure_future(self.close())
+
     async def close(self, *, soft: bool = True) -> None:
         child, self._child = self._child, None
         if child is not None:

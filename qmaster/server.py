@@ -666,6 +666,10 @@ class QmasterServer:
             await asyncio.sleep(HEARTBEAT_SECONDS)
             self._sync_accounting()  # (an idle qmaster's too)
             self.reporting.flush_due(time.time())
+            stopping = self.jsv.idle(self.store.conf_value("conf", "global", "jsv_url", "none"))
+            if stopping is not None:  # (kept until done, as the other JSV tasks)
+                self._jsv_tasks.add(stopping)
+                stopping.add_done_callback(self._jsv_tasks.discard)
             if self.services.usage.due(time.time()):  # (usage booked by the last reports)
                 self._commit_and_send(Batch(), [])
             self.pub.send_multipart(wire.encode_heartbeat(self.services.epoch,

@@ -7,12 +7,14 @@ import os
 import pwd
 import shutil
 import stat
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from common import jsv
 from qmaster.jsv import RunAs, ServerJsv, run_as, script_refusal, timeout_of
+from tests.identity import needs_root, other_users
 
 REF = Path(__file__).resolve().parents[1] / "data" / "reference" / "jsv"
 ME = pwd.getpwuid(os.geteuid())
@@ -87,3 +89,48 @@ def test_server_child(tmp_path: Path) -> None:
 
     asyncio.run(main())
     assert sum(event == "JSV has been started" for event, _ in logged) >= 5
+
+
+def test_idle_jsv_is_stopped_when_jsv_url_is_none(tmp_path: Path) -> None:
+    scripts = _scripts(tmp_path)
+
+    async def main() -> None:
+        server = ServerJsv("/", "default", lambda *a, **k: None)
+        assert server.idle("none") is None
+        await server.verify(str(scripts / "reject.sh"), 5, [("N", "x")], {})
+        assert server.idle(str(scripts / "reject.sh")) is None
+        proc = server._child.proc
+        await server.idle("none")
+        assert server._child is None and proc.returncode is not None
+
+    asyncio.run(main())
+
+
+@needs_root
+def test_runs_as_the_user_jsv_url_names() -> None:
+    """A root qmaster runs ``script:user@/path`` as that user, with the fixed
+    environment (never the qmaster's or a submitter's)."""
+    [other] = other_users(1)
+    directory = Path(tempfile.mkdtemp(prefix="jsv-as-"))
+    try:
+        os.chmod(directory, 0o755)
+        script = directory / "whoami.sh"
+        script.write_text('#!/bin/sh\nread -r start\necho STARTED\nwhile read -r line; do\n'
+                          '  [ "$line" = BEGIN ] && echo "RESULT STATE REJECT $(id -un) $HOME '
+                          '$PATH $SGE_CELL ${SECRET:-unset}"\ndone\n')
+        os.chmod(script, 0o755)
+        os.environ["SECRET"] = "qmaster's"
+
+        async def main() -> jsv.Verdict:
+            server = ServerJsv("/", "bench", lambda *a, **k: None)
+            try:
+                return await server.verify(f"script:{other}@{script}", 5, [("N", "x")], {})
+            finally:
+                await server.close()
+
+        verdict = asyncio.run(main())
+        home = pwd.getpwnam(other).pw_dir
+        assert verdict.message == f"{other} {home} /bin:/usr/bin bench unset"
+    finally:
+        os.environ.pop("SECRET", None)
+        shutil.rmtree(directory)
