@@ -170,6 +170,22 @@ class JobLogState:
                                         qmaster_host, "job deleted by scheduler"))
             self.last.pop(key, None)
             return out
+        elif state == "suspended" and previous in ("running", "transferring"):
+            out.append(job_log_line(now, job, "suspended", task_id, "r", job.owner,
+                                    qmaster_host, ""))
+        elif state == "running" and previous == "suspended":
+            out.append(job_log_line(now, job, "unsuspended", task_id, "r", job.owner,
+                                    qmaster_host, ""))
+        elif state == "error":
+            host = str(task.get("host") or qmaster_host)
+            if previous == "transferring":  # (the execd had it: 8.1.9 logs it delivered)
+                out.append(job_log_line(now, job, "delivered", task_id, "r", "master",
+                                        qmaster_host, "job received by execd"))
+            out.append(job_log_line(now, job, "error", task_id, "r", "execution daemon",
+                                    host, "job set in error state "))
+            out.append(job_log_line(now, job, "restart", task_id, "r", "master",
+                                    qmaster_host,
+                                    f"rescheduling job {job.job_id}.{task['task_id']}"))
         elif state == "deleted" and task.get("deleted_by"):
             out.append(job_log_line(now, job, "deleted", task_id, letter or "r",
                                     str(task["deleted_by"]), qmaster_host, "job deleted"))

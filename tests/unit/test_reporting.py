@@ -11,7 +11,8 @@ from common import reporting
 from common.conffile import ConfError
 
 REF = Path(__file__).resolve().parents[1] / "data" / "reference" / "reporting"
-LINES = (REF / "reporting.out").read_text().splitlines()
+LINES = (REF / "reporting.out").read_text().splitlines() + \
+    (REF / "reporting_suspend_error.out").read_text().splitlines()
 
 
 ID_FIELD = {"new_job": 3, "job_log": 4, "acct": 7}
@@ -105,3 +106,20 @@ def test_params() -> None:
             reporting.parse_params(bad)
     with pytest.raises(ConfError, match="sharelog is not supported"):
         reporting.parse_params("sharelog=00:10:00")
+
+
+def test_job_log_of_a_suspended_job() -> None:
+    """qmod -sj/-usj by the owner (8.1.9 names who; we name the owner, docs)."""
+    got = steps(33, "susp", [{"state": "transferring"}, {"state": "running"},
+                             {"state": "suspended"}, {"state": "running"},
+                             {"state": "finished", "host": "vm"}])
+    assert got == without_times(33)
+
+
+def test_job_log_of_a_job_set_in_error() -> None:
+    got = steps(34, "err", [{"state": "transferring"}, {"state": "running"},
+                            {"state": "error", "host": "vm"}])
+    assert got == without_times(34)
+    # (ours fails from transferring: the execd had it, as 8.1.9's "delivered" says)
+    got = steps(34, "err", [{"state": "transferring"}, {"state": "error", "host": "vm"}])
+    assert got == without_times(34)
