@@ -500,6 +500,18 @@ class QmasterServer:
 
     async def _verify_submit(self, identity: bytes, request_id: int, body: dict[str, Any],
                              url: str, timeout: float) -> None:
+        try:
+            await self._verified_submit(identity, request_id, body, url, timeout)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - as _handle: our bug, logged, refused
+            self._error("JSV verification failed", error=repr(exc), exc_info=True)
+            self._send(identity, wire.encode("error", {
+                "code": "internal", "message": f"internal error: {type(exc).__name__}"},
+                request_id))
+
+    async def _verified_submit(self, identity: bytes, request_id: int, body: dict[str, Any],
+                               url: str, timeout: float) -> None:
         user = UserInfo.from_dict(body.get("user") or {})
         specs = body["jobs"]
         checked = []
