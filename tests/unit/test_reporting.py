@@ -123,3 +123,53 @@ def test_job_log_of_a_job_set_in_error() -> None:
     # (ours fails from transferring: the execd had it, as 8.1.9's "delivered" says)
     got = steps(34, "err", [{"state": "transferring"}, {"state": "error", "host": "vm"}])
     assert got == without_times(34)
+
+
+# ---- qmaster.reporting: the writer -------------------------------------------------------
+def _writer(tmp_path: Path, text: str) -> tuple[object, list[str]]:
+    from qmaster.reporting import ReportingWriter
+    complaints: list[str] = []
+    writer = ReportingWriter(tmp_path / "reporting", "qm",
+                             lambda event, **kw: complaints.append(event))
+    writer.configure(text)
+    return writer, complaints
+
+
+def _job(job_id: int) -> object:
+    from common.model import Job
+    return Job(job_id=job_id, owner="u", uid=1000, group="g", gid=1000, submit_time=5.0,
+               opts={"job_name": "j", "array": None}, sge_o={}, script=None, umask=0o22)
+
+
+def test_writer_buffers_until_flush_time(tmp_path: Path) -> None:
+    writer, _ = _writer(tmp_path, "reporting=true joblog=true flush_time=00:00:10")
+    jobs = {7: _job(7)}
+    writer.seed([3])  # (there before the start: no new_job)
+    events = [{"kind": "job", "op": "put", "key": "3"}, {"kind": "job", "op": "put", "key": "7"},
+              {"kind": "task", "op": "put", "key": "7.1",
+               "obj": {"job_id": 7, "task_id": 1, "state": "transferring"}}]
+    writer.note_batch(100.0, events, ["all.q:h:g:u:j:7:sge"], jobs)
+    writer.flush_due(100.0)   # (10 s since the start of time: due)
+    text = (tmp_path / "reporting").read_text()
+    assert text.startswith(reporting.HEADER)
+    kinds = [line.split(":")[1:4] for line in text.splitlines()[4:]]
+    assert kinds == [["acct", "all.q", "h"], ["new_job", "5", "7"], ["job_log", "100", "pending"],
+                     ["job_log", "100", "sent"]]
+    writer.note_batch(105.0, [{"kind": "job", "op": "put", "key": "7"}], ["x"], jobs)
+    writer.flush_due(105.0)   # (5 s after the last flush: kept)
+    assert len((tmp_path / "reporting").read_text().splitlines()) == 8
+    writer.flush_due(105.0, force=True)  # (a clean stop)
+    assert (tmp_path / "reporting").read_text().splitlines()[-1] == "105:acct:x"
+
+
+def test_writer_off_and_never_through_a_link(tmp_path: Path) -> None:
+    writer, complaints = _writer(tmp_path, reporting.DEFAULT)  # reporting=false
+    writer.note_batch(1.0, [{"kind": "job", "op": "put", "key": "7"}], ["x"], {7: _job(7)})
+    writer.flush_due(1.0, force=True)
+    assert not (tmp_path / "reporting").exists()
+    writer, complaints = _writer(tmp_path, "reporting=true flush_time=00:00:00")
+    (tmp_path / "target").write_text("")
+    (tmp_path / "reporting").symlink_to(tmp_path / "target")
+    writer.note_batch(1.0, [], ["x"], {})
+    writer.flush_due(1.0)
+    assert (tmp_path / "target").read_text() == "" and complaints == ["reporting file not written"]
