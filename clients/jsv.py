@@ -1,4 +1,4 @@
-"""``qsub -jsv URL``: the client-side job submission verifier.
+"""``qsub -jsv URL`` (and qrsh's, qlogin's, qsh's): the client-side job submission verifier.
 
 The JSV runs as the submitting user (it is the user's own program, with qsub's
 environment), once per qsub, before the job is sent: it sees the job as qsub parsed it
@@ -126,7 +126,7 @@ def verify(path: str, params: list[tuple[str, str]], env: Mapping[str, str | Non
 
 
 def run_client_jsvs(urls: list[str], opts: dict[str, Any], *, user: str, group: str,
-                    environ: Mapping[str, str]) -> dict[str, Any]:
+                    environ: Mapping[str, str], program: str = "qsub") -> dict[str, Any]:
     """The job's options after every ``-jsv`` in order; LOG lines are printed (INFO on
     stdout, as 8.1.9's qsub); JsvRejected when one refuses."""
     timeout = timeout_from_env(environ)
@@ -139,7 +139,7 @@ def run_client_jsvs(urls: list[str], opts: dict[str, Any], *, user: str, group: 
             continue
         if not (os.path.isfile(parsed.path) and os.access(parsed.path, os.X_OK)):
             raise JsvRejected(f'JSV "{parsed.path}" is either not a file or not executable')
-        params = jsv.job_params(opts, context="client", client="qsub", user=user,
+        params = jsv.job_params(opts, context="client", client=program, user=user,
                                 group=group)
         verdict = verify(parsed.path, params, opts.get("env") or {}, timeout)
         for level, text in verdict.logs:

@@ -109,11 +109,13 @@ def submit(client: Client, opts: SubmitOptions) -> int | None:
     return job_id
 
 
-def client_jsvs(urls: list[str], job_opts: dict[str, Any], client: Client) -> dict[str, Any]:
+def client_jsvs(urls: list[str], job_opts: dict[str, Any], client: Client,
+                program: str = "qsub") -> dict[str, Any]:
+    """The job's options as the -jsv verifiers leave them; ClientError when refused."""
     from clients.jsv import JsvRejected, run_client_jsvs
     try:
         return run_client_jsvs(urls, job_opts, user=client.user.name,
-                               group=client.user.group, environ=os.environ)
+                               group=client.user.group, environ=os.environ, program=program)
     except JsvRejected as err:
         raise ClientError("rejected", str(err)) from None
 

@@ -106,6 +106,9 @@ def test_server_and_client_jsv(live_cell: LocalCell, tmp_path: Path) -> None:
             if name == "die":
                 want = (want[0], want[1].replace("/tmp/jsvcap/", f"{REF}/"), want[2])
             assert got == want, name
+        # qrsh's too, in its own words
+        assert qsub("qrsh", "-jsv", str(REF / "reject.sh"), "/bin/true") == \
+            reference("qrsh_jsv_reject")
         out, err, rc = qsub("qsub", "-jsv", str(REF / "correct.sh"), "-N", "capt", *job)
         assert (out.splitlines()[0], err, rc) == ("corrected it", "", 0)
         assert '("renamed") has been submitted' in out
