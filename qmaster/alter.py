@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from common import jsv
 from common.jobspec import JobSpecError, check_job_options
 from common.jobstate import State
 from common.model import Job
@@ -61,6 +62,11 @@ def _alter_refusal(ctx: Ctx, job: Job, changes: dict[str, Any], denied: bool
             t.state_enum not in ALTERABLE_STATES for t in ctx.store.enrolled_tasks(job.job_id)
             if t.state_enum is not State.FINISHED):
         return f"job {job.job_id} can't modify running jobs"
+    refusal = jsv.alter_refusal(ctx.store.conf_value("conf", "global", "jsv_url", "none"),
+                                ctx.store.conf_value("conf", "global", "jsv_allowed_mod",
+                                                     jsv.DEFAULT_ALLOWED_MOD), list(changes))
+    if refusal is not None:  # a server JSV is configured: only jsv_allowed_mod (8.1.9)
+        return refusal
     operator = ctx.store.is_operator(user)
     if "override_tickets" in changes and not operator:
         return f'denied: "{user}" must be operator to change amount of override tickets'

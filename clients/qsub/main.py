@@ -87,13 +87,19 @@ def check_requested_hosts(client: Client, opts: SubmitOptions) -> None:
 
 def submit(client: Client, opts: SubmitOptions) -> int | None:
     """The new job's id, or None for ``-w v`` (verified, not submitted)."""
+    description = job_description(opts)
+    if opts.jsv:  # qsub -jsv: what the JSVs correct is what is submitted (clients.jsv)
+        description["opts"] = client_jsvs(opts.jsv, description["opts"], client)
+        opts.job_name = description["opts"].get("job_name") or opts.job_name
+        opts.array = description["opts"].get("array")
     check_requested_hosts(client, opts)
     reply = client.request("submit", {"user": client.user.to_dict(),
-                                      "jobs": checked_jobs([job_description(opts)])})
+                                      "jobs": checked_jobs([description])})
     if reply.get("verification"):
         print(reply["verification"][0])
         return None
     job_id = int(reply["job_ids"][0])
+    opts.job_name = (reply.get("job_names") or [opts.job_name])[0]  # (a server JSV's)
     notes = (reply.get("notes") or [{}])[0]
     lines = [*notes.get("lines", []),
              submitted_message(job_id, opts.job_name, _array_of(opts), terse=opts.terse)]
@@ -101,6 +107,17 @@ def submit(client: Client, opts: SubmitOptions) -> int | None:
         raise SubmittedWithError(job_id, "\n".join(lines))
     print("\n".join(lines))
     return job_id
+
+
+def client_jsvs(urls: list[str], job_opts: dict[str, Any], client: Client,
+                program: str = "qsub") -> dict[str, Any]:
+    """The job's options as the -jsv verifiers leave them; ClientError when refused."""
+    from clients.jsv import JsvRejected, run_client_jsvs
+    try:
+        return run_client_jsvs(urls, job_opts, user=client.user.name,
+                               group=client.user.group, environ=os.environ, program=program)
+    except JsvRejected as err:
+        raise ClientError("rejected", str(err)) from None
 
 
 class SubmittedWithError(Exception):
