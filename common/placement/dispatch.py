@@ -89,6 +89,9 @@ class PassInput:
     reserve: ReserveConf | None = None
     holds: Sequence[Hold] = ()
     ars: Sequence[AdvanceReservation] = ()
+    # the pass's clock: jobs whose ``-a`` time is later wait (None: no clock, every job
+    # is eligible, as the qmaster's ``qsub -w`` checks ask)
+    now: float | None = None
     _by_host: dict[str, list[tuple[SlotKey, InstanceThresholds]]] | None = field(
         default=None, repr=False, init=False)
 
@@ -149,7 +152,8 @@ def pending_jobs(inp: PassInput
     enrolled: dict[int, list[dict[str, Any]]] = {}
     for task in inp.pending:
         enrolled.setdefault(task["job_id"], []).append(task)
-    ids = [j for j in set(enrolled) | set(inp.pending_ranges) if j in inp.jobs]
+    ids = [j for j in set(enrolled) | set(inp.pending_ranges)
+           if j in inp.jobs and eligible(inp.jobs[j], inp.now)]
     order = inp.order
     if order is not None:
         last = len(order)  # (a job the policy has not ranked yet goes after the others)
@@ -159,6 +163,22 @@ def pending_jobs(inp: PassInput
     no_ranges: tuple[list[list[int]], int] = ([], 0)
     for job_id in ids:
         yield job_id, enrolled.get(job_id, []), inp.pending_ranges.get(job_id, no_ranges)
+
+
+def eligible(job: PlacementJob, now: float | None) -> bool:
+    """Whether the job's ``-a`` time (if any) has come: 8.1.9's scheduler leaves a job
+    before it ("execution time not reached")."""
+    return job.not_before is None or now is None or job.not_before <= now
+
+
+def waiting_for_time(inp: PassInput) -> list[float]:
+    """The ``-a`` times still to come of the jobs with pending tasks (the scheduler
+    wakes at the earliest: no polling)."""
+    if inp.now is None:
+        return []
+    ids = {t["job_id"] for t in inp.pending} | set(inp.pending_ranges)
+    return [job.not_before for j in ids if (job := inp.jobs.get(j)) is not None
+            and job.not_before is not None and job.not_before > inp.now]
 
 
 def _job_tasks(job_id: int, records: list[dict[str, Any]], ranges: list[list[int]],
