@@ -29,15 +29,17 @@ if TYPE_CHECKING:
 EXIT_ERROR = 1
 # the switches qalter changes a job with; -hard and -soft only steer -l and -q
 ALTER_SWITCHES = ("-l", "-q", "-p", "-P", "-N", "-pe", "-hold_jid", "-ot", "-js", "-dl", "-tc",
-                  "-R")
+                  "-R", "-a", "-hold_jid_ad")
 # the switches of the ticket and urgency policies -> the job's option they set
 POLICY_SWITCHES = {"-js": "job_share", "-dl": "deadline"}
 OPTIONS_TEXT = (
+    "   [-a date_time]                           request a start time\n"
     "   [-dl date_time]                          request a deadline initiation time\n"
     "   [-hard]                                  consider following requests as hard\n"
     "   [-help]                                  print this help\n"
     "   [-js job_share]                          share tree or functional job share\n"
     "   [-hold_jid job_identifier_list]          define jobnet interdependencies\n"
+    "   [-hold_jid_ad job_identifier_list]       define jobnet array interdependencies\n"
     "   [-l resource_list]                       request the given resources\n"
     "   [-N name]                                specify job name\n"
     "   [-ot tickets]                            set job's override tickets\n"
@@ -121,8 +123,10 @@ def _apply_scalar(changes: dict[str, Any], opt: ParsedOption) -> None:
         changes["job_name"] = str(opt.value)
     elif opt.switch == "-P":
         changes["project"] = str(opt.value)
-    elif opt.switch == "-hold_jid":
-        changes.setdefault("hold_jid", []).extend(opt.value)
+    elif opt.switch in ("-hold_jid", "-hold_jid_ad"):
+        changes.setdefault(opt.switch[1:], []).extend(opt.value)
+    elif opt.switch == "-a":
+        changes["start_time"] = str(opt.value)
     elif opt.switch == "-ot":  # the parser keeps qsub's -ot as given (qsub refuses it)
         changes["override_tickets"] = int(opt.value)
     elif opt.switch in POLICY_SWITCHES:

@@ -283,7 +283,7 @@ SUBMIT_OPTIONS = Refined(JOB_OPTIONS.inner, _complete_submission)
 # The alterable subset (qalter): present fields only, no defaults.
 ALTERABLE = ("hard_resources", "soft_resources", "hard_queues", "soft_queues", "job_name",
              "pe", "pe_ranges", "priority", "hold_jid", "project", "job_share", "deadline",
-             "override_tickets", "task_concurrency", "reserve")
+             "override_tickets", "task_concurrency", "reserve", "start_time", "hold_jid_ad")
 ALTER_CHANGES = Refined(Struct(optional={name: (OPTION_SCHEMAS[name][0], None)
                                          for name in ALTERABLE}, sparse=True),
                         _check_relations)

@@ -11,6 +11,7 @@ from typing import Any
 from common.jobspec import JobSpecError, check_job_options
 from common.jobstate import State
 from common.model import Job
+from qmaster.array_deps import array_dependency_refusal, set_array_dependency
 from qmaster.context import Ctx, RequestError
 from qmaster.host_rights import require_submit_host
 from qmaster.jobs import (add_hold, add_ranges_hold, may_change, remove_hold,
@@ -24,7 +25,8 @@ ALTER_NAMES = {"hard_resources": "hard resource list", "soft_resources": "soft r
                "hard_queues": "hard queue list", "soft_queues": "soft queue list",
                "job_name": "job name", "pe": "parallel environment", "pe_ranges": "slot range",
                "project": "project", "priority": "", "hold_jid": "",
-               "task_concurrency": "task concurrency", "reserve": "reservation behaviour"}
+               "task_concurrency": "task concurrency", "reserve": "reservation behaviour",
+               "start_time": "start time", "hold_jid_ad": ""}
 ALTERABLE_STATES = (State.PENDING, State.HOLD)
 # what 8.1.9 changes on running jobs too (the policies' inputs and -tc; the rest:
 # "can't modify running jobs")
@@ -86,6 +88,9 @@ def _altered_options(ctx: Ctx, job: Job, changes: dict[str, Any]) -> dict[str, A
         return err.text
     except RequestError as err:
         return err.message
+    refusal = array_dependency_refusal(ctx.store, altered, job.owner, job.job_id)
+    if refusal is not None:  # -hold_jid_ad (qmaster.array_deps), 8.1.9's words
+        return refusal
     return {**verdict.opts, "verify_mode": job.opts.get("verify_mode", "n")}
 
 
@@ -95,6 +100,7 @@ def _alter_job(ctx: Ctx, job: Job, changes: dict[str, Any], denied: bool
     altered = _altered_options(ctx, job, changes) if refusal is None else refusal
     if isinstance(altered, str):
         return {"job_id": job.job_id, "result": "denied", "messages": [altered]}
+    old_ad = ctx.store.ad_predecessor_ids(job)
     job = ctx.store.replace_job_opts(ctx.batch, job, altered)
     # new versions: orders computed from the old requests are refused
     if ctx.store.ranges[job.job_id].pending:
@@ -107,6 +113,10 @@ def _alter_job(ctx: Ctx, job: Job, changes: dict[str, Any], denied: bool
               for key in ALTER_NAMES if key in changes and ALTER_NAMES[key]]
     if "hold_jid" in changes:
         lines.append(_rechain_predecessors(ctx, job))
+    if "hold_jid_ad" in changes:
+        blocking = set_array_dependency(ctx, job, old_ad)
+        lines.append(_dependency_answer(ctx, job, "job id hold array list", "hold_jid_ad",
+                                        blocking))
     return {"job_id": job.job_id, "result": "modified", "messages": lines}
 
 
@@ -140,8 +150,15 @@ def _rechain_predecessors(ctx: Ctx, job: Job) -> str:
         else:
             remove_hold(ctx, task, "h")
     ctx.store.hold_for_dependency(job.job_id, bool(blocking))
-    exited = [str(r) for r in job.opts.get("hold_jid") or []
+    return _dependency_answer(ctx, job, "job id hold list", "hold_jid", blocking)
+
+
+def _dependency_answer(ctx: Ctx, job: Job, what: str, option: str, blocking: list[int]
+                       ) -> str:
+    """8.1.9's answer to qalter -hold_jid and -hold_jid_ad: the jobs that block, and those
+    named that no longer exist."""
+    exited = [str(r) for r in job.opts.get(option) or []
               if r.isdigit() and int(r) not in ctx.store.jobs]
-    return (f"modified job id hold list of job {job.job_id}\n"
+    return (f"modified {what} of job {job.job_id}\n"
             f"   blocking jobs: {','.join(map(str, blocking)) or 'NONE'}\n"
             f"   exited jobs:   {','.join(exited) or 'NONE'}")

@@ -19,6 +19,7 @@ from common.jobstate import ACTIVE_STATES, Event, State, allows
 from common.model import Job, Task, TaskRanges, UserInfo
 from common.placement.load_alarm import exceeded, suspend_alarm_reason
 from qmaster.ar.submit import as_stored, check_ar_job
+from qmaster.array_deps import check_array_dependency, set_array_dependency
 from qmaster.auto_suspend import THRESHOLD_REASON
 from qmaster.context import DEFERRED, Ctx, RequestError, request_ranges
 from qmaster import mail as job_mail
@@ -57,6 +58,7 @@ def handle_submit(ctx: Ctx) -> dict[str, Any]:
             opts = check_job_user(ctx, user.name, spec["opts"], ctx.now)
             check_ar_job(ctx.store, opts, user.name)  # qsub -ar (qmaster.ar.submit)
             verdict = check_submission(ctx.store, opts, submitter, operator=operator)
+            check_array_dependency(ctx.store, verdict.opts, user.name)  # -hold_jid_ad
             verdict.opts = as_stored(verdict.opts)
             verdicts.append(verdict)
             _check_task_count(spec["opts"]["array"], _max_tasks(ctx))
@@ -98,6 +100,8 @@ def _add_job(ctx: Ctx, user: UserInfo, spec: dict[str, Any]) -> int:
     ctx.store.add_job(ctx.batch, job, holds)
     if "h" in holds:
         ctx.store.hold_for_dependency(job_id, True)
+    if opts.get("hold_jid_ad"):  # task i waits for task i of the jobs named
+        set_array_dependency(ctx, job)
     first, last, step = job.array_range
     ctx.services.job_log("submitted", job_id=job_id, owner=user.name,
                          tasks=(last - first) // step + 1)

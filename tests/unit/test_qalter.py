@@ -182,3 +182,11 @@ def test_parse_resource_lists(resources: dict[str, str]) -> None:
 def test_minus_R_changes_the_reservation_request() -> None:
     assert parse_qalter(["-R", "y", "5"]).changes == {"reserve": True}
     assert parse_qalter(["-R", "n", "5"]).changes == {"reserve": False}
+
+
+def test_qalter_parses_start_time_and_array_dependencies() -> None:
+    """qalter -a and -hold_jid_ad (8.1.9 changes both on pending jobs)."""
+    request = parse_qalter(["-a", "12302359", "-hold_jid_ad", "5,six", "7"])
+    assert request.changes == {"start_time": "12302359", "hold_jid_ad": ["5", "six"]}
+    with pytest.raises(QalterError, match="Wrong date/time format"):
+        parse_qalter(["-a", "1230", "7"])
