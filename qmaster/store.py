@@ -131,7 +131,7 @@ def _ranges(data: Any) -> TaskRanges:
     ranges = TaskRanges.from_dict(_map(data))
     if type(ranges.job_id) is not int or not _range_list(ranges.pending) or \
             not _range_list(ranges.deleted) or \
-            not all(type(h) is str and len(h) == 1 and h in "uosh" for h in ranges.holds):
+            not all(type(h) is str and len(h) == 1 and h in "uoshd" for h in ranges.holds):
         raise ValueError("task range fields of the wrong type")
     return ranges
 
@@ -142,7 +142,7 @@ def _held(data: Any) -> list[list[Any]] | None:
     if type(groups) is not list or not all(
             type(g) is list and len(g) == 2 and _range_list(g[0]) and g[0]
             and type(g[1]) is list and g[1]
-            and all(type(h) is str and len(h) == 1 and h in "uosh" for h in g[1])
+            and all(type(h) is str and len(h) == 1 and h in "uoshd" for h in g[1])
             for g in groups):
         return None
     return [[g[0], sorted(set(g[1]))] for g in groups]

@@ -139,3 +139,19 @@ def test_the_words_are_8_1_9s(qm: Harness) -> None:
     [result] = qm.call("alter", body)["results"]
     assert result["messages"] == [captured("qalter-a", "out").strip().replace(
         "264", str(second))]
+
+
+def test_a_restart_keeps_the_waiting_tasks_and_goes_on_releasing(tmp_path: Path) -> None:
+    qm = Harness(tmp_path, auto_add_hosts=True, default_slots=8)
+    qm.register("h1")
+    first = qm.submit(array=[1, 3, 1])
+    second = qm.submit(array=[1, 3, 1], hold_jid_ad=[str(first)])
+    finish(qm, first, 2)
+    qm.server.spool.close()
+    again = Harness(tmp_path, auto_add_hosts=True, default_slots=8)
+    assert again.server.store.set_aside == {}
+    assert states(again, second) == {1: "hold", 2: "pending", 3: "hold"}
+    again.register("h1")
+    finish(again, first, 3)
+    assert states(again, second) == {1: "hold", 2: "pending", 3: "pending"}
+    again.server.spool.close()
