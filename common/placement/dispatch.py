@@ -725,11 +725,13 @@ def _allocate_in_quota(job: PlacementJob, category: Category, free: dict[SlotKey
     one host leaves the others), and with fewer slots, the most that fits found by
     halving: 8.1.9 gives ``-pe smp 1-4`` two slots under a quota of two."""
     quotas = inp.quotas
+    master_ok = _master_rule(job, inp)
 
     def attempt(room: dict[SlotKey, int], most: int, keep: bool, cache: bool
                 ) -> tuple[list[list[Any]], int] | str | None:
         """The grant; "quota" when only the quotas refuse it; None: no resources."""
-        alloc = Allocation(inp.resources, category.requests, room, category.fit)
+        alloc = Allocation(inp.resources, category.requests, room, category.fit,
+                           master_ok=master_ok)
         # bounds hold for one slot range and the pass's free slots (not capped ones)
         bounds = category.pe_bounds.setdefault(f"{conf.name}:{low}:{most}", {}) \
             if cache else None
@@ -761,6 +763,15 @@ def _allocate_in_quota(job: PlacementJob, category: Category, free: dict[SlotKey
     for queue, host, slots in found[0]:  # taken from the capped copy: now from the pass's
         free[(queue, host)] -= slots
     return found
+
+
+def _master_rule(job: PlacementJob, inp: PassInput
+                 ) -> Callable[[QueueInstance], bool] | None:
+    """-masterq: whether a queue instance may take the master task (None: any)."""
+    if not job.master_queues:
+        return None
+    refs = job.master_queues
+    return lambda qi: any(queue_matches(ref, qi, inp.host_groups) for ref in refs)
 
 
 def _quota_room(job: PlacementJob, quotas: QuotaContext, pe: str,

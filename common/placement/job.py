@@ -26,6 +26,8 @@ class PlacementJob:
     soft_resources: Mapping[str, str] = field(default_factory=dict)
     pe: tuple[str, int, int] | None = None       # -pe name low high
     pe_ranges: tuple[tuple[int, int], ...] = ()  # -pe name 2,4: each range
+    # -masterq: the queues the master task of a PE job may go to (the first grant)
+    master_queues: tuple[str, ...] = ()
     project: str | None = None                   # -P (resource quotas filter on it)
     task_concurrency: int = 0                    # -tc (common.placement.caps; not a category's)
     # the policy's (common.policy.inputs): not part of the category, placement ignores them
@@ -55,7 +57,7 @@ class PlacementJob:
     def __post_init__(self) -> None:
         wanted = (self.hard_queues, _sorted(self.hard_resources),
                   _sorted(self.soft_resources), self.soft_queues, self.pe, self.ar_id,
-                  self.interactive)
+                  self.interactive, self.master_queues)
         object.__setattr__(self, "requests_key", wanted)
         object.__setattr__(self, "category", wanted + (self.owner, self.group, self.project))
 
@@ -82,7 +84,7 @@ def _sorted(requests: Mapping[str, str]) -> Pairs:
 PLACEMENT_OPTS = ("pe", "pe_ranges", "priority", "hard_queues", "soft_queues",
                   "hard_resources", "soft_resources", "project", "task_concurrency",
                   "deadline", "job_share", "override_tickets", "reserve", "ar_id", "now",
-                  "start_time")
+                  "start_time", "master_queues")
 
 
 def placement_record(job_id: int, owner: str, group: str,
@@ -122,6 +124,7 @@ def placement_job(record: Mapping[str, Any]) -> PlacementJob:
         soft_resources=_requests(opts.get("soft_resources")),
         pe=None if not pe else (str(pe[0]), int(pe[1]), int(pe[2] if len(pe) > 2 else pe[1])),
         pe_ranges=tuple((int(lo), int(hi)) for lo, hi in opts.get("pe_ranges") or ()),
+        master_queues=_strings(opts.get("master_queues")) if pe else (),
         project=str(opts["project"]) if opts.get("project") else None,
         task_concurrency=_count(opts.get("task_concurrency")),
         submit_time=float(submit_time),
