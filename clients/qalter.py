@@ -29,27 +29,49 @@ if TYPE_CHECKING:
 EXIT_ERROR = 1
 # the switches qalter changes a job with; -hard and -soft only steer -l and -q
 ALTER_SWITCHES = ("-l", "-q", "-p", "-P", "-N", "-pe", "-hold_jid", "-ot", "-js", "-dl", "-tc",
-                  "-R", "-a", "-hold_jid_ad")
+                  "-R", "-a", "-hold_jid_ad", "-A", "-wd", "-e", "-o", "-i", "-j", "-M", "-m",
+                  "-masterq", "-notify", "-r", "-S", "-v", "-V")
+# switches whose value is a [host:]path list -> the job's option
+PATH_SWITCHES = {"-e": "stderr_paths", "-o": "stdout_paths", "-i": "stdin_paths",
+                 "-S": "shell"}
+# switches that set one option of the job as given
+PLAIN_SWITCHES = {"-A": "account", "-wd": "cwd", "-j": "merge_output", "-notify": "notify",
+                  "-r": "rerun", "-masterq": "master_queues"}
 # the switches of the ticket and urgency policies -> the job's option they set
 POLICY_SWITCHES = {"-js": "job_share", "-dl": "deadline"}
-OPTIONS_TEXT = (
+OPTIONS_TEXT = (  # 8.1.9's lines for the options qalter changes, in its order
     "   [-a date_time]                           request a start time\n"
+    "   [-A account_string]                      account string in accounting record\n"
+    "   [-cwd]                                   use current working directory\n"
     "   [-dl date_time]                          request a deadline initiation time\n"
-    "   [-hard]                                  consider following requests as hard\n"
+    "   [-e path_list]                           specify standard error stream path(s)\n"
+    "   [-hard]                                  consider following requests \"hard\"\n"
     "   [-help]                                  print this help\n"
-    "   [-js job_share]                          share tree or functional job share\n"
     "   [-hold_jid job_identifier_list]          define jobnet interdependencies\n"
     "   [-hold_jid_ad job_identifier_list]       define jobnet array interdependencies\n"
+    "   [-i file_list]                           specify standard input stream file(s)\n"
+    "   [-j y[es]|n[o]]                          merge stdout and stderr stream of job\n"
+    "   [-js job_share]                          share tree or functional job share\n"
     "   [-l resource_list]                       request the given resources\n"
+    "   [-M mail_list]                           notify these e-mail addresses\n"
+    "   [-m mail_options]                        define mail notification events\n"
+    "   [-masterq wc_queue_list]                 bind master task to queue(s)\n"
     "   [-N name]                                specify job name\n"
+    "   [-notify]                                notify job before killing/suspending it\n"
+    "   [-o path_list]                           specify standard output stream path(s)\n"
     "   [-ot tickets]                            set job's override tickets\n"
-    "   [-p priority]                            define job's relative priority\n"
     "   [-P project_name]                        set job's project\n"
-    "   [-pe pe-name slot_range]                 request slot range for parallel jobs\n"
+    "   [-p priority]                            define job's relative priority\n"
+    "   [-pe wc_pe_name slot_range]              request slot range for parallel jobs\n"
     "   [-q wc_queue_list]                       bind job to queue(s)\n"
     "   [-R y[es]|n[o]]                          reservation desired\n"
+    "   [-r y[es]|n[o]]                          define job as (not) restartable\n"
     "   [-soft]                                  consider following requests as soft\n"
+    "   [-S path_list]                           command interpreter to be used\n"
     "   [-tc max_running_tasks]                  throttle the number of concurrent tasks\n"
+    "   [-v variable_list]                       export these environment variables\n"
+    "   [-V]                                     export all environment variables\n"
+    "   [-wd working_directory]                  use working_directory\n"
     "   job_task_list                            jobids (and taskids) of jobs to be "
     "altered\n")
 
@@ -73,7 +95,8 @@ class AlterRequest(Record):
 def parse_qalter(argv: list[str]) -> AlterRequest:
     """qalter's arguments (without argv[0]); raises QalterError with Grid Engine's text."""
     parsed: list[ParsedOption] = []
-    ctx = ParseContext({}, "", _read_file, [])
+    import os  # -V and -v NAME take the caller's environment, -cwd its directory
+    ctx = ParseContext(dict(os.environ), os.getcwd(), _read_file, [])
     try:
         OptionParser(ctx, parsed, pseudos=False).run(argv)
     except ParseError as err:
@@ -135,6 +158,19 @@ def _apply_scalar(changes: dict[str, Any], opt: ParsedOption) -> None:
         changes["task_concurrency"] = int(opt.value)
     elif opt.switch == "-R":
         changes["reserve"] = bool(opt.value)
+    elif opt.switch in PATH_SWITCHES:
+        changes[PATH_SWITCHES[opt.switch]] = [f"{h}:{p}" if h else p for h, p in opt.value]
+    elif opt.switch in PLAIN_SWITCHES:
+        changes[PLAIN_SWITCHES[opt.switch]] = opt.value
+    elif opt.switch == "-M":
+        changes["mail_list"] = [f"{u}@{h}" if h else u for h, u in opt.value]
+    elif opt.switch == "-m":  # "n" clears; letters in Grid Engine's order
+        letters = "" if "n" in opt.value else str(opt.value)
+        changes["mail_options"] = "".join(c for c in "abes" if c in letters)
+    elif opt.switch == "-v":  # the job's environment list is replaced by the one given
+        changes.setdefault("env", {}).update(dict(opt.value))
+    elif opt.switch == "-V":
+        return
     else:  # -pe name ranges
         name, ranges = opt.value
         changes["pe"] = [name, min(r[0] for r in ranges), max(r[1] for r in ranges)]

@@ -26,7 +26,15 @@ ALTER_NAMES = {"hard_resources": "hard resource list", "soft_resources": "soft r
                "job_name": "job name", "pe": "parallel environment", "pe_ranges": "slot range",
                "project": "project", "priority": "", "hold_jid": "",
                "task_concurrency": "task concurrency", "reserve": "reservation behaviour",
-               "start_time": "start time", "hold_jid_ad": ""}
+               "start_time": "start time", "hold_jid_ad": "",
+               # 8.1.9's words for the rest of qalter(1)'s options (captured), in the
+               # order 8.1.9 answers several at once (account, merge, stdout, restart)
+               "account": "account", "cwd": "working directory",
+               "stderr_paths": "stderr path list", "merge_output": "output merge behaviour",
+               "mail_list": "mail list", "mail_options": "mail options",
+               "notify": "notify behaviour", "stdout_paths": "stdout path list",
+               "stdin_paths": "stdin path list", "master_queues": "master hard queue list",
+               "rerun": "restart behaviour", "shell": "shell list", "env": "environment"}
 ALTERABLE_STATES = (State.PENDING, State.HOLD)
 # what 8.1.9 changes on running jobs too (the policies' inputs and -tc; the rest:
 # "can't modify running jobs")

@@ -144,7 +144,7 @@ def test_parse_hard_soft_and_job_list() -> None:
                           "-1023 to 1024"),
     (["-N", "a/b", "1"], "qalter: argument to -N option must not contain / "),
     (["-l"], "qalter: -l option must have argument"),
-    (["-o", "/tmp/x", "1"], "qalter: Unknown option -o"),
+    (["-now", "y", "1"], "qalter: Unknown option -now"),
     (["-xyz", "1"], 'qalter: invalid option argument "-xyz"'),
     (["-N", "n", "0"], 'ERROR! "0" is an invalid job-task identifier'),
 ])
@@ -190,3 +190,28 @@ def test_qalter_parses_start_time_and_array_dependencies() -> None:
     assert request.changes == {"start_time": "12302359", "hold_jid_ad": ["5", "six"]}
     with pytest.raises(QalterError, match="Wrong date/time format"):
         parse_qalter(["-a", "1230", "7"])
+
+
+QSUB_REFERENCE = Path(__file__).parent.parent / "data" / "reference" / "qsub"
+
+
+@pytest.mark.parametrize("name", ["qalter-A", "qalter-wd", "qalter-o", "qalter-e", "qalter-i",
+                                  "qalter-j", "qalter-M", "qalter-m", "qalter-masterq",
+                                  "qalter-notify", "qalter-r", "qalter-S", "qalter-v",
+                                  "qalter-several"])
+def test_the_rest_of_qalters_options_on_a_pending_job(qm: Harness, name: str) -> None:
+    """Each option as 8.1.9's qalter words its answer (captured on job 291 or 290); the
+    job's options change (qstat -j of the capture: -v replaces the environment list)."""
+    import shlex
+    argv = shlex.split((QSUB_REFERENCE / f"{name}.cmd").read_text().removeprefix("$ "))
+    job = qm.submit(hold=True, env={"TERM": None})
+    request = parse_qalter(argv[1:-1] + [str(job)])
+    result = alter(qm, job, request.changes)
+    expected = (QSUB_REFERENCE / f"{name}.out").read_text()
+    captured_id = argv[-1]
+    assert "\n".join(result["messages"]) + "\n" == expected.replace(captured_id, str(job))
+    opts = job_opts(qm, job)
+    for key, value in request.changes.items():
+        assert opts[key] == value
+    if name == "qalter-v":
+        assert opts["env"] == {"X": "1"}
