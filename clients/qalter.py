@@ -30,7 +30,7 @@ EXIT_ERROR = 1
 # the switches qalter changes a job with; -hard and -soft only steer -l and -q
 ALTER_SWITCHES = ("-l", "-q", "-p", "-P", "-N", "-pe", "-hold_jid", "-ot", "-js", "-dl", "-tc",
                   "-R", "-a", "-hold_jid_ad", "-A", "-wd", "-e", "-o", "-i", "-j", "-M", "-m",
-                  "-masterq", "-notify", "-r", "-S", "-v", "-V")
+                  "-masterq", "-notify", "-r", "-S", "-v", "-V", "-ac", "-dc", "-sc")
 # switches whose value is a [host:]path list -> the job's option
 PATH_SWITCHES = {"-e": "stderr_paths", "-o": "stdout_paths", "-i": "stdin_paths",
                  "-S": "shell"}
@@ -41,8 +41,10 @@ PLAIN_SWITCHES = {"-A": "account", "-wd": "cwd", "-j": "merge_output", "-notify"
 POLICY_SWITCHES = {"-js": "job_share", "-dl": "deadline"}
 OPTIONS_TEXT = (  # 8.1.9's lines for the options qalter changes, in its order
     "   [-a date_time]                           request a start time\n"
+    "   [-ac context_list]                       add context variable(s)\n"
     "   [-A account_string]                      account string in accounting record\n"
     "   [-cwd]                                   use current working directory\n"
+    "   [-dc simple_context_list]                delete context variable(s)\n"
     "   [-dl date_time]                          request a deadline initiation time\n"
     "   [-e path_list]                           specify standard error stream path(s)\n"
     "   [-hard]                                  consider following requests \"hard\"\n"
@@ -66,6 +68,7 @@ OPTIONS_TEXT = (  # 8.1.9's lines for the options qalter changes, in its order
     "   [-q wc_queue_list]                       bind job to queue(s)\n"
     "   [-R y[es]|n[o]]                          reservation desired\n"
     "   [-r y[es]|n[o]]                          define job as (not) restartable\n"
+    "   [-sc context_list]                       set job context (replaces old context)\n"
     "   [-soft]                                  consider following requests as soft\n"
     "   [-S path_list]                           command interpreter to be used\n"
     "   [-tc max_running_tasks]                  throttle the number of concurrent tasks\n"
@@ -171,10 +174,42 @@ def _apply_scalar(changes: dict[str, Any], opt: ParsedOption) -> None:
         changes.setdefault("env", {}).update(dict(opt.value))
     elif opt.switch == "-V":
         return
+    elif opt.switch in ("-ac", "-dc", "-sc"):
+        _apply_context(changes, opt)
     else:  # -pe name ranges
         name, ranges = opt.value
         changes["pe"] = [name, min(r[0] for r in ranges), max(r[1] for r in ranges)]
         changes["pe_ranges"] = [list(r) for r in ranges]
+
+
+def _apply_context(changes: dict[str, Any], opt: ParsedOption) -> None:
+    """-sc sets the job's context, -ac adds to it, -dc deletes from it (in the order
+    given; the qmaster applies -ac/-dc to the job's context as it is then)."""
+    pairs = dict(opt.value)
+    if opt.switch == "-sc":
+        changes["context"] = pairs
+        changes.pop("context_add", None)
+        changes.pop("context_delete", None)
+    elif "context" in changes:
+        if opt.switch == "-ac":
+            changes["context"].update(pairs)
+        else:
+            for name in pairs:
+                changes["context"].pop(name, None)
+    elif opt.switch == "-ac":
+        changes.setdefault("context_add", {}).update(pairs)
+        deleted = changes.get("context_delete") or []
+        changes["context_delete"] = [n for n in deleted if n not in pairs]
+        if not changes["context_delete"]:
+            del changes["context_delete"]
+    else:
+        added = changes.get("context_add") or {}
+        for name in pairs:
+            added.pop(name, None)
+        if "context_add" in changes and not added:
+            del changes["context_add"]
+        changes.setdefault("context_delete", []).extend(
+            n for n in pairs if n not in changes.get("context_delete", []))
 
 
 def answer_lines(target: Target, results: list[dict[str, Any]]) -> tuple[list[str], int]:

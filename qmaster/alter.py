@@ -34,7 +34,8 @@ ALTER_NAMES = {"hard_resources": "hard resource list", "soft_resources": "soft r
                "mail_list": "mail list", "mail_options": "mail options",
                "notify": "notify behaviour", "stdout_paths": "stdout path list",
                "stdin_paths": "stdin path list", "master_queues": "master hard queue list",
-               "rerun": "restart behaviour", "shell": "shell list", "env": "environment"}
+               "rerun": "restart behaviour", "shell": "shell list", "env": "environment",
+               "context": "context"}
 ALTERABLE_STATES = (State.PENDING, State.HOLD)
 # what 8.1.9 changes on running jobs too (the policies' inputs and -tc; the rest:
 # "can't modify running jobs")
@@ -87,6 +88,7 @@ def _altered_options(ctx: Ctx, job: Job, changes: dict[str, Any]) -> dict[str, A
     -pe checked on the job as it would become), or the refusal."""
     if changes.get("task_concurrency") and not job.opts.get("array"):  # 8.1.9's words
         return 'invalid option argument "task concurrency"'
+    changes = _with_context(job, changes)
     try:  # the whole job as it would become passes the job description again
         altered = check_job_options({**job.opts, **changes, "verify_mode": "n"})
         verdict = check_submission(ctx.store, altered, None, operator=True)
@@ -100,6 +102,18 @@ def _altered_options(ctx: Ctx, job: Job, changes: dict[str, Any]) -> dict[str, A
     if refusal is not None:  # -hold_jid_ad (qmaster.array_deps), 8.1.9's words
         return refusal
     return {**verdict.opts, "verify_mode": job.opts.get("verify_mode", "n")}
+
+
+def _with_context(job: Job, changes: dict[str, Any]) -> dict[str, Any]:
+    """qalter -ac/-dc on the job's context as it is (-sc, ``context``, replaces it)."""
+    if "context_add" not in changes and "context_delete" not in changes:
+        return changes
+    context = dict(changes.get("context", job.opts.get("context") or {}))
+    context.update(changes.get("context_add") or {})
+    for name in changes.get("context_delete") or []:
+        context.pop(name, None)
+    rest = {k: v for k, v in changes.items() if k not in ("context_add", "context_delete")}
+    return {**rest, "context": context}
 
 
 def _alter_job(ctx: Ctx, job: Job, changes: dict[str, Any], denied: bool
@@ -117,6 +131,7 @@ def _alter_job(ctx: Ctx, job: Job, changes: dict[str, Any], denied: bool
         if task.state_enum in ALTERABLE_STATES:
             ctx.store.put_task(ctx.batch, task)
     lines = _policy_lines(ctx, job, changes)
+    changes = _with_context(job, changes)  # (-ac/-dc answer as a new context)
     lines += [f"modified {ALTER_NAMES[key]} of job {job.job_id}"
               for key in ALTER_NAMES if key in changes and ALTER_NAMES[key]]
     if "hold_jid" in changes:

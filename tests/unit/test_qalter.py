@@ -215,3 +215,18 @@ def test_the_rest_of_qalters_options_on_a_pending_job(qm: Harness, name: str) ->
         assert opts[key] == value
     if name == "qalter-v":
         assert opts["env"] == {"X": "1"}
+
+
+def test_qalter_ac_dc_sc_change_the_context_as_8_1_9(qm: Harness) -> None:
+    """-ac adds to the job's context, -dc deletes from it, -sc replaces it (captured on
+    job 292 submitted with -ac x=0: qstat -j then shows ``x=0,a=1``, then ``c=3``)."""
+    job = qm.submit(hold=True, context={"x": "0"})
+    for name, expected in (("qalter-ac", {"x": "0", "a": "1", "b": "2"}),
+                           ("qalter-dc", {"x": "0", "a": "1"}),
+                           ("qalter-sc", {"c": "3"})):
+        import shlex
+        argv = shlex.split((QSUB_REFERENCE / f"{name}.cmd").read_text().removeprefix("$ "))
+        result = alter(qm, job, parse_qalter(argv[1:-1] + [str(job)]).changes)
+        answer = (QSUB_REFERENCE / f"{name}.out").read_text().replace(argv[-1], str(job))
+        assert "\n".join(result["messages"]) + "\n" == answer
+        assert job_opts(qm, job)["context"] == expected
