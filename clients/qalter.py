@@ -47,6 +47,7 @@ OPTIONS_TEXT = (  # 8.1.9's lines for the options qalter changes, in its order
     "   [-dc simple_context_list]                delete context variable(s)\n"
     "   [-dl date_time]                          request a deadline initiation time\n"
     "   [-e path_list]                           specify standard error stream path(s)\n"
+    "   [-h hold_list]                           list of hold types concerned\n"
     "   [-hard]                                  consider following requests \"hard\"\n"
     "   [-help]                                  print this help\n"
     "   [-hold_jid job_identifier_list]          define jobnet interdependencies\n"
@@ -93,21 +94,54 @@ class AlterRequest(Record):
     changes: dict[str, Any] = field(default_factory=dict)
     refs: list[JobRef] = field(default_factory=list)
     help: bool = False
+    # -h hold_list: hold types to add (u s o) and to remove (U S O; n removes all three)
+    add_holds: list[str] = field(default_factory=list)
+    remove_holds: list[str] = field(default_factory=list)
 
 
 def parse_qalter(argv: list[str]) -> AlterRequest:
     """qalter's arguments (without argv[0]); raises QalterError with Grid Engine's text."""
     parsed: list[ParsedOption] = []
+    add_holds, remove_holds, argv = _hold_list(argv)
     import os  # -V and -v NAME take the caller's environment, -cwd its directory
     ctx = ParseContext(dict(os.environ), os.getcwd(), _read_file, [])
     try:
         OptionParser(ctx, parsed, pseudos=False).run(argv)
     except ParseError as err:
         raise QalterError(f"qalter: {err.text}", err.status) from None
-    request = AlterRequest()
+    request = AlterRequest(add_holds=add_holds, remove_holds=remove_holds)
     for opt in parsed:
         _apply(request, opt)
     return request
+
+
+def _hold_list(argv: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """qalter's ``-h [hold_list]`` (qsub's -h takes no argument): the hold types to add
+    and to remove, and the other arguments. ``-h`` alone is a user hold."""
+    add: list[str] = []
+    remove: list[str] = []
+    rest: list[str] = []
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        if arg != "-h":
+            rest.append(arg)
+            index += 1
+            continue
+        value = argv[index + 1] if index + 1 < len(argv) else ""
+        letters = value.replace(",", "")
+        if letters and set(letters) <= set("usonUSO"):
+            index += 2
+        else:
+            letters, index = "u", index + 1
+        for letter in letters:
+            if letter == "n":
+                remove += [t for t in "uso" if t not in remove]
+            elif letter.islower() and letter not in add:
+                add.append(letter)
+            elif letter.isupper() and letter.lower() not in remove:
+                remove.append(letter.lower())
+    return add, remove, rest
 
 
 def _read_file(path: str) -> str:
@@ -236,9 +270,18 @@ def alter_jobs(client: Client, request: AlterRequest) -> tuple[list[str], int]:
             lines.append(job_does_not_exist(target.item, target.users))
             code = EXIT_ERROR
             continue
-        more, target_code = answer_lines(target, client.alter([target.body], request.changes))
-        lines += more
-        code = code or target_code
+        if request.changes:
+            more, target_code = answer_lines(target, client.alter([target.body],
+                                                                  request.changes))
+            lines += more
+            code = code or target_code
+    for types, add in ((request.add_holds, True), (request.remove_holds, False)):
+        if types:  # -h: as qhold and qrls (in 8.1.9 both are qalter -h)
+            from clients.qhold import HoldCommand
+            more, hold_code = HoldCommand(types, add).act(
+                client, JobSelection(refs=request.refs), views)
+            lines += more
+            code = code or hold_code
     return lines, code
 
 
@@ -253,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     if request.help:
         sys.stdout.write(usage)
         return 0
-    if not request.refs or not request.changes:
+    if not request.refs or not (request.changes or request.add_holds or request.remove_holds):
         sys.stderr.write(usage + NO_OPTION_ARGUMENT + "\n")
         return EXIT_ERROR
     try:

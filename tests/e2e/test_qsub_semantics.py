@@ -70,3 +70,19 @@ def test_stdin_file_and_a_command_without_shell(env: dict[str, str], client: Cli
     client.wait([job], timeout=30)
     wait_for(out.exists)
     assert out.read_text() == "read from -i\n"
+
+
+def test_qalter_h_holds_and_releases_as_qhold(env: dict[str, str], client: Client) -> None:
+    job = client.submit([job_request("/bin/true", binary=True, hold=True,
+                                     hard_resources={"arch": "nosuch"})])[0]
+    run = [*command("qalter")]
+    released = subprocess.run(run + ["-h", "U", str(job)], env=env, text=True,
+                              capture_output=True, timeout=30)
+    assert released.returncode == 0, released.stderr
+    assert states(client, job) == {1: "pending"}
+    held = subprocess.run(run + ["-h", "u", "-N", "renamed", str(job)], env=env, text=True,
+                          capture_output=True, timeout=30)
+    assert held.returncode == 0, held.stderr
+    assert f"modified job name of job {job}" in held.stdout
+    assert states(client, job) == {1: "hold"}
+    client.delete([{"job_id": job}])

@@ -230,3 +230,13 @@ def test_qalter_ac_dc_sc_change_the_context_as_8_1_9(qm: Harness) -> None:
         answer = (QSUB_REFERENCE / f"{name}.out").read_text().replace(argv[-1], str(job))
         assert "\n".join(result["messages"]) + "\n" == answer
         assert job_opts(qm, job)["context"] == expected
+
+
+def test_qalter_h_takes_a_hold_list() -> None:
+    """qalter -h {u|s|o|n|U|S|O}...: lower case adds, upper case removes, n removes all
+    three; -h alone is a user hold (qsub's -h has no argument)."""
+    request = parse_qalter(["-h", "uS", "-N", "x", "5"])
+    assert (request.add_holds, request.remove_holds) == (["u"], ["s"])
+    assert request.changes == {"job_name": "x"}
+    assert parse_qalter(["-h", "5"]).add_holds == ["u"]
+    assert parse_qalter(["-h", "n", "5"]).remove_holds == ["u", "s", "o"]
