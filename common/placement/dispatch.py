@@ -381,11 +381,12 @@ def _reserve_the_rest(inp: PassInput, seen: set[int], ar_free: Mapping[int, Any]
         job_id = task["job_id"]
         job = inp.jobs.get(job_id)
         if job is not None and job.reserve and job_id not in seen and \
-                f"{job_id}.{task['task_id']}" not in inp.exclude:
+                eligible(job, inp.now) and f"{job_id}.{task['task_id']}" not in inp.exclude:
             firsts[job_id] = min(firsts.get(job_id, task["task_id"]), task["task_id"])
     for job_id, (ranges, _version) in inp.pending_ranges.items():
         job = inp.jobs.get(job_id)
-        if job is not None and job.reserve and job_id not in seen and ranges:
+        if job is not None and job.reserve and job_id not in seen and ranges and \
+                eligible(job, inp.now):  # (before its -a time a job reserves nothing)
             first = next(iter(task_ranges.ids(ranges)))
             firsts[job_id] = min(firsts.get(job_id, first), first)
     for job_id in sorted(firsts, key=_order_key(inp)):
