@@ -336,13 +336,17 @@ def _delete_tasks(ctx: Ctx, sel: Selected, by_task: bool) -> list[dict[str, Any]
         answers += [(t, {"job_id": job.job_id, "task_id": t, "result": "deleted"})
                     for t in selected_pending_ids(ctx, sel)] if sel.all_pending else []
     gone = None
+    waited_on = bool(ctx.store.ad_successors.get(job.job_id))  # by -hold_jid_ad jobs
     if sel.all_pending:  # the job's pending ids end without becoming tasks
+        ended = ctx.store.pending_ids(job.job_id) if waited_on else []
         immediate = ctx.store.delete_pending(ctx.batch, job.job_id, ctx.user.name) > 0
+        _ended_unstarted(ctx, job.job_id, ended)
         tasks = sel.tasks
     elif sel.pending_ranges is not None and (gone := ctx.store.delete_pending_ids(
             ctx.batch, job.job_id, sel.pending_ranges, ctx.user.name)) is not None:
         # some of them, split off as ranges: no task record made (qdel -t 2-75000)
         immediate = bool(gone)
+        _ended_unstarted(ctx, job.job_id, gone if waited_on else [])
         if per_task:
             answers += [(t, {"job_id": job.job_id, "task_id": t, "result": "deleted"})
                         for t in task_ranges.ids(gone)]
@@ -373,6 +377,12 @@ def _delete_tasks(ctx: Ctx, sel: Selected, by_task: bool) -> list[dict[str, Any]
     if immediate and not per_task:
         out.append({"job_id": job.job_id, "task_id": None, "result": "deleted"})
     return out
+
+
+def _ended_unstarted(ctx: Ctx, job_id: int, ids: list[list[int]]) -> None:
+    """Pending ids a qdel ended: finished for the -hold_jid_ad jobs that wait on them
+    (qmaster.array_deps releases those tasks after the request)."""
+    ctx.batch.finished_tasks.extend((job_id, t) for t in task_ranges.ids(ids))
 
 
 def handle_hold(ctx: Ctx) -> dict[str, Any]:

@@ -155,3 +155,12 @@ def test_a_restart_keeps_the_waiting_tasks_and_goes_on_releasing(tmp_path: Path)
     finish(again, first, 3)
     assert states(again, second) == {1: "hold", 2: "pending", 3: "pending"}
     again.server.spool.close()
+
+
+def test_a_predecessor_task_deleted_before_it_started_releases_its_successor(
+        qm: Harness) -> None:
+    first = qm.submit(array=[1, 3, 1], hold=True)
+    second = qm.submit(array=[1, 3, 1], hold_jid_ad=[str(first)])
+    qm.call("delete", {"user": ALICE.to_dict(),
+                       "targets": [{"job_id": first, "tasks": [[2, 2, 1]]}]})
+    assert states(qm, second) == {1: "hold", 2: "pending", 3: "hold"}
