@@ -91,7 +91,9 @@ def set_array_dependency(ctx: Ctx, job: Job, old_predecessors: list[int] | None 
     tasks whose predecessors' tasks have not finished and release the others. The
     predecessors that still block some task."""
     store = ctx.store
-    store.index_array_dependency(job.job_id, list(old_predecessors or []), False)
+    old = list(old_predecessors or []) + store.ad_predecessors.get(job.job_id, [])
+    store.index_array_dependency(job.job_id, old, False)
+    # names are resolved now (qsub(1): later jobs of that name are not looked at)
     preds = [p for p in store.ad_predecessor_ids(job) if not store.job_finished(p)
              and store.jobs[p].opts.get("array")]
     store.index_array_dependency(job.job_id, preds, True)
@@ -177,8 +179,9 @@ def release_array_dependents(ctx: Ctx, finished_tasks: list[tuple[int, int]],
 
 def _blocked(store: Store, job: Job, task_id: int) -> bool:
     return any(_blocking(job, task_id, store.jobs[p], _not_done_near(store, p, task_id, job))
-               for p in store.ad_predecessor_ids(job)
-               if not store.job_finished(p) and store.jobs[p].opts.get("array"))
+               for p in store.ad_predecessors.get(job.job_id, ())
+               if p in store.jobs and not store.job_finished(p)
+               and store.jobs[p].opts.get("array"))
 
 
 def _not_done_near(store: Store, pred: int, task_id: int, job: Job) -> set[int]:

@@ -235,8 +235,10 @@ class Store:
         self.finished_order: OrderedDict[int, None] = OrderedDict()
         self.pending_accounting: dict[str, dict[str, Any]] = {}
         self.dependency_held: set[int] = set()  # jobs waiting for -hold_jid predecessors
-        # predecessor job id -> the jobs whose -hold_jid_ad names it (qmaster.array_deps)
+        # predecessor job id -> the jobs whose -hold_jid_ad names it, and the other way
+        # round: the predecessors as resolved at submission or qalter (qmaster.array_deps)
         self.ad_successors: dict[int, set[int]] = {}
+        self.ad_predecessors: dict[int, list[int]] = {}
         # the held jobs by what their -hold_jid names: a job id, or a name or pattern
         self.waits_on_id: dict[int, set[int]] = {}
         self.waits_on_name: dict[str, set[int]] = {}
@@ -355,6 +357,13 @@ class Store:
         for pred in predecessors:
             members = self.ad_successors.setdefault(pred, set())
             self._set_member(members, job_id, add)
+        known = self.ad_predecessors.get(job_id, [])
+        now = sorted(set(known) | set(predecessors)) if add else \
+            [p for p in known if p not in predecessors]
+        if now:
+            self._set_item(self.ad_predecessors, job_id, now)
+        else:
+            self._pop_item(self.ad_predecessors, job_id)
 
     def waiting_on(self, finished: Job) -> set[int]:
         """Held jobs whose -hold_jid may name ``finished`` (by id, or by name for jobs of

@@ -164,3 +164,14 @@ def test_a_predecessor_task_deleted_before_it_started_releases_its_successor(
     qm.call("delete", {"user": ALICE.to_dict(),
                        "targets": [{"job_id": first, "tasks": [[2, 2, 1]]}]})
     assert states(qm, second) == {1: "hold", 2: "pending", 3: "hold"}
+
+
+def test_names_are_resolved_when_the_job_is_submitted(qm: Harness) -> None:
+    """qsub(1): name dependencies are resolved at submit time; a later job of that name
+    is no predecessor."""
+    qm.register("h1")
+    first = qm.submit(array=[1, 2, 1], job_name="pre")
+    second = qm.submit(array=[1, 2, 1], hold_jid_ad=["pre"])
+    qm.submit(array=[1, 2, 1], job_name="pre", hold=True)  # later: not waited for
+    finish(qm, first, 1)
+    assert states(qm, second) == {1: "pending", 2: "hold"}
