@@ -274,10 +274,13 @@ def _child_start(plan: _ChildPlan, report: int) -> None:  # pragma: no cover
             stdin_fd, out_fd, err_fd = plan.session.child_stdio()
             env.update(session_relay.stdio_variables(plan.cwd))
         else:
+            # stdin first: 8.1.9 fails a job whose -i file is missing before it creates
+            # the output files
+            given = jobdir.input_path(plan.spec, plan.cwd, plan.home_of) \
+                if plan.which == "job" else None
+            stdin_fd = _open_input(given, plan.stdin)
             out_fd, err_fd = _open_stdio(plan.spec, env, plan.cwd, plan.home_of,
                                          plan.postfixes)
-            stdin_fd = _open_input(env.get("SGE_STDIN_PATH") if plan.which == "job"
-                                   else None, plan.stdin)
         for check_spec, program in plan.checks:
             _check_program(check_spec, program)
     if plan.setup is not None:
@@ -347,8 +350,8 @@ def _open_input(given: str | None, default: str) -> int:
     try:
         return os.open(given, os.O_RDONLY | os.O_CLOEXEC)
     except OSError as e:
-        raise JobFailure(FAILED_OUTPUT,
-                         f"error: can't open input file \"{given}\": {e.strerror}") from e
+        raise JobFailure(FAILED_OUTPUT,  # 8.1.9's words (captured)
+                         f"error: can't open {given} as dummy input file") from e
 
 
 def _open_stdio(spec: Mapping[str, Any], env: dict[str, str], cwd: str,

@@ -658,7 +658,9 @@ def test_stdin_from_the_file_of_qsub_i(launcher: Launcher, tmp_path: Path) -> No
     out = run_job(launcher, tmp_path, None, job_id=3, binary=True, command="/bin/cat",
                   stdin_path="/nonexistent/in")
     assert (out["failed"], out["failed_reason"]) == (26, "opening input/output file")
-    assert "can't open input file \"/nonexistent/in\"" in out["error_message"]
+    # 8.1.9: "error: can't open /tmp/x as dummy input file", before any output file
+    assert "error: can't open /nonexistent/in as dummy input file" in out["error_message"]
+    assert not (tmp_path / "testjob.o3").exists()
 
 
 def test_shell_n_runs_a_binary_command_without_the_shell(launcher: Launcher,
