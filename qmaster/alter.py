@@ -37,10 +37,17 @@ ALTER_NAMES = {"hard_resources": "hard resource list", "soft_resources": "soft r
                "rerun": "restart behaviour", "shell": "shell list", "env": "environment",
                "context": "context"}
 ALTERABLE_STATES = (State.PENDING, State.HOLD)
-# what 8.1.9 changes on running jobs too (the policies' inputs and -tc; the rest:
-# "can't modify running jobs")
-RUNNING_ALTERABLE = frozenset({"priority", "override_tickets", "job_share", "deadline",
-                               "task_concurrency"})
+# what is changed on running jobs too: the policies' inputs and -tc, and the options that
+# take effect when the job is started again (8.1.9 changes all of these on a running job,
+# captured: tests/data/reference/qsub/qalter-running-*). -l, -q, -pe and -P, which 8.1.9
+# also changes, are refused ("can't modify running jobs"): the slots and consumables a
+# running task holds are booked by its requests, which must not change under it
+RUNNING_ALTERABLE = frozenset({
+    "priority", "override_tickets", "job_share", "deadline", "task_concurrency",
+    "job_name", "account", "cwd", "stdout_paths", "stderr_paths", "stdin_paths",
+    "merge_output", "mail_list", "mail_options", "notify", "rerun", "shell", "env",
+    "context", "context_add", "context_delete", "hold_jid", "hold_jid_ad",
+    "master_queues", "start_time", "reserve"})
 
 
 def handle_alter(ctx: Ctx) -> dict[str, Any]:

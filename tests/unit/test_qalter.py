@@ -94,7 +94,11 @@ def test_refusals(qm: Harness) -> None:
     assert job_opts(qm, job)["job_name"] == "x"
     running = qm.submit()
     qm.dispatch(running)
+    # 8.1.9 renames a running job (captured: qalter-running-N); we refuse what would
+    # change the slots and consumables its task holds (-l, -q, -pe, -P)
     assert alter(qm, running, {"job_name": "y"})["messages"] == [
+        f"modified job name of job {running}"]
+    assert alter(qm, running, {"hard_resources": {"arch": "x"}})["messages"] == [
         f"job {running} can't modify running jobs"]
 
 
@@ -240,3 +244,18 @@ def test_qalter_h_takes_a_hold_list() -> None:
     assert request.changes == {"job_name": "x"}
     assert parse_qalter(["-h", "5"]).add_holds == ["u"]
     assert parse_qalter(["-h", "n", "5"]).remove_holds == ["u", "s", "o"]
+
+
+@pytest.mark.parametrize("name", ["qalter-running-N", "qalter-running-o"])
+def test_a_running_job_takes_the_options_of_its_next_start(qm: Harness, name: str) -> None:
+    """8.1.9 changes these on a running job (effective when it starts again), answering
+    as for a pending one (captured on a running job 299)."""
+    import shlex
+    qm.register("h1")
+    job = qm.submit()
+    qm.dispatch(job)
+    argv = shlex.split((QSUB_REFERENCE / f"{name}.cmd").read_text().removeprefix("$ "))
+    result = alter(qm, job, parse_qalter(argv[1:-1] + [str(job)]).changes)
+    expected = (QSUB_REFERENCE / f"{name}.out").read_text().replace(argv[-1], str(job))
+    assert "\n".join(result["messages"]) + "\n" == expected
+    assert qm.tasks(job)[0]["state"] != "pending"
