@@ -52,6 +52,7 @@ def _shapes() -> dict[str, Schema]:
         "args": ListOf(Str(), max_items=65536), "script": Optional(Bytes()),
         "shell": Str(max_len=4096), "shell_start_mode": Str(max_len=64),
         "cwd": _path(), "stdout_path": _path(), "stderr_path": _path(), "merge": Bool(),
+        "stdin_path": _path(),
         "env": MapOf(Str(max_len=4096, nonempty=True), Optional(Str())),
         "sge_o": MapOf(Str(max_len=64, nonempty=True), Str(max_len=1 << 16)),
         "queue": Str(max_len=4096, nonempty=True), "host": _host(),
@@ -124,6 +125,8 @@ FIELDS: tuple[tuple[str, Any, str], ...] = (
     # a parallel task started by qrsh -inherit (sge_pe(5) control_slaves): its id within
     # the job, as accounting's pe_taskid; None for the job's own (master) task
     ("pe_task_id", None, QMASTER),
+    # qsub -i [[host]:]path,...: the job's stdin instead of /dev/null (None: as before)
+    ("stdin_path", None, QMASTER),
     # added by the execd
     ("switch_user", REQUIRED, EXECD), ("notify_socket", REQUIRED, EXECD),
     ("cgroup", None, EXECD),  # {"subtree": path, "controllers": [...]}: execd.cgroups

@@ -31,9 +31,9 @@ from common.userinfo import UserInfo
 from common.model import Task
 from common.cell import MAX_SOCKET_PATH, Cell, write_act_qmaster
 from common.daemon import port_is_free
-from qmaster import (accounting_log, alter, config_handlers, execd_link, gate, jobs, orders,
-                     pe_task_handlers, policy_view, queue_control, sched_monitor, usage_book,
-                     userset_handlers)
+from qmaster import (accounting_log, alter, array_deps, config_handlers, execd_link, gate,
+                     jobs, orders, pe_task_handlers, policy_view, queue_control, sched_monitor,
+                     usage_book, userset_handlers)
 from qmaster.auto_suspend import heartbeat
 from qmaster.ar import handlers as ar_handlers
 from qmaster.jsv import MAX_WAITING as JSV_MAX_WAITING, ServerJsv, timeout_of as jsv_timeout_of
@@ -552,6 +552,7 @@ class QmasterServer:
         self.services.waiters.rollback(waiters)
 
     def _after_handlers(self, batch: Batch, now: float) -> None:
+        self._release_array_dependents(batch, now)
         done = 0
         while done < len(batch.finished_jobs):
             job_id = batch.finished_jobs[done]
@@ -564,6 +565,20 @@ class QmasterServer:
                 self.store.rollback(batch, point)
                 self._error("releasing dependent jobs failed", job_id=job_id,
                             error=repr(exc), exc_info=True)
+
+    def _release_array_dependents(self, batch: Batch, now: float) -> None:
+        """-hold_jid_ad: the tasks waiting on the tasks and jobs this batch finished."""
+        if not self.store.ad_successors or not (batch.finished_tasks or batch.finished_jobs):
+            return
+        ctx = Ctx(self.store, batch, self.services, b"", 0, now, {})
+        point = self.store.savepoint(batch)
+        try:
+            array_deps.release_array_dependents(ctx, list(batch.finished_tasks),
+                                                list(batch.finished_jobs))
+        except Exception as exc:  # noqa: BLE001 - the finished tasks stay finished
+            self.store.rollback(batch, point)
+            self._error("releasing array dependent tasks failed", error=repr(exc),
+                        exc_info=True)
 
     def _commit_and_send(self, batch: Batch, replies: list[tuple[bytes, bytes]]) -> None:
         self._flush_usage(batch)

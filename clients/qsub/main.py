@@ -49,14 +49,18 @@ def parse(argv: list[str]) -> SubmitOptions:
                       default_files=default_request_texts(cwd, home))
 
 
-def job_description(opts: SubmitOptions) -> dict[str, Any]:
+def job_description(opts: SubmitOptions, sge_o: dict[str, str] | None = None
+                    ) -> dict[str, Any]:
+    """The job as the submit request carries it; ``sge_o``: the submit environment's
+    SGE_O_* values (None: this process's)."""
     script = None if opts.binary or opts.script_text is None else opts.script_text.encode()
     job_opts = opts.job_opts()
     if opts.script_path is None:
         job_opts["script_path"] = "STDIN"
     job_opts["env"] = with_term(job_opts.get("env") or {})
-    sge_o = submit_environment()
-    sge_o["WORKDIR"] = opts.submit_cwd or os.getcwd()
+    if sge_o is None:
+        sge_o = submit_environment()
+        sge_o["WORKDIR"] = opts.submit_cwd or os.getcwd()
     return {"opts": job_opts, "script": script, "sge_o": sge_o, "umask": current_umask()}
 
 
@@ -189,6 +193,11 @@ def main(argv: list[str] | None = None) -> int:
         return err.exit_code
     for line in opts.warnings:
         print(line)
+    if opts.verify:  # -verify: print the job as 8.1.9 does, submit nothing
+        from clients.api import current_user
+        from clients.qsub.verify import verify_text
+        sys.stdout.write(verify_text(job_description(opts), current_user().name, time.time()))
+        return 0
     try:
         client = Client()
         job_id = submit(client, opts)
