@@ -29,25 +29,53 @@ if TYPE_CHECKING:
 EXIT_ERROR = 1
 # the switches qalter changes a job with; -hard and -soft only steer -l and -q
 ALTER_SWITCHES = ("-l", "-q", "-p", "-P", "-N", "-pe", "-hold_jid", "-ot", "-js", "-dl", "-tc",
-                  "-R")
+                  "-R", "-a", "-hold_jid_ad", "-A", "-wd", "-e", "-o", "-i", "-j", "-M", "-m",
+                  "-masterq", "-notify", "-r", "-S", "-v", "-V", "-ac", "-dc", "-sc")
+# switches whose value is a [host:]path list -> the job's option
+PATH_SWITCHES = {"-e": "stderr_paths", "-o": "stdout_paths", "-i": "stdin_paths",
+                 "-S": "shell"}
+# switches that set one option of the job as given
+PLAIN_SWITCHES = {"-A": "account", "-wd": "cwd", "-j": "merge_output", "-notify": "notify",
+                  "-r": "rerun", "-masterq": "master_queues"}
 # the switches of the ticket and urgency policies -> the job's option they set
 POLICY_SWITCHES = {"-js": "job_share", "-dl": "deadline"}
-OPTIONS_TEXT = (
+OPTIONS_TEXT = (  # 8.1.9's lines for the options qalter changes, in its order
+    "   [-a date_time]                           request a start time\n"
+    "   [-ac context_list]                       add context variable(s)\n"
+    "   [-A account_string]                      account string in accounting record\n"
+    "   [-cwd]                                   use current working directory\n"
+    "   [-dc simple_context_list]                delete context variable(s)\n"
     "   [-dl date_time]                          request a deadline initiation time\n"
-    "   [-hard]                                  consider following requests as hard\n"
+    "   [-e path_list]                           specify standard error stream path(s)\n"
+    "   [-h hold_list]                           list of hold types concerned\n"
+    "   [-hard]                                  consider following requests \"hard\"\n"
     "   [-help]                                  print this help\n"
-    "   [-js job_share]                          share tree or functional job share\n"
     "   [-hold_jid job_identifier_list]          define jobnet interdependencies\n"
+    "   [-hold_jid_ad job_identifier_list]       define jobnet array interdependencies\n"
+    "   [-i file_list]                           specify standard input stream file(s)\n"
+    "   [-j y[es]|n[o]]                          merge stdout and stderr stream of job\n"
+    "   [-js job_share]                          share tree or functional job share\n"
     "   [-l resource_list]                       request the given resources\n"
+    "   [-M mail_list]                           notify these e-mail addresses\n"
+    "   [-m mail_options]                        define mail notification events\n"
+    "   [-masterq wc_queue_list]                 bind master task to queue(s)\n"
     "   [-N name]                                specify job name\n"
+    "   [-notify]                                notify job before killing/suspending it\n"
+    "   [-o path_list]                           specify standard output stream path(s)\n"
     "   [-ot tickets]                            set job's override tickets\n"
-    "   [-p priority]                            define job's relative priority\n"
     "   [-P project_name]                        set job's project\n"
-    "   [-pe pe-name slot_range]                 request slot range for parallel jobs\n"
+    "   [-p priority]                            define job's relative priority\n"
+    "   [-pe wc_pe_name slot_range]              request slot range for parallel jobs\n"
     "   [-q wc_queue_list]                       bind job to queue(s)\n"
     "   [-R y[es]|n[o]]                          reservation desired\n"
+    "   [-r y[es]|n[o]]                          define job as (not) restartable\n"
+    "   [-sc context_list]                       set job context (replaces old context)\n"
     "   [-soft]                                  consider following requests as soft\n"
+    "   [-S path_list]                           command interpreter to be used\n"
     "   [-tc max_running_tasks]                  throttle the number of concurrent tasks\n"
+    "   [-v variable_list]                       export these environment variables\n"
+    "   [-V]                                     export all environment variables\n"
+    "   [-wd working_directory]                  use working_directory\n"
     "   job_task_list                            jobids (and taskids) of jobs to be "
     "altered\n")
 
@@ -66,20 +94,54 @@ class AlterRequest(Record):
     changes: dict[str, Any] = field(default_factory=dict)
     refs: list[JobRef] = field(default_factory=list)
     help: bool = False
+    # -h hold_list: hold types to add (u s o) and to remove (U S O; n removes all three)
+    add_holds: list[str] = field(default_factory=list)
+    remove_holds: list[str] = field(default_factory=list)
 
 
 def parse_qalter(argv: list[str]) -> AlterRequest:
     """qalter's arguments (without argv[0]); raises QalterError with Grid Engine's text."""
     parsed: list[ParsedOption] = []
-    ctx = ParseContext({}, "", _read_file, [])
+    add_holds, remove_holds, argv = _hold_list(argv)
+    import os  # -V and -v NAME take the caller's environment, -cwd its directory
+    ctx = ParseContext(dict(os.environ), os.getcwd(), _read_file, [])
     try:
         OptionParser(ctx, parsed, pseudos=False).run(argv)
     except ParseError as err:
         raise QalterError(f"qalter: {err.text}", err.status) from None
-    request = AlterRequest()
+    request = AlterRequest(add_holds=add_holds, remove_holds=remove_holds)
     for opt in parsed:
         _apply(request, opt)
     return request
+
+
+def _hold_list(argv: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """qalter's ``-h [hold_list]`` (qsub's -h takes no argument): the hold types to add
+    and to remove, and the other arguments. ``-h`` alone is a user hold."""
+    add: list[str] = []
+    remove: list[str] = []
+    rest: list[str] = []
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        if arg != "-h":
+            rest.append(arg)
+            index += 1
+            continue
+        value = argv[index + 1] if index + 1 < len(argv) else ""
+        letters = value.replace(",", "")
+        if letters and set(letters) <= set("usonUSO"):
+            index += 2
+        else:
+            letters, index = "u", index + 1
+        for letter in letters:
+            if letter == "n":
+                remove += [t for t in "uso" if t not in remove]
+            elif letter.islower() and letter not in add:
+                add.append(letter)
+            elif letter.isupper() and letter.lower() not in remove:
+                remove.append(letter.lower())
+    return add, remove, rest
 
 
 def _read_file(path: str) -> str:
@@ -121,8 +183,10 @@ def _apply_scalar(changes: dict[str, Any], opt: ParsedOption) -> None:
         changes["job_name"] = str(opt.value)
     elif opt.switch == "-P":
         changes["project"] = str(opt.value)
-    elif opt.switch == "-hold_jid":
-        changes.setdefault("hold_jid", []).extend(opt.value)
+    elif opt.switch in ("-hold_jid", "-hold_jid_ad"):
+        changes.setdefault(opt.switch[1:], []).extend(opt.value)
+    elif opt.switch == "-a":
+        changes["start_time"] = str(opt.value)
     elif opt.switch == "-ot":  # the parser keeps qsub's -ot as given (qsub refuses it)
         changes["override_tickets"] = int(opt.value)
     elif opt.switch in POLICY_SWITCHES:
@@ -131,10 +195,55 @@ def _apply_scalar(changes: dict[str, Any], opt: ParsedOption) -> None:
         changes["task_concurrency"] = int(opt.value)
     elif opt.switch == "-R":
         changes["reserve"] = bool(opt.value)
+    elif opt.switch in PATH_SWITCHES:
+        changes[PATH_SWITCHES[opt.switch]] = [f"{h}:{p}" if h else p for h, p in opt.value]
+    elif opt.switch in PLAIN_SWITCHES:
+        changes[PLAIN_SWITCHES[opt.switch]] = opt.value
+    elif opt.switch == "-M":
+        changes["mail_list"] = [f"{u}@{h}" if h else u for h, u in opt.value]
+    elif opt.switch == "-m":  # "n" clears; letters in Grid Engine's order
+        letters = "" if "n" in opt.value else str(opt.value)
+        changes["mail_options"] = "".join(c for c in "abes" if c in letters)
+    elif opt.switch == "-v":  # the job's environment list is replaced by the one given
+        changes.setdefault("env", {}).update(dict(opt.value))
+    elif opt.switch == "-V":
+        return
+    elif opt.switch in ("-ac", "-dc", "-sc"):
+        _apply_context(changes, opt)
     else:  # -pe name ranges
         name, ranges = opt.value
         changes["pe"] = [name, min(r[0] for r in ranges), max(r[1] for r in ranges)]
         changes["pe_ranges"] = [list(r) for r in ranges]
+
+
+def _apply_context(changes: dict[str, Any], opt: ParsedOption) -> None:
+    """-sc sets the job's context, -ac adds to it, -dc deletes from it (in the order
+    given; the qmaster applies -ac/-dc to the job's context as it is then)."""
+    pairs = dict(opt.value)
+    if opt.switch == "-sc":
+        changes["context"] = pairs
+        changes.pop("context_add", None)
+        changes.pop("context_delete", None)
+    elif "context" in changes:
+        if opt.switch == "-ac":
+            changes["context"].update(pairs)
+        else:
+            for name in pairs:
+                changes["context"].pop(name, None)
+    elif opt.switch == "-ac":
+        changes.setdefault("context_add", {}).update(pairs)
+        deleted = changes.get("context_delete") or []
+        changes["context_delete"] = [n for n in deleted if n not in pairs]
+        if not changes["context_delete"]:
+            del changes["context_delete"]
+    else:
+        added = changes.get("context_add") or {}
+        for name in pairs:
+            added.pop(name, None)
+        if "context_add" in changes and not added:
+            del changes["context_add"]
+        changes.setdefault("context_delete", []).extend(
+            n for n in pairs if n not in changes.get("context_delete", []))
 
 
 def answer_lines(target: Target, results: list[dict[str, Any]]) -> tuple[list[str], int]:
@@ -161,9 +270,18 @@ def alter_jobs(client: Client, request: AlterRequest) -> tuple[list[str], int]:
             lines.append(job_does_not_exist(target.item, target.users))
             code = EXIT_ERROR
             continue
-        more, target_code = answer_lines(target, client.alter([target.body], request.changes))
-        lines += more
-        code = code or target_code
+        if request.changes:
+            more, target_code = answer_lines(target, client.alter([target.body],
+                                                                  request.changes))
+            lines += more
+            code = code or target_code
+    for types, add in ((request.add_holds, True), (request.remove_holds, False)):
+        if types:  # -h: as qhold and qrls (in 8.1.9 both are qalter -h)
+            from clients.qhold import HoldCommand
+            more, hold_code = HoldCommand(types, add).act(
+                client, JobSelection(refs=request.refs), views)
+            lines += more
+            code = code or hold_code
     return lines, code
 
 
@@ -178,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     if request.help:
         sys.stdout.write(usage)
         return 0
-    if not request.refs or not request.changes:
+    if not request.refs or not (request.changes or request.add_holds or request.remove_holds):
         sys.stderr.write(usage + NO_OPTION_ARGUMENT + "\n")
         return EXIT_ERROR
     try:

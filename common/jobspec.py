@@ -283,10 +283,15 @@ SUBMIT_OPTIONS = Refined(JOB_OPTIONS.inner, _complete_submission)
 # The alterable subset (qalter): present fields only, no defaults.
 ALTERABLE = ("hard_resources", "soft_resources", "hard_queues", "soft_queues", "job_name",
              "pe", "pe_ranges", "priority", "hold_jid", "project", "job_share", "deadline",
-             "override_tickets", "task_concurrency", "reserve")
-ALTER_CHANGES = Refined(Struct(optional={name: (OPTION_SCHEMAS[name][0], None)
-                                         for name in ALTERABLE}, sparse=True),
-                        _check_relations)
+             "override_tickets", "task_concurrency", "reserve", "start_time", "hold_jid_ad",
+             "account", "cwd", "stdout_paths", "stderr_paths", "stdin_paths", "merge_output",
+             "mail_list", "mail_options", "master_queues", "notify", "rerun", "shell", "env")
+ALTER_CHANGES = Refined(Struct(optional={
+    **{name: (OPTION_SCHEMAS[name][0], None) for name in ALTERABLE},
+    # qalter -sc sets "context"; -ac adds (or replaces) variables, -dc deletes them
+    "context": (_VARIABLES, None), "context_add": (_VARIABLES, None),
+    "context_delete": (ListOf(Str(max_len=4096, nonempty=True), max_items=4096), None)},
+    sparse=True), _check_relations)
 
 # One job of a submit request: its options, the script (None for -b y), SGE_O_* values
 # and the submitter's umask, which the job runs with (docs/compatibility.md).

@@ -100,7 +100,7 @@ class Task(_DictMixin):
     job_id: int
     task_id: int
     state: str = State.PENDING
-    holds: list[str] = field(default_factory=list)       # "u", "o", "s", "h" (-hold_jid)
+    holds: list[str] = field(default_factory=list)       # "u", "o", "s", "h" (-hold_jid), "d" (-hold_jid_ad)
     error_reason: str = ""
     suspend_reasons: list[str] = field(default_factory=list)
     queue: str | None = None                              # cluster queue name

@@ -52,6 +52,7 @@ def _shapes() -> dict[str, Schema]:
         "args": ListOf(Str(), max_items=65536), "script": Optional(Bytes()),
         "shell": Str(max_len=4096), "shell_start_mode": Str(max_len=64),
         "cwd": _path(), "stdout_path": _path(), "stderr_path": _path(), "merge": Bool(),
+        "stdin_path": _path(),
         "env": MapOf(Str(max_len=4096, nonempty=True), Optional(Str())),
         "sge_o": MapOf(Str(max_len=64, nonempty=True), Str(max_len=1 << 16)),
         "queue": Str(max_len=4096, nonempty=True), "host": _host(),
@@ -130,6 +131,8 @@ FIELDS: tuple[tuple[str, Any, str], ...] = (
     # (qmaster.start_spec): interface, ckpt_command, migr_command, ckpt_dir, signal, the
     # job's when letters and the seconds between periodic checkpoints ("interval")
     ("ckpt", None, QMASTER),
+    # qsub -i [[host]:]path,...: the job's stdin instead of /dev/null (None: as before)
+    ("stdin_path", None, QMASTER),
     # added by the execd
     ("switch_user", REQUIRED, EXECD), ("notify_socket", REQUIRED, EXECD),
     ("cgroup", None, EXECD),  # {"subtree": path, "controllers": [...]}: execd.cgroups

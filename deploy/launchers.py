@@ -1,5 +1,6 @@
 """``$SGE_ROOT/bin/$ARC/``: the commands where Grid Engine keeps them, for programs that
-look there rather than on PATH.
+look there rather than on PATH; and ``$SGE_ROOT/util/resources/jsv/jsv_include.sh``, the
+helpers JSV scripts source.
 
 Open MPI's tight integration (ras:gridengine, plm:rsh) starts its daemons with
 ``qrsh -inherit`` and, when no ``qrsh`` is on the job's PATH, runs
@@ -60,24 +61,51 @@ def write_launchers(root: Path, arch: str | None = None,
         except FileExistsError:
             if directory.is_symlink() or not directory.is_dir():
                 raise OSError(f"{directory} is not a directory") from None
-    written = []
-    for name, target in installed_commands(bin_dir).items():
-        path = target_dir / name
-        text = launcher_text(target)
-        try:
-            if not path.is_symlink() and path.read_text() == text:
-                continue
-        except OSError:
-            pass
-        tmp = target_dir / f".{name}.{os.getpid()}.tmp"
-        tmp.unlink(missing_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, FILE_MODE)
-        with os.fdopen(fd, "w") as out:
-            out.write(text)
-        os.chmod(tmp, FILE_MODE)
-        os.replace(tmp, path)
-        written.append(name)
+    written = [name for name, target in installed_commands(bin_dir).items()
+               if _write_file(target_dir, name, launcher_text(target), FILE_MODE)]
+    write_jsv_include(root)
     return written
+
+
+def _make_dirs(root: Path, parts: tuple[str, ...]) -> Path:
+    directory = root
+    for part in parts:
+        directory = directory / part
+        try:
+            os.mkdir(directory, DIR_MODE)
+        except FileExistsError:
+            if directory.is_symlink() or not directory.is_dir():
+                raise OSError(f"{directory} is not a directory") from None
+    return directory
+
+
+def _write_file(directory: Path, name: str, text: str, mode: int) -> bool:
+    """``directory/name`` with ``text`` (written under a fresh name, renamed into place);
+    False when it was right already."""
+    path = directory / name
+    try:
+        if not path.is_symlink() and path.read_text() == text:
+            return False
+    except OSError:
+        pass
+    tmp = directory / f".{name}.{os.getpid()}.tmp"
+    tmp.unlink(missing_ok=True)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+    with os.fdopen(fd, "w") as out:
+        out.write(text)
+    os.chmod(tmp, mode)
+    os.replace(tmp, path)
+    return True
+
+
+# the JSV helpers site scripts source, where 8.1.9 keeps them (common.jsv)
+JSV_DIR = ("util", "resources", "jsv")
+JSV_INCLUDE = Path(__file__).resolve().parent.joinpath(*JSV_DIR, "jsv_include.sh")
+
+
+def write_jsv_include(root: Path) -> None:
+    """``<root>/util/resources/jsv/jsv_include.sh`` (0644: sourced, not run)."""
+    _write_file(_make_dirs(root, JSV_DIR), JSV_INCLUDE.name, JSV_INCLUDE.read_text(), 0o644)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -348,6 +348,16 @@ def output_path(spec: Mapping[str, Any], which: str, cwd: str, home_of: HomeOf,
         if is_dir(path) else path
 
 
+def input_path(spec: Mapping[str, Any], cwd: str, home_of: HomeOf) -> str | None:
+    """The file qsub -i names for the job's stdin on this host (relative to the working
+    directory, aliases expanded as -o's), or None."""
+    raw = select_path(option(spec, "stdin_path"), spec["host"])
+    if not raw:
+        return None
+    path = expand_aliases(raw, spec, home_of)
+    return path if path.startswith("/") else os.path.join(cwd, path)
+
+
 def working_dir(spec: Mapping[str, Any], home: str) -> str:
     """-cwd/-wd directory, else the owner's home directory."""
     return spec["cwd"] or home
@@ -461,6 +471,8 @@ def job_argv(spec: Mapping[str, Any], script: str) -> tuple[str, list[str]]:
     """
     args = [str(a) for a in spec["args"]]
     mode = spec["shell_start_mode"]
+    if spec["binary"] and option(spec, "noshell"):  # qsub -shell n: the command itself
+        return spec["command"], [spec["command"], *args]
     if spec["binary"]:
         joined = spec["command"] + " " + "".join(f"{a} " for a in args)
         return spec["shell"], [_shell_argv0(spec), "-c", joined]
@@ -513,8 +525,11 @@ def processor_set(text: str | None, cpu_count: int) -> set[int]:
 
 
 def uses_shell(spec: Mapping[str, Any]) -> bool:
-    """Whether the job is started through ``spec["shell"]`` (unix_behavior scripts are not)."""
-    return bool(spec["binary"]) or spec["shell_start_mode"] != "unix_behavior"
+    """Whether the job is started through ``spec["shell"]`` (unix_behavior scripts are
+    not, nor binary jobs of qsub -shell n)."""
+    if spec["binary"]:
+        return not option(spec, "noshell")
+    return spec["shell_start_mode"] != "unix_behavior"
 
 
 def exit_fields(status: int) -> tuple[int, int]:

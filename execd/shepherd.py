@@ -274,7 +274,11 @@ def _child_start(plan: _ChildPlan, report: int) -> None:  # pragma: no cover
             stdin_fd, out_fd, err_fd = plan.session.child_stdio()
             env.update(session_relay.stdio_variables(plan.cwd))
         else:
-            stdin_fd = os.open(plan.stdin, os.O_RDONLY | os.O_CLOEXEC)
+            # stdin first: 8.1.9 fails a job whose -i file is missing before it creates
+            # the output files
+            given = jobdir.input_path(plan.spec, plan.cwd, plan.home_of) \
+                if plan.which == "job" else None
+            stdin_fd = _open_input(given, plan.stdin)
             out_fd, err_fd = _open_stdio(plan.spec, env, plan.cwd, plan.home_of,
                                          plan.postfixes)
         for check_spec, program in plan.checks:
@@ -339,6 +343,17 @@ def _open_output(path: str) -> int:
                          f"error: can't open output file \"{path}\": {e.strerror}") from e
 
 
+def _open_input(given: str | None, default: str) -> int:
+    """The job's stdin: qsub -i's file (opened as the owner, like -o's) or ``default``."""
+    if given is None or given == default:
+        return os.open(default, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        return os.open(given, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError as e:
+        raise JobFailure(FAILED_OUTPUT,  # 8.1.9's words (captured)
+                         f"error: can't open {given} as dummy input file") from e
+
+
 def _open_stdio(spec: Mapping[str, Any], env: dict[str, str], cwd: str,
                 home_of: jobdir.HomeOf, postfixes: tuple[str, str] = ("o", "e")
                 ) -> tuple[int, int]:
@@ -349,7 +364,8 @@ def _open_stdio(spec: Mapping[str, Any], env: dict[str, str], cwd: str,
                                                 postfixes[1])
     out_fd = _open_output(out)
     err_fd = out_fd if spec["merge"] else _open_output(err)
-    stdin_path = "/dev/null" if stdin_is_devnull(spec) else env["JOB_SCRIPT"]
+    stdin_path = jobdir.input_path(spec, cwd, home_of) or \
+        ("/dev/null" if stdin_is_devnull(spec) else env["JOB_SCRIPT"])
     env.update(SGE_STDIN_PATH=stdin_path, SGE_STDOUT_PATH=out, SGE_STDERR_PATH=err,
                SGE_CWD_PATH=cwd)
     return out_fd, err_fd
@@ -387,8 +403,11 @@ def _job_plan(spec: Mapping[str, Any], env: dict[str, str], user: str, home: str
     limits, nice value and CPU set applied as root, then the owner's ids for good."""
     script = str(job_dir / jobdir.SCRIPT_FILE)
     program, argv = job_argv(spec, script)
-    checks: list[tuple[Mapping[str, Any], str]] = [(spec, program)]
     env = dict(env)
+    if spec["binary"] and jobdir.option(spec, "noshell") and "/" not in program:
+        import shutil  # qsub -shell n: a command name is looked up as execvp does
+        program = shutil.which(program, path=env.get("PATH") or os.defpath) or program
+    checks: list[tuple[Mapping[str, Any], str]] = [(spec, program)]
     starter = jobdir.option(spec, "starter_method")
     if session is not None:  # qrsh, qlogin: no script, no starter (batch jobs only)
         program, argv, env = session_relay.job_start(spec, user, env)

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from common import jsv
 from common.jobspec import JobSpecError, check_job_options
 from common.jobstate import State
 from common.model import Job
+from qmaster.array_deps import array_dependency_refusal, set_array_dependency
 from qmaster.context import Ctx, RequestError
 from qmaster.host_rights import require_submit_host
 from qmaster.jobs import (add_hold, add_ranges_hold, may_change, remove_hold,
@@ -24,12 +26,29 @@ ALTER_NAMES = {"hard_resources": "hard resource list", "soft_resources": "soft r
                "hard_queues": "hard queue list", "soft_queues": "soft queue list",
                "job_name": "job name", "pe": "parallel environment", "pe_ranges": "slot range",
                "project": "project", "priority": "", "hold_jid": "",
-               "task_concurrency": "task concurrency", "reserve": "reservation behaviour"}
+               "task_concurrency": "task concurrency", "reserve": "reservation behaviour",
+               "start_time": "start time", "hold_jid_ad": "",
+               # 8.1.9's words for the rest of qalter(1)'s options (captured), in the
+               # order 8.1.9 answers several at once (account, merge, stdout, restart)
+               "account": "account", "cwd": "working directory",
+               "stderr_paths": "stderr path list", "merge_output": "output merge behaviour",
+               "mail_list": "mail list", "mail_options": "mail options",
+               "notify": "notify behaviour", "stdout_paths": "stdout path list",
+               "stdin_paths": "stdin path list", "master_queues": "master hard queue list",
+               "rerun": "restart behaviour", "shell": "shell list", "env": "environment",
+               "context": "context"}
 ALTERABLE_STATES = (State.PENDING, State.HOLD)
-# what 8.1.9 changes on running jobs too (the policies' inputs and -tc; the rest:
-# "can't modify running jobs")
-RUNNING_ALTERABLE = frozenset({"priority", "override_tickets", "job_share", "deadline",
-                               "task_concurrency"})
+# what is changed on running jobs too: the policies' inputs and -tc, and the options that
+# take effect when the job is started again (8.1.9 changes all of these on a running job,
+# captured: tests/data/reference/qsub/qalter-running-*). -l, -q, -pe and -P, which 8.1.9
+# also changes, are refused ("can't modify running jobs"): the slots and consumables a
+# running task holds are booked by its requests, which must not change under it
+RUNNING_ALTERABLE = frozenset({
+    "priority", "override_tickets", "job_share", "deadline", "task_concurrency",
+    "job_name", "account", "cwd", "stdout_paths", "stderr_paths", "stdin_paths",
+    "merge_output", "mail_list", "mail_options", "notify", "rerun", "shell", "env",
+    "context", "context_add", "context_delete", "hold_jid", "hold_jid_ad",
+    "master_queues", "start_time", "reserve"})
 
 
 def handle_alter(ctx: Ctx) -> dict[str, Any]:
@@ -61,6 +80,11 @@ def _alter_refusal(ctx: Ctx, job: Job, changes: dict[str, Any], denied: bool
             t.state_enum not in ALTERABLE_STATES for t in ctx.store.enrolled_tasks(job.job_id)
             if t.state_enum is not State.FINISHED):
         return f"job {job.job_id} can't modify running jobs"
+    refusal = jsv.alter_refusal(ctx.store.conf_value("conf", "global", "jsv_url", "none"),
+                                ctx.store.conf_value("conf", "global", "jsv_allowed_mod",
+                                                     jsv.DEFAULT_ALLOWED_MOD), list(changes))
+    if refusal is not None:  # a server JSV is configured: only jsv_allowed_mod (8.1.9)
+        return refusal
     operator = ctx.store.is_operator(user)
     if "override_tickets" in changes and not operator:
         return f'denied: "{user}" must be operator to change amount of override tickets'
@@ -77,6 +101,7 @@ def _altered_options(ctx: Ctx, job: Job, changes: dict[str, Any]) -> dict[str, A
     -pe checked on the job as it would become), or the refusal."""
     if changes.get("task_concurrency") and not job.opts.get("array"):  # 8.1.9's words
         return 'invalid option argument "task concurrency"'
+    changes = _with_context(job, changes)
     try:  # the whole job as it would become passes the job description again
         altered = check_job_options({**job.opts, **changes, "verify_mode": "n"})
         verdict = check_submission(ctx.store, altered, None, operator=True)
@@ -86,7 +111,22 @@ def _altered_options(ctx: Ctx, job: Job, changes: dict[str, Any]) -> dict[str, A
         return err.text
     except RequestError as err:
         return err.message
+    refusal = array_dependency_refusal(ctx.store, altered, job.owner, job.job_id)
+    if refusal is not None:  # -hold_jid_ad (qmaster.array_deps), 8.1.9's words
+        return refusal
     return {**verdict.opts, "verify_mode": job.opts.get("verify_mode", "n")}
+
+
+def _with_context(job: Job, changes: dict[str, Any]) -> dict[str, Any]:
+    """qalter -ac/-dc on the job's context as it is (-sc, ``context``, replaces it)."""
+    if "context_add" not in changes and "context_delete" not in changes:
+        return changes
+    context = dict(changes.get("context", job.opts.get("context") or {}))
+    context.update(changes.get("context_add") or {})
+    for name in changes.get("context_delete") or []:
+        context.pop(name, None)
+    rest = {k: v for k, v in changes.items() if k not in ("context_add", "context_delete")}
+    return {**rest, "context": context}
 
 
 def _alter_job(ctx: Ctx, job: Job, changes: dict[str, Any], denied: bool
@@ -95,6 +135,7 @@ def _alter_job(ctx: Ctx, job: Job, changes: dict[str, Any], denied: bool
     altered = _altered_options(ctx, job, changes) if refusal is None else refusal
     if isinstance(altered, str):
         return {"job_id": job.job_id, "result": "denied", "messages": [altered]}
+    old_ad = ctx.store.ad_predecessor_ids(job)
     job = ctx.store.replace_job_opts(ctx.batch, job, altered)
     # new versions: orders computed from the old requests are refused
     if ctx.store.ranges[job.job_id].pending:
@@ -103,10 +144,15 @@ def _alter_job(ctx: Ctx, job: Job, changes: dict[str, Any], denied: bool
         if task.state_enum in ALTERABLE_STATES:
             ctx.store.put_task(ctx.batch, task)
     lines = _policy_lines(ctx, job, changes)
+    changes = _with_context(job, changes)  # (-ac/-dc answer as a new context)
     lines += [f"modified {ALTER_NAMES[key]} of job {job.job_id}"
               for key in ALTER_NAMES if key in changes and ALTER_NAMES[key]]
     if "hold_jid" in changes:
         lines.append(_rechain_predecessors(ctx, job))
+    if "hold_jid_ad" in changes:
+        blocking = set_array_dependency(ctx, job, old_ad)
+        lines.append(_dependency_answer(ctx, job, "job id hold array list", "hold_jid_ad",
+                                        blocking))
     return {"job_id": job.job_id, "result": "modified", "messages": lines}
 
 
@@ -140,8 +186,15 @@ def _rechain_predecessors(ctx: Ctx, job: Job) -> str:
         else:
             remove_hold(ctx, task, "h")
     ctx.store.hold_for_dependency(job.job_id, bool(blocking))
-    exited = [str(r) for r in job.opts.get("hold_jid") or []
+    return _dependency_answer(ctx, job, "job id hold list", "hold_jid", blocking)
+
+
+def _dependency_answer(ctx: Ctx, job: Job, what: str, option: str, blocking: list[int]
+                       ) -> str:
+    """8.1.9's answer to qalter -hold_jid and -hold_jid_ad: the jobs that block, and those
+    named that no longer exist."""
+    exited = [str(r) for r in job.opts.get(option) or []
               if r.isdigit() and int(r) not in ctx.store.jobs]
-    return (f"modified job id hold list of job {job.job_id}\n"
+    return (f"modified {what} of job {job.job_id}\n"
             f"   blocking jobs: {','.join(map(str, blocking)) or 'NONE'}\n"
             f"   exited jobs:   {','.join(exited) or 'NONE'}")

@@ -19,6 +19,7 @@ from common.jobstate import ACTIVE_STATES, Event, State, allows
 from common.model import Job, Task, TaskRanges, UserInfo
 from common.placement.load_alarm import exceeded, suspend_alarm_reason
 from qmaster.ar.submit import as_stored, check_ar_job
+from qmaster.array_deps import check_array_dependency, set_array_dependency
 from qmaster.auto_suspend import THRESHOLD_REASON
 from qmaster.context import DEFERRED, Ctx, RequestError, request_ranges
 from qmaster import mail as job_mail
@@ -57,6 +58,7 @@ def handle_submit(ctx: Ctx) -> dict[str, Any]:
             opts = check_job_user(ctx, user.name, spec["opts"], ctx.now)
             check_ar_job(ctx.store, opts, user.name)  # qsub -ar (qmaster.ar.submit)
             verdict = check_submission(ctx.store, opts, submitter, operator=operator)
+            check_array_dependency(ctx.store, verdict.opts, user.name)  # -hold_jid_ad
             verdict.opts = as_stored(verdict.opts)
             verdicts.append(verdict)
             _check_task_count(spec["opts"]["array"], _max_tasks(ctx))
@@ -98,6 +100,8 @@ def _add_job(ctx: Ctx, user: UserInfo, spec: dict[str, Any]) -> int:
     ctx.store.add_job(ctx.batch, job, holds)
     if "h" in holds:
         ctx.store.hold_for_dependency(job_id, True)
+    if opts.get("hold_jid_ad"):  # task i waits for task i of the jobs named
+        set_array_dependency(ctx, job)
     first, last, step = job.array_range
     ctx.services.job_log("submitted", job_id=job_id, owner=user.name,
                          tasks=(last - first) // step + 1)
@@ -332,13 +336,17 @@ def _delete_tasks(ctx: Ctx, sel: Selected, by_task: bool) -> list[dict[str, Any]
         answers += [(t, {"job_id": job.job_id, "task_id": t, "result": "deleted"})
                     for t in selected_pending_ids(ctx, sel)] if sel.all_pending else []
     gone = None
+    waited_on = bool(ctx.store.ad_successors.get(job.job_id))  # by -hold_jid_ad jobs
     if sel.all_pending:  # the job's pending ids end without becoming tasks
+        ended = ctx.store.pending_ids(job.job_id) if waited_on else []
         immediate = ctx.store.delete_pending(ctx.batch, job.job_id, ctx.user.name) > 0
+        _ended_unstarted(ctx, job.job_id, ended)
         tasks = sel.tasks
     elif sel.pending_ranges is not None and (gone := ctx.store.delete_pending_ids(
             ctx.batch, job.job_id, sel.pending_ranges, ctx.user.name)) is not None:
         # some of them, split off as ranges: no task record made (qdel -t 2-75000)
         immediate = bool(gone)
+        _ended_unstarted(ctx, job.job_id, gone if waited_on else [])
         if per_task:
             answers += [(t, {"job_id": job.job_id, "task_id": t, "result": "deleted"})
                         for t in task_ranges.ids(gone)]
@@ -369,6 +377,12 @@ def _delete_tasks(ctx: Ctx, sel: Selected, by_task: bool) -> list[dict[str, Any]
     if immediate and not per_task:
         out.append({"job_id": job.job_id, "task_id": None, "result": "deleted"})
     return out
+
+
+def _ended_unstarted(ctx: Ctx, job_id: int, ids: list[list[int]]) -> None:
+    """Pending ids a qdel ended: finished for the -hold_jid_ad jobs that wait on them
+    (qmaster.array_deps releases those tasks after the request)."""
+    ctx.batch.finished_tasks.extend((job_id, t) for t in task_ranges.ids(ids))
 
 
 def handle_hold(ctx: Ctx) -> dict[str, Any]:

@@ -25,15 +25,19 @@ from typing import Any, Callable
 import zmq
 import zmq.asyncio
 
-from common import keys, wire
+from common import jsv, keys, reporting, wire
+from common.jobspec import JobSpecError, check_submitted_job
+from common.userinfo import UserInfo
 from common.model import Job, Task
 from common.cell import MAX_SOCKET_PATH, Cell, write_act_qmaster
 from common.daemon import port_is_free
-from qmaster import (accounting_log, alter, config_handlers, execd_link, gate, jobs, orders,
-                     pe_task_handlers, policy_view, queue_control, sched_monitor, usage_book,
-                     userset_handlers)
+from qmaster import (accounting_log, alter, array_deps, config_handlers, execd_link, gate,
+                     jobs, orders, pe_task_handlers, policy_view, queue_control, sched_monitor,
+                     usage_book, userset_handlers)
 from qmaster.auto_suspend import heartbeat
 from qmaster.ar import handlers as ar_handlers
+from qmaster.jsv import MAX_WAITING as JSV_MAX_WAITING, ServerJsv, timeout_of as jsv_timeout_of
+from qmaster.reporting import ReportingWriter
 from qmaster.ar.lifecycle import ArClock, advance as advance_ars, settle as settle_ars
 from qmaster.policy_objects import auto_user_actions, expired_auto_users
 from qmaster.log_limit import LimitedLog
@@ -41,6 +45,7 @@ from qmaster.mail import MailSender
 from qmaster.lost_hosts import (lost_host_policy, lost_hosts, lost_task_actions, queue_rerun,
                                 unheard_hosts)
 from qmaster.context import DEFERRED, Ctx, RequestError, Services
+from qmaster.host_rights import require_submit_host
 from qmaster.defaults import (bootstrap, ensure_complexes, ensure_global_host,
                               ensure_host_lists, ensure_usersets)
 from qmaster.spool import SqliteSpool
@@ -180,12 +185,18 @@ class QmasterServer:
         self.suspend_steps: dict[str, float] = {}  # instance -> its last threshold step
         self._lock_fd: int | None = None  # the spool's lock, held while running
         self.mail = MailSender(log)  # runs the mailer for committed mails (qmaster.mail)
+        # jsv_url's verifier: one child, submissions wait for it in tasks of their own
+        self.jsv = ServerJsv(os.fspath(cell.root), cell.name, self._jsv_log)
+        self._jsv_tasks: set[asyncio.Task[None]] = set()
+        # reporting_params: the reporting file (qmaster.reporting)
+        self.reporting = ReportingWriter(cell.common_dir / reporting.FILE_NAME, host, self._warn)
 
     # ---- start-up ------------------------------------------------------------------
     def load(self) -> None:
         """Read the spool into the store (with defaults and fixes for older spools)."""
         started = time.monotonic()
         self._load()
+        self.reporting.seed(self.store.jobs)
         self._info("spool loaded", jobs=len(self.store.jobs),
                    seconds=round(time.monotonic() - started, 3))
 
@@ -307,8 +318,12 @@ class QmasterServer:
             if self._zap is not None:
                 self._zap.stop()
             zctx.term()
+            for task in list(self._jsv_tasks):  # (submissions still at the JSV: unanswered)
+                task.cancel()
+            await self.jsv.close()
             await self.mail.drain(STOP_MAIL_SECONDS)  # (queued mails, a while at most)
             self._sync_accounting(force=True)
+            self.reporting.flush_due(time.time(), force=True)
             self._spool_usage()
             self.spool.close()
             self._info("qmaster stopped")
@@ -429,8 +444,14 @@ class QmasterServer:
         return msg_type, request_id, body
 
     def _handle(self, batch: Batch, identity: bytes, msg: tuple[str, int, dict[str, Any]],
-                now: float) -> bytes | None:
+                now: float, *, verified: list[str] | None = None) -> bytes | None:
+        """The reply to one request (None: it waits). ``verified``: the names of the jobs
+        of a submission the server JSV accepted, told back (it may have renamed them)."""
         msg_type, request_id, body = msg
+        if msg_type == "submit" and verified is None:
+            url = self.store.conf_value("conf", "global", "jsv_url", "none")
+            if url.strip().lower() not in ("", "none"):
+                return self._submit_to_jsv(identity, request_id, body, url)
         handler = HANDLERS.get(msg_type)
         if handler is None:
             return wire.encode("error", {"code": "unknown_type",
@@ -453,13 +474,85 @@ class QmasterServer:
                                          f"{type(exc).__name__}"}, request_id)
         if result is DEFERRED:
             return None
+        if verified is not None and "job_ids" in result:
+            result = {**result, "job_names": verified}
         return wire.encode("reply", result, request_id)
+
+    # ---- jsv_url: a submission waits for the JSV in a task of its own (qmaster.jsv) ------
+    def _submit_to_jsv(self, identity: bytes, request_id: int, body: dict[str, Any],
+                       url: str) -> bytes | None:
+        """None once the submission waits for the server JSV; the refusal when it may not
+        (not from a submit host, or too many waiting)."""
+        try:
+            require_submit_host(self.store, UserInfo.from_dict(body.get("user") or {}))
+        except RequestError as err:
+            return wire.encode("error", {"code": err.code, "message": err.message}, request_id)
+        if self.jsv.waiting >= JSV_MAX_WAITING:
+            return wire.encode("error", {"code": "busy", "message": "denied: too many "
+                                         "submissions wait for the JSV, try again later"},
+                               request_id)
+        timeout = jsv_timeout_of(self.store.conf_value("conf", "global", "qmaster_params", ""))
+        task = asyncio.get_running_loop().create_task(
+            self._verify_submit(identity, request_id, body, url, timeout))
+        self._jsv_tasks.add(task)
+        task.add_done_callback(self._jsv_tasks.discard)
+        return None
+
+    async def _verify_submit(self, identity: bytes, request_id: int, body: dict[str, Any],
+                             url: str, timeout: float) -> None:
+        try:
+            await self._verified_submit(identity, request_id, body, url, timeout)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - as _handle: our bug, logged, refused
+            self._error("JSV verification failed", error=repr(exc), exc_info=True)
+            self._send(identity, wire.encode("error", {
+                "code": "internal", "message": f"internal error: {type(exc).__name__}"},
+                request_id))
+
+    async def _verified_submit(self, identity: bytes, request_id: int, body: dict[str, Any],
+                               url: str, timeout: float) -> None:
+        user = UserInfo.from_dict(body.get("user") or {})
+        specs = body["jobs"]
+        checked = []
+        for index, spec in enumerate(specs):
+            params = jsv.job_params(spec["opts"], context="server", client="qmaster",
+                                    user=user.name, group=user.group)
+            verdict = await self.jsv.verify(url, timeout, params, spec["opts"].get("env") or {})
+            for level, text in verdict.logs:  # (8.1.9: into the messages file)
+                self._jsv_log("JSV log", level=level, text=text[:1024])
+            message = verdict.message
+            if verdict.accepted:
+                try:
+                    opts = jsv.apply_changes(spec["opts"], verdict.params, verdict.env)
+                    checked.append(check_submitted_job({**spec, "opts": opts}))
+                    continue
+                except jsv.JsvError as err:
+                    message = str(err)
+                except JobSpecError as err:
+                    message = err.text
+            if len(specs) > 1:
+                message = f"jobs[{index}]: {message}"
+            self._jsv_log("JSV rejected job", user=user.name, reason=message[:1024])
+            self._send(identity, wire.encode("error", {"code": "denied", "message": message},
+                                             request_id))
+            return
+        # verified: the submission goes on as any other, in a batch of its own
+        batch, now = Batch(), time.time()
+        reply = self._handle(batch, identity, ("submit", request_id, {**body, "jobs": checked}),
+                             now, verified=[spec["opts"]["job_name"] for spec in checked])
+        self._after_handlers(batch, now)
+        self._commit_and_send(batch, [(identity, reply)] if reply is not None else [])
+
+    def _jsv_log(self, event: str, **kw: Any) -> None:
+        self._info(event, **kw)
 
     def _rollback(self, batch: Batch, point: Any, waiters: int) -> None:
         self.store.rollback(batch, point)
         self.services.waiters.rollback(waiters)
 
     def _after_handlers(self, batch: Batch, now: float) -> None:
+        self._release_array_dependents(batch, now)
         done = 0
         while done < len(batch.finished_jobs):
             job_id = batch.finished_jobs[done]
@@ -473,12 +566,35 @@ class QmasterServer:
                 self._error("releasing dependent jobs failed", job_id=job_id,
                             error=repr(exc), exc_info=True)
 
+    def _release_array_dependents(self, batch: Batch, now: float) -> None:
+        """-hold_jid_ad: the tasks waiting on the tasks and jobs this batch finished."""
+        if not self.store.ad_successors or not (batch.finished_tasks or batch.finished_jobs):
+            return
+        ctx = Ctx(self.store, batch, self.services, b"", 0, now, {})
+        point = self.store.savepoint(batch)
+        try:
+            array_deps.release_array_dependents(ctx, list(batch.finished_tasks),
+                                                list(batch.finished_jobs))
+        except Exception as exc:  # noqa: BLE001 - the finished tasks stay finished
+            self.store.rollback(batch, point)
+            self._error("releasing array dependent tasks failed", error=repr(exc),
+                        exc_info=True)
+
     def _commit_and_send(self, batch: Batch, replies: list[tuple[bytes, bytes]]) -> None:
         self._flush_usage(batch)
         self.spool.commit(batch.txn)
         self.store.forget_journal()
-        if batch.accounting:  # (durable in the spool already: the file is synced later)
+        params = self._reporting_params()
+        if batch.accounting and not params.accounting:  # (accounting=false: no file)
+            self._acct_written.extend(accounting_log.record_key(r) for r in batch.accounting)
+        elif batch.accounting:  # (durable in the spool already: the file is synced later)
             self._acct_unsynced.append(batch.accounting, time.monotonic(), self._bad_record)
+        if params.reporting:
+            now = time.time()
+            self.reporting.note_batch(now, batch.events, [
+                accounting_log.writable(r, self._bad_record).to_line()
+                for r in batch.accounting], self.store.jobs)
+            self.reporting.flush_due(now)
         for identity, reply in replies:
             self._send(identity, reply)
         self._publish(batch.events)
@@ -492,6 +608,11 @@ class QmasterServer:
         self._answer_waiters(batch)
         if batch.mails:  # (committed: what they tell has happened)
             self.mail.send(batch.mails, self.store.conf_value("conf", "global", "mailer"))
+
+    def _reporting_params(self) -> reporting.ReportingParams:
+        self.reporting.configure(self.store.conf_value("conf", "global", "reporting_params",
+                                                       reporting.DEFAULT))
+        return self.reporting.params
 
     def _flush_usage(self, batch: Batch, *, force: bool = False) -> None:
         """The share tree usage booked since the last flush, spooled and published with
@@ -571,6 +692,11 @@ class QmasterServer:
         while True:
             await asyncio.sleep(HEARTBEAT_SECONDS)
             self._sync_accounting()  # (an idle qmaster's too)
+            self.reporting.flush_due(time.time())
+            stopping = self.jsv.idle(self.store.conf_value("conf", "global", "jsv_url", "none"))
+            if stopping is not None:  # (kept until done, as the other JSV tasks)
+                self._jsv_tasks.add(stopping)
+                stopping.add_done_callback(self._jsv_tasks.discard)
             if self.services.usage.due(time.time()):  # (usage booked by the last reports)
                 self._commit_and_send(Batch(), [])
             self.pub.send_multipart(wire.encode_heartbeat(self.services.epoch,

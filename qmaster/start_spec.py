@@ -190,7 +190,11 @@ def start_spec(conf: Mapping[str, Mapping[str, Pairs]], job: Job, task: Task,
         notify_job=bool(opts.get("notify")),
         restarted=1 if task.restarts else 0,
         dispatched=float(task.dispatch_time or 0.0),
-        session=opts.get("session"), pty=opts.get("pty"), noshell=bool(opts.get("noshell")),
+        session=opts.get("session"), pty=opts.get("pty"),
+        # qrsh -noshell; qsub -shell n runs a binary job's command without the shell
+        noshell=bool(opts.get("noshell")) or (bool(opts.get("binary"))
+                                              and opts.get("use_shell") is False),
+        stdin_path=path_for_host(opts.get("stdin_paths"), host),
         ckpt=checkpointing(conf, job, queue_pairs, host, groups),
         **pe_procedures(conf, task.granted_pe or (opts.get("pe") or [None])[0]),
         **{**settings, "shell": path_for_host(opts.get("shell"), host) or settings["shell"]})

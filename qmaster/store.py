@@ -58,6 +58,9 @@ class Batch:
     events: list[dict[str, Any]] = field(default_factory=list)
     outbox: list[Outgoing] = field(default_factory=list)
     finished_jobs: list[int] = field(default_factory=list)
+    # (job id, task id) of the tasks that finished in the batch: -hold_jid_ad releases
+    # the same task of the jobs that wait on it (qmaster.array_deps)
+    finished_tasks: list[tuple[int, int]] = field(default_factory=list)
     accounting: list[dict[str, Any]] = field(default_factory=list)
     # mails about jobs and ARs (qmaster.mail), sent once the batch is committed
     mails: list[Mail] = field(default_factory=list)
@@ -78,6 +81,7 @@ class Savepoint:
     events: int
     outbox: int
     finished_jobs: int
+    finished_tasks: int
     accounting: int
     mails: int
 
@@ -127,7 +131,7 @@ def _ranges(data: Any) -> TaskRanges:
     ranges = TaskRanges.from_dict(_map(data))
     if type(ranges.job_id) is not int or not _range_list(ranges.pending) or \
             not _range_list(ranges.deleted) or \
-            not all(type(h) is str and len(h) == 1 and h in "uosh" for h in ranges.holds):
+            not all(type(h) is str and len(h) == 1 and h in "uoshd" for h in ranges.holds):
         raise ValueError("task range fields of the wrong type")
     return ranges
 
@@ -138,7 +142,7 @@ def _held(data: Any) -> list[list[Any]] | None:
     if type(groups) is not list or not all(
             type(g) is list and len(g) == 2 and _range_list(g[0]) and g[0]
             and type(g[1]) is list and g[1]
-            and all(type(h) is str and len(h) == 1 and h in "uosh" for h in g[1])
+            and all(type(h) is str and len(h) == 1 and h in "uoshd" for h in g[1])
             for g in groups):
         return None
     return [[g[0], sorted(set(g[1]))] for g in groups]
@@ -231,6 +235,10 @@ class Store:
         self.finished_order: OrderedDict[int, None] = OrderedDict()
         self.pending_accounting: dict[str, dict[str, Any]] = {}
         self.dependency_held: set[int] = set()  # jobs waiting for -hold_jid predecessors
+        # predecessor job id -> the jobs whose -hold_jid_ad names it, and the other way
+        # round: the predecessors as resolved at submission or qalter (qmaster.array_deps)
+        self.ad_successors: dict[int, set[int]] = {}
+        self.ad_predecessors: dict[int, list[int]] = {}
         # the held jobs by what their -hold_jid names: a job id, or a name or pattern
         self.waits_on_id: dict[int, set[int]] = {}
         self.waits_on_name: dict[str, set[int]] = {}
@@ -257,7 +265,8 @@ class Store:
     # ---- all or nothing --------------------------------------------------------------
     def savepoint(self, batch: Batch) -> Savepoint:
         return Savepoint(len(self._journal), batch.txn.mark(), len(batch.events),
-                         len(batch.outbox), len(batch.finished_jobs), len(batch.accounting),
+                         len(batch.outbox), len(batch.finished_jobs),
+                         len(batch.finished_tasks), len(batch.accounting),
                          len(batch.mails))
 
     def rollback(self, batch: Batch, point: Savepoint) -> None:
@@ -269,6 +278,7 @@ class Store:
         del batch.events[point.events:]
         del batch.outbox[point.outbox:]
         del batch.finished_jobs[point.finished_jobs:]
+        del batch.finished_tasks[point.finished_tasks:]
         del batch.accounting[point.accounting:]
         del batch.mails[point.mails:]
 
@@ -327,6 +337,33 @@ class Store:
             else:
                 members = self.waits_on_name.setdefault(ref, set())
             self._set_member(members, job_id, add)
+
+    def ad_predecessor_ids(self, job: Job) -> list[int]:
+        """The jobs named by the job's ``-hold_jid_ad`` that exist: ids, and names or
+        patterns of jobs of the same owner (qsub(1))."""
+        found: set[int] = set()
+        for ref in (str(r) for r in job.opts.get("hold_jid_ad") or []):
+            if ref.isdigit():
+                if int(ref) in self.jobs and int(ref) != job.job_id:
+                    found.add(int(ref))
+                continue
+            found.update(other.job_id for other in self.jobs.values()
+                         if other.job_id != job.job_id and other.owner == job.owner
+                         and fnmatch.fnmatchcase(other.name, ref))
+        return sorted(found)
+
+    def index_array_dependency(self, job_id: int, predecessors: list[int], add: bool) -> None:
+        """Index ``job_id`` under each of its -hold_jid_ad predecessors (or drop it)."""
+        for pred in predecessors:
+            members = self.ad_successors.setdefault(pred, set())
+            self._set_member(members, job_id, add)
+        known = self.ad_predecessors.get(job_id, [])
+        now = sorted(set(known) | set(predecessors)) if add else \
+            [p for p in known if p not in predecessors]
+        if now:
+            self._set_item(self.ad_predecessors, job_id, now)
+        else:
+            self._pop_item(self.ad_predecessors, job_id)
 
     def waiting_on(self, finished: Job) -> set[int]:
         """Held jobs whose -hold_jid may name ``finished`` (by id, or by name for jobs of
@@ -463,6 +500,9 @@ class Store:
                 self.dependency_held.add(job_id)
         for job_id in self.dependency_held:
             self._index_dependency(job_id, True)
+        for job in self.jobs.values():
+            if job.opts.get("hold_jid_ad") and not self.job_finished(job.job_id):
+                self.index_array_dependency(job.job_id, self.ad_predecessor_ids(job), True)
         for job in self.jobs.values():
             if job.opts.get("ar_id") and not self.job_finished(job.job_id):
                 self.ar_jobs.setdefault(int(job.opts["ar_id"]), set()).add(job.job_id)
@@ -755,6 +795,7 @@ class Store:
             self._count_slots(task, +1)
             self._set_member(self.active, task.key, True)
         if new is State.FINISHED and old is not State.FINISHED:
+            batch.finished_tasks.append((task.job_id, task.task_id))
             self._task_ends(batch, task.job_id)
         job_mail.on_transition(self, batch, task, old, new)  # (-m b, -m s)
 

@@ -24,7 +24,7 @@ from common.objects_conf.userset import DEADLINE_USERS, entries_of
 from qmaster.context import RequestError
 from qmaster.project_handlers import check_job_project
 from qmaster.store import Store
-from common.placement.dispatch import PassStats, can_run, dispatch_pass, queue_matches
+from common.placement.dispatch import PassStats, can_run, dispatch_pass, eligible, queue_matches
 from common.placement.explain import pending_reasons, with_cap_reasons
 from common.placement.job import PlacementJob, placement_job
 from common.placement.pass_conf import Access, host_group_members
@@ -35,6 +35,7 @@ from qmaster.placement_view import as_placement_job, store_caps, store_pass_inpu
 NO_SUITABLE_QUEUES = "error: no suitable queues"
 VERIFY_OK = "verification: found suitable queue(s)"
 VERIFY_FAILED = "verification: no suitable queues"
+NOT_YET_TIME = "execution time not reached"  # 8.1.9 qstat -j of a job before its -a time
 WARN_NO_QUEUES = "warning: no suitable queues"
 
 
@@ -250,6 +251,9 @@ def scheduling_info(store: Store, jobs: list[Any], placed: set[int] | None = Non
     for job in jobs:
         try:
             as_placed = as_placement_job(job)
+            if not eligible(as_placed, inp.now):  # -a: the scheduler leaves it (8.1.9)
+                reasons[job.job_id] = [NOT_YET_TIME]
+                continue
 
             def placement_lines(job_id: int = job.job_id,
                                 as_placed: PlacementJob = as_placed) -> list[str]:

@@ -23,7 +23,8 @@ import zmq
 import zmq.asyncio
 
 from common import keys, wire
-from common.placement.dispatch import PassInput, PassStats, dispatch_pass, not_scheduled
+from common.placement.dispatch import (PassInput, PassStats, dispatch_pass, not_scheduled,
+                                       waiting_for_time)
 from common.placement.inputs import policy_conf
 from common.policy.inputs import order_ranks
 from common.schedule_file import SEPARATOR, schedule_block
@@ -347,8 +348,9 @@ def append_regular(path: Path, text: str) -> None:
 
 def next_instant(inp: PassInput, stats: PassStats, now: float) -> float | None:
     """The earliest future instant the plan changes at without an event: a reservation's
-    start, an advance reservation's start or end (None: none)."""
+    start, an advance reservation's start or end, a pending job's ``-a`` time (None:
+    none)."""
     times: Sequence[float] = [found.start for found in stats.reservations] + \
-        [when for ar in inp.ars for when in (ar.start, ar.end)]
+        [when for ar in inp.ars for when in (ar.start, ar.end)] + waiting_for_time(inp)
     future = [when for when in times if now < when < float("inf")]
     return min(future) if future else None

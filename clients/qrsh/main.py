@@ -60,6 +60,9 @@ def session_host() -> str:
     return name if resolvable(name) else "127.0.0.1"
 
 
+JSV_REJECTED = "jsv_rejected"  # (the code of a -jsv refusal)
+
+
 def job_spec(request: Request, port: int, token: bytes) -> dict[str, Any]:
     """The job to submit: qsub's description of a binary job whose command is ours, with
     the session and qrsh's own options (pure but for the submit environment)."""
@@ -141,8 +144,16 @@ def _listen() -> Any:
 
 
 def _submit(client: Client, request: Request, port: int, token: bytes) -> int:
+    spec = job_spec(request, port, token)
+    if request.submit.jsv:  # -jsv: as qsub's (clients.jsv; the session is not shown to it)
+        from clients.qsub.main import client_jsvs
+        try:
+            spec["opts"] = client_jsvs(request.submit.jsv, spec["opts"], client, request.kind)
+        except ClientError as err:  # (8.1.9's qrsh prints the JSV's text alone)
+            raise ClientError(JSV_REJECTED, err.message) from None
+        request.submit.job_name = spec["opts"].get("job_name") or request.submit.job_name
     reply = client.request("submit", {"user": client.user.to_dict(),
-                                      "jobs": checked_jobs([job_spec(request, port, token)])},
+                                      "jobs": checked_jobs([spec])},
                            while_waiting=_late_imports)
     job_id = int(reply["job_ids"][0])
     notes = (reply.get("notes") or [{}])[0]
@@ -223,7 +234,8 @@ def main(argv: list[str] | None = None, kind: str | None = None) -> int:
         return run(request)
     except (ClientError, CellNotFound) as err:
         message = err.message if isinstance(err, ClientError) else str(err)
-        _err(unable_to_run(message))
+        rejected = isinstance(err, ClientError) and err.code == JSV_REJECTED
+        _err(message if rejected else unable_to_run(message))
         return 1
     except Exception as err:  # (builtin_session is imported late: its SessionError)
         if type(err).__name__ != "SessionError":

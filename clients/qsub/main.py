@@ -49,14 +49,18 @@ def parse(argv: list[str]) -> SubmitOptions:
                       default_files=default_request_texts(cwd, home))
 
 
-def job_description(opts: SubmitOptions) -> dict[str, Any]:
+def job_description(opts: SubmitOptions, sge_o: dict[str, str] | None = None
+                    ) -> dict[str, Any]:
+    """The job as the submit request carries it; ``sge_o``: the submit environment's
+    SGE_O_* values (None: this process's)."""
     script = None if opts.binary or opts.script_text is None else opts.script_text.encode()
     job_opts = opts.job_opts()
     if opts.script_path is None:
         job_opts["script_path"] = "STDIN"
     job_opts["env"] = with_term(job_opts.get("env") or {})
-    sge_o = submit_environment()
-    sge_o["WORKDIR"] = opts.submit_cwd or os.getcwd()
+    if sge_o is None:
+        sge_o = submit_environment()
+        sge_o["WORKDIR"] = opts.submit_cwd or os.getcwd()
     return {"opts": job_opts, "script": script, "sge_o": sge_o, "umask": current_umask()}
 
 
@@ -87,13 +91,19 @@ def check_requested_hosts(client: Client, opts: SubmitOptions) -> None:
 
 def submit(client: Client, opts: SubmitOptions) -> int | None:
     """The new job's id, or None for ``-w v`` (verified, not submitted)."""
+    description = job_description(opts)
+    if opts.jsv:  # qsub -jsv: what the JSVs correct is what is submitted (clients.jsv)
+        description["opts"] = client_jsvs(opts.jsv, description["opts"], client)
+        opts.job_name = description["opts"].get("job_name") or opts.job_name
+        opts.array = description["opts"].get("array")
     check_requested_hosts(client, opts)
     reply = client.request("submit", {"user": client.user.to_dict(),
-                                      "jobs": checked_jobs([job_description(opts)])})
+                                      "jobs": checked_jobs([description])})
     if reply.get("verification"):
         print(reply["verification"][0])
         return None
     job_id = int(reply["job_ids"][0])
+    opts.job_name = (reply.get("job_names") or [opts.job_name])[0]  # (a server JSV's)
     notes = (reply.get("notes") or [{}])[0]
     lines = [*notes.get("lines", []),
              submitted_message(job_id, opts.job_name, _array_of(opts), terse=opts.terse)]
@@ -101,6 +111,17 @@ def submit(client: Client, opts: SubmitOptions) -> int | None:
         raise SubmittedWithError(job_id, "\n".join(lines))
     print("\n".join(lines))
     return job_id
+
+
+def client_jsvs(urls: list[str], job_opts: dict[str, Any], client: Client,
+                program: str = "qsub") -> dict[str, Any]:
+    """The job's options as the -jsv verifiers leave them; ClientError when refused."""
+    from clients.jsv import JsvRejected, run_client_jsvs
+    try:
+        return run_client_jsvs(urls, job_opts, user=client.user.name,
+                               group=client.user.group, environ=os.environ, program=program)
+    except JsvRejected as err:
+        raise ClientError("rejected", str(err)) from None
 
 
 class SubmittedWithError(Exception):
@@ -172,6 +193,11 @@ def main(argv: list[str] | None = None) -> int:
         return err.exit_code
     for line in opts.warnings:
         print(line)
+    if opts.verify:  # -verify: print the job as 8.1.9 does, submit nothing
+        from clients.api import current_user
+        from clients.qsub.verify import verify_text
+        sys.stdout.write(verify_text(job_description(opts), current_user().name, time.time()))
+        return 0
     try:
         client = Client()
         job_id = submit(client, opts)

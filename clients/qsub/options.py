@@ -76,6 +76,7 @@ class SubmitOptions(Record):
     sync: bool = False
     hold_jid: list[str] = field(default_factory=list)
     hold_jid_ad: list[str] = field(default_factory=list)
+    jsv: list[str] = field(default_factory=list)         # -jsv: client JSVs (clients.jsv)
     hard_queues: list[str] = field(default_factory=list)
     soft_queues: list[str] = field(default_factory=list)
     master_queues: list[str] = field(default_factory=list)
@@ -118,7 +119,7 @@ class SubmitOptions(Record):
         """to_dict() without what stays in the client (script text, warnings,
         -help): the `opts` a job record carries."""
         data = self.to_dict()
-        for client_only in ("script_text", "warnings", "help"):
+        for client_only in ("script_text", "warnings", "help", "jsv"):
             del data[client_only]
         return data
 
@@ -232,6 +233,7 @@ _APPLY: dict[str, _Apply] = {
     "-dl": _set("deadline"), "-h": _set("hold"), "-j": _set("merge_output"),
     "-hold_jid": lambda o, opt: o.hold_jid.extend(opt.value),
     "-hold_jid_ad": lambda o, opt: o.hold_jid_ad.extend(opt.value),
+    "-jsv": lambda o, opt: o.jsv.append(opt.value),
     "-js": _set("job_share"), "-l": _add_hard_soft("hard_resources", "soft_resources"),
     "-masterq": lambda o, opt: o.master_queues.extend(opt.value),
     "-N": _set("job_name"), "-notify": _set("notify"), "-now": _set("now"),

@@ -237,7 +237,7 @@ OPTION_SPECS: dict[str, tuple[Callable[..., Any] | None, str, bool]] = {
     "-hold_jid_ad": (_hold_list, _MISSING, False),
     "-j": (_yes_no, _MISSING, True),
     "-js": (_uint("invalid jobshare, must be an unsigned integer"), _MISSING, False),
-    "-jsv": (_unsupported, _MISSING, False), "-l": (_resources, _MISSING, False),
+    "-jsv": (_text, _MISSING, False), "-l": (_resources, _MISSING, False),
     "-m": (_mail_options, _MISSING, False), "-M": (_mail_list, _MISSING, False),
     "-masterq": (_queues, "{switch} option must have queue list argument", False),
     "-q": (_queues, "{switch} option must have queue list argument", False),

@@ -130,6 +130,34 @@ def check_qmaster_params(name: str, value: str) -> str:
     return text
 
 
+def check_jsv_url(name: str, value: str) -> str:
+    """``[script:][user@]/path`` or none (common.jsv), refused in 8.1.9's words."""
+    from common.jsv import JsvError, parse_url
+    text = check_string(name, value)
+    try:
+        parse_url(text, client=False)
+    except JsvError as err:
+        raise ConfError(str(err)) from None
+    return text
+
+
+def check_jsv_allowed_mod(name: str, value: str) -> str:
+    """A comma list of qalter's switch names (l_hard, N, pe_name ...), or none."""
+    text = check_string(name, value)
+    if not all(re.fullmatch(r"[A-Za-z][A-Za-z_]*", item.strip())
+               for item in text.split(",")):
+        raise ConfError(f'error parsing value "{text}"')
+    return text
+
+
+def check_reporting_params(name: str, value: str) -> str:
+    """accounting, reporting, flush_time, joblog, sharelog (common.reporting)."""
+    from common.reporting import parse_params
+    text = check_string(name, value)
+    parse_params(text)
+    return text
+
+
 _GLOBAL_CHECKS: dict[str, Check] = {
     **{name: keep(check_ulong) for name in _ULONG_CONF},
     **{name: keep(check_time) for name in _TIME_CONF},
@@ -144,6 +172,9 @@ _GLOBAL_CHECKS: dict[str, Check] = {
     "gid_range": check_ranges,
     "reprioritize": check_bool_word,
     "qmaster_params": check_qmaster_params,
+    "jsv_url": check_jsv_url,
+    "jsv_allowed_mod": check_jsv_allowed_mod,
+    "reporting_params": check_reporting_params,
     **{name: check_builtin for name in TRANSPORT_PARAMS},
 }
 

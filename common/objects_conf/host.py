@@ -39,12 +39,13 @@ def check_host_list(name: str, value: str) -> str:
 
 
 def check_report_variables(name: str, value: str) -> str:
-    """NONE only: the variables would go to the reporting file, which this version does
-    not write, so a list is refused rather than stored and never used."""
+    """NONE only: the variables would go to the reporting file's host records, which
+    this version does not write (qmaster.reporting writes the job records), so a list is
+    refused rather than stored and never used."""
     names = check_comma_names(name, value)
     if names != "NONE":
         raise ConfError(f'attribute report_variables "{names}" is not supported: this '
-                        'version writes no reporting file (only NONE)')
+                        'version writes no host records to the reporting file (only NONE)')
     return names
 
 

@@ -89,6 +89,9 @@ class PassInput:
     reserve: ReserveConf | None = None
     holds: Sequence[Hold] = ()
     ars: Sequence[AdvanceReservation] = ()
+    # the pass's clock: jobs whose ``-a`` time is later wait (None: no clock, every job
+    # is eligible, as the qmaster's ``qsub -w`` checks ask)
+    now: float | None = None
     _by_host: dict[str, list[tuple[SlotKey, InstanceThresholds]]] | None = field(
         default=None, repr=False, init=False)
 
@@ -149,7 +152,8 @@ def pending_jobs(inp: PassInput
     enrolled: dict[int, list[dict[str, Any]]] = {}
     for task in inp.pending:
         enrolled.setdefault(task["job_id"], []).append(task)
-    ids = [j for j in set(enrolled) | set(inp.pending_ranges) if j in inp.jobs]
+    ids = [j for j in set(enrolled) | set(inp.pending_ranges)
+           if j in inp.jobs and eligible(inp.jobs[j], inp.now)]
     order = inp.order
     if order is not None:
         last = len(order)  # (a job the policy has not ranked yet goes after the others)
@@ -159,6 +163,22 @@ def pending_jobs(inp: PassInput
     no_ranges: tuple[list[list[int]], int] = ([], 0)
     for job_id in ids:
         yield job_id, enrolled.get(job_id, []), inp.pending_ranges.get(job_id, no_ranges)
+
+
+def eligible(job: PlacementJob, now: float | None) -> bool:
+    """Whether the job's ``-a`` time (if any) has come: 8.1.9's scheduler leaves a job
+    before it ("execution time not reached")."""
+    return job.not_before is None or now is None or job.not_before <= now
+
+
+def waiting_for_time(inp: PassInput) -> list[float]:
+    """The ``-a`` times still to come of the jobs with pending tasks (the scheduler
+    wakes at the earliest: no polling)."""
+    if inp.now is None:
+        return []
+    ids = {t["job_id"] for t in inp.pending} | set(inp.pending_ranges)
+    return [job.not_before for j in ids if (job := inp.jobs.get(j)) is not None
+            and job.not_before is not None and job.not_before > inp.now]
 
 
 def _job_tasks(job_id: int, records: list[dict[str, Any]], ranges: list[list[int]],
@@ -361,11 +381,12 @@ def _reserve_the_rest(inp: PassInput, seen: set[int], ar_free: Mapping[int, Any]
         job_id = task["job_id"]
         job = inp.jobs.get(job_id)
         if job is not None and job.reserve and job_id not in seen and \
-                f"{job_id}.{task['task_id']}" not in inp.exclude:
+                eligible(job, inp.now) and f"{job_id}.{task['task_id']}" not in inp.exclude:
             firsts[job_id] = min(firsts.get(job_id, task["task_id"]), task["task_id"])
     for job_id, (ranges, _version) in inp.pending_ranges.items():
         job = inp.jobs.get(job_id)
-        if job is not None and job.reserve and job_id not in seen and ranges:
+        if job is not None and job.reserve and job_id not in seen and ranges and \
+                eligible(job, inp.now):  # (before its -a time a job reserves nothing)
             first = next(iter(task_ranges.ids(ranges)))
             firsts[job_id] = min(firsts.get(job_id, first), first)
     for job_id in sorted(firsts, key=_order_key(inp)):
@@ -707,11 +728,13 @@ def _allocate_in_quota(job: PlacementJob, category: Category, free: dict[SlotKey
     one host leaves the others), and with fewer slots, the most that fits found by
     halving: 8.1.9 gives ``-pe smp 1-4`` two slots under a quota of two."""
     quotas = inp.quotas
+    master_ok = _master_rule(job, inp)
 
     def attempt(room: dict[SlotKey, int], most: int, keep: bool, cache: bool
                 ) -> tuple[list[list[Any]], int] | str | None:
         """The grant; "quota" when only the quotas refuse it; None: no resources."""
-        alloc = Allocation(inp.resources, category.requests, room, category.fit)
+        alloc = Allocation(inp.resources, category.requests, room, category.fit,
+                           master_ok=master_ok)
         # bounds hold for one slot range and the pass's free slots (not capped ones)
         bounds = category.pe_bounds.setdefault(f"{conf.name}:{low}:{most}", {}) \
             if cache else None
@@ -743,6 +766,15 @@ def _allocate_in_quota(job: PlacementJob, category: Category, free: dict[SlotKey
     for queue, host, slots in found[0]:  # taken from the capped copy: now from the pass's
         free[(queue, host)] -= slots
     return found
+
+
+def _master_rule(job: PlacementJob, inp: PassInput
+                 ) -> Callable[[QueueInstance], bool] | None:
+    """-masterq: whether a queue instance may take the master task (None: any)."""
+    if not job.master_queues:
+        return None
+    refs = job.master_queues
+    return lambda qi: any(queue_matches(ref, qi, inp.host_groups) for ref in refs)
 
 
 def _quota_room(job: PlacementJob, quotas: QuotaContext, pe: str,

@@ -107,7 +107,7 @@ def pass_input(conf: Conf, hosts: Mapping[str, Any], jobs: Mapping[int, Placemen
         quotas=quotas,
         caps=pass_caps(conf, jobs, holding, [*active, *pending] if enrolled is None
                        else enrolled, policy=policy),
-        reserve=reserve, ars=list(ars) if reserve is not None else [],
+        reserve=reserve, ars=list(ars) if reserve is not None else [], now=now,
         holds=holds_of(holding, jobs, reserve) if reserve is not None else [])
 
 

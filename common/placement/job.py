@@ -26,11 +26,16 @@ class PlacementJob:
     soft_resources: Mapping[str, str] = field(default_factory=dict)
     pe: tuple[str, int, int] | None = None       # -pe name low high
     pe_ranges: tuple[tuple[int, int], ...] = ()  # -pe name 2,4: each range
+    # -masterq: the queues the master task of a PE job may go to (the first grant)
+    master_queues: tuple[str, ...] = ()
     project: str | None = None                   # -P (resource quotas filter on it)
     task_concurrency: int = 0                    # -tc (common.placement.caps; not a category's)
     # the policy's (common.policy.inputs): not part of the category, placement ignores them
     submit_time: float = 0.0
     deadline: float | None = None                # -dl as epoch seconds
+    # -a: not eligible before this instant (epoch seconds): the pass leaves the job and
+    # wakes at it (scheduler.service.next_instant); not part of the category
+    not_before: float | None = None
     job_share: int = 0                           # -js
     override_tickets: int = 0                    # -ot
     # planning (common.placement.timeline): -R y asks the pass for a reservation when the
@@ -54,7 +59,7 @@ class PlacementJob:
     def __post_init__(self) -> None:
         wanted = (self.hard_queues, _sorted(self.hard_resources),
                   _sorted(self.soft_resources), self.soft_queues, self.pe, self.ar_id,
-                  self.interactive, self.checkpoint)
+                  self.interactive, self.master_queues, self.checkpoint)
         object.__setattr__(self, "requests_key", wanted)
         object.__setattr__(self, "category", wanted + (self.owner, self.group, self.project))
 
@@ -81,7 +86,7 @@ def _sorted(requests: Mapping[str, str]) -> Pairs:
 PLACEMENT_OPTS = ("pe", "pe_ranges", "priority", "hard_queues", "soft_queues",
                   "hard_resources", "soft_resources", "project", "task_concurrency",
                   "deadline", "job_share", "override_tickets", "reserve", "ar_id", "now",
-                  "checkpoint_name")
+                  "start_time", "master_queues", "checkpoint_name")
 
 
 def placement_record(job_id: int, owner: str, group: str,
@@ -121,10 +126,12 @@ def placement_job(record: Mapping[str, Any]) -> PlacementJob:
         soft_resources=_requests(opts.get("soft_resources")),
         pe=None if not pe else (str(pe[0]), int(pe[1]), int(pe[2] if len(pe) > 2 else pe[1])),
         pe_ranges=tuple((int(lo), int(hi)) for lo, hi in opts.get("pe_ranges") or ()),
+        master_queues=_strings(opts.get("master_queues")) if pe else (),
         project=str(opts["project"]) if opts.get("project") else None,
         task_concurrency=_count(opts.get("task_concurrency")),
         submit_time=float(submit_time),
-        deadline=_deadline(opts.get("deadline"), submit_time),
+        deadline=_date_epoch(opts.get("deadline"), submit_time),
+        not_before=_date_epoch(opts.get("start_time"), submit_time),
         job_share=_count(opts.get("job_share")),
         override_tickets=_count(opts.get("override_tickets")),
         reserve=bool(opts.get("reserve")),
@@ -168,14 +175,14 @@ def _ar_id(value: Any) -> int | None:
     return value
 
 
-def _deadline(spec: Any, submit_time: float) -> float | None:
-    """``-dl [[CC]YY]MMDDhhmm[.SS]`` as epoch seconds, read as ``qstat -j`` reads it: in
-    local time, a date without a year in the submit time's year."""
+def _date_epoch(spec: Any, submit_time: float) -> float | None:
+    """``-dl``/``-a [[CC]YY]MMDDhhmm[.SS]`` as epoch seconds, read as ``qstat -j`` reads
+    it: in local time, a date without a year in the submit time's year."""
     if not spec:
         return None
-    from common.jobspec import date_time_to_epoch  # (only jobs with a deadline need it)
+    from common.jobspec import date_time_to_epoch  # (only jobs with -dl or -a need it)
     try:
         return float(date_time_to_epoch(str(spec),
                                         datetime.fromtimestamp(submit_time).astimezone()))
-    except ValueError:  # checked at submission: a deadline must never keep a job from running
+    except ValueError:  # checked at submission: a bad date must never keep a job from running
         return None

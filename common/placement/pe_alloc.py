@@ -227,12 +227,16 @@ class Allocation:
     entries: list[list[Any]] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
     total: int = 0  # the slots of ``entries`` (kept: the rules ask it after every take)
+    # -masterq: whether a queue instance may take the master task (None: any)
+    master_ok: Callable[[QueueInstance], bool] | None = None
 
     def take(self, qi: QueueInstance, wanted: int) -> int:
         """Take up to ``wanted`` slots on ``qi``; how many were taken."""
         key = (qi.queue, qi.host)
         count = min(wanted, self.free.get(key, 0))
         master, fit = not self.entries, self.fit
+        if master and self.master_ok is not None and not self.master_ok(qi):
+            return 0
         if count > 0 and fit is not None and fit.dynamic:
             count = _largest(lambda n: fit.fits(qi.queue, qi.host, n, master), count)
         if count <= 0:

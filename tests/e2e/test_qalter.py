@@ -59,7 +59,9 @@ def test_qalter_on_live_cell(live_cell: LocalCell) -> None:
         wait_running(client, control)
         time.sleep(1.0)
         assert client.jobs([held])["tasks"][0]["state"] == "pending"
-        assert run("qalter", "-N", "late", str(running)) == (
+        assert run("qalter", "-N", "late", str(running)) == (  # as 8.1.9 (captured)
+            f"modified job name of job {running}\n", "", 0)
+        assert run("qalter", "-l", "h_rt=100", str(running)) == (
             f"job {running} can't modify running jobs\n", "", 1)
         assert run("qalter", "-N", "x", "9999999") == (
             'denied: job "9999999" does not exist\n', "", 1)

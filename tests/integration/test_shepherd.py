@@ -642,3 +642,31 @@ def test_the_job_runs_with_the_umask_of_its_submitter(launcher: Launcher,
         assert result["exit_status"] == 0, result
         assert (work / "testjob.o4242").read_text().strip() == expected
         assert stat.S_IMODE((work / "made").stat().st_mode) == 0o666 & ~int(expected, 8)
+
+
+def test_stdin_from_the_file_of_qsub_i(launcher: Launcher, tmp_path: Path) -> None:
+    """qsub -i: the job reads the file (relative to its working directory, -o's aliases
+    expanded) instead of /dev/null; SGE_STDIN_PATH names it; a file that cannot be
+    opened fails the job before it starts (8.1.9's failure 26)."""
+    (tmp_path / "in.4242").write_text("from the file\n")
+    run_job(launcher, tmp_path, None, binary=True, command="/bin/cat",
+            stdin_path="in.$JOB_ID")
+    assert (tmp_path / "testjob.o4242").read_text() == "from the file\n"
+    run_job(launcher, tmp_path, 'cat; echo "$SGE_STDIN_PATH"\n', job_id=2,
+            stdin_path=f"node1:{tmp_path}/in.4242")
+    assert (tmp_path / "testjob.o2").read_text() == f"from the file\n{tmp_path}/in.4242\n"
+    out = run_job(launcher, tmp_path, None, job_id=3, binary=True, command="/bin/cat",
+                  stdin_path="/nonexistent/in")
+    assert (out["failed"], out["failed_reason"]) == (26, "opening input/output file")
+    # 8.1.9: "error: can't open /tmp/x as dummy input file", before any output file
+    assert "error: can't open /nonexistent/in as dummy input file" in out["error_message"]
+    assert not (tmp_path / "testjob.o3").exists()
+
+
+def test_shell_n_runs_a_binary_command_without_the_shell(launcher: Launcher,
+                                                         tmp_path: Path) -> None:
+    """qsub -b y -shell n: the command is executed itself (no shell expands $JOB_ID or
+    rejoins the arguments); a command name is looked up in the job's PATH."""
+    run_job(launcher, tmp_path, None, binary=True, command="echo", args=["a  b", "$JOB_ID"],
+            noshell=True, env={"PATH": "/usr/bin:/bin"})
+    assert (tmp_path / "testjob.o4242").read_text() == "a  b $JOB_ID\n"

@@ -284,3 +284,19 @@ def test_output_files_follow_the_job_umask(launcher: Launcher, tmp_path: Path,
     run_job(launcher, tmp_path, "echo out; echo err >&2\n", umask=umask)
     for name in ("testjob.o4242", "testjob.e4242"):
         assert stat.S_IMODE((tmp_path / name).stat().st_mode) == mode, name
+
+
+@needs_root
+def test_qsub_i_reads_only_what_the_owner_may_read(
+        launcher: Launcher, nobody_work: tuple[Path, pwd.struct_passwd]) -> None:
+    """qsub -i names a user's path: the shepherd opens it with the owner's ids, so a
+    root-only file fails the job (26) instead of feeding it to the job."""
+    work, nobody = nobody_work
+    secret = work / "secret"
+    secret.write_text("root only\n")
+    secret.chmod(0o600)
+    out = run_job(launcher, work, None, binary=True, command="/bin/cat",
+                  stdin_path=str(secret), **owner_spec(nobody))
+    assert (out["failed"], out["failed_reason"]) == (26, "opening input/output file")
+    assert f"can't open {secret} as dummy input file" in out["error_message"]
+    assert not (work / "testjob.o4242").exists()

@@ -147,8 +147,8 @@ def test_qalter_tc_raises_the_limit_of_a_running_array_job(qm: Harness) -> None:
     assert [e["obj"]["opts"]["task_concurrency"] for e in events
             if e["kind"] == "job" and e["key"] == str(job)][-1] == 2
     assert send(qm, dispatch(job, 2, version(qm, job)))["accepted"] == 1
-    # other changes of a running job stay refused
-    assert alter(qm, job, {"job_name": "x"})["messages"] == [
+    # changes of what a running task holds stay refused
+    assert alter(qm, job, {"hard_queues": ["x.q"]})["messages"] == [
         f"job {job} can't modify running jobs"]
 
 

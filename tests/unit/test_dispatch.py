@@ -221,3 +221,51 @@ def test_immediate_jobs_the_pass_cannot_start_are_refused_by_it() -> None:
     # the placement record carries -now (the scheduler learns it from the events)
     from common.placement.job import placement_record
     assert placement_job(placement_record(5, "u", "g", {"now": True})).immediate
+
+
+def test_a_job_is_not_placed_before_its_start_time_and_the_timer_wakes_at_it() -> None:
+    """qsub -a: 8.1.9's scheduler leaves a job before its execution time (qstat -j:
+    "execution time not reached"); the scheduler's timer wakes at that time instead of
+    polling (scheduler.service.next_instant)."""
+    from datetime import datetime
+
+    from common.jobspec import date_time_to_epoch
+    from common.placement.dispatch import waiting_for_time
+    from common.placement.job import placement_record
+    from scheduler.service import next_instant
+    submitted = datetime(2026, 6, 1, 12, 0).astimezone()
+    later = placement_job({**placement_record(2, "u", "g", {"start_time": "06011300"}),
+                           "submit_time": submitted.timestamp()})
+    at = date_time_to_epoch("202606011300", submitted)
+    assert later.not_before == at
+    jobs = {1: job(1), 2: later}
+    inp = PassInput(jobs, [task(1), task(2)], [qi(slots=4)], {}, now=at - 60)
+    assert [o["job_id"] for o in dispatch_pass(inp)] == [1]
+    assert waiting_for_time(inp) == [at]
+    assert next_instant(inp, PassStats(), at - 60) == at
+    inp = PassInput(jobs, [task(1), task(2)], [qi(slots=4)], {}, now=at)
+    assert [o["job_id"] for o in dispatch_pass(inp)] == [1, 2]
+    assert next_instant(inp, PassStats(), at) is None
+    # without a clock (the qmaster's qsub -w v checks) the time is not looked at
+    inp = PassInput(jobs, [task(1), task(2)], [qi(slots=4)], {})
+    assert [o["job_id"] for o in dispatch_pass(inp)] == [1, 2]
+
+
+def test_masterq_puts_the_master_task_there() -> None:
+    """qsub -masterq: the master task of a PE job (its first grant) goes to a queue of
+    the list; the other slots go where the PE's rule puts them."""
+    from common.placement.pass_conf import PEConf
+    instances = [qi("a.q", "h1", slots=2), qi("b.q", "h2", slots=2)]
+    pes = {"mpi": PEConf("mpi", 8, "$fill_up")}
+    pe_of = {"a.q": {"mpi"}, "b.q": {"mpi"}}
+    plain = run([job(1, pe=["mpi", 3, 3])], [task(1)], instances, pes=pes, pe_of_queue=pe_of)
+    assert plain[0]["granted"][0][:2] == ["a.q", "h1"]
+    placed = run([job(1, pe=["mpi", 3, 3], master_queues=["b.q"])], [task(1)], instances,
+                 pes=pes, pe_of_queue=pe_of)
+    assert placed[0]["granted"] == [["b.q", "h2", 2], ["a.q", "h1", 1]]
+    by_host = run([job(1, pe=["mpi", 1, 1], master_queues=["*@h2"])], [task(1)], instances,
+                  pes=pes, pe_of_queue=pe_of)
+    assert by_host[0]["granted"] == [["b.q", "h2", 1]]
+    nowhere = run([job(1, pe=["mpi", 2, 2], master_queues=["c.q"])], [task(1)], instances,
+                  pes=pes, pe_of_queue=pe_of)
+    assert nowhere == []

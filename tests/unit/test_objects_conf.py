@@ -159,7 +159,15 @@ def test_values_are_checked_and_made_canonical(kind: str, name: str, value: str,
     ("queue", "h_vmem", "4X", 'value for attribute h_vmem "4X" is not memory'),
     ("exechost", "report_variables", "cpu np_load_avg",
      'attribute report_variables "cpu,np_load_avg" is not supported: this version writes no '
-     'reporting file (only NONE)'),
+     'host records to the reporting file (only NONE)'),
+    ("conf", "reporting_params", "accounting=true reporting=maybe",
+     'error parsing value "accounting=true reporting=maybe"'),
+    ("conf", "reporting_params", "reporting=true sharelog=00:10:00",
+     "attribute reporting_params: sharelog is not supported: this version writes no share "
+     "tree records (only sharelog=00:00:00)"),
+    ("conf", "jsv_url", "java:/a.jar", 'type "java" in JSV URL is invalid'),
+    ("conf", "jsv_url", "relative.sh", 'JSV URL "relative.sh" is invalid'),
+    ("conf", "jsv_allowed_mod", "N,l hard", 'error parsing value "N,l hard"'),
     ("conf", "rsh_command", "/usr/bin/ssh -X",
      'attribute rsh_command "/usr/bin/ssh -X" is not supported: this version has only the '
      'builtin transport of qrsh and qlogin (only builtin)'),

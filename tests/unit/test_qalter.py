@@ -94,7 +94,11 @@ def test_refusals(qm: Harness) -> None:
     assert job_opts(qm, job)["job_name"] == "x"
     running = qm.submit()
     qm.dispatch(running)
+    # 8.1.9 renames a running job (captured: qalter-running-N); we refuse what would
+    # change the slots and consumables its task holds (-l, -q, -pe, -P)
     assert alter(qm, running, {"job_name": "y"})["messages"] == [
+        f"modified job name of job {running}"]
+    assert alter(qm, running, {"hard_resources": {"arch": "x"}})["messages"] == [
         f"job {running} can't modify running jobs"]
 
 
@@ -144,7 +148,7 @@ def test_parse_hard_soft_and_job_list() -> None:
                           "-1023 to 1024"),
     (["-N", "a/b", "1"], "qalter: argument to -N option must not contain / "),
     (["-l"], "qalter: -l option must have argument"),
-    (["-o", "/tmp/x", "1"], "qalter: Unknown option -o"),
+    (["-now", "y", "1"], "qalter: Unknown option -now"),
     (["-xyz", "1"], 'qalter: invalid option argument "-xyz"'),
     (["-N", "n", "0"], 'ERROR! "0" is an invalid job-task identifier'),
 ])
@@ -182,3 +186,76 @@ def test_parse_resource_lists(resources: dict[str, str]) -> None:
 def test_minus_R_changes_the_reservation_request() -> None:
     assert parse_qalter(["-R", "y", "5"]).changes == {"reserve": True}
     assert parse_qalter(["-R", "n", "5"]).changes == {"reserve": False}
+
+
+def test_qalter_parses_start_time_and_array_dependencies() -> None:
+    """qalter -a and -hold_jid_ad (8.1.9 changes both on pending jobs)."""
+    request = parse_qalter(["-a", "12302359", "-hold_jid_ad", "5,six", "7"])
+    assert request.changes == {"start_time": "12302359", "hold_jid_ad": ["5", "six"]}
+    with pytest.raises(QalterError, match="Wrong date/time format"):
+        parse_qalter(["-a", "1230", "7"])
+
+
+QSUB_REFERENCE = Path(__file__).parent.parent / "data" / "reference" / "qsub"
+
+
+@pytest.mark.parametrize("name", ["qalter-A", "qalter-wd", "qalter-o", "qalter-e", "qalter-i",
+                                  "qalter-j", "qalter-M", "qalter-m", "qalter-masterq",
+                                  "qalter-notify", "qalter-r", "qalter-S", "qalter-v",
+                                  "qalter-several"])
+def test_the_rest_of_qalters_options_on_a_pending_job(qm: Harness, name: str) -> None:
+    """Each option as 8.1.9's qalter words its answer (captured on job 291 or 290); the
+    job's options change (qstat -j of the capture: -v replaces the environment list)."""
+    import shlex
+    argv = shlex.split((QSUB_REFERENCE / f"{name}.cmd").read_text().removeprefix("$ "))
+    job = qm.submit(hold=True, env={"TERM": None})
+    request = parse_qalter(argv[1:-1] + [str(job)])
+    result = alter(qm, job, request.changes)
+    expected = (QSUB_REFERENCE / f"{name}.out").read_text()
+    captured_id = argv[-1]
+    assert "\n".join(result["messages"]) + "\n" == expected.replace(captured_id, str(job))
+    opts = job_opts(qm, job)
+    for key, value in request.changes.items():
+        assert opts[key] == value
+    if name == "qalter-v":
+        assert opts["env"] == {"X": "1"}
+
+
+def test_qalter_ac_dc_sc_change_the_context_as_8_1_9(qm: Harness) -> None:
+    """-ac adds to the job's context, -dc deletes from it, -sc replaces it (captured on
+    job 292 submitted with -ac x=0: qstat -j then shows ``x=0,a=1``, then ``c=3``)."""
+    job = qm.submit(hold=True, context={"x": "0"})
+    for name, expected in (("qalter-ac", {"x": "0", "a": "1", "b": "2"}),
+                           ("qalter-dc", {"x": "0", "a": "1"}),
+                           ("qalter-sc", {"c": "3"})):
+        import shlex
+        argv = shlex.split((QSUB_REFERENCE / f"{name}.cmd").read_text().removeprefix("$ "))
+        result = alter(qm, job, parse_qalter(argv[1:-1] + [str(job)]).changes)
+        answer = (QSUB_REFERENCE / f"{name}.out").read_text().replace(argv[-1], str(job))
+        assert "\n".join(result["messages"]) + "\n" == answer
+        assert job_opts(qm, job)["context"] == expected
+
+
+def test_qalter_h_takes_a_hold_list() -> None:
+    """qalter -h {u|s|o|n|U|S|O}...: lower case adds, upper case removes, n removes all
+    three; -h alone is a user hold (qsub's -h has no argument)."""
+    request = parse_qalter(["-h", "uS", "-N", "x", "5"])
+    assert (request.add_holds, request.remove_holds) == (["u"], ["s"])
+    assert request.changes == {"job_name": "x"}
+    assert parse_qalter(["-h", "5"]).add_holds == ["u"]
+    assert parse_qalter(["-h", "n", "5"]).remove_holds == ["u", "s", "o"]
+
+
+@pytest.mark.parametrize("name", ["qalter-running-N", "qalter-running-o"])
+def test_a_running_job_takes_the_options_of_its_next_start(qm: Harness, name: str) -> None:
+    """8.1.9 changes these on a running job (effective when it starts again), answering
+    as for a pending one (captured on a running job 299)."""
+    import shlex
+    qm.register("h1")
+    job = qm.submit()
+    qm.dispatch(job)
+    argv = shlex.split((QSUB_REFERENCE / f"{name}.cmd").read_text().removeprefix("$ "))
+    result = alter(qm, job, parse_qalter(argv[1:-1] + [str(job)]).changes)
+    expected = (QSUB_REFERENCE / f"{name}.out").read_text().replace(argv[-1], str(job))
+    assert "\n".join(result["messages"]) + "\n" == expected
+    assert qm.tasks(job)[0]["state"] != "pending"

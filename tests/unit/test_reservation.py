@@ -401,3 +401,30 @@ def test_an_ars_consumables_are_its_jobs_and_nobody_elses() -> None:
     inside = plan_pass(cfg, [job(2, ar=7, lic="1"), job(3, lic="1")], [], [2, 3], ars=(ar,),
                        max_reservation=0)[0]
     assert started(inside) == [2]  # its job gets it; the other still does not
+
+
+def test_a_job_before_its_start_time_reserves_nothing() -> None:
+    """qsub -a with -R y: 8.1.9's scheduler leaves a job before its execution time out of
+    the run, reservations included; the next -R y job gets the reservation instead."""
+    from dataclasses import replace
+    cfg, jobs, active = busy_host()
+    jobs.append(job(4, h_rt=100))  # the host full: the pass only reserves
+    active.append(running(4, [[Q, "h1", 1]]))
+    later = replace(job(10, pe=("smp", 4), reserve=True, h_rt=100), not_before=NOW + 3600)
+    jobs += [later, job(11, pe=("smp", 4), reserve=True, h_rt=100)]
+    _, stats = plan_pass(cfg, jobs, active, [10, 11], max_reservation=1)
+    assert [r.job_id for r in stats.reservations] == [10]  # no clock in the input yet
+    by_id = {j.job_id: j for j in jobs}
+    hosts = {h: {"alive": True, "load": {}} for h in _hosts(cfg)}
+    used: dict[tuple[str, str], int] = {}
+    for t in active:
+        for q, h, n in t["granted"]:
+            used[(q, h)] = used.get((q, h), 0) + n
+    inp = pass_input(cfg, hosts, by_id, active, used=used, now=NOW,
+                     pending=[{"job_id": j, "task_id": 1, "version": 1, "state": "pending"}
+                              for j in (10, 11)])
+    inp.reserve = ReserveConf(NOW, 1, INFINITY)
+    inp.holds = holds_of(active, by_id, inp.reserve)
+    stats = PassStats()
+    dispatch_pass(inp, stats)
+    assert [r.job_id for r in stats.reservations] == [11]

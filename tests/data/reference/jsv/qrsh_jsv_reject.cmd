@@ -1,0 +1,1 @@
+qrsh -jsv $DIR/reject.sh /bin/true

@@ -1,0 +1,1 @@
+SGE_JSV_TIMEOUT=2 qsub -jsv $DIR/reject_nomsg.sh -N capt -b y -o /dev/null -j y /bin/true

@@ -1,0 +1,1 @@
+the lines srv.sh received for the three submissions above

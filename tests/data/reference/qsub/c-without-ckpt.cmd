@@ -1,0 +1,1 @@
+qsub -c s -b y /bin/true

@@ -1,0 +1,1 @@
+qsub -ckpt foo -b y /bin/true

@@ -1,0 +1,1 @@
+$ qalter -A acct2 291

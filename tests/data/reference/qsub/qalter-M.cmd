@@ -1,0 +1,1 @@
+$ qalter -M x@y 291

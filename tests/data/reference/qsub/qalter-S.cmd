@@ -1,0 +1,1 @@
+$ qalter -S /bin/bash 291

@@ -1,0 +1,1 @@
+$ qalter -dc b 292

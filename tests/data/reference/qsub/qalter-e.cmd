@@ -1,0 +1,1 @@
+$ qalter -e /tmp/e 291

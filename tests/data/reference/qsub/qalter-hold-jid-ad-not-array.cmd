@@ -1,0 +1,1 @@
+$ qalter -hold_jid_ad 260 264

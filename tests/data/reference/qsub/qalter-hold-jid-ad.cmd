@@ -1,0 +1,1 @@
+$ qalter -hold_jid_ad 259 264

@@ -1,0 +1,1 @@
+$ qalter -i /tmp/i 291

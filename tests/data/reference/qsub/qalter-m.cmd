@@ -1,0 +1,1 @@
+$ qalter -m be 291

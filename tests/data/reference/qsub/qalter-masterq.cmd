@@ -1,0 +1,1 @@
+$ qalter -masterq all.q 291

@@ -1,0 +1,1 @@
+$ qalter -N again 299

@@ -1,0 +1,1 @@
+$ qalter -o /tmp/o2 299

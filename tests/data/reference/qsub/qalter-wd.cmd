@@ -1,0 +1,1 @@
+$ qalter -wd /tmp 291

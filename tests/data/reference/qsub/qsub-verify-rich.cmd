@@ -1,0 +1,1 @@
+qsub -verify -N rich -l h_rt=60,mem_free=1G -q all.q -pe smp 2 -t 1-3 -o /tmp/o -e /tmp/e -v FOO=bar -cwd -a 12312359 -hold_jid 12345 -p -5 -m be -M a@b -r y -i /tmp/in -shell n -masterq all.q -ckpt x -c s -j y -A acct -P proj -notify -R y vjob.sh arg1 arg2

@@ -1,0 +1,1 @@
+qsub -verify -N verified -b y /bin/true
