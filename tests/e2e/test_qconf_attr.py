@@ -91,8 +91,10 @@ def test_hostgroup_hostlist(env: dict[str, str], tmp_path: Path) -> None:
 
 
 def test_refusals(env: dict[str, str]) -> None:
+    assert qconf(env, "-aattr", "rqs", "x", "y", "z") == told(
+        'Modification of object "rqs" not supported', 1)
     assert qconf(env, "-aattr", "ckpt", "x", "y", "z") == told(
-        'Modification of object "ckpt" not supported', 1)
+        'denied: checkpoint interface "z" does not exist', 1)
     assert qconf(env, "-aattr", "queue", "bogus", "1", "all.q") == told(
         'Attribute name ("bogus") and/or value ("1") not found', 1)
     assert qconf(env, "-mattr", "queue", "slots", "2", "nosuch.q") == told(

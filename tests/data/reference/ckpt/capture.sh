@@ -84,3 +84,17 @@ qconf -sckpt c8 > commands.shown; qconf -dckpt c8 > /dev/null 2>&1
 sge_as_user() { runuser -u "${SGE_ORACLE_USER:-sgeuser}" -- "$@"; }
 run qsub-ckpt-nosuch sge_as_user qsub -h -ckpt nosuch -b y /bin/true
 run qsub-c-without-ckpt sge_as_user qsub -h -c s -b y /bin/true
+# -aattr/-mattr/-dattr/-rattr on a checkpointing environment (one scalar value each)
+printf 'ckpt_name          c1\ninterface          userdefined\nckpt_command       none\nmigr_command       none\nrestart_command    none\nclean_command      none\nckpt_dir           /tmp\nsignal             none\nwhen               sx\n' > attr-c1.input
+qconf -Ackpt attr-c1.input > /dev/null 2>&1
+run attr-mattr-when qconf -mattr ckpt when xm c1
+run attr-mattr-bad-when qconf -mattr ckpt when q c1
+run attr-mattr-signal qconf -mattr ckpt signal usr1 c1
+run attr-mattr-nosuch qconf -mattr ckpt nosuch 1 c1
+run attr-mattr-missing qconf -mattr ckpt when x nosuch
+run attr-aattr-when qconf -aattr ckpt when x c1
+run attr-rattr-when qconf -rattr ckpt when m c1
+run attr-dattr-when qconf -dattr ckpt when x c1
+run attr-mattr-interface qconf -mattr ckpt interface foo c1
+run attr-sckpt qconf -sckpt c1
+qconf -dckpt c1 > /dev/null 2>&1

@@ -1,0 +1,1 @@
+$ qconf -aattr ckpt when x c1

@@ -1,0 +1,1 @@
+$ qconf -dattr ckpt when x c1

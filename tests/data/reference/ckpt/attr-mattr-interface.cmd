@@ -1,0 +1,1 @@
+$ qconf -mattr ckpt interface foo c1

@@ -1,0 +1,1 @@
+$ qconf -mattr ckpt when x nosuch

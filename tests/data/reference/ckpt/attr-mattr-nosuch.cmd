@@ -1,0 +1,1 @@
+$ qconf -mattr ckpt nosuch 1 c1

@@ -1,0 +1,1 @@
+$ qconf -mattr ckpt signal usr1 c1

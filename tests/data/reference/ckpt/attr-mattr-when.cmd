@@ -1,0 +1,1 @@
+$ qconf -mattr ckpt when xm c1

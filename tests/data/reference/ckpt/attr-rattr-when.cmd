@@ -1,0 +1,1 @@
+$ qconf -rattr ckpt when m c1

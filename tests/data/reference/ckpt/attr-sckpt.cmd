@@ -1,0 +1,1 @@
+$ qconf -sckpt c1
