@@ -54,3 +54,7 @@ rm -f sub.input top.input
 qconf -Aq sds-detached.input > /dev/null 2>&1
 run sds-detached qconf -sds
 qconf -dq ck.q > /dev/null 2>&1
+# options qconf -help lists (qsub's, an 8.1.9 quirk) that 8.1.9's qconf refuses
+for a in "-R y" "-ar 1" "-ckpt x" "-clear" "-display :0" "-dl 01010000" "-tc 2" "-verbose" "-w e"; do
+    n=${a%% *}; run "help-listed${n}" qconf $a
+done
