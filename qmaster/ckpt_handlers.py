@@ -19,7 +19,7 @@ from typing import Mapping
 
 from common.conf_values import get
 from common.conffile import ConfError
-from common.objects_conf.ckpt import ckpt_problem
+from common.objects_conf.ckpt import canonical, ckpt_problem
 from common.objects_conf.queue import parse_host_overrides
 from qmaster.context import RequestError
 
@@ -27,11 +27,12 @@ KIND = "ckpt"
 Conf = Mapping[str, Mapping[str, list[list[str]]]]
 
 
-def check_ckpt(pairs: list[list[str]]) -> None:
-    """A checkpointing environment being added or changed."""
+def check_ckpt(pairs: list[list[str]]) -> list[list[str]]:
+    """A checkpointing environment being added or changed, as it is to be stored."""
     problem = ckpt_problem(pairs)
     if problem:
         raise RequestError("invalid", problem)
+    return canonical(pairs)
 
 
 def queue_ckpts(pairs: list[list[str]]) -> list[str]:

@@ -234,7 +234,7 @@ def handle_conf_put(ctx: Ctx) -> dict[str, Any]:
     if kind == CALENDAR_KIND:  # so do a calendar's, then its year and week
         check_calendar(pairs)
     if kind == CKPT_KIND:
-        check_ckpt(pairs)
+        pairs = check_ckpt(pairs)
     _check_object_name(kind, name, pairs)
     exists = name in ctx.store.conf[kind]
     if kind == "conf":

@@ -18,6 +18,7 @@ from clients.qconf.files import ERROR_READING_IN_FILE, FileError, parse_object_t
 from common.conf_values import get
 from common.objects_conf import render_object, template
 from common.objects_conf.calendar import calendar_line_problem
+from common.objects_conf.ckpt import name_refusal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,9 +47,13 @@ def _parsed(text: str, path: str) -> list[list[str]]:
         raise QconfError("\n".join([f"error: {problem}", f'error: error reading file: "{path}"',
                                     ERROR_READING_IN_FILE]))
     try:
-        return [list(p) for p in parse_object_text(KIND, text, path)]
+        pairs = [list(p) for p in parse_object_text(KIND, text, path)]
     except FileError as exc:
         raise _file_error(exc) from None
+    problem = name_refusal(pairs)  # (8.1.9 refuses the name as it reads the file)
+    if problem:
+        raise QconfError(f"error: {problem}\n{ERROR_READING_IN_FILE}")
+    return pairs
 
 
 def _read(path: str) -> list[list[str]]:

@@ -5,7 +5,7 @@ Owns the attributes in Grid Engine's order (values in a column 19 characters fro
 line start), their checks in 8.1.9's words (tests/data/reference/ckpt/):
 
 - ``ckpt_name``: the object name rules (``Keyword ("TEMPLATE") not allowed as
-  objectname``), checked as the file is read;
+  objectname``), checked as qconf reads the file and by the qmaster (``name_refusal``);
 - ``interface``: one of ``INTERFACES`` in any case, kept as written
   (``no valid checkpoint interface foo``);
 - ``signal``: ``none``, a number, or a signal name without ``SIG`` in any case
@@ -13,7 +13,8 @@ line start), their checks in 8.1.9's words (tests/data/reference/ckpt/):
 - ``when``: letters of ``xsmr`` (shown in that order, each once) or ``n`` alone. 8.1.9
   reads it when the qmaster gets the object, so a bad one is the qmaster's refusal
   (``ckpt_problem``: ``Invalid "when" attribute for ckpt "c3"``) without the file
-  reader's lines; the same reading serves ``qsub -c`` (``parse_when``).
+  reader's lines, and stores it canonical (``canonical``); the same reading serves
+  ``qsub -c`` (``parse_when``).
 
 ``ckpt_dir`` and the commands are strings 8.1.9 does not check.
 """
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from common.conf_values import check_string, get, no_value
+from common.conf_values import check_string, get
 from common.conffile import ConfError
 from common.objects_conf.base import Attr, ObjectKind
 from common.objects_conf.project import name_problem
@@ -37,14 +38,6 @@ SIGNAL_NAMES = ("HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "IOT", "FPE", "KILL
 # shutdown (s), every min_cpu_interval (m), when the job is rescheduled (r)
 WHEN_ORDER = "xsmr"
 NO_CHECKPOINT = "n"
-
-
-def check_ckpt_name(name: str, value: str) -> str:
-    no_value(name, value)
-    problem = name_problem(value.strip())
-    if problem:
-        raise ConfError(problem)
-    return value.strip()
 
 
 def check_interface(name: str, value: str) -> str:
@@ -88,11 +81,10 @@ def parse_when(text: str) -> str | None:
     return "".join(c for c in WHEN_ORDER if c in letters)
 
 
-def check_when(name: str, value: str) -> str:
-    """Canonical when a valid one; kept as written otherwise, for the qmaster's check
-    (``ckpt_problem``) to refuse in its own words."""
-    text = check_string(name, value)
-    return parse_when(text) or text
+def canonical(pairs: Iterable[Sequence[str]]) -> list[list[str]]:
+    """``pairs`` with ``when`` as 8.1.9 stores it (``sx`` -> ``xs``), once
+    ``ckpt_problem`` has found nothing wrong."""
+    return [[k, (parse_when(v) or v) if k == "when" else v] for k, v in pairs]
 
 
 CKPT = ObjectKind(
@@ -100,7 +92,7 @@ CKPT = ObjectKind(
     key="ckpt_name",
     width=18,
     attrs=(
-        Attr("ckpt_name", "template", check_ckpt_name),
+        Attr("ckpt_name", "template", check_string),
         Attr("interface", "userdefined", check_interface),
         Attr("ckpt_command", "none", check_string),
         Attr("migr_command", "none", check_string),
@@ -108,14 +100,23 @@ CKPT = ObjectKind(
         Attr("clean_command", "none", check_string),
         Attr("ckpt_dir", "/tmp", check_string),
         Attr("signal", "none", check_signal),
-        Attr("when", "sx", check_when),
+        Attr("when", "sx", check_string),
     ),
 )
+
+
+def name_refusal(pairs: Iterable[Sequence[str]]) -> str | None:
+    """8.1.9's refusal of the object's name (checked as qconf reads the file, and by the
+    qmaster), or None."""
+    return name_problem(get(list(pairs), "ckpt_name", ""))
 
 
 def ckpt_problem(pairs: Iterable[Sequence[str]]) -> str | None:
     """The qmaster's refusal of a whole checkpointing environment, or None."""
     pairs = list(pairs)
+    problem = name_refusal(pairs)
+    if problem:
+        return problem
     if parse_when(get(pairs, "when", "sx")) is None:
         return f'Invalid "when" attribute for ckpt "{get(pairs, "ckpt_name", "")}"'
     return None
