@@ -407,11 +407,20 @@ def _xml_document(queue_info: list[str], job_info: list[str]) -> str:
     return "\n".join(lines + ["</job_info>"]) + "\n"
 
 
+def _xml_job_state(row: JobRow) -> str:
+    """<job_list state=...>: a started task "running" (suspended too: its letters say
+    so), a finished one (-s z) "zombie", every other "pending", as 8.1.9's (captured:
+    tests/data/reference/lists; nipype's SGE plugin waits for "zombie")."""
+    if row["state"] == "z":
+        return "zombie"
+    return "running" if row.get("queue") else "pending"
+
+
 def _xml_jobs(rows: list[JobRow], *, depth: int, extended: bool, full: bool,
               urgency: bool = False, priority: bool = False) -> list[str]:
     out: list[str] = []
     for row in rows:
-        state = "running" if row.get("queue") else "pending"
+        state = _xml_job_state(row)
         out += _xml_job(row, depth=depth, state=state, extended=extended, full=full,
                         urgency=urgency, priority=priority)
     return out

@@ -1,0 +1,106 @@
+"""qstat's listings (-xml, -f -xml, -g d, plain) for every state a job task can be in,
+against 8.1.9's captures (tests/data/reference/lists/qstat-*-s-*: one cell holding a
+finished job, a job deleted while running, a suspended job, an array with running,
+pending and deleted tasks, a held job, a held array and a job in error).
+
+The captured cell also held other users' jobs: the comparison keeps the <job_list>
+elements (or table lines) of the jobs built here, in 8.1.9's order, but for the finished
+jobs (-s z), which 8.1.9 lists in the order they finished and pygridengine by job id
+(docs/compatibility.md)."""
+from __future__ import annotations
+
+import calendar
+import re
+import time
+from typing import Any
+
+import pytest
+
+from tests.reference import REFERENCE as REF
+from tests.unit.test_qstat_listing import listing
+from tests.unit.test_views import cluster, job, task
+
+LISTS = REF / "lists"
+OURS = {233, 234, 235, 236, 237, 238, 241, 244}
+
+
+@pytest.fixture(autouse=True)
+def _in_utc(utc: None) -> None:
+    """Times as the captures show them (UTC)."""
+
+
+def at(clock: str) -> float:
+    return float(calendar.timegm(time.strptime(f"2026-11-28 {clock}", "%Y-%m-%d %H:%M:%S")))
+
+
+def states_reply() -> dict[str, Any]:
+    """The captured cell's jobs 233-244 as the qmaster's query gives them (with -s z)."""
+    running = {"queue": "all.q", "host": "vm", "granted": [["all.q", "vm", 1]]}
+    jobs = [job(233, "done1", at("06:53:13")), job(234, "run1", at("06:53:13")),
+            job(235, "susp1", at("06:53:13")),
+            job(236, "arr", at("06:53:14"), array=[1, 4, 1]),
+            job(237, "held1", at("06:53:14"), hold=True),
+            job(238, "err1", at("06:53:15"), cwd="/nonexistent/dir"),
+            job(241, "arr2", at("06:54:02"), array=[1, 3, 1]),
+            job(244, "harr", at("06:54:02"), array=[1, 2, 1], hold=True)]
+    tasks = [task(233, state="finished", end_time=at("06:53:16")),
+             task(234, state="finished", deleted_by="sgeuser", start_time=at("06:53:17")),
+             task(235, state="suspended", suspend_reasons=["job"], start_time=at("06:53:17"),
+                  **running),
+             task(236, 1, "running", start_time=at("06:53:17"), **running),
+             task(236, 2, "running", start_time=at("06:53:21"), **running),
+             task(237, state="hold", holds=["u"]),
+             task(238, state="error", error_reason="can't chdir"),
+             task(241, 1, "running", start_time=at("06:54:05"), **running)]
+    ranges = [{"job_id": 236, "deleted": [[3, 4, 1]], "deleted_by": "sgeuser"},
+              {"job_id": 241, "pending": [[2, 3, 1]]},
+              {"job_id": 244, "pending": [[1, 2, 1]], "holds": ["u"]}]
+    # the policy's figures of 8.1.9's capture (finished jobs: none, held tasks: 0)
+    priorities = {235: {"prio": 0.75}, 236: {"prio": 0.5}, 237: {"prio": 0.0},
+                  238: {"prio": 0.45833}, 241: {"prio": 0.1625, "task_prio": {1: 0.5}},
+                  244: {"prio": 0.0}}
+    return {"jobs": jobs, "tasks": tasks, "ranges": ranges, "priorities": priorities}
+
+
+def _job_number(block: str) -> int:
+    return int(re.search(r"<JB_job_number>(\d+)<", block).group(1))  # type: ignore[union-attr]
+
+
+def _zombies_by_id(items: list[str], is_zombie: list[bool], job_id: list[int]) -> list[str]:
+    """``items`` with the finished jobs' ones (at the end) by job id."""
+    kept = [i for i, z in zip(items, is_zombie) if not z]
+    return kept + [i for _, i in sorted((j, i) for i, z, j in zip(items, is_zombie, job_id) if z)]
+
+
+def job_lists(text: str) -> list[str]:
+    """The <job_list> elements of the jobs built here."""
+    blocks = re.findall(r'^ *<job_list state="\w+">\n.*?</job_list>$', text, re.M | re.S)
+    ours = [b for b in blocks if _job_number(b) in OURS]
+    return _zombies_by_id(ours, ['state="zombie"' in b for b in ours],
+                          [_job_number(b) for b in ours])
+
+
+def table_lines(text: str) -> list[str]:
+    ours = [line for line in text.splitlines()
+            if line[:7].strip().isdigit() and int(line[:7]) in OURS]
+    return _zombies_by_id(ours, [line[40:45].strip() == "z" for line in ours],
+                          [int(line[:7]) for line in ours])
+
+
+@pytest.mark.parametrize("name", ["qstat-xml-s-prsz", "qstat-xml-s-z", "qstat-xml-s-s",
+                                  "qstat-xml-g-d", "qstat-f-xml-s-z"])
+def test_every_job_list_element_is_grid_engines(name: str) -> None:
+    argv = (LISTS / f"{name}.cmd").read_text().split()[1:]
+    text, _ = listing(["-u", "*", *argv], states_reply())
+    assert job_lists(text) == job_lists((LISTS / f"{name}.out").read_text())
+
+
+def test_finished_jobs_are_zombies_in_the_xml() -> None:
+    """nipype's SGE plugin waits for state="zombie" (issue 31)."""
+    text, _ = listing(["-u", "*", "-xml", "-s", "z"], states_reply())
+    assert {m for m in re.findall(r'<job_list state="(\w+)">', text)} == {"zombie"}
+
+
+def test_the_table_with_every_state_is_grid_engines() -> None:
+    text, _ = listing(["-u", "*", "-s", "prsz"], states_reply())
+    assert table_lines(text) == table_lines((LISTS / "qstat-s-prsz.out").read_text())
