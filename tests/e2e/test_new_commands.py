@@ -1,0 +1,56 @@
+"""qselect, qresub and qping against a live cell, as 8.1.9 answers them (the pure parts
+and 8.1.9's texts: tests/unit/test_new_commands.py)."""
+from __future__ import annotations
+
+import re
+import subprocess
+
+from clients.api import Client, job_request
+from common.cell import Cell, read_act_qmaster
+from tests.commands import command
+
+TIMEOUT = 30
+
+
+def run(env: dict[str, str], name: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*command(name), *args], env=env, capture_output=True, text=True,
+                          timeout=TIMEOUT, cwd="/")
+
+
+def test_qselect_prints_the_matching_queue_instances(env: dict[str, str], client: Client) -> None:
+    every = run(env, "qselect")
+    assert every.returncode == 0 and every.stderr == ""
+    names = every.stdout.splitlines()
+    assert names and all(re.fullmatch(r"all\.q@\S+", n) for n in names)
+    assert run(env, "qselect", "-q", "all.q").stdout.splitlines() == names
+    none = run(env, "qselect", "-q", "nosuch.q")  # 8.1.9: nothing, exit 1
+    assert (none.returncode, none.stdout, none.stderr) == (1, "", "")
+    pe = run(env, "qselect", "-pe", "nosuch")
+    assert (pe.returncode, pe.stderr) == (1, "error: no such parallel environment\n")
+    assert run(env, "qselect", "-qs", "s").returncode == 1  # no instance is suspended
+
+
+def test_qresub_submits_a_copy_without_the_hold(env: dict[str, str], client: Client) -> None:
+    [held] = client.submit([job_request("/bin/true", binary=True, job_name="held1",
+                                        hold=True)])
+    done = run(env, "qresub", str(held))
+    assert done.returncode == 0, done.stderr
+    copy = int(re.fullmatch(r'Your job (\d+) \("held1"\) has been submitted\n',
+                            done.stdout).group(1))  # type: ignore[union-attr]
+    assert copy > held
+    [task] = client.wait([copy], timeout=TIMEOUT)[copy]  # no hold: it runs
+    assert task["exit_status"] == 0
+    missing = run(env, "qresub", "99999")
+    assert (missing.returncode, missing.stdout) == (4, 'job "99999" does not exist\n')
+    client.delete([{"job_id": held}])
+
+
+def test_qping_answers_for_the_qmaster(env: dict[str, str], cell: Cell) -> None:
+    host, port, _ = read_act_qmaster(cell)
+    info = run(env, "qping", "-info", host, str(port), "qmaster", "1")
+    assert info.returncode == 0, info.stderr
+    assert re.search(r"^run time \[s\]: +\d+$", info.stdout, re.M)
+    assert "SIRM version:             0.1\n" in info.stdout
+    wrong = run(env, "qping", "-info", host, "1", "qmaster", "1")
+    assert (wrong.returncode, wrong.stdout) == (
+        1, f"endpoint {host}/qmaster/1 at port 1: can't find connection\n")
