@@ -2,8 +2,8 @@
 
 Supported: plain, -q (queue instances per host), -j (running jobs per host), -u user_list
 (only their jobs, implies -j), -F [resource,...] (the host's load values), -h host_list,
--xml, -help. -l and -ncb are refused with an error (they need the resource model and a
-renderer without the topology columns).
+-xml, -ncb (without the topology columns), -help. -l is refused with an error (it needs
+the qmaster's resource evaluation of a host without a job).
 
 Errors as 8.1.9 prints them: an unknown word gives the usage and "error: invalid option
 argument" on stderr (exit 1); an unresolvable -h host "error: can't resolve hostname".
@@ -36,7 +36,7 @@ USAGE = (f"{PRODUCT}\nusage: qhost [options]\n"
 _FLAGS = ("-help", "-ncb", "-q", "-j", "-xml")
 _OPTIONAL_ARG = ("-F",)
 _REQUIRED_ARG = ("-h", "-l", "-u")
-NOT_IMPLEMENTED = ("-l", "-ncb")
+NOT_IMPLEMENTED = ("-l",)
 
 if TYPE_CHECKING:
     Resolver = Callable[[str], bool]
@@ -53,6 +53,7 @@ class QhostArgs(Record):
     queues: bool = False
     jobs: bool = False
     xml: bool = False
+    no_binding: bool = False          # -ncb
     resources: bool = False
     resource_names: list[str] | None = None
     hosts: list[str] | None = None
@@ -85,8 +86,9 @@ def _apply(args: QhostArgs, switch: str, values: list[str], resolves: Resolver) 
     if switch in NOT_IMPLEMENTED:
         raise QhostExit(f'error: qhost option "{switch}" is not supported by pygridengine',
                         usage=False)
-    if switch in ("-q", "-j", "-xml"):
-        setattr(args, {"-q": "queues", "-j": "jobs", "-xml": "xml"}[switch], True)
+    if switch in ("-q", "-j", "-xml", "-ncb"):
+        setattr(args, {"-q": "queues", "-j": "jobs", "-xml": "xml", "-ncb": "no_binding"}[switch],
+                True)
     elif switch == "-F":
         args.resources = True
         args.resource_names = _split(values) if values else args.resource_names
@@ -128,7 +130,8 @@ def render(args: QhostArgs, cluster: dict[str, Any], reply: dict[str, Any] | Non
     rows = host_rows(cluster, reply, hosts=args.hosts,
                      users=tuple(args.users) if args.users else None)
     kwargs = {"show_queues": args.queues, "show_jobs": args.jobs,
-              "resource_names": args.resource_names, "show_resources": args.resources}
+              "resource_names": args.resource_names, "show_resources": args.resources,
+              "topology": not args.no_binding}
     return render_hosts_xml(rows, **kwargs) if args.xml else render_hosts(rows, **kwargs)
 
 
