@@ -3,8 +3,8 @@
 Supported: -u user_list (default: the caller's jobs only, "*" for everyone, "$user"),
 -s {p|r|s|z|hu|ho|hs|hd|hj|ha|h|a} combinations, -f, -F [names], -ne, -r, -ext, -urg,
 -pri, -ncb, -j [job_list], -xml, -q wc_queue_list, -qs states, -explain a|c|A|E,
--pe pe_list, -g c, -g d, -help. The other options of qstat(1) (-l, -t, -U, -g t) are
-refused with an error. The priorities (``prior``, -urg, -pri, -ext's tickets) are the
+-pe pe_list, -g c, -g d, -g t, -help. The other options of qstat(1) (-l, -t, -U) are
+refused with an error (docs/compatibility.md). The priorities (``prior``, -urg, -pri, -ext's tickets) are the
 qmaster's policy view (``qmaster.policy_view``).
 
 Option parsing follows Grid Engine's two stages: words after an option up to the next
@@ -179,8 +179,6 @@ def _apply_group(args: QstatArgs, letters: str) -> None:
     for letter in letters:
         if letter not in "cdt":
             raise QstatExit(f"wrong character '{letter}' for -g option")
-        if letter == "t":
-            raise QstatExit('error: qstat option "-g t" is not supported by pygridengine')
         args.group += letter
 
 
@@ -334,17 +332,22 @@ def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
     pending = views.pending_rows(reply, flt, columns=columns, selected=selected)
     pending = _ungrouped(pending, reply) if "d" in args.group else pending
     pending += views.zombie_rows(reply, flt, columns=columns, selected=selected)
+    by_slot = "t" in args.group  # -g t: a line per slot, the master column
+    pending = views.per_slot_rows(pending) if by_slot else pending
     if args.full:
         queues = views.queue_rows(cluster or {}, reply, flt, resource_names=args.resource_names,
                                   show_resources=args.show_queue_resources,
                                   explain=args.explain, columns=columns, selected=selected)
         queues = [q for q in queues if q["jobs"]] if args.no_empty else queues
+        for queue in queues if by_slot else []:
+            queue["jobs"] = views.per_slot_rows(queue["jobs"], by_instance=True)
         rows = pending + [r for q in queues for r in q["jobs"]]
     else:
         if cluster is None and views.shows_started_tasks(selected, flt):  # instances' order
             cluster = client.cluster(resources=args.show_queue_resources)
         running = views.running_rows(reply, cluster or {}, flt, columns=columns,
                                      selected=selected)
+        running = views.per_slot_rows(running) if by_slot else running
         rows = running + pending
     if args.no_binding:
         _strip_binding(rows)

@@ -252,9 +252,15 @@ def _job_lines(rows: list[JobRow], *, extended: bool, full: bool, show_resources
     dates: dict[float, str] = {}  # (format_ctime: each second once per listing)
     plain = not (extended or full or urgency or priority)
     for row in rows:
-        out.append((_table_line(row, queue_width, dates) if plain else
-                    job_line(row, extended=extended, full=full, queue_width=queue_width,
-                             dates=dates, urgency=urgency, priority=priority)) + "\n")
+        if "master_label" in row:  # -g t: the master column (views.per_slot_rows)
+            out.append(job_line(row, extended=extended, full=full, queue_width=queue_width,
+                                dates=dates, urgency=urgency, priority=priority,
+                                master_label=row["master_label"],
+                                print_jobid=not row.get("continuation")) + "\n")
+        else:
+            out.append((_table_line(row, queue_width, dates) if plain else
+                        job_line(row, extended=extended, full=full, queue_width=queue_width,
+                                 dates=dates, urgency=urgency, priority=priority)) + "\n")
         if show_resources:
             out.append(resource_lines(row))
     return "".join(out)
@@ -269,7 +275,7 @@ def render_job_table(rows: list[JobRow], *, extended: bool = False, show_resourc
     if not rows:
         return ""
     return job_header(extended=extended, queue_width=queue_width, urgency=urgency,
-                      priority=priority) + _job_lines(
+                      priority=priority, master_col="master_label" in rows[0]) + _job_lines(
         rows, extended=extended, full=False, show_resources=show_resources,
         queue_width=queue_width, urgency=urgency, priority=priority)
 
@@ -373,6 +379,8 @@ def _xml_job(row: JobRow, *, depth: int, state: str, extended: bool, full: bool,
     fields += _xml_ext_fields(row) if extended else []
     if not full:
         fields.append(("queue_name", row.get("queue")))
+    if "master_label" in row:  # -g t
+        fields.append(("master", row["master_label"]))
     fields.append(("slots", str(row["slots"])))
     task = row.get("task_id") if row.get("task_id") is not None else row.get("pending_tasks")
     if task is not None:

@@ -281,7 +281,8 @@ def job_row(job: Reply, task: Reply, jobs: list[Reply], *, queue: str | None = N
         "slots": slots if slots is not None else (task.get("slots") or 1) if active
         else (int(pe[1]) if pe else 1),
         "granted_pe": pe[0] if pe and active else None,
-        "granted_pe_slots": task.get("slots") or 1}
+        "granted_pe_slots": task.get("slots") or 1,
+        "granted": task.get("granted") if active else None}
     if columns.resources:
         row.update(_request_fields(job, jobs))
     if columns.extended:
@@ -441,6 +442,37 @@ def zombie_rows(reply: Reply, flt: JobFilter, *, columns: Columns = ALL_COLUMNS,
     if "z" not in flt.states:
         return []
     return _rows_in_states(reply, flt, frozenset({FINISHED}), columns, selected)
+
+
+def _slot_rows(row: JobRow, instance: str, slots: int, master: bool) -> list[JobRow]:
+    """-g t: a started task's lines in one queue instance, one per slot: the first with
+    the job's columns (``MASTER`` at the master instance, else ``SLAVE``), the others
+    ``SLAVE`` continuation lines."""
+    first = {**row, "queue": instance, "slots": 1,
+             "master_label": "MASTER" if master else "SLAVE", "continuation": False}
+    return [first] + [{**first, "master_label": "SLAVE", "continuation": True}
+                      for _ in range(max(0, slots - 1))]
+
+
+def per_slot_rows(rows: list[JobRow], *, by_instance: bool = False) -> list[JobRow]:
+    """qstat -g t (8.1.9, captured: tests/data/reference/lists/qstat-g-t*): started tasks
+    line by line per slot, the master instance's first; waiting and finished tasks as
+    they are, with an empty master column. ``by_instance``: the rows are -f's, one per
+    queue instance already (``master`` says whether it is the master's)."""
+    out: list[JobRow] = []
+    for row in rows:
+        if row.get("start_time") is None:
+            out.append({**row, "master_label": "", "continuation": False})
+        elif by_instance or not row.get("granted"):
+            out += _slot_rows(row, row.get("queue") or "", int(row["slots"]),
+                              bool(row.get("master", True)))
+        else:
+            master = row.get("queue") or ""
+            granted = [(instance_name(str(q), str(h)), int(n)) for q, h, n in row["granted"]]
+            granted.sort(key=lambda g: g[0] != master)  # (stable: the master's first)
+            for instance, slots in granted:
+                out += _slot_rows(row, instance, slots, instance == master)
+    return out
 
 
 # --------------------------------------------------------------------------- queues (-f)

@@ -104,3 +104,58 @@ def test_finished_jobs_are_zombies_in_the_xml() -> None:
 def test_the_table_with_every_state_is_grid_engines() -> None:
     text, _ = listing(["-u", "*", "-s", "prsz"], states_reply())
     assert table_lines(text) == table_lines((LISTS / "qstat-s-prsz.out").read_text())
+
+
+# ---- -g t: a line per slot with the master column (captured with jobs 295 (serial),
+# 297 (-pe smp 2), 298 (-t 1-2: task 1 running, 2 waiting) and another user's 299)
+
+G_T_JOBS = {295, 297, 298}
+
+
+def g_t_reply() -> dict[str, Any]:
+    running = {"queue": "all.q", "host": "vm"}
+    jobs = [job(295, "tjob", at("07:11:40")), job(297, "pejob", at("07:12:30"), pe=["smp", 2, 2]),
+            job(298, "tarr", at("07:12:40"), array=[1, 2, 1])]
+    tasks = [task(295, state="running", start_time=at("07:11:49"),
+                  granted=[["all.q", "vm", 1]], **running),
+             task(297, state="running", start_time=at("07:12:41"), slots=2,
+                  granted=[["all.q", "vm", 2]], **running),
+             task(298, 1, "running", start_time=at("07:12:41"), granted=[["all.q", "vm", 1]],
+                  **running)]
+    ranges = [{"job_id": 298, "pending": [[2, 2, 1]]}]
+    priorities = {295: {"prio": 0.5}, 297: {"prio": 1.0},
+                  298: {"prio": 0.19687, "task_prio": {1: 0.5}}}
+    return {"jobs": jobs, "tasks": tasks, "ranges": ranges, "priorities": priorities}
+
+
+def _g_t_lines(text: str) -> list[str]:
+    """The lines of jobs 295-298: job lines and the continuation lines after them."""
+    out, ours = [], False
+    for line in text.splitlines():
+        if line[:7].strip().isdigit():
+            ours = int(line[:7]) in G_T_JOBS
+        elif not line.startswith(" " * 60):
+            ours = False
+            continue
+        if ours:
+            out.append(line)
+    return out
+
+
+@pytest.mark.parametrize("name", ["qstat-g-t-pe", "qstat-g-t-f"])
+def test_g_t_is_grid_engines(name: str) -> None:
+    text, _ = listing(["-u", "*", *(LISTS / f"{name}.cmd").read_text().split()[1:]], g_t_reply())
+    captured = (LISTS / f"{name}.out").read_text()
+    assert _g_t_lines(text) == _g_t_lines(captured)
+    assert text.splitlines()[:2] == captured.splitlines()[:2]  # the header (master column)
+
+
+@pytest.mark.parametrize("name", ["qstat-g-t-xml", "qstat-g-t-f-xml"])
+def test_g_t_xml_is_grid_engines(name: str) -> None:
+    global OURS
+    text, _ = listing(["-u", "*", *(LISTS / f"{name}.cmd").read_text().split()[1:]], g_t_reply())
+    saved, OURS = OURS, G_T_JOBS
+    try:
+        assert job_lists(text) == job_lists((LISTS / f"{name}.out").read_text())
+    finally:
+        OURS = saved
