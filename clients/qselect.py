@@ -1,10 +1,10 @@
 """qselect: print the queue instances that match the selection, as qselect(1) of Grid
 Engine 8.1.9 (one ``queue@host`` a line; none found: nothing, exit 1).
 
-Supported: -q wc_queue_list, -pe pe_list, -qs states, -help, with qstat's selection
-(clients.qstat): the same words, the same order of instances. -l and -U are refused with
-a message (docs/compatibility.md): they need the qmaster's resource and access
-evaluation for a queue instance without a job, which no query gives yet. Errors as
+Supported: -q wc_queue_list, -pe pe_list, -qs states, -U user_list, -help, with qstat's
+selection (clients.qstat): the same words, the same order of instances. -l is refused
+with a message (docs/compatibility.md): it needs the qmaster's resource evaluation of a
+queue instance without a job, which no query gives yet. Errors as
 8.1.9's: an unknown option prints the usage and 'invalid option argument' on stderr, an
 unknown parallel environment 'error: no such parallel environment' (exit 1).
 """
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from clients.api import Client
 
 _REQUIRED_ARG = ("-l", "-pe", "-q", "-qs", "-U")
-NOT_SUPPORTED = ("-l", "-U")
+NOT_SUPPORTED = ("-l",)
 USAGE = (f"{PRODUCT}\nusage: qselect [options]\n"
          "        [-help]                           print this help\n"
          "        [-l resource_list]                request the given resources\n"
@@ -77,6 +77,8 @@ def parse_args(argv: list[str]) -> QstatArgs | None:
             args.queues.extend(_split(values))
         elif switch == "-pe":
             args.pes.extend(_split(values))
+        elif switch == "-U":
+            args.queue_users.extend(_split(values))
         else:  # -qs: the last wins
             args.queue_states = _state_letters(values[0], QUEUE_STATE_LETTERS)
     return args

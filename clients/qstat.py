@@ -3,7 +3,7 @@
 Supported: -u user_list (default: the caller's jobs only, "*" for everyone, "$user"),
 -s {p|r|s|z|hu|ho|hs|hd|hj|ha|h|a} combinations, -f, -F [names], -ne, -r, -ext, -urg,
 -pri, -ncb, -j [job_list], -xml, -q wc_queue_list, -qs states, -explain a|c|A|E,
--pe pe_list, -g c, -g d, -g t, -help. The other options of qstat(1) (-l, -t, -U) are
+-pe pe_list, -U user_list, -g c, -g d, -g t, -help. The other options of qstat(1) (-l, -t) are
 refused with an error (docs/compatibility.md). The priorities (``prior``, -urg, -pri, -ext's tickets) are the
 qmaster's policy view (``qmaster.policy_view``).
 
@@ -34,7 +34,7 @@ PRODUCT = "SGE 8.1.9"
 _FLAGS = ("-help", "-ncb", "-f", "-ext", "-urg", "-pri", "-xml", "-ne", "-r", "-t")
 _OPTIONAL_ARG = ("-F", "-j")
 _REQUIRED_ARG = ("-g", "-l", "-s", "-qs", "-explain", "-q", "-u", "-U", "-pe")
-NOT_IMPLEMENTED = ("-l", "-t", "-U")
+NOT_IMPLEMENTED = ("-l", "-t")
 EXPLAIN_LETTERS = "acAE"
 QUEUE_STATE_LETTERS = "acdosuACDES"
 _S_LINES = ("show pending, running, suspended, zombie jobs,",
@@ -111,6 +111,7 @@ class QstatArgs(Record):
     group: str = ""                   # letters of -g
     explain: str = ""                 # letters of -explain
     queue_states: str = ""            # letters of -qs
+    queue_users: list[str] = field(default_factory=list)  # -U
 
 
 def _split(words: list[str]) -> list[str]:
@@ -156,8 +157,9 @@ def _apply(args: QstatArgs, switch: str, values: list[str]) -> None:
         if states is None:
             raise QstatExit("ERROR! wrong argument to -s option", usage=True)
         args.states = states
-    elif switch in ("-u", "-q", "-pe"):
-        getattr(args, {"-u": "users", "-q": "queues", "-pe": "pes"}[switch]).extend(_split(values))
+    elif switch in ("-u", "-q", "-pe", "-U"):
+        getattr(args, {"-u": "users", "-q": "queues", "-pe": "pes",
+                       "-U": "queue_users"}[switch]).extend(_split(values))
     elif switch == "-g":
         _apply_group(args, "".join(values))
     elif switch == "-explain":  # the reasons of these states; implies -f; the last wins
@@ -248,7 +250,41 @@ def _instances(args: QstatArgs, client: Client, cluster: dict[str, Any]) -> froz
                           for i in cluster.get("instances") or []
                           if set(instance_states(i, hosts)) & set(args.queue_states))
         selected = found if selected is None else selected & found
+    if args.queue_users:
+        found = user_instances(args.queue_users, cluster, _access_conf(client))
+        selected = found if selected is None else selected & found
+        if not selected:
+            raise QstatExit("error: no queues remaining after -U queue selection")
     return selected
+
+
+def _access_conf(client: Client) -> dict[str, Any]:
+    """What -U reads: the objects with access lists, the user sets, the host groups (for
+    a queue's [@group=...] values) and the global configuration."""
+    return {kind: client.conf_get(kind)
+            for kind in ("queue", "exechost", "pe", "userset", "hgrp", "conf")}
+
+
+def user_instances(names: list[str], cluster: dict[str, Any],
+                   conf: dict[str, Any]) -> frozenset[str]:
+    """-U: the instances every name may use (8.1.9's select_by_queue_user_list): the
+    queue's, its host's and the global host's user_lists/xuser_lists and the global
+    configuration's; a name ``@group`` is asked as that group, any other as that user
+    without a group, as 8.1.9 asks."""
+    from clients.views.qstat import instance_name
+    from common.access import user_allowed
+    from common.cluster import attr
+    from common.placement.pass_conf import Access
+    access = Access(conf)
+    usersets = conf.get("userset") or {}
+    glob = (conf.get("conf") or {}).get("global") or []
+    cluster_lists = (attr(glob, "user_lists", "NONE") or "NONE",
+                     attr(glob, "xuser_lists", "NONE") or "NONE")
+    asked = [("", n[1:]) if n.startswith("@") else (n, "") for n in names]
+    allowed = [user_allowed(u, [g] if g else [], *cluster_lists, usersets) for u, g in asked]
+    return frozenset(instance_name(i["queue"], i["host"]) for i in cluster.get("instances") or []
+                     if all(ok and access.queue_allows(u, g, i["queue"], i["host"])
+                            for (u, g), ok in zip(asked, allowed)))
 
 
 def _hostgroups(client: Client) -> dict[str, list[str]]:
@@ -291,7 +327,7 @@ def _needs_cluster_first(args: QstatArgs) -> bool:
     wide as the longest (SGE_LONG_QNAMES=-1). Else only the order of running rows needs
     them, and a listing without started tasks asks the qmaster for the jobs alone."""
     return bool(args.full or "c" in args.group or args.queues or args.pes
-                or args.queue_states or _long_qnames() == -1)
+                or args.queue_states or args.queue_users or _long_qnames() == -1)
 
 
 def _load_listing() -> None:

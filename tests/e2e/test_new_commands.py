@@ -28,6 +28,10 @@ def test_qselect_prints_the_matching_queue_instances(env: dict[str, str], client
     pe = run(env, "qselect", "-pe", "nosuch")
     assert (pe.returncode, pe.stderr) == (1, "error: no such parallel environment\n")
     assert run(env, "qselect", "-qs", "s").returncode == 1  # no instance is suspended
+    me = client.user.name
+    assert run(env, "qselect", "-U", me).stdout.splitlines() == names  # no access lists
+    full = run(env, "qstat", "-f", "-U", me)
+    assert full.returncode == 0 and names[0] in full.stdout
 
 
 def test_qresub_submits_a_copy_without_the_hold(env: dict[str, str], client: Client) -> None:

@@ -50,7 +50,7 @@ def test_qselect_names_in_the_cells_order_or_none() -> None:
     qselect.check_pes(["nosuch", "smp"], {"smp"})
 
 
-@pytest.mark.parametrize("option", ["-l", "-U"])
+@pytest.mark.parametrize("option", ["-l"])
 def test_qselect_refuses_what_it_cannot_evaluate(option: str) -> None:
     with pytest.raises(QstatExit, match=f'qselect option "{option}" is not supported'):
         qselect.parse_args([option, "x"])
@@ -94,3 +94,22 @@ def test_qping_refuses_what_it_does_not_have() -> None:
     for word in ("-dump", "-ssl"):
         with pytest.raises(qping.QpingExit, match="not supported by pygridengine"):
             qping.parse_args([word, "vm", "6444", "qmaster", "1"])
+
+
+def test_qselect_and_qstat_U_select_the_instances_every_user_may_use() -> None:
+    """8.1.9's select_by_queue_user_list: queue, host, global host and cluster lists;
+    ``@group`` asked as the group, a user name without a group."""
+    from clients.qstat import user_instances
+    from qmaster.defaults import exechost_defaults, queue_defaults
+    usersets = {"staff": [["name", "staff"], ["type", "ACL"], ["entries", "alice,@wheel"]]}
+    conf = {"queue": {"a.q": queue_defaults("a.q", user_lists="staff"),
+                      "b.q": queue_defaults("b.q", xuser_lists="staff")},
+            "exechost": {"global": exechost_defaults("global"), "vm": exechost_defaults("vm")},
+            "pe": {}, "userset": usersets, "hgrp": {}, "conf": {"global": []}}
+    cluster = {"instances": [{"queue": "a.q", "host": "vm"}, {"queue": "b.q", "host": "vm"}]}
+    assert user_instances(["alice"], cluster, conf) == {"a.q@vm"}
+    assert user_instances(["bob"], cluster, conf) == {"b.q@vm"}
+    assert user_instances(["@wheel"], cluster, conf) == {"a.q@vm"}
+    assert user_instances(["alice", "bob"], cluster, conf) == frozenset()  # all must have it
+    conf["conf"] = {"global": [["xuser_lists", "staff"]]}
+    assert user_instances(["alice"], cluster, conf) == frozenset()
