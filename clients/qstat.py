@@ -369,6 +369,7 @@ def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
     pending = _ungrouped(pending, reply) if "d" in args.group else pending
     pending += views.zombie_rows(reply, flt, columns=columns, selected=selected)
     by_slot = "t" in args.group  # -g t: a line per slot, the master column
+    extra = _extra_master_line(client) if by_slot else frozenset()
     pending = views.per_slot_rows(pending) if by_slot else pending
     if args.full:
         queues = views.queue_rows(cluster or {}, reply, flt, resource_names=args.resource_names,
@@ -376,14 +377,20 @@ def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
                                   explain=args.explain, columns=columns, selected=selected)
         queues = [q for q in queues if q["jobs"]] if args.no_empty else queues
         for queue in queues if by_slot else []:
-            queue["jobs"] = views.per_slot_rows(queue["jobs"], by_instance=True)
+            queue["jobs"] = views.per_slot_rows(queue["jobs"], by_instance=True,
+                                                extra_master_line=extra)
+        if by_slot:  # (which lines repeat the job: in print order, across the instances)
+            marked = iter(views.continued([r for q in queues for r in q["jobs"]]))
+            for queue in queues:
+                queue["jobs"] = [next(marked) for _ in queue["jobs"]]
         rows = pending + [r for q in queues for r in q["jobs"]]
     else:
         if cluster is None and views.shows_started_tasks(selected, flt):  # instances' order
             cluster = client.cluster(resources=args.show_queue_resources)
         running = views.running_rows(reply, cluster or {}, flt, columns=columns,
                                      selected=selected)
-        running = views.per_slot_rows(running) if by_slot else running
+        running = views.continued(views.per_slot_rows(running, extra_master_line=extra)) \
+            if by_slot else running
         rows = running + pending
     if args.no_binding:
         _strip_binding(rows)
@@ -398,6 +405,14 @@ def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
                                    **shown)
     out.write(text)
     return 0
+
+
+def _extra_master_line(client: Client) -> frozenset[str]:
+    """-g t: the PEs whose job_is_first_task is FALSE (their master task holds no slot:
+    8.1.9 prints one more line at the master instance)."""
+    from common.cluster import attr
+    return frozenset(name for name, pairs in (client.conf_get("pe") or {}).items()
+                     if attr(pairs, "job_is_first_task", "TRUE").upper() == "FALSE")
 
 
 def _ungrouped(rows: list[dict[str, Any]], reply: dict[str, Any]) -> list[dict[str, Any]]:

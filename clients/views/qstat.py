@@ -444,34 +444,56 @@ def zombie_rows(reply: Reply, flt: JobFilter, *, columns: Columns = ALL_COLUMNS,
     return _rows_in_states(reply, flt, frozenset({FINISHED}), columns, selected)
 
 
-def _slot_rows(row: JobRow, instance: str, slots: int, master: bool) -> list[JobRow]:
-    """-g t: a started task's lines in one queue instance, one per slot: the first with
-    the job's columns (``MASTER`` at the master instance, else ``SLAVE``), the others
-    ``SLAVE`` continuation lines."""
+def _slot_rows(row: JobRow, instance: str, lines: int, master: bool) -> list[JobRow]:
+    """-g t: a started task's lines in one queue instance, one per slot (``master``: at
+    its master instance, whose first line is ``MASTER``)."""
     first = {**row, "queue": instance, "slots": 1,
              "master_label": "MASTER" if master else "SLAVE", "continuation": False}
-    return [first] + [{**first, "master_label": "SLAVE", "continuation": True}
-                      for _ in range(max(0, slots - 1))]
+    return [first] + [{**first, "master_label": "SLAVE"} for _ in range(max(0, lines - 1))]
 
 
-def per_slot_rows(rows: list[JobRow], *, by_instance: bool = False) -> list[JobRow]:
-    """qstat -g t (8.1.9, captured: tests/data/reference/lists/qstat-g-t*): started tasks
-    line by line per slot, the master instance's first; waiting and finished tasks as
-    they are, with an empty master column. ``by_instance``: the rows are -f's, one per
-    queue instance already (``master`` says whether it is the master's)."""
+def per_slot_rows(rows: list[JobRow], *, by_instance: bool = False,
+                  extra_master_line: frozenset[str] = frozenset()) -> list[JobRow]:
+    """qstat -g t (8.1.9's sge_print_jobs_queue, captured: tests/data/reference/lists/
+    qstat-g-t*): started tasks line by line per slot, the master instance's first, and
+    one more line there for a PE whose ``job_is_first_task`` is FALSE (``extra_master_line``:
+    their names); waiting and finished tasks as they are, with an empty master column.
+    ``by_instance``: the rows are -f's, one per queue instance already (``master`` says
+    whether it is the master's). Which lines repeat the job's columns: ``continued``."""
     out: list[JobRow] = []
     for row in rows:
         if row.get("start_time") is None:
             out.append({**row, "master_label": "", "continuation": False})
-        elif by_instance or not row.get("granted"):
-            out += _slot_rows(row, row.get("queue") or "", int(row["slots"]),
-                              bool(row.get("master", True)))
-        else:
-            master = row.get("queue") or ""
-            granted = [(instance_name(str(q), str(h)), int(n)) for q, h, n in row["granted"]]
-            granted.sort(key=lambda g: g[0] != master)  # (stable: the master's first)
-            for instance, slots in granted:
-                out += _slot_rows(row, instance, slots, instance == master)
+            continue
+        extra = 1 if row.get("granted_pe") in extra_master_line else 0
+        if by_instance or not row.get("granted"):
+            master = bool(row.get("master", True))
+            out += _slot_rows(row, row.get("queue") or "", int(row["slots"]) + extra * master,
+                              master)
+            continue
+        master_instance = row.get("queue") or ""
+        granted = [(instance_name(str(q), str(h)), int(n)) for q, h, n in row["granted"]]
+        granted.sort(key=lambda g: g[0] != master_instance)  # (stable: the master's first)
+        for instance, slots in granted:
+            master = instance == master_instance
+            out += _slot_rows(row, instance, slots + extra * master, master)
+    return out
+
+
+def continued(rows: list[JobRow]) -> list[JobRow]:
+    """8.1.9 prints a started task's columns on a -g t line only when the line before it
+    (in print order, across queue instances) was another task's; the others are
+    continuation lines, ``SLAVE`` even at the master instance."""
+    last: tuple[int, int | None] | None = None
+    out = []
+    for row in rows:
+        key = (row["job_id"], row.get("task_id"))
+        if row.get("master_label"):  # (a started task's line)
+            same = key == last
+            row = {**row, "continuation": same,
+                   "master_label": "SLAVE" if same else row["master_label"]}
+        last = key
+        out.append(row)
     return out
 
 

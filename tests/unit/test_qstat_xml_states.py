@@ -159,3 +159,24 @@ def test_g_t_xml_is_grid_engines(name: str) -> None:
         assert job_lists(text) == job_lists((LISTS / f"{name}.out").read_text())
     finally:
         OURS = saved
+
+
+def test_g_t_lines_of_a_job_on_two_instances_and_of_a_pe_whose_master_holds_no_slot() -> None:
+    """8.1.9's sge_print_jobs_queue: one more line at the master instance when the PE's
+    job_is_first_task is FALSE; a line repeats the job's columns only after another
+    task's line (so the SLAVE lines in b.q@vm right after the master's continue them)."""
+    from clients.views import qstat as v
+    reply = g_t_reply()
+    reply["jobs"][1]["opts"]["pe"] = ["mpi", 3, 3]
+    reply["tasks"][1].update(slots=3, granted=[["all.q", "vm", 2], ["b.q", "vm", 1]])
+    reply["conf"] = {"pe": {"mpi": [["pe_name", "mpi"], ["job_is_first_task", "FALSE"]]}}
+    text, client = listing(["-u", "*", "-g", "t"], reply)
+    assert "conf_get pe" in client.calls
+    lines = [line for line in _g_t_lines(text) if "297" in line[:7] or line.startswith(" " * 60)]
+    assert [(line[:7].strip(), line[66:96].strip(), line[97:103].strip()) for line in lines] == [
+        ("297", "all.q@vm", "MASTER"), ("", "all.q@vm", "SLAVE"), ("", "all.q@vm", "SLAVE"),
+        ("", "b.q@vm", "SLAVE")]
+    rows = v.continued([{"job_id": 1, "task_id": None, "master_label": "MASTER"},
+                        {"job_id": 2, "task_id": None, "master_label": "MASTER"},
+                        {"job_id": 1, "task_id": None, "master_label": "SLAVE"}])
+    assert [r["continuation"] for r in rows] == [False, False, False]
