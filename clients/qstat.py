@@ -3,7 +3,7 @@
 Supported: -u user_list (default: the caller's jobs only, "*" for everyone, "$user"),
 -s {p|r|s|z|hu|ho|hs|hd|hj|ha|h|a} combinations, -f, -F [names], -ne, -r, -ext, -urg,
 -pri, -ncb, -j [job_list], -xml, -q wc_queue_list, -qs states, -explain a|c|A|E,
--pe pe_list, -U user_list, -g c, -g d, -g t, -help. The other options of qstat(1) (-l, -t) are
+-pe pe_list, -U user_list, -g c, -g d, -g t, -t, -help. The other option of qstat(1) (-l) is
 refused with an error (docs/compatibility.md). The priorities (``prior``, -urg, -pri, -ext's tickets) are the
 qmaster's policy view (``qmaster.policy_view``).
 
@@ -34,7 +34,7 @@ PRODUCT = "SGE 8.1.9"
 _FLAGS = ("-help", "-ncb", "-f", "-ext", "-urg", "-pri", "-xml", "-ne", "-r", "-t")
 _OPTIONAL_ARG = ("-F", "-j")
 _REQUIRED_ARG = ("-g", "-l", "-s", "-qs", "-explain", "-q", "-u", "-U", "-pe")
-NOT_IMPLEMENTED = ("-l", "-t")
+NOT_IMPLEMENTED = ("-l",)
 EXPLAIN_LETTERS = "acAE"
 QUEUE_STATE_LETTERS = "acdosuACDES"
 _S_LINES = ("show pending, running, suspended, zombie jobs,",
@@ -112,6 +112,7 @@ class QstatArgs(Record):
     explain: str = ""                 # letters of -explain
     queue_states: str = ""            # letters of -qs
     queue_users: list[str] = field(default_factory=list)  # -U
+    tasks: bool = False               # -t (implies -g t)
 
 
 def _split(words: list[str]) -> list[str]:
@@ -146,6 +147,9 @@ def _apply(args: QstatArgs, switch: str, values: list[str]) -> None:
               "-r": "resources", "-ne": "no_empty", "-ncb": "no_binding"}
     if switch in simple:
         setattr(args, simple[switch], True)
+    elif switch == "-t":  # the parallel tasks; implicitly -g t
+        args.tasks = True
+        args.group += "" if "t" in args.group else "t"
     elif switch == "-F":
         args.show_queue_resources, args.full = True, True
         args.resource_names = _split(values) if values else args.resource_names
@@ -354,7 +358,7 @@ def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
     # predecessors of other owners
     reply = client.jobs(include_finished="z" in args.states, ranges=True, brief=True,
                         owners=list(users) if users and not args.resources else None,
-                        priorities=True, while_waiting=_load_listing)
+                        priorities=True, pe_tasks=args.tasks, while_waiting=_load_listing)
     from clients.render import qstat as rq
     from clients.views import qstat as views
     views.attach_policy(reply)
@@ -383,6 +387,8 @@ def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
             marked = iter(views.continued([r for q in queues for r in q["jobs"]]))
             for queue in queues:
                 queue["jobs"] = [next(marked) for _ in queue["jobs"]]
+                queue["jobs"] = views.attach_subtasks(queue["jobs"], reply) if args.tasks \
+                    else queue["jobs"]
         rows = pending + [r for q in queues for r in q["jobs"]]
     else:
         if cluster is None and views.shows_started_tasks(selected, flt):  # instances' order
@@ -391,6 +397,7 @@ def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
                                      selected=selected)
         running = views.continued(views.per_slot_rows(running, extra_master_line=extra)) \
             if by_slot else running
+        running = views.attach_subtasks(running, reply) if args.tasks else running
         rows = running + pending
     if args.no_binding:
         _strip_binding(rows)
@@ -402,7 +409,7 @@ def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
                               queue_width=width, **shown)
     else:
         text = rq.render_job_table(rows, show_resources=args.resources, queue_width=width,
-                                   **shown)
+                                   tasks=args.tasks, **shown)
     out.write(text)
     return 0
 

@@ -598,6 +598,8 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
                   "brief": (Bool(), False),
                   # the scheduling policy's figures of the jobs (qmaster.policy_view)
                   "priorities": (Bool(), False),
+                  # the running parallel tasks (qrsh -inherit) of the tasks (qstat -t)
+                  "pe_tasks": (Bool(), False),
                   # the next part of a listing: the jobs after this one
                   "after": (Int(0, MAX_INT), 0)}),
     "cluster_query": lambda: Struct(required={"user": _user()},

@@ -447,7 +447,7 @@ def zombie_rows(reply: Reply, flt: JobFilter, *, columns: Columns = ALL_COLUMNS,
 def _slot_rows(row: JobRow, instance: str, lines: int, master: bool) -> list[JobRow]:
     """-g t: a started task's lines in one queue instance, one per slot (``master``: at
     its master instance, whose first line is ``MASTER``)."""
-    first = {**row, "queue": instance, "slots": 1,
+    first = {**row, "queue": instance, "slots": 1, "at_master": master,
              "master_label": "MASTER" if master else "SLAVE", "continuation": False}
     return [first] + [{**first, "master_label": "SLAVE"} for _ in range(max(0, lines - 1))]
 
@@ -495,6 +495,61 @@ def continued(rows: list[JobRow]) -> list[JobRow]:
         last = key
         out.append(row)
     return out
+
+
+def attach_subtasks(rows: list[JobRow], reply: Reply) -> list[JobRow]:
+    """qstat -t (8.1.9's sge_print_job with QSTAT_DISPLAY_TASKS): the -g t lines of a job
+    task that has parallel tasks carry ``subtasks``: at the master instance's first line
+    the master task, and the parallel task numbered k at the line k modulo the task's
+    lines in its queue instance (more than one: further lines under it). Only running
+    parallel tasks are known (``reply["pe_tasks"]``); their usage is not (NA)."""
+    by_task: dict[tuple[int, int], list[Reply]] = {}
+    for record in reply.get("pe_tasks") or []:
+        by_task.setdefault((record["job_id"], record["task_id"]), []).append(record)
+    usage = {(t["job_id"], t["task_id"]): t.get("usage") or {} for t in reply.get("tasks") or []}
+    out: list[JobRow] = []
+    block: list[JobRow] = []
+
+    def flush() -> None:
+        out.extend(_with_subtasks(block, by_task, usage))
+        block.clear()
+
+    for row in rows:
+        if block and (_block_key(row) != _block_key(block[0]) or not row.get("master_label")):
+            flush()
+        if row.get("master_label"):
+            block.append(row)
+        else:
+            out.append(row)
+    flush()
+    return out
+
+
+def _block_key(row: JobRow) -> tuple[Any, ...]:
+    return (row["job_id"], row.get("task_id"), row.get("queue"))
+
+
+def _with_subtasks(block: list[JobRow], by_task: dict[tuple[int, int], list[Reply]],
+                   usage: dict[tuple[int, int], Reply]) -> list[JobRow]:
+    if not block:
+        return []
+    first = block[0]
+    key = (first["job_id"], first.get("task_id") or 1)
+    pe_tasks = by_task.get(key)
+    if not pe_tasks:
+        return list(block)
+    lines = [[] for _ in block]  # type: list[list[dict[str, Any]]]
+    if first.get("at_master"):
+        used = usage.get(key) or {}
+        lines[0].append({"id": "", "state": first["state"], "running": True,
+                         **{k: (float(used[k]) if k in used else None)
+                            for k in ("cpu", "mem", "io")}})
+    for number, record in enumerate(pe_tasks, 1):
+        if instance_name(record["queue"], record["host"]) == first.get("queue"):
+            lines[number % len(block)].append(
+                {"id": record["pe_task_id"], "state": first["state"], "running": True,
+                 "cpu": None, "mem": None, "io": None})
+    return [{**row, "subtasks": subtasks} for row, subtasks in zip(block, lines)]
 
 
 # --------------------------------------------------------------------------- queues (-f)

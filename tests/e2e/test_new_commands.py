@@ -8,6 +8,7 @@ import subprocess
 from clients.api import Client, job_request
 from common.cell import Cell, read_act_qmaster
 from tests.commands import command
+from tests.integration.cellutil import task_state, wait_for
 
 TIMEOUT = 30
 
@@ -58,3 +59,18 @@ def test_qping_answers_for_the_qmaster(env: dict[str, str], cell: Cell) -> None:
     wrong = run(env, "qping", "-info", host, "1", "qmaster", "1")
     assert (wrong.returncode, wrong.stdout) == (
         1, f"endpoint {host}/qmaster/1 at port 1: can't find connection\n")
+
+
+def test_qstat_t_and_g_t_list_a_running_job(env: dict[str, str], client: Client) -> None:
+    [job] = client.submit([job_request("/bin/sleep", ["30"], binary=True, job_name="tjob")])
+    try:
+        wait_for(lambda: task_state(client, job) == "running", TIMEOUT, "the job to run")
+        listed = run(env, "qstat", "-t")
+        assert listed.returncode == 0, listed.stderr
+        lines = listed.stdout.splitlines()
+        assert lines[0].endswith("master ja-task-ID task-ID state cpu        mem     io      "
+                                 "stat failed ")
+        assert any(line.startswith(f"{job:7d}") and "MASTER" in line for line in lines)
+        assert "MASTER" in run(env, "qstat", "-g", "t").stdout
+    finally:
+        client.delete([{"job_id": job}])

@@ -180,3 +180,64 @@ def test_g_t_lines_of_a_job_on_two_instances_and_of_a_pe_whose_master_holds_no_s
                         {"job_id": 2, "task_id": None, "master_label": "MASTER"},
                         {"job_id": 1, "task_id": None, "master_label": "SLAVE"}])
     assert [r["continuation"] for r in rows] == [False, False, False]
+
+
+# ---- -t: the parallel tasks (captured with job 300: -pe smp 2 running one qrsh -inherit
+# task 1.vm; job 301: -pe make 2, whose job_is_first_task is FALSE, no tasks)
+
+T_JOBS = {300, 301}
+
+
+def t_reply() -> dict[str, Any]:
+    running = {"queue": "all.q", "host": "vm", "start_time": at("07:16:13")}
+    jobs = [job(300, "petask", at("07:16:00"), pe=["smp", 2, 2]),
+            job(301, "makejob", at("07:16:00"), pe=["make", 2, 2])]
+    tasks = [task(300, state="running", slots=2, granted=[["all.q", "vm", 2]],
+                  usage={"cpu": 0.0, "mem": 0.00001, "io": 0.00065}, **running),
+             task(301, state="running", slots=2, granted=[["all.q", "vm", 2]], **running)]
+    pe_tasks = [{"job_id": 300, "task_id": 1, "pe_task_id": "1.vm", "host": "vm",
+                 "queue": "all.q", "started": at("07:16:14")}]
+    return {"jobs": jobs, "tasks": tasks, "pe_tasks": pe_tasks,
+            "priorities": {300: {"prio": 0.75}, 301: {"prio": 0.75}},
+            "conf": {"pe": {"smp": [["job_is_first_task", "TRUE"]],
+                            "make": [["job_is_first_task", "FALSE"]]}}}
+
+
+def _t_lines(text: str) -> list[str]:
+    global G_T_JOBS
+    saved, G_T_JOBS = G_T_JOBS, T_JOBS
+    try:
+        return _g_t_lines(text)
+    finally:
+        G_T_JOBS = saved
+
+
+@pytest.mark.parametrize("name", ["qstat-t-petasks", "qstat-g-t-petasks", "qstat-t-f-petasks"])
+def test_t_shows_the_parallel_tasks_as_8_1_9(name: str) -> None:
+    argv = (LISTS / f"{name}.cmd").read_text().split()[1:]
+    text, _ = listing(["-u", "*", *argv], t_reply())
+    captured = (LISTS / f"{name}.out").read_text()
+    # the pe task's usage is not known here: NA where 8.1.9 has the execd's figures
+    expected = [line.replace("r     00:00:00 0.00000 0.00003 ", "r     NA         NA      NA      ")
+                for line in _t_lines(captured)]
+    assert _t_lines(text) == expected
+    if "-f" not in argv:
+        assert text.splitlines()[:2] == captured.splitlines()[:2]
+
+
+def test_the_job_query_gives_the_running_parallel_tasks_by_number() -> None:
+    from types import SimpleNamespace
+
+    from common import wire
+    from common.model import Task
+    from common.pe_tasks import PeBook, Running
+    from qmaster.jobs import _pe_task_records
+    master = Task(job_id=300, task_id=1)
+    book = PeBook(tasks={"2.h2": Running(2, "h2", "all.q", 6.0),
+                         "1.vm": Running(1, "vm", "all.q", 5.0)})
+    store = SimpleNamespace(pe_books={master.key: book})
+    assert [r["pe_task_id"] for r in _pe_task_records(store, [master, Task(301, 1)])] == \
+        ["1.vm", "2.h2"]  # type: ignore[arg-type]
+    from clients.api import current_user
+    frame = wire.encode("job_query", {"user": current_user().to_dict(), "pe_tasks": True})
+    assert wire.decode(frame)[2]["pe_tasks"] is True
