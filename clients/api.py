@@ -427,12 +427,16 @@ class Client:
             return {int(k): v for k, v in reply["jobs"].items()}
 
     # ---- cluster and configuration --------------------------------------------------
-    def cluster(self, *, resources: bool = False) -> dict[str, Any]:
+    def cluster(self, *, resources: bool = False, select: str | None = None) -> dict[str, Any]:
         """Hosts and queue instances; ``resources`` adds each instance's ``qstat -F``
         lines ([source, name, value]) and ``host_resources``, each host's ``qhost -F``
         lines ([source, name, raw value, type, shortcut]; "global" too), as the
-        qmaster's bookkeeping sees them."""
-        return self.request("cluster_query", {"user": self._user(), "resources": resources})
+        qmaster's bookkeeping sees them; ``select`` (a -l list) adds ``selected``:
+        the ``instances`` ("queue@host") and ``hosts`` that offer it now."""
+        body: dict[str, Any] = {"user": self._user(), "resources": resources}
+        if select is not None:  # (sent only when asked: a qmaster without it refuses it)
+            body["select"] = select
+        return self.request("cluster_query", body)
 
     def conf_get(self, kind: str) -> dict[str, Any]:
         return self.request("conf_get", {"user": self._user(), "kind": kind})["objects"]

@@ -1,10 +1,9 @@
 """qselect: print the queue instances that match the selection, as qselect(1) of Grid
 Engine 8.1.9 (one ``queue@host`` a line; none found: nothing, exit 1).
 
-Supported: -q wc_queue_list, -pe pe_list, -qs states, -U user_list, -help, with qstat's
-selection (clients.qstat): the same words, the same order of instances. -l is refused
-with a message (docs/compatibility.md): it needs the qmaster's resource evaluation of a
-queue instance without a job, which no query gives yet. Errors as
+Every option of qselect(1): -l resource_list, -q wc_queue_list, -pe pe_list, -qs states,
+-U user_list, -help, with qstat's selection (clients.qstat): the same words, the same
+order of instances. Errors as
 8.1.9's: an unknown option prints the usage and 'invalid option argument' on stderr, an
 unknown parallel environment 'error: no such parallel environment' (exit 1).
 """
@@ -13,8 +12,8 @@ from __future__ import annotations
 import sys
 
 from clients.api import ClientError, connect_or_exit
-from clients.qstat import (PRODUCT, QUEUE_STATE_LETTERS, QstatArgs, QstatExit, _instances,
-                           _split, _state_letters)
+from clients.qstat import (PRODUCT, QUEUE_STATE_LETTERS, NothingSelected, QstatArgs,
+                           QstatExit, _instances, _split, _state_letters, selection_cluster)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,7 +22,6 @@ if TYPE_CHECKING:
     from clients.api import Client
 
 _REQUIRED_ARG = ("-l", "-pe", "-q", "-qs", "-U")
-NOT_SUPPORTED = ("-l",)
 USAGE = (f"{PRODUCT}\nusage: qselect [options]\n"
          "        [-help]                           print this help\n"
          "        [-l resource_list]                request the given resources\n"
@@ -71,9 +69,9 @@ def parse_args(argv: list[str]) -> QstatArgs | None:
     if any(switch == "-help" for switch, _ in tokens):
         return None
     for switch, values in tokens:
-        if switch in NOT_SUPPORTED:
-            raise QstatExit(f'error: qselect option "{switch}" is not supported by pygridengine')
-        if switch == "-q":
+        if switch == "-l":
+            args.resource_request.extend(_split(values))
+        elif switch == "-q":
             args.queues.extend(_split(values))
         elif switch == "-pe":
             args.pes.extend(_split(values))
@@ -102,12 +100,15 @@ def selected_names(cluster: dict[str, Any], chosen: frozenset[str] | None) -> li
 
 
 def select(args: QstatArgs, client: Client, out: TextIO) -> int:
-    cluster = client.cluster()
+    try:
+        cluster = selection_cluster(args, client)
+    except QstatExit:  # a -l list naming no attribute: nothing, exit 1 (8.1.9)
+        return 1
     if args.pes:
         check_pes(args.pes, set(client.conf_get("pe")))
     try:
         chosen = _instances(args, client, cluster)
-    except QstatExit:  # qstat's 'no queues remaining': qselect says nothing
+    except (QstatExit, NothingSelected):  # qstat's 'no queues remaining': qselect says nothing
         return 1
     try:
         names = selected_names(cluster, chosen)

@@ -3,8 +3,8 @@
 Supported: -u user_list (default: the caller's jobs only, "*" for everyone, "$user"),
 -s {p|r|s|z|hu|ho|hs|hd|hj|ha|h|a} combinations, -f, -F [names], -ne, -r, -ext, -urg,
 -pri, -ncb, -j [job_list], -xml, -q wc_queue_list, -qs states, -explain a|c|A|E,
--pe pe_list, -U user_list, -g c, -g d, -g t, -t, -help. The other option of qstat(1) (-l) is
-refused with an error (docs/compatibility.md). The priorities (``prior``, -urg, -pri, -ext's tickets) are the
+-pe pe_list, -U user_list, -l resource_list, -g c, -g d, -g t, -t, -help: every option of
+qstat(1). The priorities (``prior``, -urg, -pri, -ext's tickets) are the
 qmaster's policy view (``qmaster.policy_view``).
 
 Option parsing follows Grid Engine's two stages: words after an option up to the next
@@ -34,7 +34,6 @@ PRODUCT = "SGE 8.1.9"
 _FLAGS = ("-help", "-ncb", "-f", "-ext", "-urg", "-pri", "-xml", "-ne", "-r", "-t")
 _OPTIONAL_ARG = ("-F", "-j")
 _REQUIRED_ARG = ("-g", "-l", "-s", "-qs", "-explain", "-q", "-u", "-U", "-pe")
-NOT_IMPLEMENTED = ("-l",)
 EXPLAIN_LETTERS = "acAE"
 QUEUE_STATE_LETTERS = "acdosuACDES"
 _S_LINES = ("show pending, running, suspended, zombie jobs,",
@@ -113,6 +112,7 @@ class QstatArgs(Record):
     queue_states: str = ""            # letters of -qs
     queue_users: list[str] = field(default_factory=list)  # -U
     tasks: bool = False               # -t (implies -g t)
+    resource_request: list[str] = field(default_factory=list)  # -l
 
 
 def _split(words: list[str]) -> list[str]:
@@ -140,8 +140,6 @@ def tokenize(argv: list[str]) -> list[tuple[str, list[str]]]:
 
 
 def _apply(args: QstatArgs, switch: str, values: list[str]) -> None:
-    if switch in NOT_IMPLEMENTED:
-        raise QstatExit(f'error: qstat option "{switch}" is not supported by pygridengine')
     simple = {"-help": "help", "-f": "full", "-ext": "extended", "-xml": "xml",
               "-urg": "urgency", "-pri": "priority",
               "-r": "resources", "-ne": "no_empty", "-ncb": "no_binding"}
@@ -161,9 +159,9 @@ def _apply(args: QstatArgs, switch: str, values: list[str]) -> None:
         if states is None:
             raise QstatExit("ERROR! wrong argument to -s option", usage=True)
         args.states = states
-    elif switch in ("-u", "-q", "-pe", "-U"):
-        getattr(args, {"-u": "users", "-q": "queues", "-pe": "pes",
-                       "-U": "queue_users"}[switch]).extend(_split(values))
+    elif switch in ("-u", "-q", "-pe", "-U", "-l"):
+        getattr(args, {"-u": "users", "-q": "queues", "-pe": "pes", "-U": "queue_users",
+                       "-l": "resource_request"}[switch]).extend(_split(values))
     elif switch == "-g":
         _apply_group(args, "".join(values))
     elif switch == "-explain":  # the reasons of these states; implies -f; the last wins
@@ -254,6 +252,11 @@ def _instances(args: QstatArgs, client: Client, cluster: dict[str, Any]) -> froz
                           for i in cluster.get("instances") or []
                           if set(instance_states(i, hosts)) & set(args.queue_states))
         selected = found if selected is None else selected & found
+    if args.resource_request:
+        found = frozenset((cluster.get("selected") or {}).get("instances") or [])
+        selected = found if selected is None else selected & found
+        if not selected:
+            raise NothingSelected
     if args.queue_users:
         found = user_instances(args.queue_users, cluster, _access_conf(client))
         selected = found if selected is None else selected & found
@@ -331,7 +334,8 @@ def _needs_cluster_first(args: QstatArgs) -> bool:
     wide as the longest (SGE_LONG_QNAMES=-1). Else only the order of running rows needs
     them, and a listing without started tasks asks the qmaster for the jobs alone."""
     return bool(args.full or "c" in args.group or args.queues or args.pes
-                or args.queue_states or args.queue_users or _long_qnames() == -1)
+                or args.queue_states or args.queue_users or args.resource_request
+                or _long_qnames() == -1)
 
 
 def _load_listing() -> None:
@@ -340,11 +344,31 @@ def _load_listing() -> None:
     import clients.views.qstat  # noqa: F401
 
 
+def selection_cluster(args: QstatArgs, client: Client) -> dict[str, Any]:
+    """The cluster with -l's selection; a -l list the qmaster refuses (an unknown
+    resource): exit 1 without a word, as 8.1.9's qstat and qselect."""
+    if not args.resource_request:
+        return client.cluster(resources=args.show_queue_resources)
+    try:
+        return client.cluster(resources=args.show_queue_resources,
+                              select=",".join(args.resource_request))
+    except ClientError as error:
+        if args.resource_request and error.code == "rejected":
+            raise QstatExit("") from None
+        raise
+
+
+class NothingSelected(Exception):
+    """-l selects no queue instance: 8.1.9's qstat prints nothing at all (exit 0)."""
+
+
 def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
-    cluster = client.cluster(resources=args.show_queue_resources) \
-        if _needs_cluster_first(args) else None
+    cluster = selection_cluster(args, client) if _needs_cluster_first(args) else None
     users = effective_users(args.users, client.user.name)
-    instances = None if cluster is None else _instances(args, client, cluster)
+    try:
+        instances = None if cluster is None else _instances(args, client, cluster)
+    except NothingSelected:
+        return 0
     if "c" in args.group:
         if args.xml:
             raise QstatExit('error: qstat option "-g c -xml" is not supported by pygridengine')
@@ -514,7 +538,8 @@ def main(argv: list[str] | None = None) -> int:
                 return job_details(args, client, sys.stdout, sys.stderr)
             return job_listing(args, client, sys.stdout)
     except QstatExit as stop:
-        sys.stderr.write((USAGE if stop.usage else "") + stop.message + "\n")
+        sys.stderr.write((USAGE if stop.usage else "") + (f"{stop.message}\n" if stop.message
+                                                          else ""))
         return stop.status
     except ClientError as error:
         if args.job_info and error.message.startswith('denied: host "'):

@@ -35,6 +35,23 @@ def test_qselect_prints_the_matching_queue_instances(env: dict[str, str], client
     assert full.returncode == 0 and names[0] in full.stdout
 
 
+def test_l_selects_by_what_the_instances_and_hosts_offer(env: dict[str, str]) -> None:
+    names = run(env, "qselect").stdout.splitlines()
+    assert run(env, "qselect", "-l", "slots=1").stdout.splitlines() == names
+    for argv in (["qselect", "-l", "arch=foo"], ["qselect", "-l", "nosuch=1"]):
+        nothing = run(env, *argv)  # 8.1.9: nothing, exit 1
+        assert (nothing.returncode, nothing.stdout, nothing.stderr) == (1, "", "")
+    empty = run(env, "qstat", "-f", "-l", "arch=foo")  # 8.1.9: nothing at all, exit 0
+    assert (empty.returncode, empty.stdout, empty.stderr) == (0, "", "")
+    unknown_q = run(env, "qstat", "-f", "-l", "nosuch=1")  # 8.1.9: exit 1, no word
+    assert (unknown_q.returncode, unknown_q.stdout, unknown_q.stderr) == (1, "", "")
+    unknown = run(env, "qhost", "-l", "nosuch=1")
+    assert (unknown.returncode, unknown.stderr) == (1, 'error: unknown resource "nosuch"\n')
+    hosts = run(env, "qhost", "-l", "slots=1")  # (not the global pseudo host)
+    assert hosts.returncode == 0 and "global" not in hosts.stdout
+    assert run(env, "qhost", "-l", "mem_free=100000G").stdout == ""
+
+
 def test_qresub_submits_a_copy_without_the_hold(env: dict[str, str], client: Client) -> None:
     [held] = client.submit([job_request("/bin/true", binary=True, job_name="held1",
                                         hold=True)])

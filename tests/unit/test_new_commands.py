@@ -50,12 +50,6 @@ def test_qselect_names_in_the_cells_order_or_none() -> None:
     qselect.check_pes(["nosuch", "smp"], {"smp"})
 
 
-@pytest.mark.parametrize("option", ["-l"])
-def test_qselect_refuses_what_it_cannot_evaluate(option: str) -> None:
-    with pytest.raises(QstatExit, match=f'qselect option "{option}" is not supported'):
-        qselect.parse_args([option, "x"])
-
-
 def test_qresub_copies_options_script_and_environment_but_not_the_hold() -> None:
     job = {"job_id": 237, "owner": "u", "opts": {"job_name": "held1", "hold": True,
                                                   "array": [1, 3, 1]},
