@@ -149,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
             request = ",".join(tokens_only.resource_request or [])
             cluster = client.cluster(resources=tokens_only.resources, select=request) \
                 if request else client.cluster(resources=tokens_only.resources)
+            refused = (cluster.get("selected") or {}).get("error")
+            if refused:  # (8.1.9's words: unknown resource "x")
+                raise QhostExit(f"error: {refused}", usage=False)
             known = {h.lower() for h in cluster.get("exechosts") or []}
             args = parse_args(argv, resolver(known | {"global"}))
             reply = client.jobs(ranges=True, priorities=True) if args.jobs else None

@@ -345,17 +345,15 @@ def _load_listing() -> None:
 
 
 def selection_cluster(args: QstatArgs, client: Client) -> dict[str, Any]:
-    """The cluster with -l's selection; a -l list the qmaster refuses (an unknown
+    """The cluster with -l's selection; a -l list the qmaster cannot type (an unknown
     resource): exit 1 without a word, as 8.1.9's qstat and qselect."""
     if not args.resource_request:
         return client.cluster(resources=args.show_queue_resources)
-    try:
-        return client.cluster(resources=args.show_queue_resources,
-                              select=",".join(args.resource_request))
-    except ClientError as error:
-        if args.resource_request and error.code == "rejected":
-            raise QstatExit("") from None
-        raise
+    cluster = client.cluster(resources=args.show_queue_resources,
+                             select=",".join(args.resource_request))
+    if (cluster.get("selected") or {}).get("error"):
+        raise QstatExit("")
+    return cluster
 
 
 class NothingSelected(Exception):

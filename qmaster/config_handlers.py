@@ -165,14 +165,15 @@ def handle_cluster_query(ctx: Ctx) -> dict[str, Any]:
 
 def resource_selection(store: Any, instances: Any, text: str) -> dict[str, list[str]]:
     """The queue instances ("queue@host") and hosts that offer the -l list ``text`` now;
-    a list naming no attribute is refused in 8.1.9's words."""
+    a list naming no attribute gets 8.1.9's words as ``error`` (and selects nothing: the
+    query itself is answered, whatever it selects)."""
     from common.placement import select
     from common.resource.complexes import ComplexError
     view = store_pass_input(store).resources
     try:
         requests = select.parse_selection(text, view)
     except ComplexError as err:
-        raise RequestError("rejected", str(err)) from None
+        return {"instances": [], "hosts": [], "error": str(err)}
     pairs = select.selected_instances(requests, view, [(qi.queue, qi.host) for qi in instances])
     return {"instances": [f"{q}@{h}" for q, h in pairs],
             "hosts": select.selected_hosts(requests, view, sorted(

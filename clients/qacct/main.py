@@ -123,6 +123,9 @@ def offering_instances(request: str) -> frozenset[str]:
     except ClientError as err:
         error(err.message)
         raise QacctExit(1) from None
+    if found.get("error"):  # (8.1.9's words: unknown resource "x")
+        error(str(found["error"]))
+        raise QacctExit(1)
     return frozenset(found.get("instances") or [])
 
 

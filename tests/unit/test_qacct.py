@@ -297,10 +297,10 @@ class _Selecting:
         return None
 
     def cluster(self, *, select: str) -> dict[str, object]:
-        from clients.api import ClientError
         self.asked.append(select)
         if self.instances is None:
-            raise ClientError("rejected", 'unknown resource "nosuch"')
+            return {"selected": {"instances": [], "hosts": [],
+                                 "error": 'unknown resource "nosuch"'}}
         return {"selected": {"instances": self.instances, "hosts": []}}
 
 
