@@ -91,3 +91,4 @@ def test_qstat_t_and_g_t_list_a_running_job(env: dict[str, str], client: Client)
         assert "MASTER" in run(env, "qstat", "-g", "t").stdout
     finally:
         client.delete([{"job_id": job}])
+
