@@ -79,6 +79,7 @@ DEFAULT_QUEUE_WIDTH = 30
 QSTAT_XSD = "http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/resources/schemas/qstat/qstat.xsd"
 _INDENT = "       "
 _PENDING_TITLE = " - PENDING JOBS - PENDING JOBS - PENDING JOBS - PENDING JOBS - PENDING JOBS"
+_FINISHED_TITLE = " --  FINISHED JOBS  -  FINISHED JOBS  -  FINISHED JOBS  -  FINISHED JOBS  --  "
 _EXT_USAGE_HEAD = "cpu        mem     io      tckts ovrts otckt ftckt stckt share "
 
 
@@ -340,12 +341,16 @@ def render_full(queues: list[QueueRow], pending_rows: list[JobRow], *, extended:
     for queue in queues:
         text += _queue_block(queue, extended=extended, show_resources=show_resources,
                              queue_width=queue_width, urgency=urgency, priority=priority)
-    if pending_rows:
-        hashes = "#" * (76 + (110 if extended else 0))
-        text += f"\n{hashes}\n{_PENDING_TITLE}\n{hashes}\n"
-        text += _job_lines(pending_rows, extended=extended, full=True,
-                           show_resources=show_resources, queue_width=queue_width,
-                           urgency=urgency, priority=priority)
+    hashes = "#" * (76 + (110 if extended else 0))
+    # -s z: the finished jobs in a block of their own after the pending ones (8.1.9's
+    # sge_printf_header, captured: tests/data/reference/lists/qstat-f-s-z.out)
+    for title, rows in ((_PENDING_TITLE, [r for r in pending_rows if r["state"] != "z"]),
+                        (_FINISHED_TITLE, [r for r in pending_rows if r["state"] == "z"])):
+        if rows:
+            text += f"\n{hashes}\n{title}\n{hashes}\n"
+            text += _job_lines(rows, extended=extended, full=True,
+                               show_resources=show_resources, queue_width=queue_width,
+                               urgency=urgency, priority=priority)
     return text
 
 

@@ -241,3 +241,16 @@ def test_the_job_query_gives_the_running_parallel_tasks_by_number() -> None:
     from clients.api import current_user
     frame = wire.encode("job_query", {"user": current_user().to_dict(), "pe_tasks": True})
     assert wire.decode(frame)[2]["pe_tasks"] is True
+
+
+def test_f_lists_finished_jobs_in_a_block_of_their_own() -> None:
+    text, _ = listing(["-u", "*", "-f", "-s", "prsz"], states_reply())
+    captured = (LISTS / "qstat-f-s-z.out").read_text()
+    title = " --  FINISHED JOBS  -  FINISHED JOBS  -  FINISHED JOBS  -  FINISHED JOBS  --  "
+    assert title in captured.splitlines()
+    ours = text.split(title + "\n" + "#" * 76 + "\n")[1]
+
+    def done(block: str) -> list[str]:  # (233, 234: finished then as when captured)
+        return [line for line in block.splitlines() if line[:7].strip() in ("233", "234")]
+    assert done(ours) == done(captured.split(title)[1]) and len(done(ours)) == 2
+    assert text.index(" - PENDING JOBS - ") < text.index(title)
