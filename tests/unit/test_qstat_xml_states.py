@@ -18,7 +18,7 @@ import pytest
 
 from tests.reference import REFERENCE as REF
 from tests.unit.test_qstat_listing import listing
-from tests.unit.test_views import cluster, job, task
+from tests.unit.test_views import job, task
 
 LISTS = REF / "lists"
 OURS = {233, 234, 235, 236, 237, 238, 241, 244}
