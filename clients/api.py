@@ -321,7 +321,7 @@ class Client:
              with_script: bool = False, explain: bool = False,
              set_aside: bool = False, ranges: bool = False,
              owners: list[str] | None = None, brief: bool = False,
-             priorities: bool = False,
+             priorities: bool = False, pe_tasks: bool = False,
              while_waiting: Callable[[], object] | None = None) -> dict[str, Any]:
         """Jobs and tasks; ``explain`` adds ``scheduling_info`` {job id: reason lines}
         for pending jobs (what ``qstat -j`` shows); ``set_aside`` adds ``set_aside``
@@ -339,6 +339,8 @@ class Client:
                                 "set_aside": set_aside, "ranges": ranges, "brief": brief}
         if priorities:  # (sent only when asked: a qmaster without it refuses the field)
             body["priorities"] = True
+        if pe_tasks:  # ``"pe_tasks"``: the running parallel tasks of the tasks (qstat -t)
+            body["pe_tasks"] = True
         if job_ids is not None:
             body["job_ids"] = list(job_ids)
         if owners is not None:
@@ -354,7 +356,7 @@ class Client:
                 raise ClientError("malformed", "the qmaster's answer goes on where it began")
             body["after"] = after
             part = self.request("job_query", body)
-            for name in ("jobs", "tasks", "ranges"):
+            for name in ("jobs", "tasks", "ranges", "pe_tasks"):
                 if name in part:
                     reply.setdefault(name, []).extend(part[name])
             for name in ("scheduling_info", "priorities"):
@@ -425,12 +427,16 @@ class Client:
             return {int(k): v for k, v in reply["jobs"].items()}
 
     # ---- cluster and configuration --------------------------------------------------
-    def cluster(self, *, resources: bool = False) -> dict[str, Any]:
+    def cluster(self, *, resources: bool = False, select: str | None = None) -> dict[str, Any]:
         """Hosts and queue instances; ``resources`` adds each instance's ``qstat -F``
         lines ([source, name, value]) and ``host_resources``, each host's ``qhost -F``
         lines ([source, name, raw value, type, shortcut]; "global" too), as the
-        qmaster's bookkeeping sees them."""
-        return self.request("cluster_query", {"user": self._user(), "resources": resources})
+        qmaster's bookkeeping sees them; ``select`` (a -l list) adds ``selected``:
+        the ``instances`` ("queue@host") and ``hosts`` that offer it now."""
+        body: dict[str, Any] = {"user": self._user(), "resources": resources}
+        if select is not None:  # (sent only when asked: a qmaster without it refuses it)
+            body["select"] = select
+        return self.request("cluster_query", body)
 
     def conf_get(self, kind: str) -> dict[str, Any]:
         return self.request("conf_get", {"user": self._user(), "kind": kind})["objects"]

@@ -2,8 +2,8 @@
 
 Supported: plain, -q (queue instances per host), -j (running jobs per host), -u user_list
 (only their jobs, implies -j), -F [resource,...] (the host's load values), -h host_list,
--xml, -help. -l and -ncb are refused with an error (they need the resource model and a
-renderer without the topology columns).
+-xml, -ncb (without the topology columns), -l resource_list (the hosts that offer it, as
+the qmaster's resource view has them now), -help: every option of qhost(1).
 
 Errors as 8.1.9 prints them: an unknown word gives the usage and "error: invalid option
 argument" on stderr (exit 1); an unresolvable -h host "error: can't resolve hostname".
@@ -36,7 +36,6 @@ USAGE = (f"{PRODUCT}\nusage: qhost [options]\n"
 _FLAGS = ("-help", "-ncb", "-q", "-j", "-xml")
 _OPTIONAL_ARG = ("-F",)
 _REQUIRED_ARG = ("-h", "-l", "-u")
-NOT_IMPLEMENTED = ("-l", "-ncb")
 
 if TYPE_CHECKING:
     Resolver = Callable[[str], bool]
@@ -53,10 +52,12 @@ class QhostArgs(Record):
     queues: bool = False
     jobs: bool = False
     xml: bool = False
+    no_binding: bool = False          # -ncb
     resources: bool = False
     resource_names: list[str] | None = None
     hosts: list[str] | None = None
     users: list[str] | None = None
+    resource_request: list[str] | None = None  # -l
     errors: list[str] = field(default_factory=list)
 
 
@@ -82,14 +83,14 @@ def tokenize(argv: list[str]) -> list[tuple[str, list[str]]]:
 
 
 def _apply(args: QhostArgs, switch: str, values: list[str], resolves: Resolver) -> None:
-    if switch in NOT_IMPLEMENTED:
-        raise QhostExit(f'error: qhost option "{switch}" is not supported by pygridengine',
-                        usage=False)
-    if switch in ("-q", "-j", "-xml"):
-        setattr(args, {"-q": "queues", "-j": "jobs", "-xml": "xml"}[switch], True)
+    if switch in ("-q", "-j", "-xml", "-ncb"):
+        setattr(args, {"-q": "queues", "-j": "jobs", "-xml": "xml", "-ncb": "no_binding"}[switch],
+                True)
     elif switch == "-F":
         args.resources = True
         args.resource_names = _split(values) if values else args.resource_names
+    elif switch == "-l":
+        args.resource_request = (args.resource_request or []) + _split(values)
     elif switch == "-u":
         args.users, args.jobs = (args.users or []) + _split(values), True
     elif switch == "-h":
@@ -127,8 +128,12 @@ def resolver(known: set[str]) -> Resolver:
 def render(args: QhostArgs, cluster: dict[str, Any], reply: dict[str, Any] | None) -> str:
     rows = host_rows(cluster, reply, hosts=args.hosts,
                      users=tuple(args.users) if args.users else None)
+    if args.resource_request:  # -l: the hosts that offer it (not the global one: 8.1.9)
+        offering = set((cluster.get("selected") or {}).get("hosts") or [])
+        rows = [row for row in rows if row["name"] in offering]
     kwargs = {"show_queues": args.queues, "show_jobs": args.jobs,
-              "resource_names": args.resource_names, "show_resources": args.resources}
+              "resource_names": args.resource_names, "show_resources": args.resources,
+              "topology": not args.no_binding}
     return render_hosts_xml(rows, **kwargs) if args.xml else render_hosts(rows, **kwargs)
 
 
@@ -141,7 +146,12 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         client = connect_or_exit("qhost")
         with client:
-            cluster = client.cluster(resources=tokens_only.resources)
+            request = ",".join(tokens_only.resource_request or [])
+            cluster = client.cluster(resources=tokens_only.resources, select=request) \
+                if request else client.cluster(resources=tokens_only.resources)
+            refused = (cluster.get("selected") or {}).get("error")
+            if refused:  # (8.1.9's words: unknown resource "x")
+                raise QhostExit(f"error: {refused}", usage=False)
             known = {h.lower() for h in cluster.get("exechosts") or []}
             args = parse_args(argv, resolver(known | {"global"}))
             reply = client.jobs(ranges=True, priorities=True) if args.jobs else None

@@ -3,8 +3,8 @@
 Supported: -u user_list (default: the caller's jobs only, "*" for everyone, "$user"),
 -s {p|r|s|z|hu|ho|hs|hd|hj|ha|h|a} combinations, -f, -F [names], -ne, -r, -ext, -urg,
 -pri, -ncb, -j [job_list], -xml, -q wc_queue_list, -qs states, -explain a|c|A|E,
--pe pe_list, -g c, -g d, -help. The other options of qstat(1) (-l, -t, -U, -g t) are
-refused with an error. The priorities (``prior``, -urg, -pri, -ext's tickets) are the
+-pe pe_list, -U user_list, -l resource_list, -g c, -g d, -g t, -t, -help: every option of
+qstat(1). The priorities (``prior``, -urg, -pri, -ext's tickets) are the
 qmaster's policy view (``qmaster.policy_view``).
 
 Option parsing follows Grid Engine's two stages: words after an option up to the next
@@ -34,7 +34,6 @@ PRODUCT = "SGE 8.1.9"
 _FLAGS = ("-help", "-ncb", "-f", "-ext", "-urg", "-pri", "-xml", "-ne", "-r", "-t")
 _OPTIONAL_ARG = ("-F", "-j")
 _REQUIRED_ARG = ("-g", "-l", "-s", "-qs", "-explain", "-q", "-u", "-U", "-pe")
-NOT_IMPLEMENTED = ("-l", "-t", "-U")
 EXPLAIN_LETTERS = "acAE"
 QUEUE_STATE_LETTERS = "acdosuACDES"
 _S_LINES = ("show pending, running, suspended, zombie jobs,",
@@ -111,6 +110,9 @@ class QstatArgs(Record):
     group: str = ""                   # letters of -g
     explain: str = ""                 # letters of -explain
     queue_states: str = ""            # letters of -qs
+    queue_users: list[str] = field(default_factory=list)  # -U
+    tasks: bool = False               # -t (implies -g t)
+    resource_request: list[str] = field(default_factory=list)  # -l
 
 
 def _split(words: list[str]) -> list[str]:
@@ -138,13 +140,14 @@ def tokenize(argv: list[str]) -> list[tuple[str, list[str]]]:
 
 
 def _apply(args: QstatArgs, switch: str, values: list[str]) -> None:
-    if switch in NOT_IMPLEMENTED:
-        raise QstatExit(f'error: qstat option "{switch}" is not supported by pygridengine')
     simple = {"-help": "help", "-f": "full", "-ext": "extended", "-xml": "xml",
               "-urg": "urgency", "-pri": "priority",
               "-r": "resources", "-ne": "no_empty", "-ncb": "no_binding"}
     if switch in simple:
         setattr(args, simple[switch], True)
+    elif switch == "-t":  # the parallel tasks; implicitly -g t
+        args.tasks = True
+        args.group += "" if "t" in args.group else "t"
     elif switch == "-F":
         args.show_queue_resources, args.full = True, True
         args.resource_names = _split(values) if values else args.resource_names
@@ -156,8 +159,9 @@ def _apply(args: QstatArgs, switch: str, values: list[str]) -> None:
         if states is None:
             raise QstatExit("ERROR! wrong argument to -s option", usage=True)
         args.states = states
-    elif switch in ("-u", "-q", "-pe"):
-        getattr(args, {"-u": "users", "-q": "queues", "-pe": "pes"}[switch]).extend(_split(values))
+    elif switch in ("-u", "-q", "-pe", "-U", "-l"):
+        getattr(args, {"-u": "users", "-q": "queues", "-pe": "pes", "-U": "queue_users",
+                       "-l": "resource_request"}[switch]).extend(_split(values))
     elif switch == "-g":
         _apply_group(args, "".join(values))
     elif switch == "-explain":  # the reasons of these states; implies -f; the last wins
@@ -179,8 +183,6 @@ def _apply_group(args: QstatArgs, letters: str) -> None:
     for letter in letters:
         if letter not in "cdt":
             raise QstatExit(f"wrong character '{letter}' for -g option")
-        if letter == "t":
-            raise QstatExit('error: qstat option "-g t" is not supported by pygridengine')
         args.group += letter
 
 
@@ -250,7 +252,46 @@ def _instances(args: QstatArgs, client: Client, cluster: dict[str, Any]) -> froz
                           for i in cluster.get("instances") or []
                           if set(instance_states(i, hosts)) & set(args.queue_states))
         selected = found if selected is None else selected & found
+    if args.resource_request:
+        found = frozenset((cluster.get("selected") or {}).get("instances") or [])
+        selected = found if selected is None else selected & found
+        if not selected:
+            raise NothingSelected
+    if args.queue_users:
+        found = user_instances(args.queue_users, cluster, _access_conf(client))
+        selected = found if selected is None else selected & found
+        if not selected:
+            raise QstatExit("error: no queues remaining after -U queue selection")
     return selected
+
+
+def _access_conf(client: Client) -> dict[str, Any]:
+    """What -U reads: the objects with access lists, the user sets, the host groups (for
+    a queue's [@group=...] values) and the global configuration."""
+    return {kind: client.conf_get(kind)
+            for kind in ("queue", "exechost", "pe", "userset", "hgrp", "conf")}
+
+
+def user_instances(names: list[str], cluster: dict[str, Any],
+                   conf: dict[str, Any]) -> frozenset[str]:
+    """-U: the instances every name may use (8.1.9's select_by_queue_user_list): the
+    queue's, its host's and the global host's user_lists/xuser_lists and the global
+    configuration's; a name ``@group`` is asked as that group, any other as that user
+    without a group, as 8.1.9 asks."""
+    from clients.views.qstat import instance_name
+    from common.access import user_allowed
+    from common.cluster import attr
+    from common.placement.pass_conf import Access
+    access = Access(conf)
+    usersets = conf.get("userset") or {}
+    glob = (conf.get("conf") or {}).get("global") or []
+    cluster_lists = (attr(glob, "user_lists", "NONE") or "NONE",
+                     attr(glob, "xuser_lists", "NONE") or "NONE")
+    asked = [("", n[1:]) if n.startswith("@") else (n, "") for n in names]
+    allowed = [user_allowed(u, [g] if g else [], *cluster_lists, usersets) for u, g in asked]
+    return frozenset(instance_name(i["queue"], i["host"]) for i in cluster.get("instances") or []
+                     if all(ok and access.queue_allows(u, g, i["queue"], i["host"])
+                            for (u, g), ok in zip(asked, allowed)))
 
 
 def _hostgroups(client: Client) -> dict[str, list[str]]:
@@ -293,7 +334,8 @@ def _needs_cluster_first(args: QstatArgs) -> bool:
     wide as the longest (SGE_LONG_QNAMES=-1). Else only the order of running rows needs
     them, and a listing without started tasks asks the qmaster for the jobs alone."""
     return bool(args.full or "c" in args.group or args.queues or args.pes
-                or args.queue_states or _long_qnames() == -1)
+                or args.queue_states or args.queue_users or args.resource_request
+                or _long_qnames() == -1)
 
 
 def _load_listing() -> None:
@@ -302,11 +344,29 @@ def _load_listing() -> None:
     import clients.views.qstat  # noqa: F401
 
 
+def selection_cluster(args: QstatArgs, client: Client) -> dict[str, Any]:
+    """The cluster with -l's selection; a -l list the qmaster cannot type (an unknown
+    resource): exit 1 without a word, as 8.1.9's qstat and qselect."""
+    if not args.resource_request:
+        return client.cluster(resources=args.show_queue_resources)
+    cluster = client.cluster(resources=args.show_queue_resources,
+                             select=",".join(args.resource_request))
+    if (cluster.get("selected") or {}).get("error"):
+        raise QstatExit("")
+    return cluster
+
+
+class NothingSelected(Exception):
+    """-l selects no queue instance: 8.1.9's qstat prints nothing at all (exit 0)."""
+
+
 def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
-    cluster = client.cluster(resources=args.show_queue_resources) \
-        if _needs_cluster_first(args) else None
+    cluster = selection_cluster(args, client) if _needs_cluster_first(args) else None
     users = effective_users(args.users, client.user.name)
-    instances = None if cluster is None else _instances(args, client, cluster)
+    try:
+        instances = None if cluster is None else _instances(args, client, cluster)
+    except NothingSelected:
+        return 0
     if "c" in args.group:
         if args.xml:
             raise QstatExit('error: qstat option "-g c -xml" is not supported by pygridengine')
@@ -320,7 +380,7 @@ def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
     # predecessors of other owners
     reply = client.jobs(include_finished="z" in args.states, ranges=True, brief=True,
                         owners=list(users) if users and not args.resources else None,
-                        priorities=True, while_waiting=_load_listing)
+                        priorities=True, pe_tasks=args.tasks, while_waiting=_load_listing)
     from clients.render import qstat as rq
     from clients.views import qstat as views
     views.attach_policy(reply)
@@ -334,17 +394,32 @@ def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
     pending = views.pending_rows(reply, flt, columns=columns, selected=selected)
     pending = _ungrouped(pending, reply) if "d" in args.group else pending
     pending += views.zombie_rows(reply, flt, columns=columns, selected=selected)
+    by_slot = "t" in args.group  # -g t: a line per slot, the master column
+    extra = _extra_master_line(client) if by_slot else frozenset()
+    pending = views.per_slot_rows(pending) if by_slot else pending
     if args.full:
         queues = views.queue_rows(cluster or {}, reply, flt, resource_names=args.resource_names,
                                   show_resources=args.show_queue_resources,
                                   explain=args.explain, columns=columns, selected=selected)
         queues = [q for q in queues if q["jobs"]] if args.no_empty else queues
+        for queue in queues if by_slot else []:
+            queue["jobs"] = views.per_slot_rows(queue["jobs"], by_instance=True,
+                                                extra_master_line=extra)
+        if by_slot:  # (which lines repeat the job: in print order, across the instances)
+            marked = iter(views.continued([r for q in queues for r in q["jobs"]]))
+            for queue in queues:
+                queue["jobs"] = [next(marked) for _ in queue["jobs"]]
+                queue["jobs"] = views.attach_subtasks(queue["jobs"], reply) if args.tasks \
+                    else queue["jobs"]
         rows = pending + [r for q in queues for r in q["jobs"]]
     else:
         if cluster is None and views.shows_started_tasks(selected, flt):  # instances' order
             cluster = client.cluster(resources=args.show_queue_resources)
         running = views.running_rows(reply, cluster or {}, flt, columns=columns,
                                      selected=selected)
+        running = views.continued(views.per_slot_rows(running, extra_master_line=extra)) \
+            if by_slot else running
+        running = views.attach_subtasks(running, reply) if args.tasks else running
         rows = running + pending
     if args.no_binding:
         _strip_binding(rows)
@@ -356,9 +431,17 @@ def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
                               queue_width=width, **shown)
     else:
         text = rq.render_job_table(rows, show_resources=args.resources, queue_width=width,
-                                   **shown)
+                                   tasks=args.tasks, **shown)
     out.write(text)
     return 0
+
+
+def _extra_master_line(client: Client) -> frozenset[str]:
+    """-g t: the PEs whose job_is_first_task is FALSE (their master task holds no slot:
+    8.1.9 prints one more line at the master instance)."""
+    from common.cluster import attr
+    return frozenset(name for name, pairs in (client.conf_get("pe") or {}).items()
+                     if attr(pairs, "job_is_first_task", "TRUE").upper() == "FALSE")
 
 
 def _ungrouped(rows: list[dict[str, Any]], reply: dict[str, Any]) -> list[dict[str, Any]]:
@@ -453,7 +536,8 @@ def main(argv: list[str] | None = None) -> int:
                 return job_details(args, client, sys.stdout, sys.stderr)
             return job_listing(args, client, sys.stdout)
     except QstatExit as stop:
-        sys.stderr.write((USAGE if stop.usage else "") + stop.message + "\n")
+        sys.stderr.write((USAGE if stop.usage else "") + (f"{stop.message}\n" if stop.message
+                                                          else ""))
         return stop.status
     except ClientError as error:
         if args.job_info and error.message.startswith('denied: host "'):

@@ -598,10 +598,15 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
                   "brief": (Bool(), False),
                   # the scheduling policy's figures of the jobs (qmaster.policy_view)
                   "priorities": (Bool(), False),
+                  # the running parallel tasks (qrsh -inherit) of the tasks (qstat -t)
+                  "pe_tasks": (Bool(), False),
                   # the next part of a listing: the jobs after this one
                   "after": (Int(0, MAX_INT), 0)}),
     "cluster_query": lambda: Struct(required={"user": _user()},
-                                    optional={"resources": (Bool(), False)}),
+                                    optional={"resources": (Bool(), False),
+                                              # qstat/qselect/qhost -l: a -l list
+                                              "select": (Optional(Str(max_len=1 << 14)),
+                                                         None)}),
     "delete": lambda: Struct(required={"user": _user(), "targets": _targets()},
                              optional={"force": (Bool(), False)}),
     "hold": lambda: Struct(required={"user": _user(), "targets": _targets(),

@@ -163,11 +163,30 @@ def handle_cluster_query(ctx: Ctx) -> dict[str, Any]:
         "queues": sorted(store.conf["queue"]),
         "global_load": global_load(store.hosts),  # qconf -se global's load_values
     }
+    if ctx.body.get("select"):  # qstat/qselect/qhost -l (common.placement.select)
+        reply["selected"] = resource_selection(store, instances, ctx.body["select"])
     if view is not None:  # qhost -F: the global pseudo host and each exec host
         reply["host_resources"] = {name: host_offers(view, None if name == GLOBAL_HOST
                                                      else name)
                                    for name in store.conf["exechost"]}
     return reply
+
+
+def resource_selection(store: Any, instances: Any, text: str) -> dict[str, list[str]]:
+    """The queue instances ("queue@host") and hosts that offer the -l list ``text`` now;
+    a list naming no attribute gets 8.1.9's words as ``error`` (and selects nothing: the
+    query itself is answered, whatever it selects)."""
+    from common.placement import select
+    from common.resource.complexes import ComplexError
+    view = store_pass_input(store).resources
+    try:
+        requests = select.parse_selection(text, view)
+    except ComplexError as err:
+        return {"instances": [], "hosts": [], "error": str(err)}
+    pairs = select.selected_instances(requests, view, [(qi.queue, qi.host) for qi in instances])
+    return {"instances": [f"{q}@{h}" for q, h in pairs],
+            "hosts": select.selected_hosts(requests, view, sorted(
+                h for h in store.conf["exechost"] if h != GLOBAL_HOST))}
 
 
 def _alarm_letters(checks: tuple[list[Check], list[Check]]) -> str:

@@ -6,6 +6,7 @@ reply carrying Grid Engine's message. A handler that answers later (``wait``) re
 """
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -158,6 +159,7 @@ class Services:
     """Long-lived state of the server that handlers may use besides the store."""
 
     epoch: str
+    start_time: float = field(default_factory=time.time)  # qping: "is up for N seconds"
     qmaster_host: str = ""  # the qmaster's own host name (local clients come from it)
     waiters: Waiters = field(default_factory=Waiters)
     # host -> the routing id of the connection its execd last proved itself on

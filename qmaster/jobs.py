@@ -571,11 +571,26 @@ def handle_job_query(ctx: Ctx) -> dict[str, Any]:
     if body.get("priorities"):  # qstat's prior, -pri, -urg, -ext: the policy's figures
         reply["priorities"] = ctx.services.policy_view.figures(
             store, ctx.now, ctx.services.seq, [j.job_id for j in jobs], ctx.services.usage)
+    if body.get("pe_tasks"):  # qstat -t: each job task's running parallel tasks
+        reply["pe_tasks"] = _pe_task_records(store, tasks)
     if body.get("explain"):  # qstat -j: why pending jobs wait
         _explain(store, jobs, reply)
     if full:
         reply["next"] = last
     return reply
+
+
+def _pe_task_records(store: Store, tasks: list[Task]) -> list[dict[str, Any]]:
+    """The running parallel tasks of ``tasks`` (common.pe_tasks.PeBook), by their number."""
+    out = []
+    for task in tasks:
+        book = store.pe_books.get(task.key)
+        for pe_task_id, running in sorted((book.tasks if book else {}).items(),
+                                          key=lambda item: item[1].number):
+            out.append({"job_id": task.job_id, "task_id": task.task_id,
+                        "pe_task_id": pe_task_id, "host": running.host,
+                        "queue": running.queue, "started": running.started})
+    return out
 
 
 def _query_ids(store: Store, body: dict[str, Any]) -> Iterable[int]:

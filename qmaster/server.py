@@ -105,7 +105,7 @@ class Turns:
 
 
 HANDLERS: dict[str, Handler] = {
-    "ping": lambda ctx: {"epoch": ctx.services.epoch},
+    "ping": lambda ctx: {"epoch": ctx.services.epoch, "start_time": ctx.services.start_time},
     "submit": jobs.handle_submit,
     "delete": jobs.handle_delete,
     "hold": jobs.handle_hold,

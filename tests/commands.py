@@ -19,7 +19,8 @@ ENTRY_MODULES = {
     "qdel": "clients.qdel", "qhold": "clients.qhold", "qrls": "clients.qrls",
     "qalter": "clients.qalter", "qacct": "clients.qacct.main", "qhost": "clients.qhost",
     "qconf": "clients.qconf.main", "qmod": "clients.qmod.main", "qquota": "clients.qquota",
-    "sge_share_mon": "clients.share_mon",
+    "sge_share_mon": "clients.share_mon", "qselect": "clients.qselect",
+    "qresub": "clients.qresub", "qping": "clients.qping",
     "qrsub": "clients.ar.qrsub", "qrstat": "clients.ar.qrstat", "qrdel": "clients.ar.qrdel",
     "qrsh": "clients.qrsh.main", "qlogin": "clients.qrsh.main", "qsh": "clients.qrsh.main",
 }

@@ -5,9 +5,11 @@ command line is ``clients.qacct.options``. It reads the accounting file directly
 The per-job blocks of ``-j`` and the usage summary table are ``clients.render.qacct``
 (job_block, format_memory, group_usage and summary are re-exported here).
 
-Not supported: ``-l`` (it needs the qmaster's complexes and queues; qacct says so and exits
-1) and queue-domain patterns in ``-q`` (``queue@@hostgroup``, which need the qmaster's host
-groups; such a pattern is matched literally and so selects nothing).
+``-l`` asks the qmaster which queue instances offer the list now (8.1.9 selects the
+records of the queues sge_select_queue accepts) and keeps their records; an unknown
+resource is 8.1.9's ``error: unknown resource "x"`` (exit 1). Not supported: queue-domain
+patterns in ``-q`` (``queue@@hostgroup``, which need the qmaster's host groups; such a
+pattern is matched literally and so selects nothing).
 """
 from __future__ import annotations
 
@@ -39,6 +41,8 @@ def selected(opts: Options, rec: AccountingRecord) -> bool:
             continue
         if (str(want).lower() != str(have).lower()) if key == "host" else want != have:
             return False
+    if opts.instances is not None and f"{rec.qname}@{rec.hostname}" not in opts.instances:
+        return False
     if opts.queue_patterns and not any(_matches(f"{rec.qname}@{rec.hostname}", p)
                                        for p in opts.queue_patterns):
         return False
@@ -108,9 +112,28 @@ def _not_found(opts: Options) -> str:
     return f"Job-array tasks {shown}.{low}-{high}:{step} not found"
 
 
+def offering_instances(request: str) -> frozenset[str]:
+    """-l: the queue instances ("queue@host") that offer ``request`` now, by the
+    qmaster's resource view; its refusal (an unknown resource) ends qacct (exit 1)."""
+    from clients.api import ClientError, connect_or_exit
+    client = connect_or_exit("qacct")
+    try:
+        with client:
+            found = client.cluster(select=request).get("selected") or {}
+    except ClientError as err:
+        error(err.message)
+        raise QacctExit(1) from None
+    if found.get("error"):  # (8.1.9's words: unknown resource "x")
+        error(str(found["error"]))
+        raise QacctExit(1)
+    return frozenset(found.get("instances") or [])
+
+
 def run(argv: list[str], now: float) -> int:
     """qacct with ``argv`` at time ``now``; returns the exit code."""
     opts = parse_args(argv, now)
+    if opts.resource_request is not None:
+        opts.instances = offering_instances(opts.resource_request)
     stream = _open_lines(opts)
     try:
         records = scan(opts, stream)

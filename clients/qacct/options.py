@@ -75,6 +75,8 @@ class Options(Record):
     select_end_time: bool = False
     master_only: bool = False
     acct_file: str | None = None
+    resource_request: str | None = None  # -l: records of the instances offering it now
+    instances: frozenset[str] | None = None  # (-l's answer, clients.qacct.main)
     now: float = 0.0  # the time -d and year-less dates count from
 
     @property
@@ -237,9 +239,8 @@ def _opt_file(opts: Options, argv: list[str], i: int) -> int:
 
 
 def _opt_complexes(opts: Options, argv: list[str], i: int) -> int:
-    _required(argv, i)
-    error("qacct -l is not supported by pygridengine")
-    raise QacctExit(1)
+    opts.resource_request = _required(argv, i)
+    return i + 1
 
 
 def _opt_switch(name: str) -> Handler:

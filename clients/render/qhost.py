@@ -108,15 +108,22 @@ def _selected(host: HostRow, names: list[str] | None) -> list[dict[str, Any]]:
 
 # --------------------------------------------------------------------------- text
 
-def _header() -> str:
-    return (f"{_HEAD[0]:<23} {_HEAD[1]:<13.13}" + " ".join(f"{h:>4.4}" for h in _HEAD[2:6])
-            + f" {_HEAD[6]:>5.5} " + " ".join(f"{h:>7.7}" for h in _HEAD[7:]) + "\n" + "-" * 94 + "\n")
+# -ncb: without the topology columns (NSOC NCOR NTHR; m_socket m_core m_thread in -xml)
+_TOPOLOGY = ("m_socket", "m_core", "m_thread")
 
 
-def _host_line(host: HostRow) -> str:
+def _header(topology: bool = True) -> str:
+    counts = _HEAD[2:6] if topology else _HEAD[2:3]
+    return (f"{_HEAD[0]:<23} {_HEAD[1]:<13.13}" + " ".join(f"{h:>4.4}" for h in counts)
+            + f" {_HEAD[6]:>5.5} " + " ".join(f"{h:>7.7}" for h in _HEAD[7:]) + "\n"
+            + "-" * (94 if topology else 79) + "\n")
+
+
+def _host_line(host: HostRow, topology: bool = True) -> str:
     v = host_values(host)
+    counts = ("num_proc", *_TOPOLOGY) if topology else ("num_proc",)
     return (f"{host['name']:<23} {v['arch_string']:<13.13}"
-            + " ".join(f"{v[k]:>4.4}" for k in ("num_proc", "m_socket", "m_core", "m_thread"))
+            + " ".join(f"{v[k]:>4.4}" for k in counts)
             + f" {v['load_avg']:>5.5} " + " ".join(f"{v[k]:>7.7}" for k in _HOST_KEYS[6:]) + "\n")
 
 
@@ -149,12 +156,14 @@ def _job_text(row: dict[str, Any], full: bool) -> str:
 
 
 def render_hosts(hosts: list[HostRow], *, show_queues: bool = False, show_jobs: bool = False,
-                 resource_names: list[str] | None = None, show_resources: bool = False) -> str:
-    """qhost text output.  ``show_resources`` is plain -F; ``resource_names`` is -F NAME,... ."""
-    text, job_header_done = _header() if hosts else "", show_queues
+                 resource_names: list[str] | None = None, show_resources: bool = False,
+                 topology: bool = True) -> str:
+    """qhost text output.  ``show_resources`` is plain -F; ``resource_names`` is -F NAME,... ;
+    ``topology`` False is -ncb."""
+    text, job_header_done = _header(topology) if hosts else "", show_queues
     show_resources = show_resources or resource_names is not None
     for host in hosts:
-        text += _host_line(host)
+        text += _host_line(host, topology)
         text += _resource_text(host, resource_names) if show_resources else ""
         for queue in host.get("queues") or [] if (show_queues or show_jobs) else []:
             text += _queue_line(queue) if show_queues else ""
@@ -207,10 +216,12 @@ def _xml_jobs(row: dict[str, Any], full: bool) -> str:
 
 
 def _xml_host(host: HostRow, *, show_queues: bool, show_jobs: bool,
-              resource_names: list[str] | None, show_resources: bool) -> str:
+              resource_names: list[str] | None, show_resources: bool,
+              topology: bool = True) -> str:
     values = host_values(host)
     text = f" <host name='{xml_escape(host['name'])}'>\n"
-    text += "".join(_attr_line("   ", "hostvalue", f"name='{key}'", values[key]) for key in _HOST_KEYS)
+    text += "".join(_attr_line("   ", "hostvalue", f"name='{key}'", values[key])
+                    for key in _HOST_KEYS if topology or key not in _TOPOLOGY)
     for res in _selected(host, resource_names) if show_resources else []:
         attrs = f"name='{xml_escape(res['name'])}' dominance='{xml_escape(res['dominance'])}'"
         text += _attr_line("   ", "resourcevalue", attrs, resource_value(res))
@@ -221,10 +232,12 @@ def _xml_host(host: HostRow, *, show_queues: bool, show_jobs: bool,
 
 
 def render_hosts_xml(hosts: list[HostRow], *, show_queues: bool = False, show_jobs: bool = False,
-                     resource_names: list[str] | None = None, show_resources: bool = False) -> str:
+                     resource_names: list[str] | None = None, show_resources: bool = False,
+                     topology: bool = True) -> str:
     """qhost -xml; same selection switches as render_hosts."""
     show_resources = show_resources or resource_names is not None
     body = "".join(_xml_host(host, show_queues=show_queues, show_jobs=show_jobs,
-                             resource_names=resource_names, show_resources=show_resources)
+                             resource_names=resource_names, show_resources=show_resources,
+                             topology=topology)
                    for host in hosts)
     return f"<?xml version='1.0'?>\n<qhost xmlns:xsd=\"{QHOST_XSD}\">\n{body}</qhost>\n"

@@ -79,6 +79,7 @@ DEFAULT_QUEUE_WIDTH = 30
 QSTAT_XSD = "http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/resources/schemas/qstat/qstat.xsd"
 _INDENT = "       "
 _PENDING_TITLE = " - PENDING JOBS - PENDING JOBS - PENDING JOBS - PENDING JOBS - PENDING JOBS"
+_FINISHED_TITLE = " --  FINISHED JOBS  -  FINISHED JOBS  -  FINISHED JOBS  -  FINISHED JOBS  --  "
 _EXT_USAGE_HEAD = "cpu        mem     io      tckts ovrts otckt ftckt stckt share "
 
 
@@ -101,7 +102,7 @@ def _task_column(row: JobRow) -> str:
 # --------------------------------------------------------------------------- job lines
 
 def job_header(*, extended: bool, queue_width: int, indent: str = "", master_col: bool = False,
-               urgency: bool = False, priority: bool = False) -> str:
+               urgency: bool = False, priority: bool = False, tasks: bool = False) -> str:
     """Header and dash line of the job table (two lines, each newline-terminated); with
     ``urgency`` (-urg) and ``priority`` (-pri) 8.1.9's further columns."""
     nurg = " nurg   " if priority or urgency else ""
@@ -117,8 +118,9 @@ def job_header(*, extended: bool, queue_width: int, indent: str = "", master_col
     head = (f"{indent}job-ID  prior  {nurg}{npprior}{ntckts}{urg}{ppri} {'name':<10} "
             f"{'user':<12} {project}state {when}{deadline}"
             f"{usage}{'queue':<{queue_width}.{queue_width}} {last} ja-task-ID ")
+    head += "task-ID state cpu        mem     io      stat failed " if tasks else ""
     dashes = 93 + (queue_width - 10) + (1 if master_col else 0) + (79 if extended else 0) \
-        + (64 if urgency else 0) + (35 if priority else 0)
+        + (64 if urgency else 0) + (35 if priority else 0) + (53 if tasks else 0)
     return f"{head}\n{indent}{'-' * dashes}\n"
 
 
@@ -192,6 +194,29 @@ def job_line(row: JobRow, *, extended: bool = False, full: bool = False,
     return text + _task_column(row)
 
 
+def _subtask_text(subtasks: list[dict[str, Any]], extended: bool, full: bool) -> str:
+    """qstat -t: a line's sub-tasks (views.attach_subtasks), the first on the line, the
+    others on lines of their own under it (8.1.9's sge_print_subtask)."""
+    spaces = " " * (93 + (1 if extended else 0) - (11 if full else 0))
+    return ("\n" + spaces).join(_subtask(sub) for sub in subtasks)
+
+
+def _subtask(sub: dict[str, Any]) -> str:
+    missing = "NA" if sub.get("running") else ""
+    text = f"   {sub['id']:<12} {sub['state']:<5.5} "
+    cpu = sub.get("cpu")
+    if cpu is None:
+        text += f"{missing:<10.10} "
+    else:
+        days, rest = divmod(int(cpu), 86400)
+        clock = f"{rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
+        text += f"{days}:{clock} " if days else f"{clock} "
+    for key in ("mem", "io"):
+        value = sub.get(key)
+        text += f"{missing:<7.7} " if value is None else f"{value:<5.5f} "
+    return text
+
+
 def _identity_columns(row: JobRow, dates: dict[float, str] | None) -> str:
     """job-ID to submit/start at of a line without -ext: one format for the many rows of
     a listing (``dates``: ``format_ctime``'s)."""
@@ -252,9 +277,16 @@ def _job_lines(rows: list[JobRow], *, extended: bool, full: bool, show_resources
     dates: dict[float, str] = {}  # (format_ctime: each second once per listing)
     plain = not (extended or full or urgency or priority)
     for row in rows:
-        out.append((_table_line(row, queue_width, dates) if plain else
-                    job_line(row, extended=extended, full=full, queue_width=queue_width,
-                             dates=dates, urgency=urgency, priority=priority)) + "\n")
+        if "master_label" in row:  # -g t: the master column (views.per_slot_rows)
+            out.append(job_line(row, extended=extended, full=full, queue_width=queue_width,
+                                dates=dates, urgency=urgency, priority=priority,
+                                master_label=row["master_label"],
+                                print_jobid=not row.get("continuation"))
+                       + _subtask_text(row.get("subtasks") or [], extended, full) + "\n")
+        else:
+            out.append((_table_line(row, queue_width, dates) if plain else
+                        job_line(row, extended=extended, full=full, queue_width=queue_width,
+                                 dates=dates, urgency=urgency, priority=priority)) + "\n")
         if show_resources:
             out.append(resource_lines(row))
     return "".join(out)
@@ -264,12 +296,14 @@ def _job_lines(rows: list[JobRow], *, extended: bool, full: bool, show_resources
 
 def render_job_table(rows: list[JobRow], *, extended: bool = False, show_resources: bool = False,
                      queue_width: int = DEFAULT_QUEUE_WIDTH, urgency: bool = False,
-                     priority: bool = False) -> str:
-    """``qstat`` without -f: header, dashes, one line per row; no jobs prints nothing at all."""
+                     priority: bool = False, tasks: bool = False) -> str:
+    """``qstat`` without -f: header, dashes, one line per row; no jobs prints nothing at all.
+    ``tasks``: -t's header (the rows carry their sub-tasks)."""
     if not rows:
         return ""
     return job_header(extended=extended, queue_width=queue_width, urgency=urgency,
-                      priority=priority) + _job_lines(
+                      priority=priority, master_col="master_label" in rows[0],
+                      tasks=tasks) + _job_lines(
         rows, extended=extended, full=False, show_resources=show_resources,
         queue_width=queue_width, urgency=urgency, priority=priority)
 
@@ -307,12 +341,16 @@ def render_full(queues: list[QueueRow], pending_rows: list[JobRow], *, extended:
     for queue in queues:
         text += _queue_block(queue, extended=extended, show_resources=show_resources,
                              queue_width=queue_width, urgency=urgency, priority=priority)
-    if pending_rows:
-        hashes = "#" * (76 + (110 if extended else 0))
-        text += f"\n{hashes}\n{_PENDING_TITLE}\n{hashes}\n"
-        text += _job_lines(pending_rows, extended=extended, full=True,
-                           show_resources=show_resources, queue_width=queue_width,
-                           urgency=urgency, priority=priority)
+    hashes = "#" * (76 + (110 if extended else 0))
+    # -s z: the finished jobs in a block of their own after the pending ones (8.1.9's
+    # sge_printf_header, captured: tests/data/reference/lists/qstat-f-s-z.out)
+    for title, rows in ((_PENDING_TITLE, [r for r in pending_rows if r["state"] != "z"]),
+                        (_FINISHED_TITLE, [r for r in pending_rows if r["state"] == "z"])):
+        if rows:
+            text += f"\n{hashes}\n{title}\n{hashes}\n"
+            text += _job_lines(rows, extended=extended, full=True,
+                               show_resources=show_resources, queue_width=queue_width,
+                               urgency=urgency, priority=priority)
     return text
 
 
@@ -373,6 +411,8 @@ def _xml_job(row: JobRow, *, depth: int, state: str, extended: bool, full: bool,
     fields += _xml_ext_fields(row) if extended else []
     if not full:
         fields.append(("queue_name", row.get("queue")))
+    if "master_label" in row:  # -g t
+        fields.append(("master", row["master_label"]))
     fields.append(("slots", str(row["slots"])))
     task = row.get("task_id") if row.get("task_id") is not None else row.get("pending_tasks")
     if task is not None:
@@ -407,11 +447,20 @@ def _xml_document(queue_info: list[str], job_info: list[str]) -> str:
     return "\n".join(lines + ["</job_info>"]) + "\n"
 
 
+def _xml_job_state(row: JobRow) -> str:
+    """<job_list state=...>: a started task "running" (suspended too: its letters say
+    so), a finished one (-s z) "zombie", every other "pending", as 8.1.9's (captured:
+    tests/data/reference/lists; nipype's SGE plugin waits for "zombie")."""
+    if row["state"] == "z":
+        return "zombie"
+    return "running" if row.get("queue") else "pending"
+
+
 def _xml_jobs(rows: list[JobRow], *, depth: int, extended: bool, full: bool,
               urgency: bool = False, priority: bool = False) -> list[str]:
     out: list[str] = []
     for row in rows:
-        state = "running" if row.get("queue") else "pending"
+        state = _xml_job_state(row)
         out += _xml_job(row, depth=depth, state=state, extended=extended, full=full,
                         urgency=urgency, priority=priority)
     return out

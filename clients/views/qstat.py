@@ -281,7 +281,8 @@ def job_row(job: Reply, task: Reply, jobs: list[Reply], *, queue: str | None = N
         "slots": slots if slots is not None else (task.get("slots") or 1) if active
         else (int(pe[1]) if pe else 1),
         "granted_pe": pe[0] if pe and active else None,
-        "granted_pe_slots": task.get("slots") or 1}
+        "granted_pe_slots": task.get("slots") or 1,
+        "granted": task.get("granted") if active else None}
     if columns.resources:
         row.update(_request_fields(job, jobs))
     if columns.extended:
@@ -441,6 +442,114 @@ def zombie_rows(reply: Reply, flt: JobFilter, *, columns: Columns = ALL_COLUMNS,
     if "z" not in flt.states:
         return []
     return _rows_in_states(reply, flt, frozenset({FINISHED}), columns, selected)
+
+
+def _slot_rows(row: JobRow, instance: str, lines: int, master: bool) -> list[JobRow]:
+    """-g t: a started task's lines in one queue instance, one per slot (``master``: at
+    its master instance, whose first line is ``MASTER``)."""
+    first = {**row, "queue": instance, "slots": 1, "at_master": master,
+             "master_label": "MASTER" if master else "SLAVE", "continuation": False}
+    return [first] + [{**first, "master_label": "SLAVE"} for _ in range(max(0, lines - 1))]
+
+
+def per_slot_rows(rows: list[JobRow], *, by_instance: bool = False,
+                  extra_master_line: frozenset[str] = frozenset()) -> list[JobRow]:
+    """qstat -g t (8.1.9's sge_print_jobs_queue, captured: tests/data/reference/lists/
+    qstat-g-t*): started tasks line by line per slot, the master instance's first, and
+    one more line there for a PE whose ``job_is_first_task`` is FALSE (``extra_master_line``:
+    their names); waiting and finished tasks as they are, with an empty master column.
+    ``by_instance``: the rows are -f's, one per queue instance already (``master`` says
+    whether it is the master's). Which lines repeat the job's columns: ``continued``."""
+    out: list[JobRow] = []
+    for row in rows:
+        if row.get("start_time") is None:
+            out.append({**row, "master_label": "", "continuation": False})
+            continue
+        extra = 1 if row.get("granted_pe") in extra_master_line else 0
+        if by_instance or not row.get("granted"):
+            master = bool(row.get("master", True))
+            out += _slot_rows(row, row.get("queue") or "", int(row["slots"]) + extra * master,
+                              master)
+            continue
+        master_instance = row.get("queue") or ""
+        granted = [(instance_name(str(q), str(h)), int(n)) for q, h, n in row["granted"]]
+        granted.sort(key=lambda g: g[0] != master_instance)  # (stable: the master's first)
+        for instance, slots in granted:
+            master = instance == master_instance
+            out += _slot_rows(row, instance, slots + extra * master, master)
+    return out
+
+
+def continued(rows: list[JobRow]) -> list[JobRow]:
+    """8.1.9 prints a started task's columns on a -g t line only when the line before it
+    (in print order, across queue instances) was another task's; the others are
+    continuation lines, ``SLAVE`` even at the master instance."""
+    last: tuple[int, int | None] | None = None
+    out = []
+    for row in rows:
+        key = (row["job_id"], row.get("task_id"))
+        if row.get("master_label"):  # (a started task's line)
+            same = key == last
+            row = {**row, "continuation": same,
+                   "master_label": "SLAVE" if same else row["master_label"]}
+        last = key
+        out.append(row)
+    return out
+
+
+def attach_subtasks(rows: list[JobRow], reply: Reply) -> list[JobRow]:
+    """qstat -t (8.1.9's sge_print_job with QSTAT_DISPLAY_TASKS): the -g t lines of a job
+    task that has parallel tasks carry ``subtasks``: at the master instance's first line
+    the master task, and the parallel task numbered k at the line k modulo the task's
+    lines in its queue instance (more than one: further lines under it). Only running
+    parallel tasks are known (``reply["pe_tasks"]``); their usage is not (NA)."""
+    by_task: dict[tuple[int, int], list[Reply]] = {}
+    for record in reply.get("pe_tasks") or []:
+        by_task.setdefault((record["job_id"], record["task_id"]), []).append(record)
+    usage = {(t["job_id"], t["task_id"]): t.get("usage") or {} for t in reply.get("tasks") or []}
+    out: list[JobRow] = []
+    block: list[JobRow] = []
+
+    def flush() -> None:
+        out.extend(_with_subtasks(block, by_task, usage))
+        block.clear()
+
+    for row in rows:
+        if block and (_block_key(row) != _block_key(block[0]) or not row.get("master_label")):
+            flush()
+        if row.get("master_label"):
+            block.append(row)
+        else:
+            out.append(row)
+    flush()
+    return out
+
+
+def _block_key(row: JobRow) -> tuple[Any, ...]:
+    return (row["job_id"], row.get("task_id"), row.get("queue"))
+
+
+def _with_subtasks(block: list[JobRow], by_task: dict[tuple[int, int], list[Reply]],
+                   usage: dict[tuple[int, int], Reply]) -> list[JobRow]:
+    if not block:
+        return []
+    first = block[0]
+    key = (first["job_id"], first.get("task_id") or 1)
+    pe_tasks = by_task.get(key)
+    if not pe_tasks:
+        return list(block)
+    lines = [[] for _ in block]  # type: list[list[dict[str, Any]]]
+    if first.get("at_master"):
+        used = usage.get(key) or {}
+        lines[0].append({"id": "", "state": first["state"], "running": True,
+                         **{k: (float(used[k]) if k in used else None)
+                            for k in ("cpu", "mem", "io")}})
+    for number, record in enumerate(pe_tasks, 1):
+        if instance_name(record["queue"], record["host"]) == first.get("queue"):
+            lines[number % len(block)].append(
+                {"id": record["pe_task_id"], "state": first["state"], "running": True,
+                 "cpu": None, "mem": None, "io": None})
+    return [{**row, "subtasks": subtasks} for row, subtasks in zip(block, lines)]
 
 
 # --------------------------------------------------------------------------- queues (-f)

@@ -57,6 +57,8 @@ def test_h_rt_kills_and_is_accounted_like_grid_engine(env: dict[str, str],
     [record] = accounting(env, job_id)
     assert record["failed"] == "37  : qmaster enforced h_rt, h_cpu, or h_vmem limit"
     assert record["exit_status"].split()[0] == "137"
+    # the real time, as 8.1.9 (issue 31; tests/data/reference/lists/qacct-j-h_rt.out)
+    assert int(record["ru_wallclock"].rstrip("s")) >= 1
 
 
 def test_exit_99_reschedules_and_exit_100_is_an_error_state(env: dict[str, str],

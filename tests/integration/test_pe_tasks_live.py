@@ -246,6 +246,13 @@ def test_tasks_are_suspended_and_ended_with_their_job(two_hosts: tuple[LocalCell
         try:
             assert qrsh.stdout is not None and qrsh.stdout.readline() == "up\n"
             [pid] = _pids_of("^sleep 3598.25")
+            # qstat -t: the running task in the job query and on a SLAVE line (issue 31)
+            listed = client.jobs([job_id], pe_tasks=True)["pe_tasks"]
+            assert [r["pe_task_id"] for r in listed] == ["1." + other], listed
+            shown = subprocess.run(command("qstat") + ["-t"], env=_env(local), text=True,
+                                   capture_output=True, timeout=TIMEOUT).stdout
+            assert any("SLAVE" in line and f" 1.{other} " in line
+                       for line in shown.splitlines()), shown
             client.request("qmod", {"user": client._user(), "items": [
                 {"action": "suspend", "scope": "job", "ref": str(job_id)}]})
             _until(lambda: _state(pid) == "T", "the task stopped")

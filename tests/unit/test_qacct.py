@@ -284,9 +284,43 @@ def test_t_requires_j_with_a_value(acct: Path, capsys: pytest.CaptureFixture[str
     assert err == "error: -t option requires -j option with an argument\n" + qacct.USAGE
 
 
-def test_l_is_refused(acct: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _run(capsys, "-f", str(acct), "-l", "arch=lx-amd64") == (
-        1, "", "error: qacct -l is not supported by pygridengine\n")
+class _Selecting:
+    """What qacct -l asks of the qmaster: the instances offering the list (a stand-in)."""
+
+    def __init__(self, instances: list[str] | None) -> None:
+        self.instances, self.asked = instances, []  # type: ignore[var-annotated]
+
+    def __enter__(self) -> "_Selecting":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def cluster(self, *, select: str) -> dict[str, object]:
+        self.asked.append(select)
+        if self.instances is None:
+            return {"selected": {"instances": [], "hosts": [],
+                                 "error": 'unknown resource "nosuch"'}}
+        return {"selected": {"instances": self.instances, "hosts": []}}
+
+
+def test_l_keeps_the_records_of_the_instances_offering_it(
+        acct: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """8.1.9 (tests/data/reference/lists/qacct-l-*): the records of the queue instances
+    offering the list; none: the summary's header alone; unknown: its error, exit 1."""
+    import clients.api
+    lists = REF / "lists"
+    every = _run(capsys, "-f", str(acct))
+    qmaster = _Selecting(sorted({f"{r.split(':')[0]}@{r.split(':')[1]}" for r in LINES}))
+    monkeypatch.setattr(clients.api, "connect_or_exit", lambda prog: qmaster)
+    assert _run(capsys, "-f", str(acct), "-l", "arch=lx-amd64") == every
+    assert qmaster.asked == ["arch=lx-amd64"]
+    qmaster.instances = []
+    assert _run(capsys, "-f", str(acct), "-l", "arch=foo") == (
+        0, (lists / "qacct-l-foo.out").read_text(), "")
+    qmaster.instances = None
+    assert _run(capsys, "-f", str(acct), "-l", "nosuch=1") == (
+        1, "", (lists / "qacct-l-unknown.err").read_text())
 
 
 def test_invalid_entries_are_reported_and_skipped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

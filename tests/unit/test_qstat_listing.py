@@ -37,6 +37,10 @@ class StandIn:
         self.calls: list[str] = []
         self.waited = 0
 
+    def conf_get(self, kind: str) -> dict[str, Any]:
+        self.calls.append(f"conf_get {kind}")
+        return dict(self.reply.get("conf", {}).get(kind, {}))
+
     def cluster(self, resources: bool = False) -> dict[str, Any]:
         self.calls.append("cluster")
         return self.cluster_reply

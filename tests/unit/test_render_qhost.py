@@ -139,3 +139,30 @@ def test_parse_memory_suffixes(number: float, suffix: str) -> None:
     assert value is not None
     base = 1000.0 if suffix.islower() else 1024.0
     assert value == pytest.approx(number * base ** ("kmgt".index(suffix.lower()) + 1))
+
+
+# ---- -ncb: 8.1.9's output without the topology columns (captured together:
+# tests/data/reference/lists/qhost-ncb* beside qhost-plain, qhost-xml2)
+
+def _without_topology(text: str) -> str:
+    """8.1.9's plain qhost without NSOC NCOR NTHR (text) or m_socket m_core m_thread (XML)."""
+    lines = []
+    for line in text.splitlines(keepends=True):
+        if any(f"<hostvalue name='{k}'>" in line for k in ("m_socket", "m_core", "m_thread")):
+            continue
+        if line.startswith("-" * 94):
+            line = "-" * 79 + "\n"
+        elif not line.startswith(("<", " ")):
+            line = line[:41] + line[56:]  # (the three 5-wide columns after NCPU)
+        lines.append(line)
+    return "".join(lines)
+
+
+def test_ncb_drops_the_topology_as_8_1_9_does() -> None:
+    lists = REF / "lists"
+    assert _without_topology((lists / "qhost-plain.out").read_text()) == \
+        (lists / "qhost-ncb.out").read_text()
+    assert _without_topology((lists / "qhost-xml2.out").read_text()) == \
+        (lists / "qhost-ncb-xml.out").read_text()
+    assert rh.render_hosts(hosts(), topology=False) == _without_topology(ref("qhost.out"))
+    assert rh.render_hosts_xml(hosts(), topology=False) == _without_topology(ref("qhost-xml.out"))

@@ -346,8 +346,7 @@ def test_qstat_options_and_arguments() -> None:
     (["foo"], 'invalid option argument "foo"', True),
     (["-s"], "-s option must have argument", False),
     (["-s", "q"], "ERROR! wrong argument to -s option", True),
-    (["-g", "x"], "wrong character 'x' for -g option", False),
-    (["-l", "arch=x"], 'error: qstat option "-l" is not supported by pygridengine', False)])
+    (["-g", "x"], "wrong character 'x' for -g option", False)])
 def test_qstat_option_errors(argv: list[str], message: str, usage: bool) -> None:
     with pytest.raises(qs.QstatExit) as caught:
         qs.parse_args(argv)

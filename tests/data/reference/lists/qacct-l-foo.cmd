@@ -1,0 +1,1 @@
+qacct -l arch=foo

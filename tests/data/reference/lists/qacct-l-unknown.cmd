@@ -1,0 +1,1 @@
+qacct -l nosuch=1

@@ -1,0 +1,1 @@
+qhost -l mem_free=100G

@@ -1,0 +1,1 @@
+qhost -l nosuch=1

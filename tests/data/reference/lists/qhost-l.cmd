@@ -1,0 +1,1 @@
+qhost -l arch=lx-amd64

@@ -1,0 +1,1 @@
+qping -info vm 1 qmaster 1

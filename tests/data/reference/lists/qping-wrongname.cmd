@@ -1,0 +1,1 @@
+qping -info vm 6444 execd 1

@@ -1,0 +1,1 @@
+qresub -h u 235

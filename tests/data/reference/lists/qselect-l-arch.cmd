@@ -1,0 +1,1 @@
+qselect -l arch=lx-amd64

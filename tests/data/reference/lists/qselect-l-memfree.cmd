@@ -1,0 +1,1 @@
+qselect -l mem_free=100G

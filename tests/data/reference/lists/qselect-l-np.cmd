@@ -1,0 +1,1 @@
+qselect -l np_load_avg=0.1

@@ -1,0 +1,1 @@
+qselect -l slots=1

@@ -1,0 +1,1 @@
+qselect -l nosuch=1

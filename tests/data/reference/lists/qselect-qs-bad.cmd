@@ -1,0 +1,1 @@
+qselect -qs X

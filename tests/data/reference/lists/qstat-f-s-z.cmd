@@ -1,0 +1,1 @@
+qstat -f -s z

@@ -1,0 +1,1 @@
+qstat -f -xml -s prsz

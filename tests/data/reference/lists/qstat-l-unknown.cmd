@@ -1,0 +1,1 @@
+qstat -f -l nosuch=1

@@ -1,0 +1,1 @@
+qstat -xml -s s
