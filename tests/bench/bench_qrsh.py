@@ -8,9 +8,9 @@ connection back and handshake, the job, its EXIT frame): the median and p90 of `
 on a fresh local cell (one execd, 4 slots), after two runs that warm caches up. Issue 29's
 goal is under 100 ms. For scale, the floor under any Python command here (``python -c
 pass`` with this environment's site-packages) and ``qsub -b y /bin/true`` (the submission
-alone) on the same cell. Beside it, when Grid Engine 8.1.9's default cell runs on this
-machine (shared/tools/sge-oracle), the same command against it as its submit user (about
-a second there: qrsh waits for a scheduling run).
+alone) on the same cell. Beside it, when Grid Engine 8.1.9 runs on this machine
+(``tests.bench.peers``: its cell and submit user), the same command against it as its
+submit user (about half a second there: qrsh waits for a scheduling run).
 """
 from __future__ import annotations
 
@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from common.cell import Cell  # noqa: E402
 from deploy.cell import LocalCell  # noqa: E402
 from tests.cellconf import stop_cell, without_load_thresholds  # noqa: E402
+from tests.bench import peers  # noqa: E402
 from tests.commands import command  # noqa: E402
 
-ORACLE = Path(__file__).resolve().parents[3] / "shared" / "tools" / "sge-oracle"
 
 
 def timed(argv: list[str], env: dict[str, str], runs: int) -> list[float]:
@@ -73,20 +73,6 @@ def ours(runs: int) -> list[float]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def oracle(runs: int) -> list[float] | None:
-    """The same against Grid Engine 8.1.9's default cell, when it answers here."""
-    env_sh = ORACLE / "env.sh"
-    if not env_sh.exists() or shutil.which("bash") is None:
-        return None
-    script = (f". {env_sh} >/dev/null 2>&1 && export PATH=/usr/lib/gridengine:$PATH && "
-              "sge_as_user qrsh -now y /bin/true")
-    probe = subprocess.run(["bash", "-c", script], capture_output=True, timeout=120,
-                           stdin=subprocess.DEVNULL)
-    if probe.returncode != 0:
-        return None
-    return timed(["bash", "-c", script], dict(os.environ), runs)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
@@ -96,9 +82,9 @@ def main() -> None:
           "   (goal < 100 ms)")
     if args.skip_peer:
         return
-    peer = oracle(args.runs)
+    peer = peers.sge_qrsh_times(args.runs)
     if peer is None:
-        print("Grid Engine 8.1.9: not running here (shared/tools/sge-oracle), not measured")
+        print("Grid Engine 8.1.9: not running here (tests/bench/peers.py), not measured")
     else:
         print(f"qrsh -now y /bin/true, start to exit  Grid Engine 8.1.9: {figures(peer)}")
 

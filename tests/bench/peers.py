@@ -229,6 +229,14 @@ def sge_qsub_hold_times(n: int) -> list[float] | None:
         _sge_run([_sge("qdel"), HOLD_NAME], as_user=True)  # by name: the owner's only
 
 
+def sge_qrsh_times(n: int) -> list[float] | None:
+    """Wall times of ``n`` ``qrsh -now y /bin/true`` (the C binary), start to exit."""
+    if not sge_running():
+        return None
+    return timed_runs([_sge("qrsh"), "-now", "y", "/bin/true"], n, env=_sge_env(),
+                      user=sge_user(), python="/usr/bin/python3")
+
+
 def sge_qstat_times(pending: int, n: int) -> list[float] | None:
     """``qstat -u <submit user>`` with ``pending`` held jobs of that user."""
     if not sge_running():
