@@ -161,3 +161,64 @@ def show_object(s: Session, kind: str, name: str, not_known: str) -> int:
         raise QconfError(not_known.format(name))
     out(render_object(kind, objects[name]))
     return 0
+
+
+FILE_UNCHANGED = "file unchanged"
+
+
+def named_object_options(kind: str, name_attribute: str, options: dict[str, str],
+                         not_known: str, empty: str,
+                         read: "Callable[[str], list[list[str]]]",
+                         parse: "Callable[[str, str], list[list[str]]]"
+                         ) -> "dict[str, tuple[int, Callable[..., int]]]":
+    """The seven options of a named object kind that qconf lists, shows, adds, modifies
+    and deletes by name, from a file or in the editor (calendars, checkpointing
+    environments): option -> (number of arguments, handler). ``options`` names them by
+    role (list, show, add, Add, modify, Modify, delete); ``read(path)`` and
+    ``parse(text, path)`` give an object's pairs or raise QconfError with the kind's
+    own lines. As 8.1.9: modify changes the object the edited file names; a file the
+    editor leaves alone is ``file unchanged`` (exit status 1)."""
+    from common.conf_values import get
+    from common.objects_conf import render_object, template
+
+    def name_of(pairs: list[list[str]]) -> str:
+        return get(pairs, name_attribute, "")
+
+    def edited(text: str) -> list[list[str]]:
+        saved, written = edit(text)
+        if not written:
+            raise QconfError(FILE_UNCHANGED)
+        return parse(saved, "<editor>")
+
+    def show_list(s: Session) -> int:
+        return show_sorted_names(s, kind, empty)
+
+    def show(s: Session, name: str) -> int:
+        return show_object(s, kind, name, not_known)
+
+    def add_from_file(s: Session, path: str) -> int:
+        pairs = read(path)
+        return put(s, kind, name_of(pairs), pairs, "add")
+
+    def modify_from_file(s: Session, path: str) -> int:  # (the qmaster refuses a new one)
+        pairs = read(path)
+        return put(s, kind, name_of(pairs), pairs, "modify")
+
+    def add_in_editor(s: Session, name: str) -> int:
+        pairs = edited(render_object(kind, template(kind, name)))
+        return put(s, kind, name_of(pairs), pairs, "add")
+
+    def modify_in_editor(s: Session, name: str) -> int:
+        objects = s.objects(kind)
+        if name not in objects:
+            raise QconfError(not_known.format(name))
+        pairs = edited(render_object(kind, objects[name]))
+        return put(s, kind, name_of(pairs), pairs, "modify")
+
+    def delete(s: Session, name: str) -> int:
+        return remove(s, kind, name)
+
+    handlers = {"list": (0, show_list), "show": (1, show), "add": (1, add_in_editor),
+                "Add": (1, add_from_file), "modify": (1, modify_in_editor),
+                "Modify": (1, modify_from_file), "delete": (1, delete)}
+    return {options[role]: handler for role, handler in handlers.items()}

@@ -12,13 +12,8 @@ reading in file``.
 """
 from __future__ import annotations
 
-
-from clients.qconf.base import (
-    QconfError, Session, edit, put, remove, show_object, show_sorted_names,
-)
+from clients.qconf.base import QconfError, named_object_options
 from clients.qconf.files import FileError, parse_object_text
-from common.conf_values import get
-from common.objects_conf import render_object, template
 from common.objects_conf.calendar import calendar_line_problem
 
 TYPE_CHECKING = False
@@ -29,17 +24,6 @@ KIND = "calendar"
 NOT_KNOWN = "{} is not a calendar"
 EMPTY = "no calendar defined"
 ERROR_READING_IN_FILE = "error reading in file"
-FILE_UNCHANGED = "file unchanged"
-
-
-def show_list(s: Session) -> int:
-    """``-scall``: the names in byte order."""
-    return show_sorted_names(s, KIND, EMPTY)
-
-
-def show(s: Session, name: str) -> int:
-    """``-scal calendar``."""
-    return show_object(s, KIND, name, NOT_KNOWN)
 
 
 def _parsed(text: str, path: str) -> list[list[str]]:
@@ -67,53 +51,8 @@ def _read(path: str) -> list[list[str]]:
     return _parsed(text, path)
 
 
-def _name(pairs: list[list[str]]) -> str:
-    return get(pairs, "calendar_name", "")
-
-
-def add_from_file(s: Session, path: str) -> int:
-    """``-Acal fname``."""
-    pairs = _read(path)
-    return put(s, KIND, _name(pairs), pairs, "add")
-
-
-def modify_from_file(s: Session, path: str) -> int:
-    """``-Mcal fname``: the qmaster refuses a calendar that does not exist."""
-    pairs = _read(path)
-    return put(s, KIND, _name(pairs), pairs, "modify")
-
-
-def _edited(text: str) -> list[list[str]]:
-    saved, written = edit(text)
-    if not written:
-        raise QconfError(FILE_UNCHANGED)
-    return _parsed(saved, "<editor>")
-
-
-def add_in_editor(s: Session, name: str) -> int:
-    """``-acal calendar``: the template with the name, in the editor."""
-    pairs = _edited(render_object(KIND, template(KIND, name)))
-    return put(s, KIND, _name(pairs), pairs, "add")
-
-
-def modify_in_editor(s: Session, name: str) -> int:
-    """``-mcal calendar``: the editor may rename it to another calendar, which is then
-    the one changed."""
-    objects = s.objects(KIND)
-    if name not in objects:
-        raise QconfError(NOT_KNOWN.format(name))
-    pairs = _edited(render_object(KIND, objects[name]))
-    return put(s, KIND, _name(pairs), pairs, "modify")
-
-
-def delete(s: Session, name: str) -> int:
-    """``-dcal calendar``."""
-    return remove(s, KIND, name)
-
-
 # option -> (number of arguments, handler)
-CALENDAR_OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
-    "-scall": (0, show_list), "-scal": (1, show), "-acal": (1, add_in_editor),
-    "-Acal": (1, add_from_file), "-mcal": (1, modify_in_editor),
-    "-Mcal": (1, modify_from_file), "-dcal": (1, delete),
-}
+CALENDAR_OPTIONS: dict[str, tuple[int, Callable[..., int]]] = named_object_options(
+    KIND, "calendar_name", {"list": "-scall", "show": "-scal", "add": "-acal",
+                            "Add": "-Acal", "modify": "-mcal", "Modify": "-Mcal",
+                            "delete": "-dcal"}, NOT_KNOWN, EMPTY, _read, _parsed)

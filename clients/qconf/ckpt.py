@@ -11,12 +11,8 @@ does not exist); ``-ackpt`` opens the editor before it learns that the object ex
 """
 from __future__ import annotations
 
-from clients.qconf.base import (
-    QconfError, Session, edit, put, remove, show_object, show_sorted_names,
-)
+from clients.qconf.base import QconfError, named_object_options
 from clients.qconf.files import ERROR_READING_IN_FILE, FileError, parse_object_text
-from common.conf_values import get
-from common.objects_conf import render_object, template
 from common.objects_conf.calendar import calendar_line_problem
 from common.objects_conf.ckpt import name_refusal
 
@@ -27,7 +23,6 @@ if TYPE_CHECKING:
 KIND = "ckpt"
 NOT_KNOWN = "{} is not a checkpointing interface definition"
 EMPTY = "no ckpt interface definition defined"
-FILE_UNCHANGED = "file unchanged"
 # checks 8.1.9 runs twice on a file (once reading it, once checking the object)
 _TOLD_TWICE = ("error: no valid checkpoint interface ", "error: \"")
 
@@ -67,62 +62,8 @@ def _read(path: str) -> list[list[str]]:
     return _parsed(text, path)
 
 
-def _edited(text: str) -> list[list[str]]:
-    saved, written = edit(text)
-    if not written:
-        raise QconfError(FILE_UNCHANGED)
-    return _parsed(saved, "<editor>")
-
-
-def _name(pairs: list[list[str]]) -> str:
-    return get(pairs, "ckpt_name", "")
-
-
-def show_list(s: Session) -> int:
-    """``-sckptl``: the names in byte order."""
-    return show_sorted_names(s, KIND, EMPTY)
-
-
-def show(s: Session, name: str) -> int:
-    """``-sckpt ckpt_name``."""
-    return show_object(s, KIND, name, NOT_KNOWN)
-
-
-def add_from_file(s: Session, path: str) -> int:
-    """``-Ackpt fname``."""
-    pairs = _read(path)
-    return put(s, KIND, _name(pairs), pairs, "add")
-
-
-def modify_from_file(s: Session, path: str) -> int:
-    """``-Mckpt fname``: the qmaster refuses one that does not exist."""
-    pairs = _read(path)
-    return put(s, KIND, _name(pairs), pairs, "modify")
-
-
-def add_in_editor(s: Session, name: str) -> int:
-    """``-ackpt ckpt_name``: the template with the name, in the editor."""
-    pairs = _edited(render_object(KIND, template(KIND, name)))
-    return put(s, KIND, _name(pairs), pairs, "add")
-
-
-def modify_in_editor(s: Session, name: str) -> int:
-    """``-mckpt ckpt_name``: the object the edited file names is the one changed."""
-    objects = s.objects(KIND)
-    if name not in objects:
-        raise QconfError(NOT_KNOWN.format(name))
-    pairs = _edited(render_object(KIND, objects[name]))
-    return put(s, KIND, _name(pairs), pairs, "modify")
-
-
-def delete(s: Session, name: str) -> int:
-    """``-dckpt ckpt_name``."""
-    return remove(s, KIND, name)
-
-
 # option -> (number of arguments, handler)
-CKPT_OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
-    "-sckptl": (0, show_list), "-sckpt": (1, show), "-ackpt": (1, add_in_editor),
-    "-Ackpt": (1, add_from_file), "-mckpt": (1, modify_in_editor),
-    "-Mckpt": (1, modify_from_file), "-dckpt": (1, delete),
-}
+CKPT_OPTIONS: dict[str, tuple[int, Callable[..., int]]] = named_object_options(
+    KIND, "ckpt_name", {"list": "-sckptl", "show": "-sckpt", "add": "-ackpt",
+                        "Add": "-Ackpt", "modify": "-mckpt", "Modify": "-Mckpt",
+                        "delete": "-dckpt"}, NOT_KNOWN, EMPTY, _read, _parsed)
