@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 from clients.api import ClientError, connect_or_exit
-from clients.qstat import (PRODUCT, QUEUE_STATE_LETTERS, NothingSelected, QstatArgs,
+from clients.qstat import (ARGUMENT_TYPES, PRODUCT, QUEUE_STATE_LETTERS, NothingSelected, QstatArgs,
                            QstatExit, _instances, _split, _state_letters, selection_cluster)
 
 TYPE_CHECKING = False
@@ -30,18 +30,7 @@ USAGE = (f"{PRODUCT}\nusage: qselect [options]\n"
          "        [-qs {a|c|d|o|s|u|A|C|D|E|S}]     selects queues which are in the given state(s)\n"
          "        [-U user_list]                    select only queues where these users have access\n"
          "\n"
-         "pe_list                  pe[,pe,...]\n"
-         "job_identifier_list      [job_id|job_name|pattern]{, [job_id|job_name|pattern]}\n"
-         "resource_list            resource[=value][,resource[=value],...]\n"
-         "user_list                user|*|@group[,user|*|@group],...]\n"
-         "resource_attributes      resource,resource,...\n"
-         "wc_cqueue                wildcard expression matching a cluster queue\n"
-         "wc_host                  wildcard expression matching a host\n"
-         "wc_hostgroup             wildcard expression matching a hostgroup\n"
-         "wc_qinstance             wc_cqueue@wc_host\n"
-         "wc_qdomain               wc_cqueue@wc_hostgroup\n"
-         "wc_queue_list            wc_cqueue|wc_qdomain|wc_qinstance\n"
-         "wc_queue_list            wc_queue[,wc_queue,...]\n")
+         + ARGUMENT_TYPES)
 
 
 class NoneFound(Exception):

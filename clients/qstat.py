@@ -40,6 +40,19 @@ _S_LINES = ("show pending, running, suspended, zombie jobs,",
             "jobs with a user/operator/system/array-dependency hold, ",
             "jobs with a start time in future or any combination only.",
             "h is an abbreviation for huhohshdhjha", "a is an abbreviation for prsh")
+# the end of qstat's usage, and of qselect's: what the arguments are (as 8.1.9 prints it)
+ARGUMENT_TYPES = ("pe_list                  pe[,pe,...]\n"
+                  "job_identifier_list      [job_id|job_name|pattern]{, [job_id|job_name|pattern]}\n"
+                  "resource_list            resource[=value][,resource[=value],...]\n"
+                  "user_list                user|*|@group[,user|*|@group],...]\n"
+                  "resource_attributes      resource,resource,...\n"
+                  "wc_cqueue                wildcard expression matching a cluster queue\n"
+                  "wc_host                  wildcard expression matching a host\n"
+                  "wc_hostgroup             wildcard expression matching a hostgroup\n"
+                  "wc_qinstance             wc_cqueue@wc_host\n"
+                  "wc_qdomain               wc_cqueue@wc_hostgroup\n"
+                  "wc_queue_list            wc_cqueue|wc_qdomain|wc_qinstance\n"
+                  "wc_queue_list            wc_queue[,wc_queue,...]\n")
 USAGE = (f"{PRODUCT}\nusage: qstat [options]\n"
          "        [-ext]                            view additional attributes\n"
          "        [-explain a|c|A|E]                show reason for queue c(onfiguration ambiguous), "
@@ -67,18 +80,7 @@ USAGE = (f"{PRODUCT}\nusage: qstat [options]\n"
          "        [-pri]                            display job priority information\n"
          "        [-xml]                            display the information in XML format\n"
          "\n"
-         "pe_list                  pe[,pe,...]\n"
-         "job_identifier_list      [job_id|job_name|pattern]{, [job_id|job_name|pattern]}\n"
-         "resource_list            resource[=value][,resource[=value],...]\n"
-         "user_list                user|*|@group[,user|*|@group],...]\n"
-         "resource_attributes      resource,resource,...\n"
-         "wc_cqueue                wildcard expression matching a cluster queue\n"
-         "wc_host                  wildcard expression matching a host\n"
-         "wc_hostgroup             wildcard expression matching a hostgroup\n"
-         "wc_qinstance             wc_cqueue@wc_host\n"
-         "wc_qdomain               wc_cqueue@wc_hostgroup\n"
-         "wc_queue_list            wc_cqueue|wc_qdomain|wc_qinstance\n"
-         "wc_queue_list            wc_queue[,wc_queue,...]\n")
+         + ARGUMENT_TYPES)
 
 
 class QstatExit(Exception):
