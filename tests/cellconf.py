@@ -69,3 +69,26 @@ def running_cell(root: Path) -> Iterator[LocalCell]:
         yield local
     finally:
         stop_cell(local)
+
+
+def with_values(pairs: list[list[str]], **changes: str) -> list[list[str]]:
+    """A configuration object's pairs with the ``changes`` made (attributes it has)."""
+    return [[k, changes.get(k, v)] for k, v in pairs]
+
+
+@contextmanager
+def two_host_cell(root: Path) -> Iterator[tuple[LocalCell, Path]]:
+    """A running cell in ``root`` with two execds as distinct hosts (2 slots each, no
+    load thresholds) and a directory ``work`` every job owner may write, stopped with its
+    jobs afterwards (``stop_cell``)."""
+    os.chmod(root, 0o755)
+    work = root / "work"
+    work.mkdir()
+    os.chmod(work, 0o777)
+    local = LocalCell(Cell(root))
+    try:
+        local.up(execds=2, slots=2, port=0, load_interval=10.0)
+        without_load_thresholds(local.cell)
+        yield local, work
+    finally:
+        stop_cell(local)

@@ -22,6 +22,7 @@ from typing import Any
 from clients.api import Client
 from deploy.cell import LocalCell, machine_name
 from qmaster.defaults import exechost_defaults, pe_defaults, queue_defaults
+from tests.cellconf import with_values
 from tests.commands import command
 
 TIMEOUT = 20.0
@@ -54,10 +55,10 @@ def qsub(*args: str) -> int:
 def configure(client: Client, host: str) -> None:
     for row in COMPLEXES:
         client.conf_put("complex", row[0], [row], "add")
-    client.conf_put("exechost", "global", _with(exechost_defaults("global"),
+    client.conf_put("exechost", "global", with_values(exechost_defaults("global"),
                                                 complex_values="lic=1"), "modify")
-    client.conf_put("pe", "e1", _with(pe_defaults("smp"), pe_name="e1"), "add")
-    client.conf_put("pe", "e2", _with(pe_defaults("mpi"), pe_name="e2"), "add")
+    client.conf_put("pe", "e1", with_values(pe_defaults("smp"), pe_name="e1"), "add")
+    client.conf_put("pe", "e2", with_values(pe_defaults("mpi"), pe_name="e2"), "add")
     queues = {"q1": ("5", "t01=20", "e1"), "q2": ("5", "t02=40", "e2"),
               "q3": ("1", "t02=40", "e2"), "q4": ("3", "t02=40", "e2")}
     # no load thresholds, like the live cell's all.q: e1's four slots raise np_load_avg
@@ -66,10 +67,6 @@ def configure(client: Client, host: str) -> None:
         client.conf_put("queue", name, queue_defaults(
             name, hostlist=host, slots=slots, complex_values=values, pe_list=pe,
             seq_no=str(seq), load_thresholds="NONE"), "add")
-
-
-def _with(pairs: list[list[str]], **changes: str) -> list[list[str]]:
-    return [[k, changes.get(k, v)] for k, v in pairs]
 
 
 def wait_running(client: Client, job_ids: list[int]) -> dict[int, dict[str, Any]]:

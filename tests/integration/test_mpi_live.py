@@ -30,13 +30,12 @@ import pytest
 
 from clients.api import Client
 from common.accounting import read_records
-from common.cell import Cell
 from deploy.cell import LocalCell, machine_name
 from deploy.launchers import launcher_dir
 from deploy.shape import host_names
 from execd.load import host_arch
 from qmaster.defaults import pe_defaults
-from tests.cellconf import stop_cell, without_load_thresholds
+from tests.cellconf import two_host_cell, with_values
 
 TIMEOUT = 60.0
 MPIRUN = shutil.which("mpirun")
@@ -46,33 +45,19 @@ RANKS = 'echo "rank $OMPI_COMM_WORLD_RANK of $OMPI_COMM_WORLD_SIZE on $HOSTNAME"
 SLEEP = "3597.5"  # (a figure no other process of this machine sleeps)
 
 
-def _with(pairs: list[list[str]], **changes: str) -> list[list[str]]:
-    return [[k, changes.get(k, v)] for k, v in pairs]
-
-
 @pytest.fixture(scope="module")
 def mpi_cell(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LocalCell, Path]]:
-    root = tmp_path_factory.mktemp("mpi")
-    os.chmod(root, 0o755)
-    work = root / "work"
-    work.mkdir()
-    os.chmod(work, 0o777)
-    local = LocalCell(Cell(root))
-    try:
-        local.up(execds=2, slots=2, port=0, load_interval=10.0)
-        without_load_thresholds(local.cell)
+    with two_host_cell(tmp_path_factory.mktemp("mpi")) as (local, work):
         with Client(local.cell) as client:
             # what Open MPI's documentation asks of a Grid Engine PE
-            client.conf_put("pe", "ompi", _with(
+            client.conf_put("pe", "ompi", with_values(
                 pe_defaults("mpi"), pe_name="ompi", slots="99", control_slaves="TRUE",
                 job_is_first_task="FALSE", accounting_summary="FALSE",
                 allocation_rule="$round_robin"), "add")
             queue = client.conf_get("queue")["all.q"]
-            client.conf_put("queue", "all.q", _with(queue, pe_list="make smp mpi ompi"),
+            client.conf_put("queue", "all.q", with_values(queue, pe_list="make smp mpi ompi"),
                             "modify")
         yield local, work
-    finally:
-        stop_cell(local)
 
 
 def _qrsh_dir(local: LocalCell, work: Path) -> Path:

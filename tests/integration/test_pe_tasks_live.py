@@ -24,12 +24,11 @@ import pytest
 
 from clients.api import Client
 from common.accounting import read_records
-from common.cell import Cell
 from deploy.cell import LocalCell
 from deploy.shape import host_names
 from deploy.cell import machine_name
 from qmaster.defaults import pe_defaults
-from tests.cellconf import stop_cell, without_load_thresholds
+from tests.cellconf import two_host_cell, with_values
 from tests.commands import command
 
 TIMEOUT = 30.0
@@ -38,41 +37,27 @@ TIMEOUT = 30.0
 QRSH = "$SGE_ROOT/bin/$ARC/qrsh -inherit"
 
 
-def _with(pairs: list[list[str]], **changes: str) -> list[list[str]]:
-    return [[k, changes.get(k, v)] for k, v in pairs]
-
-
 @pytest.fixture(scope="module")
 def two_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LocalCell, Path]]:
-    root = tmp_path_factory.mktemp("pe")
-    os.chmod(root, 0o755)
-    work = root / "work"
-    work.mkdir(mode=0o777)
-    os.chmod(work, 0o777)
-    local = LocalCell(Cell(root))
-    try:
-        local.up(execds=2, slots=2, port=0, load_interval=10.0)
-        without_load_thresholds(local.cell)
+    with two_host_cell(tmp_path_factory.mktemp("pe")) as (local, work):
         with Client(local.cell) as client:
             procs = f"{work}/pe.sh"
             Path(procs).write_text('#!/bin/sh\necho "$@" >> "$(dirname "$0")/pe.log"\n')
             os.chmod(procs, 0o755)
-            client.conf_put("pe", "tight", _with(
+            client.conf_put("pe", "tight", with_values(
                 pe_defaults("mpi"), pe_name="tight", slots="99", control_slaves="TRUE",
                 job_is_first_task="TRUE", accounting_summary="FALSE",
                 allocation_rule="$round_robin",
                 start_proc_args=f"{procs} start $pe_hostfile $host $job_owner $job_id "
                                 "$job_name $pe $pe_slots $queue",
                 stop_proc_args=f"{procs} stop $job_id $pe"), "add")
-            client.conf_put("pe", "loose", _with(
+            client.conf_put("pe", "loose", with_values(
                 pe_defaults("mpi"), pe_name="loose", slots="99", control_slaves="FALSE",
                 allocation_rule="$round_robin"), "add")
             queue = client.conf_get("queue")["all.q"]
-            client.conf_put("queue", "all.q", _with(
+            client.conf_put("queue", "all.q", with_values(
                 queue, pe_list="make smp mpi tight loose"), "modify")
         yield local, work
-    finally:
-        stop_cell(local)
 
 
 def _env(local: LocalCell) -> dict[str, str]:
@@ -293,10 +278,10 @@ def test_a_failing_start_proc_args_fails_the_job_as_8_1_9s(two_hosts: tuple[Loca
     fails.chmod(0o755)
     ran = work / "ran"
     with Client(local.cell) as client:
-        client.conf_put("pe", "failing", _with(pe_defaults("mpi"), pe_name="failing",
+        client.conf_put("pe", "failing", with_values(pe_defaults("mpi"), pe_name="failing",
                                                slots="99", start_proc_args=str(fails)), "add")
         queue = client.conf_get("queue")["all.q"]
-        client.conf_put("queue", "all.q", _with(queue, pe_list="tight loose failing"),
+        client.conf_put("queue", "all.q", with_values(queue, pe_list="tight loose failing"),
                         "modify")
         host = host_names(2, machine_name())[0]  # (one host: no second try elsewhere)
         job_id = qsub(local, "-pe", "failing", "1", "-q", f"all.q@{host}", "-o", "/dev/null",
