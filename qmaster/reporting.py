@@ -50,6 +50,9 @@ class ReportingWriter:
     def note_batch(self, now: float, events: list[dict[str, Any]],
                    accounting_lines: list[str], jobs: Mapping[int, Job]) -> None:
         if not self.params.reporting:
+            # the jobs submitted meanwhile are no new jobs once reporting is turned on
+            self._known.update(int(e["key"]) for e in events
+                               if e.get("kind") == "job" and e.get("op") == "put")
             return
         stamp = int(now)
         # (8.1.9 writes a task's acct record before the job_log steps of its end)

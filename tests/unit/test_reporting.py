@@ -173,3 +173,16 @@ def test_writer_off_and_never_through_a_link(tmp_path: Path) -> None:
     writer.note_batch(1.0, [], ["x"], {})
     writer.flush_due(1.0)
     assert (tmp_path / "target").read_text() == "" and complaints == ["reporting file not written"]
+
+
+def test_a_job_submitted_while_reporting_was_off_is_no_new_job_later(tmp_path: Path) -> None:
+    writer, _ = _writer(tmp_path, reporting.DEFAULT)  # reporting=false
+    jobs = {7: _job(7), 8: _job(8)}
+    writer.note_batch(1.0, [{"kind": "job", "op": "put", "key": "7"}], [], jobs)
+    writer.configure("reporting=true flush_time=00:00:00")
+    # job 7 changed (qalter), job 8 submitted: only 8 is a new job
+    writer.note_batch(2.0, [{"kind": "job", "op": "put", "key": "7"},
+                            {"kind": "job", "op": "put", "key": "8"}], [], jobs)
+    writer.flush_due(2.0, force=True)
+    lines = (tmp_path / "reporting").read_text().splitlines()[4:]
+    assert [line.split(":")[1:4] for line in lines] == [["new_job", "5", "8"]]
