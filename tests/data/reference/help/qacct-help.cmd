@@ -1,0 +1,1 @@
+qacct -help

@@ -1,0 +1,1 @@
+qevent -help

@@ -1,0 +1,1 @@
+qhold -help

@@ -1,0 +1,1 @@
+qmake_sge -help

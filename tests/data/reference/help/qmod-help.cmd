@@ -1,0 +1,1 @@
+qmod -help

@@ -1,0 +1,1 @@
+qping -help

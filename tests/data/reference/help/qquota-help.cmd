@@ -1,0 +1,1 @@
+qquota -help

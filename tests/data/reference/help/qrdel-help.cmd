@@ -1,0 +1,1 @@
+qrdel -help

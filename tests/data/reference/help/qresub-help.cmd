@@ -1,0 +1,1 @@
+qresub -help

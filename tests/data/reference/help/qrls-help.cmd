@@ -1,0 +1,1 @@
+qrls -help

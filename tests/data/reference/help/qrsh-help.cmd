@@ -1,0 +1,1 @@
+qrsh -help

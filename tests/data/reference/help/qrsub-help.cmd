@@ -1,0 +1,1 @@
+qrsub -help

@@ -1,0 +1,1 @@
+qselect -help

@@ -1,0 +1,1 @@
+qsh -help
