@@ -663,7 +663,7 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
                                           "owners": (_names(), []),
                                           "force": (Bool(), False)}),
     # qrsh -inherit (sge_pe(5) control_slaves): start a task of the caller's running job
-    # on one of its granted hosts (qmaster.pe_task_handlers); the reply names the task
+    # on one of its granted hosts (qmaster.pe_tasks); the reply names the task
     "pe_task_start": lambda: Struct(required={"user": _user(), "job_id": _job_id(),
                                               "task_id": _task_id(), "host": _host(),
                                               "command": Str(max_len=1 << 16, nonempty=True),

@@ -18,7 +18,7 @@ from qmaster.host_rights import require_submit_host
 from qmaster.jobs import (add_hold, add_ranges_hold, may_change, remove_hold,
                           remove_ranges_hold, REQUEST_JOBS, TargetWalk,
                           unfinished_predecessors)
-from qmaster.project_handlers import check_job_project
+from qmaster.conf.project import check_job_project
 from qmaster.submit_checks import check_submission, is_deadline_user
 
 # the request options qalter may change, with Grid Engine's name for them in its answers

@@ -31,9 +31,11 @@ from common.userinfo import UserInfo
 from common.model import Job, Task
 from common.cell import MAX_SOCKET_PATH, Cell, write_act_qmaster
 from common.daemon import port_is_free
-from qmaster import (accounting_log, alter, array_deps, config_handlers, execd_link, gate,
-                     jobs, orders, pe_task_handlers, policy_view, queue_control, sched_monitor,
-                     usage_book, userset_handlers)
+from qmaster import (accounting_log, alter, array_deps, execd_link, gate,
+                     jobs, orders, pe_tasks, policy_view, queue_control, sched_monitor,
+                     usage_book)
+from qmaster.conf import requests as conf_requests
+from qmaster.conf import userset as conf_userset
 from qmaster.auto_suspend import heartbeat
 from qmaster.ar import handlers as ar_handlers
 from qmaster.jsv import MAX_WAITING as JSV_MAX_WAITING, ServerJsv, timeout_of as jsv_timeout_of
@@ -114,11 +116,11 @@ HANDLERS: dict[str, Handler] = {
     "qmod": queue_control.handle_qmod,
     "wait": jobs.handle_wait,
     "job_query": jobs.handle_job_query,
-    "cluster_query": config_handlers.handle_cluster_query,
-    "conf_get": config_handlers.handle_conf_get,
-    "conf_put": config_handlers.handle_conf_put,
-    "conf_del": config_handlers.handle_conf_del,
-    "userset_entries": userset_handlers.handle_userset_entries,
+    "cluster_query": conf_requests.handle_cluster_query,
+    "conf_get": conf_requests.handle_conf_get,
+    "conf_put": conf_requests.handle_conf_put,
+    "conf_del": conf_requests.handle_conf_del,
+    "userset_entries": conf_userset.handle_userset_entries,
     "clear_usage": usage_book.handle_clear_usage,
     "trigger_monitor": sched_monitor.handle_trigger_monitor,
     "usage_query": usage_book.handle_usage_query,
@@ -128,8 +130,8 @@ HANDLERS: dict[str, Handler] = {
     "job_started": execd_link.handle_job_started,
     "job_finished": execd_link.handle_job_finished,
     "job_start_failed": execd_link.handle_job_start_failed,
-    "pe_task_start": pe_task_handlers.handle_pe_task_start,
-    "pe_task_finished": pe_task_handlers.handle_pe_task_finished,
+    "pe_task_start": pe_tasks.handle_pe_task_start,
+    "pe_task_finished": pe_tasks.handle_pe_task_finished,
     "ar_submit": ar_handlers.handle_ar_submit,
     "ar_query": ar_handlers.handle_ar_query,
     "ar_delete": ar_handlers.handle_ar_delete,

@@ -22,7 +22,7 @@ from common.model import UserInfo
 from common.resource.complexes import ComplexError, cell_complexes, requests_as_stored
 from common.objects_conf.userset import DEADLINE_USERS, entries_of
 from qmaster.context import RequestError
-from qmaster.project_handlers import check_job_project
+from qmaster.conf.project import check_job_project
 from qmaster.store import Store
 from common.placement.dispatch import PassStats, can_run, dispatch_pass, eligible, queue_matches
 from common.placement.explain import pending_reasons, with_cap_reasons

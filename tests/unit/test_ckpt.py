@@ -24,7 +24,7 @@ from common import wire
 from common.model import UserInfo
 from common.objects_conf import parse_object, render_object, template
 from common.objects_conf.ckpt import WHEN_ORDER, parse_when, signal_number
-from qmaster import config_handlers
+from qmaster.conf import requests as conf_requests
 from qmaster.context import Ctx, RequestError, Services
 from qmaster.defaults import bootstrap, ensure_host_lists
 from qmaster.store import Batch, Store
@@ -52,17 +52,17 @@ class InProcessClient:
             raise ClientError(exc.code, exc.message) from None
 
     def conf_get(self, kind: str) -> Any:
-        return self._call(config_handlers.handle_conf_get, "conf_get", kind=kind)["objects"]
+        return self._call(conf_requests.handle_conf_get, "conf_get", kind=kind)["objects"]
 
     def conf_put(self, kind: str, name: str, data: Any, mode: str) -> Any:
-        return self._call(config_handlers.handle_conf_put, "conf_put", kind=kind, name=name,
+        return self._call(conf_requests.handle_conf_put, "conf_put", kind=kind, name=name,
                           data=data, mode=mode)
 
     def conf_del(self, kind: str, name: str) -> Any:
-        return self._call(config_handlers.handle_conf_del, "conf_del", kind=kind, name=name)
+        return self._call(conf_requests.handle_conf_del, "conf_del", kind=kind, name=name)
 
     def cluster(self) -> Any:
-        return self._call(config_handlers.handle_cluster_query, "cluster_query")
+        return self._call(conf_requests.handle_cluster_query, "cluster_query")
 
     def jobs(self) -> Any:
         from qmaster import jobs

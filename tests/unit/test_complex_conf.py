@@ -14,7 +14,7 @@ from common.resource.complexes import (
     complexes_from_rows, default_complexes, render_complex_list, rows_of,
 )
 from common.resource.values import Relop, ValueType
-from qmaster.complex_handlers import COMPLEX_NOT_CHANGED, complex_references
+from qmaster.conf.complex import COMPLEX_NOT_CHANGED, complex_references
 from qmaster.defaults import exechost_defaults, queue_defaults
 from tests.unit.test_qmaster_core import ALICE, ROOT, Harness
 

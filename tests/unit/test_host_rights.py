@@ -21,8 +21,10 @@ from clients.qconf import hosts as qconf_hosts
 from common import wire
 from common.model import UserInfo
 from common.schema import Struct
-from qmaster import (alter, config_handlers, jobs, pe_task_handlers, policy_view,
-                     queue_control, sched_monitor, usage_book, userset_handlers)
+from qmaster import (alter, jobs, pe_tasks, policy_view,
+                     queue_control, sched_monitor, usage_book)
+from qmaster.conf import requests as conf_requests
+from qmaster.conf import userset as conf_userset
 from qmaster.ar import handlers as ar_handlers
 from qmaster.context import Ctx, RequestError, Services
 from qmaster.defaults import bootstrap, ensure_host_lists
@@ -147,12 +149,12 @@ REQUESTS: dict[str, tuple[Handler, dict[str, Any]]] = {
     "alter": (alter.handle_alter, {"targets": [{"job_id": 1}], "changes": {"job_name": "x"}}),
     "wait": (jobs.handle_wait, {"job_ids": [1]}),
     "job_query": (jobs.handle_job_query, {}),
-    "cluster_query": (config_handlers.handle_cluster_query, {}),
-    "conf_get": (config_handlers.handle_conf_get, {"kind": "queue"}),
-    "conf_put": (config_handlers.handle_conf_put, {"kind": "manager", "name": "u1",
+    "cluster_query": (conf_requests.handle_cluster_query, {}),
+    "conf_get": (conf_requests.handle_conf_get, {"kind": "queue"}),
+    "conf_put": (conf_requests.handle_conf_put, {"kind": "manager", "name": "u1",
                                                    "data": None, "mode": "add"}),
-    "conf_del": (config_handlers.handle_conf_del, {"kind": "operator", "name": "u1"}),
-    "userset_entries": (userset_handlers.handle_userset_entries,
+    "conf_del": (conf_requests.handle_conf_del, {"kind": "operator", "name": "u1"}),
+    "userset_entries": (conf_userset.handle_userset_entries,
                         {"op": "add", "users": ["u1"], "lists": ["arusers"]}),
     "qmod": (queue_control.handle_qmod,
              {"items": [{"action": "disable", "scope": "queue", "ref": "all.q"}]}),
@@ -165,7 +167,7 @@ REQUESTS: dict[str, tuple[Handler, dict[str, Any]]] = {
     "ar_delete": (ar_handlers.handle_ar_delete, {"ar_ids": [1]}),
     "ar_query": (ar_handlers.handle_ar_query, {}),
     # qrsh -inherit: as a read (from an execution host too)
-    "pe_task_start": (pe_task_handlers.handle_pe_task_start, {
+    "pe_task_start": (pe_tasks.handle_pe_task_start, {
         "job_id": 1, "task_id": 1, "host": "node1", "command": "true", "args": [],
         "session": {"kind": "qrsh", "host": "h", "port": 1, "token": b"t" * 32}}),
 }
@@ -248,7 +250,7 @@ def test_the_host_is_checked_before_the_jobs_owner() -> None:
 
 def test_the_user_is_checked_before_the_host_for_configuration() -> None:
     store = new_store()  # as 8.1.9's qmaster orders sge_chck_mod_perm_user/_host
-    answer = refusal(store, config_handlers.handle_conf_put, "conf_put", user("far", "alice"),
+    answer = refusal(store, conf_requests.handle_conf_put, "conf_put", user("far", "alice"),
                      kind="adminhost", name="far", data=None, mode="add")
     assert answer == 'denied: "alice" must be manager for this operation'
 
@@ -257,7 +259,7 @@ def test_exec_hosts_read_the_cluster_configuration_only() -> None:
     store = new_store()
     store.put_conf(Batch(), "exechost", "node1", [["hostname", "node1"]])
     node = user("node1.example.org")
-    get = config_handlers.handle_conf_get
+    get = conf_requests.handle_conf_get
     assert refusal(store, get, "conf_get", node, kind="conf") is None
     assert refusal(store, get, "conf_get", node, kind="queue") == \
         captured("execonly-sh-user", "node1.example.org")
@@ -265,14 +267,14 @@ def test_exec_hosts_read_the_cluster_configuration_only() -> None:
         captured("execonly-qstat-user", "node1.example.org")
     assert refusal(store, jobs.handle_submit, "submit", node, **REQUESTS["submit"][1]) == \
         captured("execonly-qsub-user", "node1.example.org")
-    assert not host_refused(refusal(store, pe_task_handlers.handle_pe_task_start,
+    assert not host_refused(refusal(store, pe_tasks.handle_pe_task_start,
                                     "pe_task_start", node, **REQUESTS["pe_task_start"][1]))
 
 
 def test_host_rights_say_what_the_qmaster_makes_of_the_requester() -> None:
     store = new_store()
     submit_only(store, "sub")
-    get = config_handlers.handle_conf_get
+    get = conf_requests.handle_conf_get
     assert call(store, get, "conf_get", user(QM), kind=HOST_RIGHTS)["objects"] == {
         "host": QM, "admin": True, "submit": True}
     assert call(store, get, "conf_get", user("sub.x.org"), kind=HOST_RIGHTS)["objects"] == {
@@ -285,7 +287,7 @@ def test_host_rights_say_what_the_qmaster_makes_of_the_requester() -> None:
 # ---- the lists' entries: qconf -ah/-dh/-as/-ds --------------------------------------
 def put(store: Store, kind: str, name: str, who: UserInfo | None = None) -> str:
     try:
-        return call(store, config_handlers.handle_conf_put, "conf_put", who or user(QM),
+        return call(store, conf_requests.handle_conf_put, "conf_put", who or user(QM),
                     kind=kind, name=name, data=None, mode="add")["message"]
     except RequestError as err:
         return err.message
@@ -293,7 +295,7 @@ def put(store: Store, kind: str, name: str, who: UserInfo | None = None) -> str:
 
 def delete(store: Store, kind: str, name: str) -> str:
     try:
-        return call(store, config_handlers.handle_conf_del, "conf_del", user(QM),
+        return call(store, conf_requests.handle_conf_del, "conf_del", user(QM),
                     kind=kind, name=name)["message"]
     except RequestError as err:
         return err.message
@@ -351,7 +353,7 @@ def test_only_managers_change_the_lists() -> None:
 
 def delete_as(store: Store, kind: str, name: str, who: UserInfo) -> str:
     try:
-        return call(store, config_handlers.handle_conf_del, "conf_del", who, kind=kind,
+        return call(store, conf_requests.handle_conf_del, "conf_del", who, kind=kind,
                     name=name)["message"]
     except RequestError as err:
         return err.message

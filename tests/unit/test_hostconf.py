@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 from common.objects_conf import render_configuration
 from common.objects_conf.cluster import GLOBAL_CONF_NAME, LOCAL_PARAMS, local_conf_value
-from qmaster.calendar_handlers import (check_calendars_exist, check_unreferenced,
+from qmaster.conf.calendar import (check_calendars_exist, check_unreferenced,
                                        queue_calendars)
 from qmaster.context import RequestError
-from qmaster.hostconf_handlers import check_conf_exists, check_local_conf_name, deletable_conf
+from qmaster.conf.hostconf import check_conf_exists, check_local_conf_name, deletable_conf
 
 HC = Path(__file__).parents[1] / "data" / "reference" / "hostconf"
 GLOBAL = [["mailer", "/usr/bin/mail"], ["load_report_time", "00:00:40"],

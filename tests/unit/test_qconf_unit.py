@@ -20,7 +20,7 @@ from clients.qconf.help import HELP
 from clients.qdel import result_lines, unknown_line
 from clients.qhold import HoldCommand, changed_tasks, split_hold_types
 from common.objects_conf import render_object, template
-from qmaster.config_handlers import already_exists, does_not_exist
+from qmaster.conf.requests import already_exists, does_not_exist
 
 
 def _text(kind: str, name: str, extra: str = "", drop: str = "") -> str:

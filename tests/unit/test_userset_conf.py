@@ -17,7 +17,7 @@ from common.objects_conf.userset import (check_userset_type, entries_of, userset
 from qmaster.context import RequestError
 from qmaster.defaults import bootstrap, ensure_usersets
 from qmaster.store import Batch, Store
-from qmaster.userset_handlers import check_lists_exist, referrers
+from qmaster.conf.userset import check_lists_exist, referrers
 
 ARUSERS = "name    arusers\ntype    ACL\nfshare  0\noticket 0\nentries NONE\n"
 

@@ -10,7 +10,7 @@ A local configuration's name must be one a host can have (``can't resolve hostna
 "x"`` otherwise: ``qconf`` resolves names, the qmaster makes no resolver calls). Its
 values are checked as the global configuration's are, but it holds only what it sets;
 which of them count for a host is ``common.objects_conf.cluster.local_conf_value``'s
-to say. The confirmations are ``qmaster.config_handlers``'s.
+to say. The confirmations are ``qmaster.conf.requests``'s.
 """
 from __future__ import annotations
 

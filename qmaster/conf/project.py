@@ -25,7 +25,7 @@ from common.conf_values import get, split_names
 from common.access import project_admits_user
 from common.objects_conf.project import name_problem, project_problem
 from qmaster.context import RequestError
-from qmaster.userset_handlers import named_lists
+from qmaster.conf.userset import named_lists
 
 KIND = "project"
 PROJECT_ATTRS = ("projects", "xprojects")

@@ -1,7 +1,7 @@
 """Request handlers for configuration objects (what ``qconf`` shows and changes).
 
 Only managers change configuration (access lists: operators too, see
-``userset_handlers``). Every object is re-validated here with the same
+``qmaster.conf.userset``). Every object is re-validated here with the same
 checks ``qconf`` applies locally, because the qmaster trusts no client. Answers carry
 Grid Engine 8.1.9's texts, which differ per kind: ``root@vm added "x.q" to cluster queue
 list``, ``root@vm removed "@x" from host group entry list``, ``root@vm added "h" to
@@ -20,7 +20,7 @@ list`` (8.1.9 names neither user nor host there), ``adminhost "h" already exists
 administrative list. Reads need an administrative or submit host, changes an
 administrative host (``qmaster.host_rights``).
 
-The complex attribute list (kind "complex") is ``qmaster.complex_handlers``'s.
+The complex attribute list (kind "complex") is ``qmaster.conf.complex``'s.
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ from common.objects_conf.queue import parse_host_overrides
 from common.placement.load_alarm import Check, exceeded
 from common.placement.resources import global_load
 from common.resource.complexes import COMPLEX_KIND, COMPLEX_OBJECT, cell_complexes, rows_of
-from qmaster.complex_handlers import (
+from qmaster.conf.complex import (
     complex_values_refusal, delete_complex_entry, put_complexes,
 )
 from qmaster.context import Ctx, RequestError
@@ -45,25 +45,25 @@ from qmaster.host_rights import (
     ADMIN_HOSTS, HOST_KINDS, HOST_RIGHTS, find_host, host_name_problem, require_admin_host,
     require_known_host, rights_of,
 )
-from qmaster.calendar_handlers import KIND as CALENDAR_KIND
-from qmaster.hostconf_handlers import (GLOBAL_CONF, check_conf_exists, check_local_conf_name,
+from qmaster.conf.calendar import KIND as CALENDAR_KIND
+from qmaster.conf.hostconf import (GLOBAL_CONF, check_conf_exists, check_local_conf_name,
                                        deletable_conf)
-from qmaster.calendar_handlers import check_calendar, check_calendars_exist
-from qmaster.calendar_handlers import check_unreferenced as check_calendar_unreferenced
-from qmaster.ckpt_handlers import KIND as CKPT_KIND
-from qmaster.ckpt_handlers import check_ckpt, check_ckpts_exist
-from qmaster.ckpt_handlers import check_unreferenced as check_ckpt_unreferenced
-from qmaster.project_handlers import KIND as PROJECT_KIND
-from qmaster.project_handlers import check_project, check_projects_exist
-from qmaster.project_handlers import check_unreferenced as check_project_unreferenced
+from qmaster.conf.calendar import check_calendar, check_calendars_exist
+from qmaster.conf.calendar import check_unreferenced as check_calendar_unreferenced
+from qmaster.conf.ckpt import KIND as CKPT_KIND
+from qmaster.conf.ckpt import check_ckpt, check_ckpts_exist
+from qmaster.conf.ckpt import check_unreferenced as check_ckpt_unreferenced
+from qmaster.conf.project import KIND as PROJECT_KIND
+from qmaster.conf.project import check_project, check_projects_exist
+from qmaster.conf.project import check_unreferenced as check_project_unreferenced
 from qmaster.policy_objects import (SHARETREE_KIND, check_not_in_sharetree,
                                     check_project_name_free, check_user, delete_sharetree,
                                     put_sharetree)
-from qmaster.rqs_handlers import KIND as RQS_KIND
+from qmaster.conf.rqs import KIND as RQS_KIND
 from qmaster.reprioritize import sync_global_conf
-from qmaster.rqs_handlers import put_rule_set
+from qmaster.conf.rqs import put_rule_set
 from qmaster.store import LIST_KINDS
-from qmaster.userset_handlers import (check_lists_exist, check_unreferenced, check_userset,
+from qmaster.conf.userset import (check_lists_exist, check_unreferenced, check_userset,
                                       require_permission)
 from common.placement.offers import host_offers, instance_offers
 from qmaster.placement_view import instance_alarms, instances_of, store_pass_input

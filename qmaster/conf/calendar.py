@@ -14,7 +14,7 @@ tests/data/reference/calendar/):
   referenced in queue "cal.q"``.
 
 The confirmations and the other refusals (``calendar "cal1" already exists``,
-``denied: calendar "nosuch" does not exist``) are ``qmaster.config_handlers``'s, in its
+``denied: calendar "nosuch" does not exist``) are ``qmaster.conf.requests``'s, in its
 words for every kind. What state a calendar gives a queue is ``common.calendar_state``'s.
 """
 from __future__ import annotations

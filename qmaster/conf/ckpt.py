@@ -9,7 +9,7 @@ Texts are Grid Engine 8.1.9's (tests/data/reference/ckpt/):
 - deleting one a queue still names: ``denied: Ckpt "c1" is still referenced in queue
   "ck.q".``
 
-The confirmations and the other refusals are ``qmaster.config_handlers``'s, in its words
+The confirmations and the other refusals are ``qmaster.conf.requests``'s, in its words
 for every kind (``checkpoint interface "c1" already exists``, ``denied: checkpointing
 environment "c1" does not exist``).
 """
