@@ -9,6 +9,7 @@ check ``qconf`` and the qmaster apply (in-process), with the message its notes q
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Callable
 
@@ -25,7 +26,9 @@ from common.objects_conf.userset import userset_problems
 from common.quota.rqs_format import FILTERS, RULE_KEYWORDS, RqsFormatError, parse_rule_sets
 from common.resource.centry import FIELDS as CENTRY_FIELDS
 from common.resource.complex_rules import validate_attr
-from common.resource.complexes import ComplexError, parse_complex_line
+from common.placement.resources import QUEUE_RESOURCES
+from common.resource.complexes import ComplexError, default_complexes, parse_complex_line
+from execd.load import format_load
 from tests.reference import REFERENCE
 from tests.surface_table import Row, read_surface
 
@@ -80,6 +83,22 @@ def _complex_columns() -> list[str]:
     return columns
 
 
+def _builtin_complexes() -> list[str]:
+    """The attributes of a new 8.1.9 cell's ``qconf -sc``."""
+    return [line.split()[0] for line in
+            (REFERENCE / "qconf-sc.default.txt").read_text().splitlines()
+            if line.strip() and not line.startswith("#")]
+
+
+def _load_values_of_8_1_9() -> list[str]:
+    """The load values 8.1.9's execd reported (``qconf -se``)."""
+    text = (REFERENCE / "qconf-se-host.txt").read_text()
+    listed = re.search(r"^load_values\s+(.*?)^processors", text, re.S | re.M)
+    assert listed is not None
+    items = listed.group(1).replace("\\", " ").replace(",", " ").split()
+    return [item.split("=", 1)[0] for item in items]
+
+
 def _pe_parameters() -> list[str]:
     lists = [_attribute_names(REFERENCE / f"qconf-sp-{name}.txt")
              for name in ("make", "mpi", "smp")]
@@ -99,7 +118,7 @@ def _sge_request_files() -> list[str]:
 EIGHT_ONE_NINE: dict[str, Callable[[], list[str]]] = {
     "queue_conf": lambda: _attribute_names(REFERENCE / "qconf-sq.template.txt"),
     "sched_conf": lambda: _attribute_names(REFERENCE / "qconf-ssconf.default.txt"),
-    "complex": _complex_columns,
+    "complex": lambda: _complex_columns() + _builtin_complexes(),
     "host_conf": lambda: _attribute_names(REFERENCE / "qconf-se-host.txt"),
     "sge_pe": _pe_parameters,
     "checkpoint": lambda: _attribute_names(REFERENCE / "ckpt" / "attr-sckpt.out"),
@@ -391,3 +410,23 @@ def test_sge_qquota_files_are_read_in_8_1_9_order(tmp_path: Path,
     monkeypatch.setenv("HOME", str(home))
     assert option_files(common) == [["-u", "alice"], ["-xml"]]
     assert all(_rows("sge_qquota")[name].state == "as 8.1.9" for name in SGE_QQUOTA_FILES)
+
+
+def test_builtin_complexes_are_8_1_9s_and_their_values_exist() -> None:
+    """A new cell's attributes are 8.1.9's; each `as 8.1.9` one has its value where
+    8.1.9 has one: a load value our execd reports as 8.1.9's did, or a queue instance's
+    or host's value; the rest are reported by neither."""
+    builtins = _builtin_complexes()
+    assert [attr.name for attr in default_complexes()] == builtins
+    reported = set(format_load({"arch": "lx-amd64", "num_proc": 2, "load": (0.1, 0.2, 0.3),
+                                "mem_total": 2 << 30, "mem_free": 1 << 30, "swap_total": 0,
+                                "swap_free": 0, "cpu": 5.0, "topology": [[2, 2]]}))
+    assert reported == set(_load_values_of_8_1_9())
+    queue_values = set(QUEUE_RESOURCES) | {"qname", "hostname", "slots"}
+    rows = _rows("complex")
+    for name in builtins:
+        assert rows[name].state == "as 8.1.9", name
+        if "never reported" in rows[name].notes:
+            assert name not in reported | queue_values, name
+        else:
+            assert name in reported | queue_values, name
