@@ -360,6 +360,7 @@ childnodes=NONE
 
 def test_each_share_tree_field_is_taken() -> None:
     assert tuple(_rows("share_tree")) == SHARETREE_FIELDS
+    assert all(row.state != "refused" for row in _rows("share_tree").values())
     root = parse_sharetree(SHARETREE_SAMPLE)
     assert root is not None
     assert sharetree_problem(root, users=["alice"], projects=["p1"]) is None
