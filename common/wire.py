@@ -740,7 +740,10 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
     # deletes what of them is still pending (common.placement.dispatch.not_scheduled)
     "orders": lambda: Struct(required={"orders": ListOf(_order(), max_items=1 << 17)},
                              optional={"not_scheduled": (ListOf(_job_id(), max_items=1 << 17),
-                                                         list)}),
+                                                         list),
+                                       # how long the pass took (the qmaster's /metrics)
+                                       "pass_seconds": (Float(0.0, 1e6),
+                                                        None)}),
 }
 
 
