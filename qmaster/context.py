@@ -178,6 +178,7 @@ class Services:
     runlog_path: Path | None = None  # qconf -tsm's schedd_runlog (qmaster.sched_monitor)
     ar_clock: Any = None  # when advance reservations change state (qmaster.ar.lifecycle)
     metrics: QmasterMetrics = field(default_factory=QmasterMetrics)  # /metrics (qmaster.metrics)
+    event_feed: Any = None  # the users' event subscription (qmaster.event_feed.EventFeed)
 
     def job_log(self, event: str, **fields: Any) -> None:
         """One log line about a job, with job id, host and queue bound by the caller."""

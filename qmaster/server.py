@@ -31,7 +31,7 @@ from common.userinfo import UserInfo
 from common.model import Job, Task
 from common.cell import MAX_SOCKET_PATH, Cell, write_act_qmaster
 from common.daemon import port_is_free
-from qmaster import (accounting_log, alter, array_deps, execd_link, gate, metrics,
+from qmaster import (accounting_log, alter, array_deps, event_feed, execd_link, gate, metrics,
                      jobs, orders, pe_tasks, policy_view, queue_control, sched_monitor,
                      usage_book)
 from qmaster.conf import requests as conf_requests
@@ -117,6 +117,7 @@ HANDLERS: dict[str, Handler] = {
     "alter": alter.handle_alter,
     "qmod": queue_control.handle_qmod,
     "wait": jobs.handle_wait,
+    "events": event_feed.handle_events,
     "job_query": jobs.handle_job_query,
     "cluster_query": conf_requests.handle_cluster_query,
     "conf_get": conf_requests.handle_conf_get,
@@ -670,7 +671,16 @@ class QmasterServer:
             event["seq"] = self.services.seq
         self.store.event_seq = self.services.seq
         self.services.policy_view.note_events(events)  # (qstat's policy figures)
+        if self.services.event_feed is not None:  # (someone subscribed: qmaster.event_feed)
+            self.services.event_feed.note(events, time.time(), self.store.job_finished)
+            self._answer_event_polls()
         self.pub.send_multipart(wire.encode_event_batch(self.services.epoch, events))
+
+    def _answer_event_polls(self) -> None:
+        """Answer the event subscriptions that have news or whose time is up."""
+        for identity, request_id, answer in event_feed.answer_polls(
+                self.services.event_feed, self.store, self.services.epoch, time.time()):
+            self._send(identity, wire.encode("reply", answer, request_id))
 
     def _send(self, identity: bytes, payload: bytes) -> None:
         try:
@@ -734,6 +744,8 @@ class QmasterServer:
             await asyncio.sleep(HEARTBEAT_SECONDS)
             self._sync_accounting()  # (an idle qmaster's too)
             await self._follow_metrics_conf()
+            if self.services.event_feed is not None:  # (subscriptions whose time is up)
+                self._answer_event_polls()
             self.reporting.flush_due(time.time())
             stopping = self.jsv.idle(self.store.conf_value("conf", "global", "jsv_url", "none"))
             if stopping is not None:  # (kept until done, as the other JSV tasks)
