@@ -154,3 +154,92 @@ def test_qstat_fmt_plain_is_the_text_view_and_help_lists_fmt() -> None:
     assert listing(["-u", "*", "-fmt", "plain"])[0] == listing(["-u", "*"])[0]
     assert "[-fmt plain|json]" in qs.USAGE
     assert qs.USAGE.index("[-fmt") > qs.USAGE.index("[-xml]")
+
+
+class DetailStandIn(StandIn):
+    """What qstat -j asks: the jobs (all, then the chosen ones in full), sconf."""
+
+    def jobs(self, ids: list[int] | None = None, **query: Any) -> dict[str, Any]:  # type: ignore[override]
+        return super().jobs(**query)
+
+
+def _details(items: list[str], reply: dict[str, Any]) -> tuple[int, str, str]:
+    client = DetailStandIn(reply, cluster())
+    out, err = io.StringIO(), io.StringIO()
+    rc = qs.job_details(qs.parse_args(["-j", ",".join(items), "-fmt", "json"]), client, out, err)  # type: ignore[arg-type]
+    return rc, out.getvalue(), err.getvalue()
+
+
+def test_qstat_j_of_every_job_state_validates() -> None:
+    items = ["233", "234", "235", "236", "237", "238", "241", "244"]
+    rc, text, _ = _details(items, states_reply())
+    doc = validated(text)
+    assert rc == 0 and [j["job_number"] for j in doc["jobs"]] == [int(i) for i in items]
+    arr = next(j for j in doc["jobs"] if j["job_number"] == 236)
+    assert arr["job_array_tasks"] == "1-4:1" and {t["task_id"] for t in arr["ja_tasks"]} >= {1, 2}
+    assert all(t["running"] for t in arr["ja_tasks"] if t["task_id"] in (1, 2))
+    held = next(j for j in doc["jobs"] if j["job_number"] == 237)
+    assert held["submission_time"] == "2026-11-28T06:53:14Z" and held["owner"] == "sgeuser"
+    error = next(j for j in doc["jobs"] if j["job_number"] == 238)
+    assert error["cwd"] == "/nonexistent/dir"
+    assert any("can't chdir" in r for t in error["ja_tasks"] for r in t["error_reasons"])
+
+
+def test_qstat_j_of_unknown_jobs_exits_1_with_a_document() -> None:
+    rc, text, err = _details(["999999"], states_reply())
+    assert rc == 1 and validated(text)["unknown_jobs"] == ["999999"]
+    assert err.startswith("Following jobs do not exist")
+
+
+# --------------------------------------------------------------------------- qhost
+
+from clients import qhost as qh  # noqa: E402
+from tests.unit.test_views import reference_reply  # noqa: E402
+
+
+def _qhost(argv: list[str], cluster_reply: dict[str, Any] | None = None) -> str:
+    args = qh.parse_args([*argv, "-fmt", "json"], lambda name: True)
+    reply = reference_reply() if args.jobs else None
+    return qh.render(args, cluster() if cluster_reply is None else cluster_reply, reply)
+
+
+@pytest.mark.parametrize("argv", [[], ["-q"], ["-j"], ["-q", "-j"], ["-ncb"], ["-u", "sgeuser"]],
+                         ids=" ".join)
+def test_qhost_validates(argv: list[str]) -> None:
+    doc = validated(_qhost(argv))
+    names = [h["name"] for h in doc["hosts"]]
+    assert names == ["global", "vm"]
+    vm = doc["hosts"][1]
+    assert isinstance(vm["num_proc"], int) and isinstance(vm["mem_total"], float)
+    assert ("m_core" in vm) == ("-ncb" not in argv)
+    assert ("queues" in vm) == ("-q" in argv)
+
+
+def test_qhost_j_lists_the_running_jobs_of_the_host() -> None:
+    vm = validated(_qhost(["-j"]))["hosts"][1]
+    assert sorted((j["job_number"], j["task_id"]) for j in vm["jobs"]) == [(95, None), (97, 1), (97, 2)]
+    assert all(j["master"] and j["state"]["running"] for j in vm["jobs"])
+
+
+def test_qhost_F_types_each_value_by_its_complex_type() -> None:
+    """Every -F line of 8.1.9's capture (tests/data/reference/qhost-F.out), typed."""
+    from clients.render.jsondoc.qhost import render_hosts_json
+    from tests.unit.test_render_qhost import hosts
+    vm = validated(render_hosts_json(hosts(), show_resources=True))["hosts"][1]
+    by_name = {r["name"]: r for r in vm["resources"]}
+    assert by_name["arch"]["value"] == "lx-amd64" and by_name["arch"]["type"] == "STRING"
+    assert by_name["mem_total"]["type"] == "MEMORY"
+    assert by_name["mem_total"]["value"] == vm["mem_total"] > 1024 ** 3
+    assert by_name["num_proc"]["value"] == vm["num_proc"] == 2
+    assert [r["text"] for r in vm["resources"]][0] in open(
+        "tests/data/reference/qhost-F.out").read()
+    named = validated(render_hosts_json(hosts(), resource_names=["arch"]))["hosts"][1]
+    assert [r["name"] for r in named["resources"]] == ["arch"]
+
+
+@pytest.mark.parametrize("argv", [["-fmt", "csv"], ["-xml", "-fmt", "json"]])
+def test_qhost_refuses_another_format_or_xml(argv: list[str]) -> None:
+    with pytest.raises(qh.QhostExit) as stop:
+        qh.parse_args(argv, lambda name: True)
+    assert stop.value.usage and "-fmt" in stop.value.message
+    assert "[-fmt plain|json]" in qh.USAGE
