@@ -243,3 +243,60 @@ def test_qhost_refuses_another_format_or_xml(argv: list[str]) -> None:
         qh.parse_args(argv, lambda name: True)
     assert stop.value.usage and "-fmt" in stop.value.message
     assert "[-fmt plain|json]" in qh.USAGE
+
+
+# --------------------------------------------------------------------------- qacct
+
+from pathlib import Path  # noqa: E402
+
+from clients.qacct import main as qacct  # noqa: E402
+from tests.unit.test_qacct import acct, _record  # noqa: E402,F401
+from common.accounting import append_records  # noqa: E402
+
+
+def _qacct(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    rc = qacct.main([*args, "-fmt", "json"])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+@pytest.mark.parametrize("argv", [[], ["-j"], ["-o"], ["-o", "-q", "-h"], ["-slots", "-pe"],
+                                  ["-o", "sgeuser"]], ids=" ".join)
+def test_qacct_validates(argv: list[str], acct: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = _qacct(capsys, "-f", str(acct), *argv)
+    doc = validated(out)
+    assert rc == 0 and not err
+    assert ("jobs" in doc) == ("-j" in argv) and "summary" in doc
+
+
+def test_qacct_summary_is_the_tables(acct: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = qacct.main(["-f", str(acct), "-o"]), capsys.readouterr().out
+    doc = validated(_qacct(capsys, "-f", str(acct), "-o")[1])
+    table = [line.split() for line in text[1].splitlines()[2:]]
+    assert [(r["columns"]["owner"], round(r["wallclock"])) for r in doc["summary"]["rows"]] == [
+        (w[0], int(w[1])) for w in table]
+    assert doc["summary"]["columns"] == ["owner"] and not doc["summary"]["total_system_usage"]
+
+
+def test_qacct_j_types_every_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "accounting"
+    append_records(path, [_record(job_number=100, task_number=3, failed=1, exit_status=143),
+                          _record(arid=12, ar_submission_time=86400 * 3, start_time=0, end_time=0)])
+    rc, out, _ = _qacct(capsys, "-f", str(path), "-j")
+    first, second = validated(out)["jobs"]
+    assert rc == 0 and first["job_number"] == 100 and first["task_number"] == 3
+    assert first["failed_reason"] == "assumedly before job" and first["exit_signal"] == "Terminated"
+    assert second["arid"] == 12 and second["ar_submission_time"] == "1970-01-04T00:00:00Z"
+    assert second["start_time"] is None and second["task_number"] is None
+    assert isinstance(second["cpu"], float) and isinstance(second["slots"], int)
+
+
+def test_qacct_j_of_an_unknown_job(acct: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = _qacct(capsys, "-f", str(acct), "-j", "999999")
+    assert rc == 1 and validated(out)["jobs"] == [] and err == "error: job id 999999 not found\n"
+
+
+def test_qacct_refuses_another_format(capsys: pytest.CaptureFixture[str]) -> None:
+    assert qacct.main(["-fmt", "xml"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith('error: unknown output format "xml"') and "[-fmt plain|json]" in err
