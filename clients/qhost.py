@@ -33,7 +33,8 @@ USAGE = (f"{PRODUCT}\nusage: qhost [options]\n"
          "  [-q]                       display queues hosted by host\n"
          "  [-u user[,user,...]]       show only jobs for user\n"
          "  [-xml]                     display the information in XML format\n"
-         "  [-fmt plain|json]          output format (json: not in 8.1.9)\n")
+         # ours, after 8.1.9's lines
+         "\n  [-fmt plain|json]          output format (json: not in 8.1.9)\n")
 _FLAGS = ("-help", "-ncb", "-q", "-j", "-xml")
 _OPTIONAL_ARG = ("-F",)
 _REQUIRED_ARG = ("-h", "-l", "-u", "-fmt")

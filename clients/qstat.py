@@ -79,9 +79,10 @@ USAGE = (f"{PRODUCT}\nusage: qstat [options]\n"
          "        [-urg]                            display job urgency information\n"
          "        [-pri]                            display job priority information\n"
          "        [-xml]                            display the information in XML format\n"
-         "        [-fmt plain|json]                 output format (json: not in 8.1.9)\n"
          "\n"
-         + ARGUMENT_TYPES)
+         + ARGUMENT_TYPES
+         # ours, after 8.1.9's lines
+         + "\n        [-fmt plain|json]                 output format (json: not in 8.1.9)\n")
 
 
 class QstatExit(Exception):

@@ -39,12 +39,13 @@ _OPTION_HELP = (
     ("-q [queue]", "list [matching] queue"),
     ("-slots [slots]", "list [matching] job slots"),
     ("-t taskid[-taskid[:step]]", "list all [matching] tasks (requires -j option)"),
-    ("-fmt plain|json", "output format (json: not in 8.1.9)"),
 )
 USAGE = ("SGE 8.1.9\nusage: qacct [options]\n"
          + "".join(f" {'[' + opt + ']':<34}{text}\n" for opt, text in _OPTION_HELP)
          + "\n begin_time, end_time              [[CC]YYMMDDhhmm[.SS]\n"
-         + " queue                             [cluster_queue|queue_instance|queue_domain|pattern]\n")
+         + " queue                             [cluster_queue|queue_instance|queue_domain|pattern]\n"
+         # ours, after 8.1.9's lines
+         + f"\n {'[-fmt plain|json]':<34}output format (json: not in 8.1.9)\n")
 
 _LEADING_UINT = r"\s*\+?(\d+)"
 NO_JOBS = "no jobs running since startup"

@@ -300,3 +300,62 @@ def test_qacct_refuses_another_format(capsys: pytest.CaptureFixture[str]) -> Non
     assert qacct.main(["-fmt", "xml"]) == 1
     err = capsys.readouterr().err
     assert err.startswith('error: unknown output format "xml"') and "[-fmt plain|json]" in err
+
+
+# --------------------------------------------------------------------------- qquota
+
+def test_qquota_rows_of_the_8_1_9_capture_validate() -> None:
+    """The rows of tests/data/reference/rqs/qquota-root-u-all.out as a document."""
+    from clients.render.jsondoc.qquota import render_rows_json
+    from common.placement.job import placement_job
+    from common.placement.quotas import quota_context
+    from common.quota.report import Selection, quota_rows
+    from common.quota.rqs_format import parse_rule_sets
+    from tests.unit.test_quota_evaluate import ATTRS, rule_set_pairs
+    rqs = Path(__file__).parents[1] / "data" / "reference" / "rqs"
+    sets = parse_rule_sets((rqs / "qquota-rulesets.input").read_text())
+    conf = {"rqs": {rs.name: rule_set_pairs(rs) for rs in sets}, "userset": {}}
+    jobs = {1: placement_job({"job_id": 1, "owner": "sgeuser",
+                              "opts": {"hard_resources": {"compiler_lic": "1"}}}),
+            2: placement_job({"job_id": 2, "owner": "sgeuser", "opts": {}})}
+    holding = [{"job_id": j, "granted": [["all.q", "vm", 1]]} for j in (1, 2)]
+    ctx = quota_context(conf, ATTRS, {}, {}, jobs, holding)
+    assert ctx is not None
+    rows = quota_rows(ctx.rule_sets, ctx.usage, ctx.names, lambda n, t, h: t, Selection(users=None))
+    doc = validated(render_rows_json(rows))
+    table = (rqs / "qquota-root-u-all.out").read_text().splitlines()[2:]
+    assert [r["rule"] for r in doc["rules"]] == [line.split()[0] for line in table]
+    for entry, line in zip(doc["rules"], table):
+        assert f"{entry['resource']}=" in line.split()[1] and isinstance(entry["used"], float)
+        assert " ".join(f"{f['kind']} {f['value']}" for f in entry["filters"]) in line
+    assert validated(render_rows_json([]))["rules"] == []
+
+
+@pytest.mark.parametrize("argv", [["-fmt", "yaml"], ["-xml", "-fmt", "json"], ["-fmt"]])
+def test_qquota_refuses_another_format_or_xml(argv: list[str]) -> None:
+    from clients import qquota
+    with pytest.raises(qquota.QquotaExit) as stop:
+        lists, xml, _ = qquota.parse_sources([argv])
+        qquota.output_format(lists, xml)
+    assert stop.value.message.startswith(qquota.USAGE) and "-fmt" in stop.value.message
+    assert "[-fmt plain|json]" in qquota.USAGE
+    lists, xml, _ = qquota.parse_sources([["-fmt", "yaml"], ["-fmt", "json", "-u", "*"]])
+    assert qquota.output_format(lists, xml) and lists["users"] == ["*"]
+
+
+# --------------------------------------------------------------------------- -help
+
+HELP_8_1_9 = Path(__file__).parents[1] / "data" / "reference" / "help"
+
+
+@pytest.mark.parametrize("command", ["qstat", "qhost", "qquota", "qacct", "qconf"])
+def test_help_is_8_1_9s_then_fmt(command: str) -> None:
+    """-help: 8.1.9's text (tests/data/reference/help), then our -fmt line."""
+    import importlib
+    module = importlib.import_module({"qacct": "clients.qacct.options",
+                                      "qconf": "clients.qconf.help"}.get(command, f"clients.{command}"))
+    text = getattr(module, "HELP" if command == "qconf" else "USAGE")
+    captured = (HELP_8_1_9 / f"{command}-help.out").read_text()
+    assert text.startswith(captured)
+    rest = text[len(captured):]
+    assert rest.startswith("\n") and rest.count("\n") == 2 and "[-fmt plain|json]" in rest
