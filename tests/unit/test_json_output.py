@@ -354,8 +354,154 @@ def test_help_is_8_1_9s_then_fmt(command: str) -> None:
     import importlib
     module = importlib.import_module({"qacct": "clients.qacct.options",
                                       "qconf": "clients.qconf.help"}.get(command, f"clients.{command}"))
-    text = getattr(module, "HELP" if command == "qconf" else "USAGE")
+    text = getattr(module, "HELP_WITH_FMT" if command == "qconf" else "USAGE")
     captured = (HELP_8_1_9 / f"{command}-help.out").read_text()
     assert text.startswith(captured)
     rest = text[len(captured):]
     assert rest.startswith("\n") and rest.count("\n") == 2 and "[-fmt plain|json]" in rest
+
+
+# --------------------------------------------------------------------------- qconf
+
+from clients.qconf import main as qconf_main  # noqa: E402
+from clients.qconf.base import QconfError, Session  # noqa: E402
+from common.objects_conf import normalize_object, template  # noqa: E402
+
+
+def _with(pairs: list[list[str]], **values: str) -> list[list[str]]:
+    return [[k, values.get(k, v)] for k, v in pairs]
+
+
+class ConfStandIn:
+    """The stored configuration qconf's show options read (as the qmaster keeps it)."""
+
+    class user:
+        name = "root"
+
+    def __init__(self) -> None:
+        from common.quota.rqs_format import parse_rule_sets, rule_set_pairs
+        from common.resource.complexes import default_complexes, rows_of
+        queue = _with(template("queue", "all.q"), hostlist="@allhosts vm",
+                      slots="1,[vm=4],[@allhosts=2]", h_vmem="INFINITY,[vm=4G]",
+                      s_rt="1:00:00", rerun="TRUE", pe_list="make smp")
+        rqs = parse_rule_sets("{\nname lic\ndescription \"licences\"\nenabled true\n"
+                              "limit users {*} hosts !vm to slots=2,h_vmem=$num_proc*2\n}\n"
+                              "{\nname other\nenabled false\nlimit to slots=0\n}")
+        self.stored: dict[str, dict[str, Any]] = {
+            "queue": {"all.q": normalize_object("queue", queue)},
+            "exechost": {"global": template("exechost", "global"),
+                         "vm": _with(template("exechost", "vm"), complex_values="slots=4,lic=2")},
+            "hgrp": {"@allhosts": _with(template("hostgroup", "@allhosts"), hostlist="vm")},
+            "pe": {"smp": template("pe", "smp")},
+            "userset": {"arusers": template("userset", "arusers")},
+            "project": {"p1": template("project", "p1")},
+            "calendar": {"night": template("calendar", "night")},
+            "ckpt": {"ck": template("ckpt", "ck")},
+            "user": {"sgeuser": template("user", "sgeuser")},
+            "sconf": {"global": template("sched")},
+            "conf": {"global": template("conf", "global"), "vm": [["mailer", "/bin/mail"]]},
+            "manager": {"root": []}, "operator": {}, "adminhost": {"vm": []},
+            "submithost": {"vm": []},
+            "rqs": {rs.name: rule_set_pairs(rs) for rs in rqs},
+            "complex": {"global": rows_of(default_complexes())},
+            "sharetree": {},
+        }
+
+    def conf_get(self, kind: str) -> dict[str, Any]:
+        return self.stored.get(kind, {})
+
+    def cluster(self, **_: Any) -> dict[str, Any]:
+        return {"hosts": [{"name": "vm", "load": {"num_proc": "2", "load_avg": "0.5"}}],
+                "global_load": {}}
+
+
+def _qconf(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    stand_in = ConfStandIn()
+    try:
+        rc = qconf_main.run(argv, Session(lambda: stand_in))  # type: ignore[arg-type,return-value]
+    except QconfError as exc:
+        rc = exc.code
+        print(exc.message, file=__import__("sys").stderr)
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+QCONF_SHOWS = [["-sq", "all.q"], ["-sq"], ["-se", "vm"], ["-se", "global"], ["-shgrp", "@allhosts"],
+               ["-sp", "smp"], ["-su", "arusers"], ["-ssconf"], ["-sconf"], ["-sconf", "vm"],
+               ["-sconf", "global,vm"], ["-sprj", "p1"], ["-scal", "night"], ["-sckpt", "ck"],
+               ["-suser", "sgeuser"], ["-sql"], ["-sel"], ["-shgrpl"], ["-spl"], ["-sm"], ["-so"],
+               ["-sul"], ["-sh"], ["-ss"], ["-srqsl"], ["-sprjl"], ["-scall"], ["-sckptl"],
+               ["-suserl"], ["-sconfl"], ["-scel"], ["-sc"], ["-sce", "slots,h_vmem"], ["-srqs"],
+               ["-srqs", "lic"], ["-sstree"]]
+
+
+@pytest.mark.parametrize("argv", QCONF_SHOWS, ids=" ".join)
+def test_qconf_shows_validate(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = _qconf(["-fmt", "json", *argv], capsys)
+    doc = validated(out)
+    assert doc["option"] == argv[0] and doc["argument"] == (argv[1] if argv[1:] else None)
+    # an empty list (-so) or no share tree: the text option's message and exit status
+    assert (rc, bool(err)) == ((1, True) if argv in (["-so"], ["-sstree"]) else (0, False)), err
+
+
+def test_qconf_sq_types_every_attribute_with_its_host_values(capsys: pytest.CaptureFixture[str]) -> None:
+    (queue,) = validated(_qconf(["-sq", "all.q", "-fmt", "json"], capsys)[1])["objects"]
+    attrs = queue["attributes"]
+    assert queue["name"] == attrs["qname"] == "all.q" and attrs["hostlist"] == ["@allhosts", "vm"]
+    assert attrs["slots"] == [{"host": None, "value": 1}, {"host": "vm", "value": 4},
+                              {"host": "@allhosts", "value": 2}]
+    assert attrs["h_vmem"] == [{"host": None, "value": "INFINITY"},
+                               {"host": "vm", "value": 4 * 1024 ** 3}]
+    assert attrs["s_rt"] == [{"host": None, "value": 3600}]
+    assert attrs["rerun"] == [{"host": None, "value": True}]
+    assert attrs["pe_list"] == [{"host": None, "value": ["make", "smp"]}]
+    assert attrs["load_thresholds"] == [{"host": None, "value": [{"name": "np_load_avg",
+                                                                   "value": "1.75"}]}]
+    text = _qconf(["-sq", "all.q"], capsys)[1]  # the same attributes as the text view
+    assert [line.split()[0] for line in text.splitlines() if line[0] != " "] == list(attrs)
+
+
+def test_qconf_other_objects_are_typed(capsys: pytest.CaptureFixture[str]) -> None:
+    (sconf,) = validated(_qconf(["-fmt", "json", "-ssconf"], capsys)[1])["objects"]
+    assert isinstance(sconf["attributes"]["maxujobs"], int)
+    (vm,) = validated(_qconf(["-fmt", "json", "-se", "vm"], capsys)[1])["objects"]
+    assert vm["attributes"]["complex_values"] == [{"name": "slots", "value": "4"},
+                                                  {"name": "lic", "value": "2"}]
+    assert {"name": "num_proc", "value": "2"} in vm["attributes"]["load_values"]
+    doc = validated(_qconf(["-fmt", "json", "-sconf", "global,vm"], capsys)[1])
+    assert [o["name"] for o in doc["objects"]] == ["global", "vm"]
+    conf = doc["objects"][0]["attributes"]
+    assert conf["min_uid"] == 1000 and conf["load_report_time"] == 40
+    assert conf["mailer"] == "/usr/bin/mail"
+    (rs,) = validated(_qconf(["-fmt", "json", "-srqs", "lic"], capsys)[1])["rule_sets"]
+    assert rs["enabled"] is True and rs["description"] == "licences"
+    (rule,) = rs["rules"]
+    assert rule["filters"]["users"] == {"scope": ["*"], "xscope": [], "expand": True}
+    assert rule["filters"]["hosts"] == {"scope": [], "xscope": ["vm"], "expand": False}
+    assert rule["limits"][1] == {"name": "h_vmem", "value": "$num_proc*2", "dynamic": True}
+    entries = validated(_qconf(["-fmt", "json", "-sc"], capsys)[1])["complex_entries"]
+    slots = next(e for e in entries if e["name"] == "slots")
+    assert slots["type"] == "INT" and slots["consumable"] == "YES"
+
+
+def test_qconf_names_not_found_are_missing_with_the_text_message(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = _qconf(["-fmt", "json", "-sq", "all.q,nosuch.q"], capsys)
+    doc = validated(out)
+    assert rc == 1 and doc["missing"] == ["nosuch.q"] and [o["name"] for o in doc["objects"]] == ["all.q"]
+    assert err == _qconf(["-sq", "nosuch.q"], capsys)[2]
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["-fmt", "yaml", "-sql"], 'unknown output format "yaml"'),
+    (["-fmt", "json", "-aq", "x.q"], 'option "-aq" has no JSON form'),
+    (["-fmt", "json", "-Mq", "file"], 'option "-Mq" has no JSON form'),
+    (["-fmt", "json", "-sql", "-sel"], "one option at a time"),
+    (["-sql", "-fmt"], 'no option argument provided to "-fmt"')])
+def test_qconf_refuses_what_has_no_json_form(argv: list[str], words: str,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = _qconf(argv, capsys)
+    assert rc == 1 and out == "" and words in err
+
+
+def test_qconf_fmt_plain_is_the_text_view(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _qconf(["-fmt", "plain", "-sq", "all.q"], capsys) == _qconf(["-sq", "all.q"], capsys)
