@@ -66,6 +66,13 @@ def test_a_document_naming_an_unshipped_schema_fails() -> None:
         validated("{}")
 
 
+def test_every_renderer_names_a_shipped_schema_and_every_schema_is_used() -> None:
+    from clients.render.jsondoc import qacct, qconf, qhost, qquota, qstat
+    named = {qacct.SCHEMA, qconf.SCHEMA, qhost.SCHEMA, qquota.SCHEMA, qstat.LISTING_SCHEMA,
+             qstat.CQUEUE_SCHEMA, qstat.DETAIL_SCHEMA}
+    assert named == set(SCHEMA_FILES)
+
+
 def test_the_schemas_are_package_data() -> None:
     text = open(os.path.join(os.path.dirname(SCHEMA_DIR), "..", "pyproject.toml")).read()
     assert '"schemas/*.json"' in text
@@ -328,6 +335,7 @@ def test_qquota_rows_of_the_8_1_9_capture_validate() -> None:
     for entry, line in zip(doc["rules"], table):
         assert f"{entry['resource']}=" in line.split()[1] and isinstance(entry["used"], float)
         assert " ".join(f"{f['kind']} {f['value']}" for f in entry["filters"]) in line
+    assert all(str(int(e["limit_value"])) == e["limit"] for e in doc["rules"])
     assert validated(render_rows_json([]))["rules"] == []
 
 

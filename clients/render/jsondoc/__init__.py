@@ -78,25 +78,6 @@ def queue_state(letters: str) -> dict[str, Any]:
     return {"letters": letters, **flags(letters, QUEUE_STATE_NAMES)}
 
 
-def number(text: str | float | int | None) -> float | int | str | None:
-    """A value as a JSON number when it is a finite one (an int when whole and written
-    without a point), else as its text ("INFINITY", "NONE", "lx-amd64")."""
-    if text is None or isinstance(text, (int, float)):
-        if isinstance(text, float) and text != text or text in (float("inf"), float("-inf")):
-            return "INFINITY" if text == float("inf") else str(text)
-        return text
-    stripped = text.strip()
-    try:
-        return int(stripped)
-    except ValueError:
-        pass
-    try:
-        value = float(stripped)
-    except ValueError:
-        return text
-    return value if value == value and value not in (float("inf"), float("-inf")) else text
-
-
 class FormatError(Exception):
     """-fmt with a value the command does not know, or with -xml."""
 

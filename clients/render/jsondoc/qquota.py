@@ -1,7 +1,7 @@
 """``qquota -fmt json``: the rows of qquota's table (``common.quota.report.QuotaRow``),
 one object per rule, consumer tuple and limited complex in use: the rule set and rule,
 the complex with its use (a number) and its limit (the text as shown, and a number when
-it is one), the filters by kind. Schema: ``qquota-1.json``.
+it is one: memory in bytes, time in seconds), the filters by kind. Schema: ``qquota-1.json``.
 """
 from __future__ import annotations
 
@@ -16,14 +16,15 @@ if TYPE_CHECKING:
 SCHEMA = "qquota-1.json"
 
 
-def _limit_number(text: str) -> float | None:
-    """The limit as a number when it is a plain finite one ("10", "2.5"), else None
-    ("INFINITY", "4G" stay text: qquota shows limits as configured)."""
+def _limit_number(text: str) -> float | str | None:
+    """The limit as a number by Grid Engine's numeric parser (``4G`` in bytes, ``1:00:00``
+    in seconds), ``"INFINITY"`` when unlimited, None when it is no number."""
+    from common.resource.values import BadValueError, parse_number
     try:
-        value = float(text)
-    except ValueError:
+        value = parse_number(text.strip())
+    except BadValueError:
         return None
-    return value if value == value and abs(value) != float("inf") else None
+    return "INFINITY" if value == float("inf") else value
 
 
 def row(quota: QuotaRow) -> dict[str, Any]:
