@@ -165,6 +165,44 @@ def _sharetree(s: Session) -> Body:
         [] if root is not None else [NO_ELEMENT]
 
 
+# ---- across objects (clients.qconf.objects) ---------------------------------------------
+def _hostgroup_lines(s: Session, name: str) -> list[tuple[int, str]]:
+    from clients.qconf.objects import _groups, _tree_lines
+    return _tree_lines(name, _groups(s, name), 0, ())
+
+
+def _hostgroup_tree(s: Session, name: str) -> Body:
+    """``-shgrp_tree``: the group with its entries, a group's own entries below it."""
+    open_nodes: list[dict[str, Any]] = []  # the last node of each level so far
+    root: dict[str, Any] = {}
+    for level, entry in _hostgroup_lines(s, name):
+        node: dict[str, Any] = {"name": entry, "children": []}
+        if level:
+            open_nodes[level - 1]["children"].append(node)
+        else:
+            root = node
+        del open_nodes[level:]
+        open_nodes.append(node)
+    return {"kind": "hgrp", "hostgroup_tree": root}, []
+
+
+def _hostgroup_hosts(s: Session, name: str) -> Body:
+    """``-shgrp_resolved``: every host of the group and of the groups in it, once."""
+    lines = _hostgroup_lines(s, name)
+    hosts = dict.fromkeys(entry for _, entry in lines[1:] if not entry.startswith("@"))
+    return {"kind": "hgrp", "names": list(hosts)}, []
+
+
+def _matching(s: Session, obj_nm: str, attr: str, pattern: str) -> Body:
+    """``-sobjl``: the queues or exec hosts whose attribute matches ``pattern``."""
+    from clients.qconf.objects import SEARCHED, _fnmatchcase, _value
+    kind = SEARCHED.get(obj_nm)
+    names = [] if kind is None else [
+        name for name, pairs in sorted(s.objects(kind).items())
+        if (value := _value(kind, pairs, attr)) is not None and _fnmatchcase(value, pattern)]
+    return {"kind": obj_nm, "names": names}, []
+
+
 # option -> (number of arguments as in clients.qconf.main.OPTIONS, its document)
 JSON_SHOWS: dict[str, tuple[int, Callable[..., Body]]] = {
     "-sq": (-1, _queue), "-se": (1, _exechost), "-shgrp": (1, _objects("hgrp", MISSING["hgrp"].format)),
@@ -187,6 +225,8 @@ JSON_SHOWS: dict[str, tuple[int, Callable[..., Body]]] = {
     "-sconfl": (0, _module_names("hostconf", "NO_CONFIG")),
     "-scel": (0, _complex_names), "-sc": (0, _complexes), "-sce": (1, _complex_entries),
     "-srqs": (-1, _rule_sets), "-sstree": (0, _sharetree),
+    "-shgrp_tree": (1, _hostgroup_tree), "-shgrp_resolved": (1, _hostgroup_hosts),
+    "-sobjl": (3, _matching),
 }
 
 
@@ -222,7 +262,7 @@ def run(argv: list[str], session: Session) -> int:
     if len(argv) > 1 + len(args):
         raise QconfError(f'error: -fmt json shows one option at a time ("{argv[1 + len(args)]}")')
     body, errors = show(session, *args)
-    sys.stdout.write(render(option, args[0] if args else None, body))
+    sys.stdout.write(render(option, " ".join(args) if args else None, body))
     for line in errors:
         sys.stderr.write(line.rstrip("\n") + "\n")
     return 1 if errors else 0

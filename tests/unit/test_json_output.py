@@ -386,7 +386,7 @@ class ConfStandIn:
     class user:
         name = "root"
 
-    def __init__(self) -> None:
+    def __init__(self, **stored: dict[str, Any]) -> None:
         from common.quota.rqs_format import parse_rule_sets, rule_set_pairs
         from common.resource.complexes import default_complexes, rows_of
         queue = _with(template("queue", "all.q"), hostlist="@allhosts vm",
@@ -413,6 +413,7 @@ class ConfStandIn:
             "rqs": {rs.name: rule_set_pairs(rs) for rs in rqs},
             "complex": {"global": rows_of(default_complexes())},
             "sharetree": {},
+            **stored,
         }
 
     def conf_get(self, kind: str) -> dict[str, Any]:
@@ -423,8 +424,9 @@ class ConfStandIn:
                 "global_load": {}}
 
 
-def _qconf(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    stand_in = ConfStandIn()
+def _qconf(argv: list[str], capsys: pytest.CaptureFixture[str],
+           stand_in: ConfStandIn | None = None) -> tuple[int, str, str]:
+    stand_in = stand_in or ConfStandIn()
     try:
         rc = qconf_main.run(argv, Session(lambda: stand_in))  # type: ignore[arg-type,return-value]
     except QconfError as exc:
@@ -440,14 +442,15 @@ QCONF_SHOWS = [["-sq", "all.q"], ["-sq"], ["-se", "vm"], ["-se", "global"], ["-s
                ["-suser", "sgeuser"], ["-sql"], ["-sel"], ["-shgrpl"], ["-spl"], ["-sm"], ["-so"],
                ["-sul"], ["-sh"], ["-ss"], ["-srqsl"], ["-sprjl"], ["-scall"], ["-sckptl"],
                ["-suserl"], ["-sconfl"], ["-scel"], ["-sc"], ["-sce", "slots,h_vmem"], ["-srqs"],
-               ["-srqs", "lic"], ["-sstree"]]
+               ["-srqs", "lic"], ["-sstree"], ["-shgrp_tree", "@allhosts"],
+               ["-shgrp_resolved", "@allhosts"], ["-sobjl", "queue", "slots", "1"]]
 
 
 @pytest.mark.parametrize("argv", QCONF_SHOWS, ids=" ".join)
 def test_qconf_shows_validate(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, err = _qconf(["-fmt", "json", *argv], capsys)
     doc = validated(out)
-    assert doc["option"] == argv[0] and doc["argument"] == (argv[1] if argv[1:] else None)
+    assert doc["option"] == argv[0] and doc["argument"] == (" ".join(argv[1:]) or None)
     # an empty list (-so) or no share tree: the text option's message and exit status
     assert (rc, bool(err)) == ((1, True) if argv in (["-so"], ["-sstree"]) else (0, False)), err
 
@@ -490,6 +493,20 @@ def test_qconf_other_objects_are_typed(capsys: pytest.CaptureFixture[str]) -> No
     entries = validated(_qconf(["-fmt", "json", "-sc"], capsys)[1])["complex_entries"]
     slots = next(e for e in entries if e["name"] == "slots")
     assert slots["type"] == "INT" and slots["consumable"] == "YES"
+
+
+def test_qconf_host_group_views(capsys: pytest.CaptureFixture[str]) -> None:
+    cell = ConfStandIn(hgrp={"@allhosts": [["group_name", "@allhosts"], ["hostlist", "@sub vm"]],
+                             "@sub": [["group_name", "@sub"], ["hostlist", "h1 h2"]]})
+    tree = validated(_qconf(["-fmt", "json", "-shgrp_tree", "@allhosts"], capsys, cell)[1])
+    hosts = validated(_qconf(["-fmt", "json", "-shgrp_resolved", "@allhosts"], capsys, cell)[1])
+    assert tree["hostgroup_tree"] == {"name": "@allhosts", "children": [
+        {"name": "@sub", "children": [{"name": "h1", "children": []},
+                                      {"name": "h2", "children": []}]},
+        {"name": "vm", "children": []}]}
+    assert hosts["names"] == ["h1", "h2", "vm"]
+    matching = validated(_qconf(["-fmt", "json", "-sobjl", "queue", "rerun", "T*"], capsys)[1])
+    assert matching["names"] == ["all.q"]
 
 
 def test_qconf_names_not_found_are_missing_with_the_text_message(capsys: pytest.CaptureFixture[str]) -> None:
