@@ -29,7 +29,7 @@ from clients.qconf.objects import OBJECT_OPTIONS
 from clients.qconf.clean import CLEAN_OPTIONS
 from clients.qconf.control import CONTROL_OPTIONS
 from clients.qconf.complex import COMPLEX_OPTIONS
-from clients.qconf.help import HELP
+from clients.qconf.help import HELP, HELP_WITH_FMT
 from clients.qconf.hostconf import HOSTCONF_OPTIONS
 from clients.qconf.hosts import HOST_OPTIONS, on_admin_host
 from clients.qconf.project import PROJECT_OPTIONS
@@ -353,11 +353,16 @@ def _arguments(opt: str, nargs: int, rest: list[str]) -> list[str]:
 
 
 def run(argv: list[str], session: Session) -> int:
+    if "-fmt" in argv and "-help" not in argv:  # -fmt F anywhere on the line
+        from clients.qconf import json_show
+        argv, fmt = json_show.take_format(argv)
+        if _wants_json(fmt) and argv:
+            return json_show.run(argv, session)
     if not argv:
         sys.stderr.write(HELP + NO_OPTION_ARGUMENT + "\n")
         return 1
     if "-help" in argv:  # Grid Engine prints the help for -help anywhere on the line
-        sys.stdout.write(HELP)
+        sys.stdout.write(HELP_WITH_FMT)
         return 0
     rc, i = 0, 0
     while i < len(argv):
@@ -369,6 +374,14 @@ def run(argv: list[str], session: Session) -> int:
         rc = max(rc, handler(session, *args))
         i += 1 + len(args)
     return rc
+
+
+def _wants_json(fmt: str | None) -> bool:
+    from clients.render.jsondoc import FormatError, check_format
+    try:
+        return check_format(fmt, xml=False)
+    except FormatError as exc:
+        raise QconfError(f"error: {exc}\nUsage: qconf -help") from None
 
 
 def main(argv: list[str] | None = None) -> int:
