@@ -62,10 +62,10 @@ def _queue(s: Session, names: str | None = None) -> Body:
 
 
 def _exechost(s: Session, names: str) -> Body:
-    from clients.qconf.main import _missing_text, _with_load_values
+    from clients.qconf.main import missing_text, with_load_values
     return _named_objects(s, "exechost", "exechost", _split(names),
-                          lambda n: _missing_text("exechost", n),
-                          extra=lambda n, pairs: _with_load_values(s, n, pairs))
+                          lambda n: missing_text("exechost", n),
+                          extra=lambda n, pairs: with_load_values(s, n, pairs))
 
 
 def _sconf(s: Session) -> Body:
@@ -145,9 +145,9 @@ def _complex_entries(s: Session, names: str) -> Body:
 
 
 def _rule_sets(s: Session, names: str | None = None) -> Body:
-    from clients.qconf.rqs import NO_SETS, _stored
+    from clients.qconf.rqs import NO_SETS, stored_rule_sets
     from clients.render.jsondoc.qconf import rule_set
-    stored = _stored(s)
+    stored = stored_rule_sets(s)
     wanted = set(_split(names)) if names else None
     chosen = [rs for name, rs in stored.items() if wanted is None or name in wanted]
     return ({"kind": "rqs", "rule_sets": [rule_set(rs) for rs in chosen]},
@@ -155,8 +155,8 @@ def _rule_sets(s: Session, names: str | None = None) -> Body:
 
 
 def _sharetree(s: Session) -> Body:
-    from clients.qconf.sharetree import NO_ELEMENT, _tree
-    root = _tree(s)
+    from clients.qconf.sharetree import NO_ELEMENT, stored_tree
+    root = stored_tree(s)
 
     def node(n: Any) -> dict[str, Any]:
         return {"name": n.name, "type": int(n.type), "shares": int(n.shares),
@@ -167,8 +167,8 @@ def _sharetree(s: Session) -> Body:
 
 # ---- across objects (clients.qconf.objects) ---------------------------------------------
 def _hostgroup_lines(s: Session, name: str) -> list[tuple[int, str]]:
-    from clients.qconf.objects import _groups, _tree_lines
-    return _tree_lines(name, _groups(s, name), 0, ())
+    from clients.qconf.objects import hgrp_members, hgrp_tree_lines
+    return hgrp_tree_lines(name, hgrp_members(s, name), 0, ())
 
 
 def _hostgroup_tree(s: Session, name: str) -> Body:
@@ -195,11 +195,11 @@ def _hostgroup_hosts(s: Session, name: str) -> Body:
 
 def _matching(s: Session, obj_nm: str, attr: str, pattern: str) -> Body:
     """``-sobjl``: the queues or exec hosts whose attribute matches ``pattern``."""
-    from clients.qconf.objects import SEARCHED, _fnmatchcase, _value
+    from clients.qconf.objects import SEARCHED, fnmatch_case, attr_value
     kind = SEARCHED.get(obj_nm)
     names = [] if kind is None else [
         name for name, pairs in sorted(s.objects(kind).items())
-        if (value := _value(kind, pairs, attr)) is not None and _fnmatchcase(value, pattern)]
+        if (value := attr_value(kind, pairs, attr)) is not None and fnmatch_case(value, pattern)]
     return {"kind": obj_nm, "names": names}, []
 
 
@@ -245,7 +245,7 @@ def take_format(argv: list[str]) -> tuple[list[str], str | None]:
 
 
 def _arguments(option: str, nargs: int, rest: list[str]) -> list[str]:
-    from clients.qconf.main import _arguments as arguments
+    from clients.qconf.main import option_arguments as arguments
     return arguments(option, nargs, rest)
 
 

@@ -73,24 +73,24 @@ def show_object(kind: str) -> Callable[..., int]:
         rc = 0
         for name in names.split(","):
             if name not in objects:
-                err(_missing_text(kind, name))
+                err(missing_text(kind, name))
                 rc = 1
                 continue
             pairs = objects[name]
             if kind == "exechost":
-                pairs = _with_load_values(s, name, pairs)
+                pairs = with_load_values(s, name, pairs)
             out(render_object(KINDS[kind], pairs))
         return rc
     return run
 
 
-def _missing_text(kind: str, name: str) -> str:
+def missing_text(kind: str, name: str) -> str:
     if kind == "exechost" and not resolvable(name):
         return UNRESOLVABLE.format(name)
     return MISSING[kind].format(name)
 
 
-def _with_load_values(s: Session, host: str, pairs: list[list[str]]) -> list[list[str]]:
+def with_load_values(s: Session, host: str, pairs: list[list[str]]) -> list[list[str]]:
     cluster = s.client.cluster()
     runtime = {h["name"]: h for h in cluster["hosts"]}.get(host)
     out = [list(p) for p in pairs]
@@ -148,7 +148,7 @@ def add_exechost_in_editor(s: Session, template_host: str | None = None) -> int:
     if template_host is not None:
         objects = s.objects("exechost")
         if template_host not in objects:
-            raise QconfError(_missing_text("exechost", template_host))
+            raise QconfError(missing_text("exechost", template_host))
         pairs = objects[template_host]
     edited = from_editor("exechost", render_object("exechost", pairs))
     name = dict((k, v) for k, v in edited)["hostname"]
@@ -164,7 +164,7 @@ def modify_in_editor(kind: str) -> Callable[[Session, str], int]:
     def run(s: Session, name: str) -> int:
         objects = s.objects(kind)
         if name not in objects:
-            raise QconfError(_missing_text(kind, name))
+            raise QconfError(missing_text(kind, name))
         text = render_object(KINDS[kind], objects[name])
         return put_object(s, kind, from_editor(kind, text), "modify")
     return run
@@ -338,7 +338,7 @@ OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
 }
 
 
-def _arguments(opt: str, nargs: int, rest: list[str]) -> list[str]:
+def option_arguments(opt: str, nargs: int, rest: list[str]) -> list[str]:
     if nargs == -2:  # one argument, then an optional one (-Mrqs fname [rqs_list])
         if not rest:
             raise QconfError(f"error: no option argument provided to \"{opt}\"\n{HELP}")
@@ -370,7 +370,7 @@ def run(argv: list[str], session: Session) -> int:
         if opt not in OPTIONS:
             raise QconfError(INVALID_OPTION.format(opt))
         nargs, handler = OPTIONS[opt]
-        args = _arguments(opt, nargs, argv[i + 1:])
+        args = option_arguments(opt, nargs, argv[i + 1:])
         rc = max(rc, handler(session, *args))
         i += 1 + len(args)
     return rc

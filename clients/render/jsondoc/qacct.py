@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import fields
 
 from clients.render.jsondoc import document, dump, iso_time
-from clients.render.qacct import COLUMNS, _FAILED_TEXT, _signal_name, _u32, group_usage
+from clients.render.qacct import COLUMNS, FAILED_TEXT, signal_name, as_u32, group_usage
 from common.accounting import NONE_STR, AccountingRecord
 
 TYPE_CHECKING = False
@@ -34,9 +34,9 @@ def record(rec: AccountingRecord) -> dict[str, Any]:
         elif isinstance(value, str) and value == NONE_STR and f.name not in ("qname", "hostname"):
             value = None
         out[f.name] = value
-    failed, status = _u32(rec.failed), _u32(rec.exit_status)
-    out["failed_reason"] = (_FAILED_TEXT.get(failed) or "invalid execution state") if failed else None
-    out["exit_signal"] = _signal_name(status - 128) if status > 127 else None
+    failed, status = as_u32(rec.failed), as_u32(rec.exit_status)
+    out["failed_reason"] = (FAILED_TEXT.get(failed) or "invalid execution state") if failed else None
+    out["exit_signal"] = signal_name(status - 128) if status > 127 else None
     return out
 
 

@@ -6,7 +6,7 @@ also as the text view prints them. Schema: ``qhost-1.json``.
 from __future__ import annotations
 
 from clients.render.jsondoc import document, dump, iso_time, job_state, queue_state
-from clients.render.qhost import _parse_time, _selected, parse_memory, resource_value
+from clients.render.qhost import parse_time, selected_resources, parse_memory, resource_value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def _typed(resource: dict[str, Any]) -> Any:
     if kind in ("BOOL", "BOOLEAN"):
         return raw.lower() in ("true", "1", "yes", "y")
     if kind == "TIME":
-        return _parse_time(raw)
+        return parse_time(raw)
     return _finite(parse_memory(raw))
 
 
@@ -75,7 +75,7 @@ def _host(host: dict[str, Any], *, show_queues: bool, show_jobs: bool,
           resource_names: list[str] | None, show_resources: bool) -> dict[str, Any]:
     out: dict[str, Any] = {"name": host["name"], **_summary(host.get("load_values") or {})}
     if show_resources:
-        out["resources"] = [_resource(r) for r in _selected(host, resource_names)]
+        out["resources"] = [_resource(r) for r in selected_resources(host, resource_names)]
     if show_queues:
         out["queues"] = [_queue(q) for q in host.get("queues") or []]
     if show_jobs:
