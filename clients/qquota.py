@@ -154,6 +154,9 @@ def report(client: Any, lists: dict[str, list[str]], xml: bool) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
+        if parse_sources([argv])[2]:  # -help needs no cell (8.1.9's neither)
+            sys.stdout.write(USAGE)
+            return 0
         client = connect_or_exit("qquota")
         cell = getattr(client, "_cell", None)
         common = cell.common_dir if cell is not None else None
