@@ -1,5 +1,5 @@
-"""The ``-help`` texts of qsub, qrsh, qlogin and qsh, as Grid Engine 8.1.9 prints them
-(tests/data/reference/help/): one table of the option and glossary lines the four share, and
+"""The ``-help`` texts of qsub, qrsh, qlogin, qsh and qalter, as Grid Engine 8.1.9 prints them
+(tests/data/reference/help/): one table of the option and glossary lines they share, and
 the order each command lists them in. 8.1.9's lists name a few options its commands refuse
 (``-Ap``, ``-astnode``, ``-mattr``, ...); ours do as 8.1.9 does (docs/compatibility.md,
 "The whole surface"). Imported only for ``-help``."""
@@ -99,6 +99,15 @@ LINES = {
     '-noshell': '   [-noshell]                               start command without wrapping <loginshell> -c',
     '-pty': '   [-pty y[es]|n[o]]                        start job in a pty',
     '-sss': '   [-sss]                                   show scheduler state',
+    '-ackpt': '   [-ackpt ckpt_name]                       add a checkpointing interface definition',
+    '-h_qalter': '   [-h hold_list]                           list of hold types concerned',
+    '-u': '   [-u user_list]                           specify a list of users',
+    '-u_more': '                                            (not allowed in combination with job_task_list)',
+    'job_task_list_operand': '   job_task_list                            jobids (and taskids) of jobs to be altered',
+    'hold_list': "hold_list               `n' `u' `s' `o' `U' `S' `O'",
+    'job_task_list': 'job_task_list           job_tasks[,job_tasks,...]',
+    'job_tasks': "job_tasks               [job_id['.'task_id_range]|job_name|pattern][' -t 'task_id_range]",
+    'user_list': 'user_list               user[,user,...]',
 }
 
 # the keys of LINES in each command's order; "" is the empty line before the glossary
@@ -137,11 +146,22 @@ _ORDER_QSH = (
     'simple_context_list slot_range variable_list wc_cqueue wc_host wc_hostgroup '
     'wc_qinstance wc_qdomain wc_queue wc_queue_list'
 )
-ORDERS = {"qsub": _ORDER_QSUB, "qrsh": _ORDER_QRSH, "qlogin": _ORDER_QLOGIN, "qsh": _ORDER_QSH}
+_ORDER_QALTER = (
+    '-a -ac -ackpt -astnode -A -binding -c -cwd -dc -dul -e -h_qalter -hard -he -help '
+    '-hold_jid -hold_jid_ad -i -j -js -l -M -m -masterq -N -notify -o -ot -P -p -pe -q -r '
+    '-sc -soft -srqs -S -u -u_more -v -verify -V -wd job_task_list_operand | account_string '
+    'complex_list context_list ckpt_selector date_time hold_list job_identifier_list '
+    'listname_list rqs_list mail_address mail_list mail_options node_path node_shares_list '
+    'working_directory path_list priority resource_list simple_context_list slot_range '
+    'job_task_list job_tasks task_id_range user_list variable_list wc_cqueue wc_host '
+    'wc_hostgroup wc_qinstance wc_qdomain wc_queue wc_queue_list exp lin str'
+)
+ORDERS = {"qsub": _ORDER_QSUB, "qalter": _ORDER_QALTER, "qrsh": _ORDER_QRSH, "qlogin": _ORDER_QLOGIN, "qsh": _ORDER_QSH}
 
 
 def usage(prog: str) -> str:
     """``prog -help``: the version line, the usage line, the options and the glossary."""
     keys = ORDERS[prog].split(" ")
     lines = ["" if key == "|" else LINES[key] for key in keys]
-    return "\n".join(["SGE 8.1.9", f"usage: {prog} [options]", *lines]) + "\n"
+    operand = " job_task_list" if prog == "qalter" else ""
+    return "\n".join(["SGE 8.1.9", f"usage: {prog} [options]{operand}", *lines]) + "\n"
