@@ -139,16 +139,16 @@ def report(client: Any, lists: dict[str, list[str]], xml: bool) -> str:
              for h in client.cluster()["hosts"]}
     ctx = quota_context(conf, cell_complexes(conf), host_group_members(conf), hosts, jobs,
                         holding)
-    if ctx is None:
-        return ""
+    if ctx is None:  # (no rule sets: -xml still writes its empty document, as 8.1.9's)
+        return render_rows_xml([]) if xml else ""
 
     def limit_text(name: str, text: str, host: str) -> str:
         return f"{ctx.limit_value(name, text, host):g}" if "$" in text else text
     rows = quota_rows(ctx.rule_sets, ctx.usage, ctx.names, limit_text,
                       selection(lists, client.user.name))
-    if not rows:
-        return ""
-    return render_rows_xml(rows) if xml else render_rows(rows)
+    if xml:
+        return render_rows_xml(rows)
+    return render_rows(rows) if rows else ""
 
 
 def main(argv: list[str] | None = None) -> int:
