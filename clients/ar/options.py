@@ -87,6 +87,8 @@ def parse_qrsub(argv: Sequence[str], now: datetime | None = None) -> ArRequest:
             body["pe"], body["pe_ranges"] = _pe(prog, argv[i + 1], argv[i + 2])
             i += 3
             continue
+        if switch == "-explain":  # (its -help lists it; 8.1.9's qrsub refuses it so)
+            raise UsageError('error: invalid option argument "-explain"')
         if switch == "-masterq":  # (an AR's master queue: nothing here reserves one)
             raise UsageError(f'{prog}: Unsupported: "-masterq" is not supported in this '
                              "version")

@@ -109,6 +109,8 @@ def parse(kind: str, argv: list[str], *, cwd: str, environ: Mapping[str, str], h
         message = err.message
         if message.startswith("qsub: "):
             message = "error: " + message[len("qsub: "):]
+        if message.startswith("error: Unknown option "):  # 8.1.9's qrsh names the option only
+            message = " ".join(message.split(" ")[:4]).rstrip("\n")
         raise QsubError(message, 1) from None
     if submit.help:
         return Request(kind, command, submit, verbose=False, noshell=False, stdin=True,

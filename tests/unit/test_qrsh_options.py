@@ -115,3 +115,11 @@ def test_qlogin_and_qsh_read_options_from_a_file(kind: str, tmp_path: Any) -> No
     (tmp_path / "opts").write_text("-N fromfile\n")
     request = req(kind, "-@", str(tmp_path / "opts"), DISPLAY=":0")
     assert request.submit.job_name == "fromfile"
+
+
+@pytest.mark.parametrize("kind", ["qrsh", "qlogin", "qsh"])
+def test_an_option_qsub_takes_later_is_refused_by_its_name_alone(kind: str) -> None:
+    # 8.1.9's qrsh: "error: Unknown option -he" (qsub's adds the argument)
+    with pytest.raises(QsubError) as err:
+        req(kind, "-he", "y")
+    assert (err.value.message, err.value.exit_code) == ("error: Unknown option -he", 1)
