@@ -151,10 +151,19 @@ def report(client: Any, lists: dict[str, list[str]], xml: bool) -> str:
     return render_rows(rows) if rows else ""
 
 
+def asks_help(argv: list[str]) -> bool:
+    """Whether the command line asks for -help; what else is wrong with it is said once
+    the cell is known, as 8.1.9 checks the cell first."""
+    try:
+        return parse_sources([argv])[2]
+    except QquotaExit:
+        return False
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
-        if parse_sources([argv])[2]:  # -help needs no cell (8.1.9's neither)
+        if asks_help(argv):  # -help needs no cell (8.1.9's neither)
             sys.stdout.write(USAGE)
             return 0
         client = connect_or_exit("qquota")
