@@ -159,8 +159,8 @@ def report(client: Any, lists: dict[str, list[str]], xml: bool, json: bool = Fal
              for h in client.cluster()["hosts"]}
     ctx = quota_context(conf, cell_complexes(conf), host_group_members(conf), hosts, jobs,
                         holding)
-    if ctx is None:
-        return _json_rows([]) if json else ""
+    if ctx is None:  # (no rule sets: -xml and json still write their empty documents)
+        return _json_rows([]) if json else render_rows_xml([]) if xml else ""
 
     def limit_text(name: str, text: str, host: str) -> str:
         return f"{ctx.limit_value(name, text, host):g}" if "$" in text else text
@@ -168,9 +168,18 @@ def report(client: Any, lists: dict[str, list[str]], xml: bool, json: bool = Fal
                       selection(lists, client.user.name))
     if json:
         return _json_rows(rows)
-    if not rows:
-        return ""
-    return render_rows_xml(rows) if xml else render_rows(rows)
+    if xml:
+        return render_rows_xml(rows)
+    return render_rows(rows) if rows else ""
+
+
+def asks_help(argv: list[str]) -> bool:
+    """Whether the command line asks for -help; what else is wrong with it is said once
+    the cell is known, as 8.1.9 checks the cell first."""
+    try:
+        return parse_sources([argv])[2]
+    except QquotaExit:
+        return False
 
 
 def _json_rows(rows: list[Any]) -> str:
@@ -182,6 +191,9 @@ def _json_rows(rows: list[Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
+        if asks_help(argv):  # -help needs no cell (8.1.9's neither)
+            sys.stdout.write(USAGE)
+            return 0
         client = connect_or_exit("qquota")
         cell = getattr(client, "_cell", None)
         common = cell.common_dir if cell is not None else None

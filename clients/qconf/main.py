@@ -126,9 +126,9 @@ def modify_from_file(kind: str) -> Callable[[Session, str], int]:
     return lambda s, path: put_object(s, kind, from_file(kind, path, modify=True), "modify")
 
 
-def add_in_editor(kind: str) -> Callable[[Session, str], int]:
-    def run(s: Session, name: str) -> int:
-        if kind == "hgrp":
+def add_in_editor(kind: str) -> Callable[..., int]:
+    def run(s: Session, name: str | None = None) -> int:  # (-aq: the name is optional)
+        if kind == "hgrp" and name is not None:
             _check_group_name(name)
         text = render_object(KINDS[kind], template(KINDS[kind], name))
         return put_object(s, kind, from_editor(kind, text), "add")
@@ -292,7 +292,7 @@ def _change_one(s: Session, obj_nm: str, kind: str, objects: dict[str, list[list
 # then one optional
 OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     "-sql": (0, show_list("queue")), "-sq": (-1, show_object("queue")),
-    "-aq": (1, add_in_editor("queue")), "-Aq": (1, add_from_file("queue")),
+    "-aq": (-1, add_in_editor("queue")), "-Aq": (1, add_from_file("queue")),
     "-mq": (1, modify_in_editor("queue")), "-Mq": (1, modify_from_file("queue")),
     "-dq": (1, delete("queue")),
     "-sel": (0, show_list("exechost")), "-se": (1, show_object("exechost")),

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from clients.jobctl import JobView, format_task_ids, targets, usage_text
-from clients.joblist import parse_job_selection
+from clients.joblist import job_does_not_exist, parse_job_selection
 from clients.qconf.main import QconfError, Session
 from clients.qconf.main import run as qconf_run
 from clients.qconf.files import FileError, parse_object_text, read_object_file
@@ -142,6 +142,9 @@ def test_names_stand_for_the_callers_jobs() -> None:
     [target] = targets(parse_job_selection(["-u", "nobody"]), "me", views)
     assert unknown_line(target) == \
         "There is no job registered for the following users: nobody"
+    # qhold/qrls: 8.1.9's "qhold -u root" of no job (exit 3)
+    assert job_does_not_exist(target.item, target.users) == \
+        "The job * of user(s) nobody does not exist"
 
 
 def test_usage_block() -> None:
