@@ -39,10 +39,10 @@ COMMANDS = {
     "qrls": "clients.qrls", "qrsh": "clients.qrsh.main", "qrstat": "clients.ar.qrstat",
     "qrsub": "clients.ar.qrsub", "qselect": "clients.qselect", "qsh": "clients.qrsh.main",
     "qstat": "clients.qstat", "qsub": "clients.qsub.main",
-    "sge_share_mon": "clients.share_mon",
+    "sge_share_mon": "clients.share_mon", "qevent": "clients.qevent",
 }
 # 8.1.9's commands we do not provide: one row each, named as the command (help capture)
-NOT_PROVIDED = {"qmake": "qmake_sge", "qevent": "qevent", "qtcsh": None, "qsched": None}
+NOT_PROVIDED = {"qmake": "qmake_sge", "qtcsh": None, "qsched": None}
 # sge_share_mon has no -help (8.1.9's getopt string, sge_share_mon(1))
 SHARE_MON_8_1_9 = "c:d:f:hi:l:m:no:r:s:tux"
 
@@ -124,6 +124,7 @@ OVERRIDES: dict[str, dict[str, list[str]]] = {
     "qrsub": {"-d": ["1:0:0"], "-e": ["202612312359"]},
     "qping": {"-i": ["1"], "-dump_tag": ["MSG"], "-f": []},
     "qhold": {"-h": ["u"]}, "qrls": {"-h": ["u"]}, "qresub": {"-h": ["u"]},
+    "qevent": {"-trigger": ["JB_END", "/bin/true"]},
     "qalter": {"-h": ["u"], "-hard": ["-l", "arch=x"], "-soft": ["-q", "all.q"]},
     "sge_share_mon": {**{f"-{c}": [] for c in "hntux"}, "-c": ["1"], "-d": [","],
                       "-f": ["shares"], "-i": ["1"], "-l": [","], "-m": ["a"],
