@@ -53,8 +53,10 @@ class Browser:
                 "--no-first-run", "--no-default-browser-check", "--disable-gpu",
                 "--disable-extensions", "--disable-background-networking",
                 "--disable-dev-shm-usage", f"--window-size={width},{height}"]
-        if os.geteuid() == 0:
-            args.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
+        # Chromium refuses to run as root with its sandbox, and an ordinary user's sandbox
+        # needs user namespaces a container may not give; the browser only loads the
+        # test's own page on loopback
+        args.append("--no-sandbox")
         proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, pass_fds=(3, 4),
                                 preexec_fn=pipes_as_3_and_4)
