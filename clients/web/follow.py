@@ -45,7 +45,6 @@ class Follower:
         self.ready = threading.Event()  # set once the state was read a first time
 
     def start(self) -> None:
-        self._client = Client(self.cell)
         for target in (self._follow, self._refresh):
             threading.Thread(target=target, daemon=True, name=f"web-{target.__name__}").start()
 
