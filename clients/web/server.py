@@ -9,13 +9,15 @@ comment line every ``KEEPALIVE_SECONDS`` when nothing changes.
 Bounds: a request head is at most ``MAX_HEAD_BYTES`` and must come within
 ``HEAD_SECONDS``; at most ``MAX_STREAMS`` streams and ``MAX_CONNECTIONS`` connections
 at once (more get 503, or are closed); a stream whose reader does not take what is sent
-within ``WRITE_SECONDS`` is closed. Every snapshot is encoded once for all streams.
+within ``WRITE_SECONDS`` is closed. A snapshot is made and encoded at most once per
+``PUSH_SECONDS``, whatever the number of streams.
 """
 from __future__ import annotations
 
 import asyncio
 import json
 import threading
+import time
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Callable
@@ -97,6 +99,9 @@ class WebServer:
         self._connections = 0
         self._streams: set[asyncio.Queue[None]] = set()
         self._encoded: tuple[int, bytes] | None = None
+        self._snapshot: dict[str, Any] | None = None
+        self._snapshot_at = 0.0
+        self._wake_pending = False
         self.address: tuple[str, int] | None = None
 
     async def start(self, bind: str, port: int) -> None:
@@ -157,9 +162,10 @@ class WebServer:
             body, ctype = self.files[request.path]
             return response(200, "OK", ctype, body)
         if request.path == "/api/state":
+            snap = self.current()
             with self.lock:
-                return json_response({**self.state.snapshot(),
-                                      "history": self.state.history_lists()})
+                history = self.state.history_lists()
+            return json_response({**snap, "history": history})
         if request.path == "/api/why":
             return json_response(await self._why(request))
         raise HttpError(404, "Not Found", "not found\n")
@@ -205,14 +211,36 @@ class WebServer:
             history = self.state.history_lists()
         return b"event: history\ndata: " + json.dumps(history).encode() + b"\n\n"
 
-    def _state_event(self) -> bytes:
-        """The snapshot as an SSE event, encoded once per version of the state."""
+    def current(self) -> dict[str, Any]:
+        """The snapshot (with the plot's last ``sample``), made at most once per
+        PUSH_SECONDS however many streams and requests ask; a stream given one older
+        than the state is woken again then."""
+        now = time.monotonic()
         with self.lock:
             version = self.state.version
-            if self._encoded is None or self._encoded[0] != version:
+            if self._snapshot is not None and self._snapshot["version"] != version \
+                    and now - self._snapshot_at < PUSH_SECONDS:
+                self._wake_later()
+            elif self._snapshot is None or self._snapshot["version"] != version:
                 snap = self.state.snapshot()
                 history = self.state.history
                 snap["sample"] = history[-1].to_list() if history else None
-                self._encoded = (version, b"event: state\ndata: " +
-                                 json.dumps(snap).encode() + b"\n\n")
-            return self._encoded[1]
+                self._snapshot, self._snapshot_at = snap, now
+            return self._snapshot
+
+    def _state_event(self) -> bytes:
+        """The snapshot as an SSE event, encoded once for all streams."""
+        snap = self.current()
+        if self._encoded is None or self._encoded[0] != snap["version"]:
+            self._encoded = (snap["version"],
+                             b"event: state\ndata: " + json.dumps(snap).encode() + b"\n\n")
+        return self._encoded[1]
+
+    def _wake_later(self) -> None:
+        if not self._wake_pending:
+            self._wake_pending = True
+            asyncio.get_running_loop().call_later(PUSH_SECONDS, self._late_wake)
+
+    def _late_wake(self) -> None:
+        self._wake_pending = False
+        self.wake()

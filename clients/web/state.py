@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from itertools import islice
+from typing import Any, Iterator
 
 from clients.views.qstat import instance_states, range_text, task_letters
 from common.qi_letters import qtype_letters
@@ -210,21 +211,24 @@ class WebState:
         """The pending jobs whose reasons are read (the first EXPLAINED_JOBS)."""
         return self.pending_jobs()[:EXPLAINED_JOBS]
 
-    def running_rows(self) -> list[Reply]:
-        rows = []
+    def running_rows(self) -> Iterator[Reply]:
+        """The running tasks' rows, in job and task order (made as they are read)."""
         for (job_id, task_id), task in sorted(self.tasks.items()):
             if task["state"] not in ACTIVE:
                 continue
             job = self.jobs.get(job_id, {})
-            rows.append({"job_id": job_id, "task_id": task_id, "name": job.get("name", ""),
-                         "owner": job.get("owner", ""), "state": task_letters(task),
-                         "queue": f'{task["queue"]}@{task["host"]}' if task.get("host") else "",
-                         "slots": _task_slots(task),
-                         "start_time": task.get("start_time") or task.get("dispatch_time")})
-        return rows
+            yield {"job_id": job_id, "task_id": task_id, "name": job.get("name", ""),
+                   "owner": job.get("owner", ""), "state": task_letters(task),
+                   "queue": f'{task["queue"]}@{task["host"]}' if task.get("host") else "",
+                   "slots": _task_slots(task),
+                   "start_time": task.get("start_time") or task.get("dispatch_time")}
 
-    def pending_rows(self) -> list[Reply]:
-        rows = []
+    def pending_rows(self) -> Iterator[Reply]:
+        """A row per job's waiting range and per waiting task (qstat's order)."""
+        waiting: dict[int, list[tuple[int, Reply]]] = {}
+        for (job_id, task_id), task in sorted(self.tasks.items()):
+            if task["state"] in WAITING:
+                waiting.setdefault(job_id, []).append((task_id, task))
         for job_id in self.pending_jobs():
             job = self.jobs[job_id]
             base = {"job_id": job_id, "name": job.get("name", ""), "owner": job.get("owner", ""),
@@ -233,14 +237,12 @@ class WebState:
             ranges = self.pending.get(job_id, {})
             if ranges.get("pending"):
                 holds = ranges.get("holds") or []
-                rows.append({**base, "tasks": ",".join(
+                yield {**base, "tasks": ",".join(
                     range_text(*map(int, r)) for r in ranges["pending"]),
                     "state": task_letters({"state": "hold" if holds else "pending",
-                                           "holds": holds})})
-            for (jid, task_id), task in sorted(self.tasks.items()):
-                if jid == job_id and task["state"] in WAITING:
-                    rows.append({**base, "tasks": str(task_id), "state": task_letters(task)})
-        return rows
+                                           "holds": holds})}
+            for task_id, task in waiting.get(job_id, []):
+                yield {**base, "tasks": str(task_id), "state": task_letters(task)}
 
     def queue_rows(self) -> list[Reply]:
         used: dict[str, int] = {}
@@ -264,16 +266,21 @@ class WebState:
                 for name, host in sorted(self.hosts.items()) if name != "global"]
 
     def snapshot(self) -> Reply:
-        """What the page draws: each list capped, its exact count beside it."""
-        lists = {"running": self.running_rows(), "pending": self.pending_rows(),
-                 "queues": self.queue_rows(), "hosts": self.host_rows(),
-                 "quotas": self.quotas}
-        out: Reply = {name: rows[:MAX_ROWS] for name, rows in lists.items()}
-        out["counts"] = {name: len(rows) for name, rows in lists.items()}
-        out["counts"]["slots_used"] = self.slots_used()
-        out["counts"]["jobs_pending"] = len(self.pending_jobs())
-        out["version"] = self.version
-        out["reasons_time"] = self.reasons_time
+        """What the page draws: each list capped (only the rows sent are made), its
+        exact count beside it."""
+        waiting_tasks = sum(1 for (job_id, _), t in self.tasks.items()
+                            if t["state"] in WAITING and job_id in self.jobs)
+        counts = {"running": sum(1 for t in self.tasks.values() if t["state"] in ACTIVE),
+                  "pending": waiting_tasks + sum(1 for job_id, r in self.pending.items()
+                                                 if r["pending"] and job_id in self.jobs),
+                  "slots_used": self.slots_used(), "jobs_pending": len(self.pending_jobs())}
+        out: Reply = {"running": list(islice(self.running_rows(), MAX_ROWS)),
+                      "pending": list(islice(self.pending_rows(), MAX_ROWS))}
+        for name, rows in (("queues", self.queue_rows()), ("hosts", self.host_rows()),
+                           ("quotas", self.quotas)):
+            out[name], counts[name] = rows[:MAX_ROWS], len(rows)
+        out.update({"counts": counts, "version": self.version,
+                    "reasons_time": self.reasons_time})
         return out
 
     def history_lists(self) -> list[list[float]]:

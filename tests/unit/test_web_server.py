@@ -178,3 +178,18 @@ def test_streams_are_capped(monkeypatch: pytest.MonkeyPatch) -> None:
 async def read_event_after_head(reader: asyncio.StreamReader) -> None:
     await reader.readuntil(b"\r\n\r\n")
     await read_event(reader)
+
+
+def test_snapshots_are_made_at_most_once_per_push_period_and_late_changes_are_pushed() -> None:
+    st = make_state()
+
+    async def test(server: WebServer, port: int) -> None:
+        first = server.current()
+        with server.lock:
+            st.apply({"seq": 2, "kind": "job", "op": "del", "job_id": 7})
+        again = server.current()  # (within PUSH_SECONDS: the one made, and a wake later)
+        assert again is first and server._wake_pending
+        await asyncio.sleep(web_server.PUSH_SECONDS * 1.5)
+        assert not server._wake_pending
+        assert server.current()["version"] > first["version"]
+    run(test, st)

@@ -144,6 +144,8 @@ function plot() {
     const points = samples.map((s) => `${x(s[0]).toFixed(1)},${y(s[index]).toFixed(1)}`);
     if (points.length === 1) points.push(`${right},${points[0].split(",")[1]}`);
     box.appendChild(svg("polyline", { points: points.join(" "), class: cls }));
+    const last = samples[samples.length - 1];
+    if (last) box.appendChild(svg("circle", { cx: x(last[0]), cy: y(last[index]), r: 3, class: cls + " dot" }));
   }
   box.dataset.samples = samples.length;
 }
