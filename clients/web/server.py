@@ -23,6 +23,7 @@ from importlib import resources
 from typing import Any, Callable
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from clients.api import ClientError
 from clients.web.state import WebState
 
 MAX_HEAD_BYTES = 8192
@@ -175,7 +176,10 @@ class WebServer:
         if len(values) != 1 or not values[0].isdigit() or len(values[0]) > 12:
             raise HttpError(400, "Bad Request", "job=N: one job id\n")
         job_id = int(values[0])
-        reasons = await asyncio.to_thread(self.explain, job_id)
+        try:
+            reasons = await asyncio.to_thread(self.explain, job_id)
+        except ClientError as err:
+            raise HttpError(503, "Service Unavailable", f"{err.message}\n") from None
         if reasons is None:
             raise HttpError(404, "Not Found", f"job {job_id} does not wait\n")
         return {"job_id": job_id, "reasons": reasons}

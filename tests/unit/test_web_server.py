@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from clients.api import ClientError
 from clients.web import server as web_server
 from clients.web.server import HttpError, WebServer, parse_head
 from clients.web.state import WebState
@@ -193,3 +194,13 @@ def test_snapshots_are_made_at_most_once_per_push_period_and_late_changes_are_pu
         assert not server._wake_pending
         assert server.current()["version"] > first["version"]
     run(test, st)
+
+
+def test_why_says_when_the_qmaster_cannot_be_read() -> None:
+    def explain(job_id: int) -> list[str] | None:
+        raise ClientError("unreachable", "unable to contact qmaster")
+
+    async def test(server: WebServer, port: int) -> None:
+        code, _, body = await fetch(port, get("/api/why?job=7"))
+        assert code == 503 and body == b"unable to contact qmaster\n"
+    run(test, explain=explain)
