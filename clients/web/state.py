@@ -54,7 +54,7 @@ class WebState:
     reasons_time: float | None = None
     quotas: list[Reply] = field(default_factory=list)
     history: deque[Sample] = field(default_factory=lambda: deque(maxlen=MAX_SAMPLES))
-    cursor: str = ""
+    cursor: str = ""             # the subscription's (EPOCH:SEQ), set by its follower
     version: int = 0
     needs_cluster: bool = False  # an event named an instance or host not read yet
 
@@ -97,8 +97,6 @@ class WebState:
             self._on_host(event, gone)
         else:
             return
-        if "seq" in event and "epoch" in event:
-            self.cursor = f'{event["epoch"]}:{event["seq"]}'
         self._changed()
 
     def _on_job(self, event: Reply, gone: bool) -> None:
