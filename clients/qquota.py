@@ -19,7 +19,7 @@ from common.jobstate import ACTIVE_STATES
 from common.placement.job import placement_job
 from common.placement.pass_conf import host_group_members
 from common.placement.quotas import quota_context
-from common.quota.report import Selection, quota_rows, render_rows, render_rows_xml
+from common.quota.report import QuotaRow, Selection, quota_rows, render_rows, render_rows_xml
 from common.resource.complexes import cell_complexes
 
 TYPE_CHECKING = False
@@ -144,6 +144,17 @@ def selection(lists: dict[str, list[str]], me: str) -> Selection:
 
 
 def report(client: Any, lists: dict[str, list[str]], xml: bool, json: bool = False) -> str:
+    rows = usage_rows(client, lists)
+    if json:
+        return _json_rows(rows)
+    if xml:  # (none in use: -xml still writes its empty document, as 8.1.9's)
+        return render_rows_xml(rows)
+    return render_rows(rows) if rows else ""
+
+
+def usage_rows(client: Any, lists: dict[str, list[str]]) -> list[QuotaRow]:
+    """The rules in use that ``lists`` (qquota's options) select, as qquota shows them
+    (also the web view's quotas, clients.web)."""
     conf = {kind: client.conf_get(kind) for kind in ("rqs", "userset", "hgrp", "complex")}
     reply = client.jobs(ranges=True)  # (it reads the tasks that hold slots)
     records = {int(j["job_id"]): j for j in reply.get("jobs") or []}
@@ -159,18 +170,13 @@ def report(client: Any, lists: dict[str, list[str]], xml: bool, json: bool = Fal
              for h in client.cluster()["hosts"]}
     ctx = quota_context(conf, cell_complexes(conf), host_group_members(conf), hosts, jobs,
                         holding)
-    if ctx is None:  # (no rule sets: -xml and json still write their empty documents)
-        return _json_rows([]) if json else render_rows_xml([]) if xml else ""
+    if ctx is None:  # (no rule sets)
+        return []
 
     def limit_text(name: str, text: str, host: str) -> str:
         return f"{ctx.limit_value(name, text, host):g}" if "$" in text else text
-    rows = quota_rows(ctx.rule_sets, ctx.usage, ctx.names, limit_text,
+    return quota_rows(ctx.rule_sets, ctx.usage, ctx.names, limit_text,
                       selection(lists, client.user.name))
-    if json:
-        return _json_rows(rows)
-    if xml:
-        return render_rows_xml(rows)
-    return render_rows(rows) if rows else ""
 
 
 def asks_help(argv: list[str]) -> bool:

@@ -337,6 +337,9 @@ def parser() -> argparse.ArgumentParser:
     sub.add_parser("simulate", add_help=False,
                    help="replay a workload through the pass and the policy on a virtual "
                         "clock (pyge simulate --help)")
+    sub.add_parser("web", add_help=False,
+                   help="serve a live, read-only web view of the cell on 127.0.0.1 "
+                        "(pyge web --help)")
     return p
 
 
@@ -345,6 +348,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["simulate"]:
         from clients.simulate.main import main as simulate
         return simulate(argv[1:])
+    if argv[:1] == ["web"]:  # (its server and threads are loaded only then)
+        from clients.web.main import main as web
+        return web(argv[1:], default_root())
     args = parser().parse_args(argv)
     cell = Cell(args.root.resolve(), args.cell)
     local = LocalCell(cell)
