@@ -7,7 +7,6 @@ named here, as 8.1.9's qconf names it, and left out of the request.
 """
 from __future__ import annotations
 
-import socket
 import sys
 
 from clients.qconf.base import Session, err
@@ -27,6 +26,7 @@ def _ask(s: Session, action: str, names: list[str] | None = None) -> int:
 
 
 def _resolvable(host: str) -> bool:
+    import socket  # (only -ke/-kej: qconf does not load it at start-up)
     try:
         socket.getaddrinfo(host, None)
     except (OSError, UnicodeError):
