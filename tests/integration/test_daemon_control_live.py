@@ -5,7 +5,6 @@ own stop path (its SIGTERM's). The answers' words: tests/unit/test_daemon_contro
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 

@@ -102,14 +102,9 @@ def test_ckpt_of_a_running_job_is_refused(qm: Harness) -> None:
     assert answer(result) == (f"job {job} can't modify running jobs\n", 1)
 
 
-def test_submission_keeps_the_environments_when() -> None:
-    """qsub -ckpt without -c letters: 8.1.9 shows the environment's when as the job's
-    checkpoint_attr (captured: qstat-j-submit-ckpt-c, c1's when is sx)."""
-    expected = (REF / "qstat-j-submit-ckpt-c.out").read_text()
-    assert "checkpoint_attr:            sx    \n" in expected
-
-
 def test_submitted_job_stores_the_environments_when(qm: Harness) -> None:
+    """qsub -ckpt without -c letters: 8.1.9 shows the environment's when as the job's
+    checkpoint_attr (captured: qstat-j-submit-ckpt-c, c1's when sx; c2's m: NEWS)."""
     put_ckpt(qm, "c1", when="xm")
     job = qm.submit(checkpoint_name="c1", checkpoint_interval=120)
     assert qm.server.store.jobs[job].opts["checkpoint_occasion"] == "xm"
