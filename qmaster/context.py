@@ -15,6 +15,7 @@ from typing import Any
 from common import task_ranges
 from common.model import UserInfo
 from qmaster.event_clients import EventClients
+from qmaster.metrics import QmasterMetrics
 from qmaster.policy_view import PolicyView
 from qmaster.reprioritize import TicketSender
 from qmaster.store import Batch, Store
@@ -183,6 +184,8 @@ class Services:
     after_commit: list[Callable[[], None]] = field(default_factory=list)
     stop_server: Callable[[], None] | None = None
     publish: Callable[[list[bytes]], None] | None = None
+    metrics: QmasterMetrics = field(default_factory=QmasterMetrics)  # /metrics (qmaster.metrics)
+    event_feed: Any = None  # the users' event subscription (qmaster.event_feed.EventFeed)
 
     def job_log(self, event: str, **fields: Any) -> None:
         """One log line about a job, with job id, host and queue bound by the caller."""

@@ -16,7 +16,7 @@ from clients.joblist import parse_job_selection
 from clients.qconf.main import QconfError, Session
 from clients.qconf.main import run as qconf_run
 from clients.qconf.files import FileError, parse_object_text, read_object_file
-from clients.qconf.help import HELP
+from clients.qconf.help import HELP, HELP_WITH_FMT
 from clients.qdel import result_lines, unknown_line
 from clients.qhold import HoldCommand, changed_tasks, split_hold_types
 from common.objects_conf import render_object, template
@@ -211,7 +211,7 @@ def test_qconf_command_line_errors(capsys: pytest.CaptureFixture[str]) -> None:
     out, err = capsys.readouterr()
     assert out == "" and err == HELP + "ERROR! no option argument\n"
     assert qconf_run(["-sql", "-help"], session) == 0
-    assert capsys.readouterr() == (HELP, "")
+    assert capsys.readouterr() == (HELP_WITH_FMT, "")  # 8.1.9's, then -fmt's line
     with pytest.raises(QconfError) as missing:
         qconf_run(["-Aq"], session)
     assert missing.value.message == f'error: no option argument provided to "-Aq"\n{HELP}'
