@@ -163,3 +163,18 @@ def test_a_scheduler_stops_when_told() -> None:
                                            "jobs": [], "tasks": []})
     service._on_published(wire.encode_shutdown("e"))
     assert service._stop.is_set()
+
+
+async def test_an_execd_stops_when_told(tmp_path: Path) -> None:
+    """The execd's side: execd_shutdown is its SIGTERM path (stop()); with kill_jobs
+    (-kej) it stops once its jobs' ends are reported (here it has none)."""
+    from tests.unit.test_execd_safety import service
+    plain, killing = service(tmp_path / "a"), service(tmp_path / "b")
+    for execd in (plain, killing):
+        execd.prepare()
+    plain._dispatch("execd_shutdown", 1, {"kill_jobs": False})
+    assert plain._stop.is_set()
+    killing._dispatch("execd_shutdown", 1, {"kill_jobs": True})
+    assert killing._stopping is not None and not killing._stop.is_set()
+    await killing._stopping
+    assert killing._stop.is_set()
