@@ -2,7 +2,8 @@
 # Captures of Grid Engine 8.1.9's qconf daemon control: -ks -kt -at -kec -secl -sss as a
 # manager and as the submit user, then -kej, -ke and -km (which stop the cell's daemons:
 # run /work/shared/tools/sge-oracle/setup.sh again afterwards). Run as root in the
-# sge-oracle's bench cell (SGE_CELL=bench), in this directory.
+# sge-oracle's bench cell (SGE_CELL=bench), in this directory; it runs setup.sh once
+# in between (after -km) and leaves the execd stopped (-kej, run setup.sh again).
 set -u
 cd "$(dirname "$0")"
 . /work/shared/tools/sge-oracle/env.sh
@@ -56,6 +57,8 @@ run km qconf -km
 sleep 3
 run qstat-after-km qstat
 # after setup.sh again: -kej with a running job, then -ke of the stopped execd
+sleep 5  # (the stopped qmaster's pid must be gone for setup.sh to start a new one)
+/work/shared/tools/sge-oracle/setup.sh > /dev/null
 R=$(sge_as_user qsub -terse -b y -N kej /bin/sleep 600)
 for _ in $(seq 60); do qstat -s r | grep -q " $R " && break; sleep 1; done
 run kej-running qconf -kej $H
