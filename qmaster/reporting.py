@@ -2,25 +2,42 @@
 
 After each committed batch the qmaster hands over what it published: new jobs give a
 ``new_job`` record (and a ``job_log`` ``pending`` step with ``joblog=true``), task changes
-the ``job_log`` steps, accounting records an ``acct`` record. Lines are kept in memory and
-appended every ``flush_time`` (at a batch or a heartbeat after it, and at a clean stop),
-in one write, to $SGE_ROOT/$SGE_CELL/common/reporting (created with 8.1.9's header, never
-through a link). Nothing is written while ``reporting=false``.
+the ``job_log`` steps and, where a task takes or frees slots and consumables, the
+``host_consumable``/``queue_consumable`` records its hosts' ``report_variables`` ask for;
+accounting records an ``acct`` record; load reports ``host`` records; queue instance
+state changes ``queue`` records; advance reservations ``new_ar``, ``ar_attr``, ``ar_log``
+and ``ar_acct``. Every ``sharelog`` interval the heartbeat adds the share tree's
+``sharelog`` lines. Lines are kept in memory and appended every ``flush_time`` (at a
+batch or a heartbeat after it, and at a clean stop), in one write, to
+$SGE_ROOT/$SGE_CELL/common/reporting (created with 8.1.9's header, never through a
+link). Nothing is written while ``reporting=false``.
 
-Unlike the accounting file, the reporting file is not made exactly-once: lines not yet
-flushed when the qmaster is killed are lost (as 8.1.9's buffer is).
+The buffer is bounded: past MAX_BUFFER lines the next batch or heartbeat flushes at
+once, and a file that cannot be written loses its lines (logged) rather than keeping
+them. Unlike the accounting file, the reporting file is not made exactly-once: lines not
+yet flushed when the qmaster is killed are lost (as 8.1.9's buffer is).
 """
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from common import reporting
+from common.cluster import attr
+from common.conf_values import split_names
 from common.conffile import ConfError
 from common.model import Job
+from common.qi_letters import state_string
+from common.resource.complexes import resolve_name
+from common.resource.values import MEMORY, TIME, format_double, format_value, parse_value
+
+if TYPE_CHECKING:
+    from common.placement.resources import ResourceView
+    from qmaster.store import Store
 
 MAX_BUFFER = 100_000   # lines kept before a flush is forced
+GLOBAL = "global"
 
 
 class ReportingWriter:
@@ -31,8 +48,12 @@ class ReportingWriter:
         self._known: set[int] = set()
         self._log = reporting.JobLogState()
         self._last_flush = 0.0
+        self._last_sharelog = 0.0
         self._text: str | None = None
         self._deleted: dict[int, set[int]] = {}  # job -> pending ids logged deleted
+        self._ars: dict[int, dict[str, Any]] = {}  # AR id -> its record as last written
+        self._load_times: dict[str, float] = {}  # host -> the load report last written
+        self._alive: dict[str, bool] = {}
 
     def configure(self, text: str) -> None:
         if text == self._text:
@@ -43,18 +64,23 @@ class ReportingWriter:
         except ConfError:  # (checked at qconf -mconf: an old spool's value, say)
             self.params = reporting.ReportingParams()
 
-    def seed(self, job_ids: Iterable[int]) -> None:
-        """Jobs there before this start are no new jobs."""
+    def seed(self, job_ids: Iterable[int], ars: Mapping[int, Mapping[str, Any]] = {}
+             ) -> None:
+        """Jobs and ARs there before this start are no new ones."""
         self._known.update(job_ids)
+        self._ars.update({ar_id: dict(record) for ar_id, record in ars.items()})
 
     def note_batch(self, now: float, events: list[dict[str, Any]],
-                   accounting_lines: list[str], jobs: Mapping[int, Job]) -> None:
+                   accounting_lines: list[str], store: "Store") -> None:
+        jobs = store.jobs
         if not self.params.reporting:
-            # the jobs submitted meanwhile are no new jobs once reporting is turned on
+            # the jobs and ARs made meanwhile are no new ones once reporting is turned on
             self._known.update(int(e["key"]) for e in events
                                if e.get("kind") == "job" and e.get("op") == "put")
+            self._note_ars_quietly(events, store)
             return
         stamp = int(now)
+        levels = _Levels(store, self.params.log_consumables)
         # (8.1.9 writes a task's acct record before the job_log steps of its end)
         self._lines += [reporting.acct_line(stamp, line) for line in accounting_lines]
         for event in events:
@@ -66,12 +92,96 @@ class ReportingWriter:
                 self._deleted.pop(int(event["key"]), None)
             elif kind == "ranges" and op == "put" and self.params.joblog:
                 self._deleted_ranges(stamp, event.get("obj") or {}, jobs)
-            elif kind == "task" and op == "put" and self.params.joblog:
+            elif kind == "task" and op == "put":
                 task = event.get("obj") or {}
                 job = jobs.get(int(task.get("job_id", 0)))
                 if job is not None:
-                    self._lines += self._log.steps(stamp, _facts(job), task, self.host)
+                    self._lines += self._log.steps(
+                        stamp, _facts(job), task, self.host, joblog=self.params.joblog,
+                        consumables=lambda facts, granted, job=job: levels.lines(
+                            stamp, job, granted))
+            elif kind == "host" and op == "put":
+                self._host(stamp, event.get("obj") or {}, store)
+            elif kind == "qstate":
+                self._queue_state(stamp, str(event["key"]), store)
+            elif kind in ("ar", "ar_deleted"):
+                self._ar(stamp, event, store)
 
+    # ---- hosts and queues -----------------------------------------------------------
+    def _host(self, stamp: int, host: Mapping[str, Any], store: "Store") -> None:
+        """A load report (the host's ``load_time`` moved): its ``host`` record, and the
+        global host's when its load sensors report global values; a host that went up
+        or down: its queue instances' ``queue`` records (``u``)."""
+        name = str(host.get("name") or "")
+        alive = bool(host.get("alive"))
+        if name in self._alive and self._alive[name] != alive:
+            for qi_name in _instances_on(store, name):
+                self._queue_state(stamp, qi_name, store, alive=alive)
+        self._alive[name] = alive
+        load_time = float(host.get("load_time") or 0.0)
+        if not alive or load_time == self._load_times.get(name):
+            return
+        self._load_times[name] = load_time
+        own, everywhere = report_variables(store, name), report_variables(store, GLOBAL)
+        variables = reporting.merged_report_variables(own, everywhere)
+        line = reporting.host_line(stamp, name, int(load_time), host.get("load") or {},
+                                   variables)
+        if line:
+            self._lines.append(line)
+        if host.get("global_load") and everywhere:
+            from common.placement.resources import global_load
+            line = reporting.host_line(stamp, GLOBAL, int(load_time),
+                                       global_load(store.hosts), everywhere)
+            if line:
+                self._lines.append(line)
+
+    def _queue_state(self, stamp: int, qi_name: str, store: "Store", *,
+                     alive: bool | None = None) -> None:
+        queue, _, host = qi_name.partition("@")
+        stored = str((store.qi_states.get(qi_name) or {}).get("states") or "")
+        if alive is None:
+            known = store.hosts.get(host)
+            alive = bool(known is not None and known.alive)
+        self._lines.append(reporting.queue_line(stamp, queue, host,
+                                                state_string(stored, alive)))
+
+    # ---- advance reservations -------------------------------------------------------
+    def _ar(self, stamp: int, event: Mapping[str, Any], store: "Store") -> None:
+        """``new_ar``/``ar_attr`` when one is granted, ``ar_log`` at its start, at its
+        end (with ``ar_acct``) and, after qrdel, when it goes (8.1.9 logs the deletion
+        once its last job has ended). An ending AR's event carries its new state (it
+        may be gone from the store by now); one without a state: it went."""
+        ar_id = int(event["key"])
+        known = self._ars.get(ar_id)
+        record = store.ars.get(ar_id) or known
+        ending = (event.get("obj") or {}).get("state")
+        if event.get("kind") == "ar_deleted" and not ending:
+            if known is not None and known["state"] != "x":
+                self._lines += reporting.ar_end_lines(stamp, known, "d")
+            self._ars.pop(ar_id, None)
+            return
+        if record is None:
+            return
+        if known is None:
+            self._lines += reporting.new_ar_lines(stamp, record)
+        state = str(ending or record["state"])
+        if state == "x" and (known or {}).get("state") != "x":
+            self._lines += reporting.ar_end_lines(stamp, record, "x")
+        elif state == "r" and (known or {}).get("state") != "r":
+            self._lines.append(reporting.ar_log_line(stamp, record, "r"))
+        self._ars[ar_id] = {**record, "state": state}
+
+    def _note_ars_quietly(self, events: list[dict[str, Any]], store: "Store") -> None:
+        """While reporting is off: the ARs made meanwhile are no new ones later."""
+        for event in events:
+            if event.get("kind") in ("ar", "ar_deleted"):
+                ar_id = int(event["key"])
+                if ar_id in store.ars:
+                    self._ars[ar_id] = dict(store.ars[ar_id])
+                else:
+                    self._ars.pop(ar_id, None)
+
+    # ---- jobs -----------------------------------------------------------------------
     def _deleted_ranges(self, stamp: int, rng: Mapping[str, Any], jobs: Mapping[int, Job]
                         ) -> None:
         """Pending ids deleted without becoming tasks (qdel of a pending job): logged
@@ -102,6 +212,17 @@ class ReportingWriter:
             self._lines.append(reporting.job_log_line(stamp, facts, "pending", -1, "",
                                                       job.owner, self.host, "new job"))
 
+    # ---- share tree -----------------------------------------------------------------
+    def sharelog_due(self, now: float) -> bool:
+        return bool(self.params.reporting and self.params.sharelog
+                    and now - self._last_sharelog >= self.params.sharelog)
+
+    def note_sharelog(self, now: float, rows: list[dict[str, Any]]) -> None:
+        """The share tree's nodes (sge_share_mon's rows; none without a tree)."""
+        self._last_sharelog = now
+        self._lines += reporting.sharelog_lines(int(now), rows)
+
+    # ---- the file -------------------------------------------------------------------
     def flush_due(self, now: float, *, force: bool = False) -> None:
         if not self._lines:
             return
@@ -115,6 +236,119 @@ class ReportingWriter:
         except OSError as exc:  # (lost, as 8.1.9's; the qmaster goes on)
             self._complain("reporting file not written", path=str(self.path),
                            error=repr(exc), lines=len(lines))
+
+
+def report_variables(store: "Store", host: str) -> list[str]:
+    """A host's own ``report_variables`` (host_conf(5)); [] for NONE or no host."""
+    pairs = store.conf["exechost"].get(host)
+    return split_names(attr(pairs, "report_variables", "NONE")) if pairs else []
+
+
+def share_tree_rows_now(store: "Store", services: Any, now: float) -> list[dict[str, Any]]:
+    """The share tree's nodes as sge_share_mon shows them now (usage as last booked, as
+    8.1.9's sharelog); [] without a share tree."""
+    from common.objects_conf.sharetree import SHARETREE
+    from common.policy import inputs as policy_inputs
+    from qmaster.policy_view import share_tree_rows
+    if not (store.conf.get("sharetree") or {}).get(SHARETREE):
+        return []
+    book = services.usage
+    result = services.policy_view.result(store, now, services.seq, book)
+    conf = policy_inputs.policy_conf(store.conf)
+    return share_tree_rows(result, book.records, book.decayed_records(now, conf), now,
+                           False)
+
+
+def _instances_on(store: "Store", host: str) -> list[str]:
+    from qmaster.placement_view import instances_of
+    return [qi.name for qi in instances_of(store) if qi.host == host]
+
+
+class _Levels:
+    """Slots and consumables in use and configured, per level, as the store has them
+    after the batch (worked out when a record first needs them, once per batch)."""
+
+    def __init__(self, store: "Store", every: bool) -> None:
+        self.store, self.every = store, every
+        self._view: ResourceView | None = None
+
+    def lines(self, stamp: int, job: Job, granted: list[list[Any]]) -> list[str]:
+        """8.1.9's records of a job taking or freeing its grant: the global host's and,
+        per granted queue instance, its host's ``host_consumable`` and its
+        ``queue_consumable``, each with the consumables it logs (module doc)."""
+        globals_ = report_variables(self.store, GLOBAL)
+        if not self.every and not globals_ and not any(
+                report_variables(self.store, str(host)) for _, host, _ in granted):
+            return []  # (nothing is logged: no need for the levels)
+        requested = self._requested(job)
+        out: list[str] = []
+        for queue, host, _slots in granted:
+            queue, host = str(queue), str(host)
+            merged = reporting.merged_report_variables(report_variables(self.store, host),
+                                                       globals_)
+            for name, variables in ((GLOBAL, globals_), (host, merged)):
+                text = reporting.consumables_text(
+                    self._consumables(("global",) if name == GLOBAL else ("host", name)),
+                    reporting.job_requests_logged(requested, variables, self.every))
+                line = reporting.host_consumable_line(stamp, name, text)
+                if line:
+                    out.append(line)
+            text = reporting.consumables_text(
+                self._consumables(("queue", queue, host)),
+                reporting.job_requests_logged(requested, merged, self.every))
+            states = str((self.store.qi_states.get(f"{queue}@{host}") or {}).get("states")
+                         or "")
+            alive = host in self.store.hosts and self.store.hosts[host].alive
+            line = reporting.queue_consumable_line(stamp, queue, host,
+                                                   state_string(states, alive), text)
+            if line:
+                out.append(line)
+        return out
+
+    def _requested(self, job: Job) -> set[str]:
+        view = self._resources()
+        names = set()
+        for name in (job.opts.get("hard_resources") or {}):
+            found = resolve_name(view.attrs, str(name))
+            names.add(found.name if found is not None else str(name))
+        return names
+
+    def _resources(self) -> "ResourceView":
+        if self._view is None:
+            from qmaster.placement_view import store_pass_input
+            view = store_pass_input(self.store).resources
+            assert view is not None  # (the qmaster's pass input always has its resources)
+            self._view = view
+        return self._view
+
+    def _consumables(self, key: tuple[str, ...]) -> list[reporting.Consumable]:
+        view = self._resources()
+        attrs = {a.name: a for a in view.attrs}
+        used = view.usage.get(key, {})
+        out = []
+        for name, text in view.values.get(key, {}).items():
+            found = attrs.get(name)
+            if found is None or not (found.is_consumable or name == "slots"):
+                continue
+            if key[0] == "queue" and name == "slots":  # (the pass's own bookkeeping)
+                in_use = float(self.store.used_slots.get((key[1], key[2]), 0))
+            else:
+                in_use = float(used.get(name, 0.0))
+            out.append(reporting.Consumable(name, in_use, _capacity(found.type, text)))
+        if key[0] == "queue":  # (8.1.9 lists a queue instance's slots first)
+            out.sort(key=lambda c: c.name != "slots")
+        return out
+
+
+def _capacity(vtype: Any, text: str) -> str:
+    """A configured value as 8.1.9 prints it: memory and time in their form, others %f."""
+    try:
+        value = parse_value(vtype, text)
+    except Exception:  # noqa: BLE001 - (checked when configured; an odd one shows as is)
+        return text
+    if vtype in (MEMORY, TIME):
+        return format_value(vtype, value)
+    return format_double(float(value))
 
 
 def _facts(job: Job) -> reporting.JobFacts:

@@ -1,0 +1,323 @@
+"""The reporting file's host, consumable, queue, advance reservation and sharelog records
+and the job_log steps of a reschedule, word for word against 8.1.9's
+(tests/data/reference/reporting/host_queue_ar_sharelog: report_variables
+load_avg,mem_free,slots,mlic,lic on vm and cpu,np_load_avg,lic on global; job 303
+requests lic=1,mlic=1 and is rescheduled with qmod -rj, 356 with qmod -rq; ARs 6, 7
+(qrdel'd) and 20 (starts and ends)), and the writer that makes them from the qmaster's
+published changes (common.reporting, qmaster.reporting)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from common import reporting
+from common.model import ExecHost, Job
+
+REF = Path(__file__).resolve().parents[1] / "data" / "reference" / "reporting"
+LINES = [line for line in (REF / "host_queue_ar_sharelog.out").read_text().splitlines()
+         if not line.startswith("#")]
+VM_VARIABLES = ["load_avg", "mem_free", "slots", "mlic", "lic"]
+GLOBAL_VARIABLES = ["cpu", "np_load_avg", "lic"]
+
+
+def captured(kind: str, *fields: str) -> list[str]:
+    """The captured lines of a record type whose fields from the third on start so."""
+    out = []
+    for line in LINES:
+        parts = line.split(":")
+        if parts[1] == kind and parts[2:2 + len(fields)] == list(fields):
+            out.append(line)
+    return out
+
+
+def stamp(line: str) -> int:
+    return int(line.split(":")[0])
+
+
+# ---- host ------------------------------------------------------------------------------
+def test_host_record_has_the_listed_load_values_in_their_order() -> None:
+    want = captured("host", "vm")[0]
+    load = {"mem_free": "23458.015625M", "cpu": "3.1", "load_avg": "2.596191",
+            "arch": "lx-amd64"}
+    assert reporting.host_line(stamp(want), "vm", stamp(want), load, VM_VARIABLES) == want
+
+
+def test_no_host_record_without_a_listed_value() -> None:
+    """global's variables name no load value of its own: 8.1.9 writes no global record."""
+    assert not captured("host", "global")
+    assert reporting.host_line(1, "global", 1, {}, GLOBAL_VARIABLES) is None
+    assert reporting.host_line(1, "vm", 1, {"cpu": "1"}, []) is None
+
+
+def test_a_hosts_own_variables_replace_the_global_ones() -> None:
+    assert reporting.merged_report_variables(VM_VARIABLES, GLOBAL_VARIABLES) == VM_VARIABLES
+    assert reporting.merged_report_variables([], GLOBAL_VARIABLES) == GLOBAL_VARIABLES
+
+
+# ---- consumables ---------------------------------------------------------------------
+def _consumable_lines(now: int, used: dict[str, float], requested: set[str],
+                      states: str = "") -> list[str]:
+    """The records of job 303's start or end on vm (global: lic of 10; vm: mlic of 4;
+    all.q@vm: 4 slots), as qmaster.reporting makes them."""
+    out = []
+    for host, level, variables in (
+            ("global", [reporting.Consumable("lic", used["lic"], "10.000000")],
+             GLOBAL_VARIABLES),
+            ("vm", [reporting.Consumable("mlic", used["mlic"], "4.000000")], VM_VARIABLES)):
+        text = reporting.consumables_text(
+            level, reporting.job_requests_logged(requested, variables, False))
+        line = reporting.host_consumable_line(now, host, text)
+        if line:
+            out.append(line)
+    text = reporting.consumables_text(
+        [reporting.Consumable("slots", used["slots"], "4.000000")],
+        reporting.job_requests_logged(requested, VM_VARIABLES, False))
+    out.append(reporting.queue_consumable_line(now, "all.q", "vm", states, text) or "")
+    return out
+
+
+def test_consumables_of_a_job_that_requests_them() -> None:
+    start = [line for line in LINES if stamp(line) == 1795856246 and "consumable" in line]
+    assert _consumable_lines(1795856246, {"lic": 1, "mlic": 1, "slots": 1},
+                             {"lic", "mlic"}) == start
+    end = [line for line in LINES if stamp(line) == 1795856323 and "consumable" in line]
+    assert _consumable_lines(1795856323, {"lic": 0, "mlic": 0, "slots": 0},
+                             {"lic", "mlic"}) == end
+
+
+def test_a_job_without_requests_shows_its_slots_only() -> None:
+    """Job 304 (no -l): no host_consumable record, the queue's slots."""
+    want = [line for line in LINES if stamp(line) == 1795856250 and "consumable" in line]
+    assert _consumable_lines(1795856250, {"lic": 1, "mlic": 1, "slots": 2}, set()) == want
+
+
+def test_queue_consumable_carries_the_queue_state() -> None:
+    [want] = captured("queue_consumable", "all.q", "vm", "1795856347", "d")
+    assert _consumable_lines(1795856347, {"lic": 0, "mlic": 0, "slots": 0}, set(),
+                             "d") == [want]
+
+
+def test_consumables_comma_quirk_and_log_consumables() -> None:
+    level = [reporting.Consumable("a", 1, "2.000000"), reporting.Consumable("b", 0, "1G")]
+    assert reporting.consumables_text(level, lambda name: name == "a") == "a=1.000000=2.000000,"
+    every = reporting.job_requests_logged(set(), [], True)
+    assert reporting.consumables_text(level, every) == "a=1.000000=2.000000,b=0.000000=1G"
+
+
+# ---- queue -----------------------------------------------------------------------------
+def test_queue_state_records() -> None:
+    want = [line for line in LINES if line.split(":")[1] == "queue"][:4]
+    got = [reporting.queue_line(stamp(line), "all.q", "vm", states)
+           for line, states in zip(want, ("d", "", "s", ""))]
+    assert got == want
+
+
+# ---- advance reservations -------------------------------------------------------------
+AR_KINDS = ("new_ar", "ar_attr", "ar_log", "ar_acct")
+AR6 = {"ar_id": 6, "name": "ar1", "owner": "root", "account": "acct1",
+       "submission_time": 1795856338.4, "start": 1795856350.0, "end": 1795856365.0,
+       "hard_resources": {"mlic": "1"}, "granted_pe": None,
+       "granted": [["all.q", "vm", 1]], "state": "w"}
+AR7 = {**AR6, "ar_id": 7, "name": "ar2", "account": "sge", "start": 1795859938.0,
+       "end": 1795859998.0, "hard_resources": {}, "granted_pe": "smp",
+       "granted": [["all.q", "vm", 2]]}
+AR20 = {**AR6, "ar_id": 20, "name": "ar3", "account": "sge", "submission_time": 1795856386,
+        "start": 1795856394.0, "end": 1795856406.0, "granted_pe": "smp",
+        "granted": [["all.q", "vm", 2]]}
+
+
+def test_new_ar_and_its_attributes() -> None:
+    assert reporting.new_ar_lines(1795856338, AR6) + reporting.new_ar_lines(
+        1795856338, AR7) == [line for line in LINES if stamp(line) == 1795856338
+                             and line.split(":")[1] in ("new_ar", "ar_attr")]
+
+
+def test_ar_deleted_start_and_end() -> None:
+    assert reporting.ar_end_lines(1795856341, AR7, "d") == [
+        line for line in LINES if stamp(line) == 1795856341]
+    assert [reporting.ar_log_line(1795856394, AR20, "r")] == captured(
+        "ar_log", "1795856394")
+    assert reporting.ar_end_lines(1795856406, AR20, "x") == [
+        line for line in LINES if stamp(line) == 1795856406 and line.split(":")[1] in
+        ("ar_log", "ar_acct")]
+
+
+# ---- share tree ------------------------------------------------------------------------
+def test_sharelog_lines() -> None:
+    want = [line for line in LINES if stamp(line) == 1795856219]
+    rows = [{"curr_time": 1795856219, "usage_time": 0, "node_name": "/", "user_name": "",
+             "project_name": "", "shares": 1, "job_count": 0, "level%": 1.0, "total%": 1.0,
+             "long_target_share": 1.0, "short_target_share": 0.0, "actual_share": 1.0,
+             "usage": 4.021162},
+            {"curr_time": 1795856219, "usage_time": 1795856218, "node_name": "/sgeuser",
+             "user_name": "sgeuser", "project_name": "", "shares": 80, "job_count": 0,
+             "level%": 0.8, "total%": 0.8, "long_target_share": 0.0,
+             "short_target_share": 0.0, "actual_share": 1.0, "usage": 4.021162,
+             "cpu": 4.021162, "mem": 0.000137, "io": 0.001805, "ltcpu": 50.371972,
+             "ltmem": 0.050732, "ltio": 0.045897},
+            {"curr_time": 1795856219, "usage_time": 1795855826, "node_name": "/sgeuser2",
+             "user_name": "sgeuser2", "project_name": "", "shares": 20, "job_count": 0,
+             "level%": 0.2, "total%": 0.2, "long_target_share": 0.0,
+             "short_target_share": 0.0, "actual_share": 0.0, "usage": 0.0,
+             "ltcpu": 8.046967, "ltmem": 0.005913, "ltio": 0.006551}]
+    assert reporting.sharelog_lines(1795856219, rows) == want
+
+
+# ---- job_log: a reschedule -------------------------------------------------------------
+def _cut(line: str) -> list[str]:
+    """job_log fields from the event on, without the submission time (qmod -rj sets
+    8.1.9's anew, ours stays: docs) and the consumable records' times."""
+    fields = line.split(":")
+    if fields[1] == "job_log":
+        return fields[3:12] + fields[13:]
+    return fields[1:3]
+
+
+def test_job_log_of_qmod_rj_and_its_consumables() -> None:
+    """Job 303: sent (its consumables taken), delivered, qmod -rj (restart by the
+    execution daemon and the master, its consumables freed), sent again, ended."""
+    job = reporting.job_facts(303, {}, name="cons", owner="sgeuser", group="sgeuser",
+                              submit_time=1795856242, is_array=False)
+    log = reporting.JobLogState()
+    granted = [["all.q", "vm", 1]]
+
+    def consumables(facts: reporting.JobFacts, grant: list[list[Any]]) -> list[str]:
+        assert grant == granted
+        return ["0:host_consumable:global", "0:host_consumable:vm", "0:queue_consumable:all.q"]
+    got = []
+    for state in ({"state": "transferring", "host": "vm", "granted": granted},
+                  {"state": "running", "host": "vm", "granted": granted},
+                  {"state": "pending"},  # (the requeued task forgets its host and grant)
+                  {"state": "transferring", "host": "vm", "granted": granted},
+                  {"state": "running", "host": "vm", "granted": granted},
+                  {"state": "finished", "host": "vm", "granted": granted}):
+        got += log.steps(0, job, {"task_id": 1, **state}, "vm", consumables=consumables)
+    want = [line for line in LINES if line.split(":")[1] in
+            ("job_log", "host_consumable", "queue_consumable") and
+            (":303:" in line or 1795856246 <= stamp(line) <= 1795856246 or
+             stamp(line) in (1795856256, 1795856302, 1795856323)) and
+            ":304:" not in line and line.split(":")[3] != "pending"]
+    assert [_cut(line) for line in got] == [_cut(line) for line in want]
+    # (joblog=false: the consumable records alone)
+    quiet = reporting.JobLogState().steps(0, job, {"task_id": 1, "state": "transferring",
+                                                   "granted": granted}, "vm", joblog=False,
+                                          consumables=consumables)
+    assert [line.split(":")[1] for line in quiet] == ["host_consumable", "host_consumable",
+                                                      "queue_consumable"]
+
+
+def test_job_log_of_qmod_rq() -> None:
+    job = reporting.job_facts(356, {}, name="rq", owner="sgeuser", group="sgeuser",
+                              submit_time=1795856338, is_array=False)
+    log = reporting.JobLogState()
+    got = []
+    for state in ({"state": "transferring", "host": "vm"}, {"state": "running", "host": "vm"},
+                  {"state": "pending"}):
+        got += log.steps(0, job, {"task_id": 1, **state}, "vm")
+    want = [line for line in LINES if ":356:" in line and line.split(":")[1] == "job_log"
+            and line.split(":")[3] in ("sent", "delivered", "restart")][:4]
+    assert [_cut(line) for line in got] == [_cut(line) for line in want]
+
+
+# ---- qmaster.reporting: the writer -------------------------------------------------------
+class FakeStore:
+    """What the writer reads of the qmaster's store."""
+
+    def __init__(self) -> None:
+        self.jobs: dict[int, Job] = {}
+        self.ars: dict[int, dict[str, Any]] = {}
+        self.hosts: dict[str, ExecHost] = {}
+        self.conf: dict[str, dict[str, Any]] = {
+            "exechost": {"global": [["report_variables", "cpu,np_load_avg,lic"]],
+                         "vm": [["report_variables", "load_avg,mem_free,slots,mlic,lic"]]},
+            "queue": {}, "hgrp": {}}
+        self.qi_states: dict[str, dict[str, str]] = {}
+        self.used_slots: dict[tuple[str, str], int] = {}
+
+
+def _writer(tmp_path: Path) -> Any:
+    from qmaster.reporting import ReportingWriter
+    writer = ReportingWriter(tmp_path / "reporting", "vm", lambda event, **kw: None)
+    writer.configure("reporting=true flush_time=00:00:00")
+    return writer
+
+
+def _written(writer: Any, tmp_path: Path) -> list[str]:
+    writer.flush_due(0.0, force=True)
+    path = tmp_path / "reporting"
+    return path.read_text().splitlines()[4:] if path.exists() else []
+
+
+def test_writer_host_records_at_each_load_report(tmp_path: Path) -> None:
+    writer, store = _writer(tmp_path), FakeStore()
+    host = ExecHost(name="vm", load={"load_avg": "2.596191", "mem_free": "23458.015625M"},
+                    load_time=1795856229.5, alive=True)
+    store.hosts["vm"] = host
+    event = {"kind": "host", "op": "put", "key": "vm", "obj": host.to_dict()}
+    writer.note_batch(1795856229.7, [event], [], store)
+    writer.note_batch(1795856230.0, [event], [], store)  # (the same report again: nothing)
+    assert _written(writer, tmp_path) == [captured("host", "vm")[0]]
+
+
+def test_writer_queue_records(tmp_path: Path) -> None:
+    writer, store = _writer(tmp_path), FakeStore()
+    store.hosts["vm"] = ExecHost(name="vm", alive=True)
+    store.qi_states["all.q@vm"] = {"states": "d"}
+    writer.note_batch(1795856233, [{"kind": "qstate", "op": "put", "key": "all.q@vm"}], [],
+                      store)
+    del store.qi_states["all.q@vm"]
+    writer.note_batch(1795856235, [{"kind": "qstate", "op": "del", "key": "all.q@vm"}], [],
+                      store)
+    assert _written(writer, tmp_path) == [
+        line for line in LINES if line.split(":")[1] == "queue"][:2]
+
+
+def test_writer_ar_life(tmp_path: Path) -> None:
+    """Granted, started, ended with no job (its end and its going in one batch: logged
+    once, as an end); one deleted with qrdel is logged when it goes."""
+    writer, store = _writer(tmp_path), FakeStore()
+    store.ars[20] = dict(AR20)
+    writer.note_batch(1795856386, [{"kind": "ar", "op": "put", "key": "20"}], [], store)
+    store.ars[20] = {**AR20, "state": "r"}
+    writer.note_batch(1795856394, [{"kind": "ar", "op": "put", "key": "20"}], [], store)
+    del store.ars[20]
+    writer.note_batch(1795856406, [
+        {"kind": "ar_deleted", "op": "del", "key": "20", "obj": {"ar_id": 20, "state": "x"}},
+        {"kind": "ar_deleted", "op": "del", "key": "20", "obj": {"ar_id": 20}}], [], store)
+    assert _written(writer, tmp_path) == [
+        line for line in LINES if line.split(":")[1] in AR_KINDS and line.split(":")[3:5]
+        in (["20", "root"], ["1795856386", "20"])]
+    store.ars[7] = dict(AR7)
+    writer.note_batch(1795856338, [{"kind": "ar", "op": "put", "key": "7"}], [], store)
+    store.ars[7] = {**AR7, "state": "d"}  # (qrdel while a job of it runs: not yet)
+    writer.note_batch(1795856340, [{"kind": "ar_deleted", "op": "del", "key": "7",
+                                    "obj": {"ar_id": 7, "state": "d"}}], [], store)
+    del store.ars[7]
+    writer.note_batch(1795856341, [{"kind": "ar_deleted", "op": "del", "key": "7",
+                                    "obj": {"ar_id": 7}}], [], store)
+    assert _written(writer, tmp_path)[-4:] == [
+        line for line in LINES if line.split(":")[1] in AR_KINDS and line.split(":")[3:5]
+        in (["7", "root"], ["1795856338", "7"])]
+
+
+def test_writer_ars_made_while_off_are_no_new_ars(tmp_path: Path) -> None:
+    writer, store = _writer(tmp_path), FakeStore()
+    writer.configure("reporting=false")
+    store.ars[20] = dict(AR20)
+    writer.note_batch(1795856386, [{"kind": "ar", "op": "put", "key": "20"}], [], store)
+    writer.configure("reporting=true flush_time=00:00:00")
+    store.ars[20] = {**AR20, "state": "r"}
+    writer.note_batch(1795856394, [{"kind": "ar", "op": "put", "key": "20"}], [], store)
+    assert _written(writer, tmp_path) == captured("ar_log", "1795856394")
+
+
+def test_writer_sharelog_every_interval(tmp_path: Path) -> None:
+    writer = _writer(tmp_path)
+    assert not writer.sharelog_due(100.0)  # (sharelog 0: never)
+    writer.configure("reporting=true flush_time=00:00:00 sharelog=00:00:05")
+    assert writer.sharelog_due(100.0)
+    writer.note_sharelog(100.0, [{"node_name": "/"}])
+    assert not writer.sharelog_due(104.0) and writer.sharelog_due(105.0)
+    assert _written(writer, tmp_path) == [
+        "100:sharelog:0:0:/:::0:0:" + "0.000000:" * 12]
+
