@@ -6,6 +6,9 @@ instance's queue records (qmod -d, -e) and an AR's records (qrsub, qrdel), as in
 tests/data/reference/reporting/host_queue_ar_sharelog.out."""
 from __future__ import annotations
 
+import os
+import pwd
+import subprocess
 import time
 from pathlib import Path
 from typing import Callable
@@ -13,6 +16,7 @@ from typing import Callable
 from clients.api import Client, job_request
 from common import reporting
 from deploy.cell import LocalCell
+from tests.commands import command
 
 REF = (Path(__file__).resolve().parents[1] / "data" / "reference" / "reporting"
        / "reporting.out").read_text().splitlines()
@@ -61,6 +65,7 @@ def test_reporting_file(live_cell: LocalCell) -> None:
         assert steps(lines, ran) == want_ran
         assert steps(lines, held) == want_held
         _consumables_queues_and_ars(client, path)
+        _sharelog(client, path, live_cell.cell.root)
         set_global(client, reporting_params=reporting.DEFAULT)
 
 
@@ -74,6 +79,28 @@ def _until(found: Callable[[], bool], what: str) -> None:
     while not found():
         assert time.monotonic() < deadline, what
         time.sleep(0.2)
+
+
+def _sharelog(client: Client, path: Path, where: Path) -> None:
+    """sharelog=00:00:01 and a share tree: its nodes every second, 8.1.9's fields."""
+    tree = where / "tree"
+    tree.write_text("id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1\n"
+                    "id=1\nname=default\ntype=0\nshares=10\nchildnodes=NONE\n")
+    done = subprocess.run(command("qconf") + ["-Astree", str(tree)], capture_output=True,
+                          text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    set_global(client, reporting_params="accounting=true reporting=true "
+               "flush_time=00:00:00 joblog=true sharelog=00:00:01")
+    _until(lambda: len({r[0] for r in _records(path, "sharelog")}) >= 2,
+           "two sharelog dumps")
+    rows = _records(path, "sharelog")
+    first = [r for r in rows if r[0] == rows[0][0]]
+    # (the user's node below "default" too, as sge_share_mon shows it)
+    assert [r[4:9] for r in first] == [["/", "", "", "1", "0"],
+                                       ["/default", "", "", "10", "0"],
+                                       [f"/default/{pwd.getpwuid(os.geteuid()).pw_name}",
+                                        first[2][5], "", "10", "0"]]
+    assert all(len(r) == 22 and r[-1] == "" for r in rows)
 
 
 def _consumables_queues_and_ars(client: Client, path: Path) -> None:
