@@ -299,9 +299,11 @@ def merged_report_variables(own: Sequence[str], global_: Sequence[str]) -> list[
 
 # --------------------------------------------------------------------------- advance reservations
 
-AR_EVENTS = {"r": ("START TIME REACHED", "start time of AR reached"),
-             "x": ("TERMINATED", "end time of AR reached"),
-             "d": ("DELETED", "AR deleted")}
+AR_EVENTS = {"start": ("START TIME REACHED", "start time of AR reached"),
+             "end": ("TERMINATED", "end time of AR reached"),
+             "deleted": ("DELETED", "AR deleted"),
+             "unsatisfied": ("RESOURCES UNSATISFIED", "AR resources unsatisfied"),
+             "satisfied": ("RESOURCES SATISFIED", "AR resources satisfied")}
 
 
 def new_ar_lines(now: int, ar: Mapping[str, Any]) -> list[str]:
@@ -316,16 +318,18 @@ def new_ar_lines(now: int, ar: Mapping[str, Any]) -> list[str]:
                 ar.get("granted_pe") or "", resources or "NONE"))]
 
 
-def ar_log_line(now: int, ar: Mapping[str, Any], state: str) -> str:
-    event, message = AR_EVENTS[state]
+def ar_log_line(now: int, ar: Mapping[str, Any], state: str, event: str) -> str:
+    """An AR's ``ar_log`` line: its state letter as qrstat shows it then (``W``/``E``
+    while a granted queue instance is unusable) and the event (AR_EVENTS)."""
+    name, message = AR_EVENTS[event]
     return ":".join(_text(f) for f in (now, "ar_log", now, int(ar["submission_time"]),
-                                       int(ar["ar_id"]), state, event, message))
+                                       int(ar["ar_id"]), state, name, message))
 
 
 def ar_end_lines(now: int, ar: Mapping[str, Any], state: str) -> list[str]:
     """An AR's end (``x``) or removal after qrdel (``d``): its ``ar_log`` line and an
     ``ar_acct`` line per granted queue instance with its slots."""
-    out = [ar_log_line(now, ar, state)]
+    out = [ar_log_line(now, ar, state, "end" if state == "x" else "deleted")]
     for queue, host, slots in ar.get("granted") or []:
         out.append(":".join(_text(f) for f in (now, "ar_acct", now,
                                                int(ar["submission_time"]), int(ar["ar_id"]),

@@ -23,6 +23,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
+from common import ar as rules
 from common import reporting
 from common.cluster import attr
 from common.conf_values import split_names
@@ -54,6 +55,8 @@ class ReportingWriter:
         self._ars: dict[int, dict[str, Any]] = {}  # AR id -> its record as last written
         self._load_times: dict[str, float] = {}  # host -> the load report last written
         self._alive: dict[str, bool] = {}
+        self._troubled: set[int] = set()  # ARs with a granted queue instance unusable
+        self._usable_changed = False  # a queue instance's state or a host's changed
 
     def configure(self, text: str) -> None:
         if text == self._text:
@@ -100,12 +103,18 @@ class ReportingWriter:
                         stamp, _facts(job), task, self.host, joblog=self.params.joblog,
                         consumables=lambda facts, granted, job=job: levels.lines(
                             stamp, job, granted))
+            elif kind == "task" and op == "del":  # (gone without a last step)
+                self._log.last.pop(str(event["key"]), None)
             elif kind == "host" and op == "put":
                 self._host(stamp, event.get("obj") or {}, store)
             elif kind == "qstate":
+                self._usable_changed = True
                 self._queue_state(stamp, str(event["key"]), store)
             elif kind in ("ar", "ar_deleted"):
                 self._ar(stamp, event, store)
+        if self._ars and self._usable_changed:
+            self._ar_resources(stamp, store)
+        self._usable_changed = False
 
     # ---- hosts and queues -----------------------------------------------------------
     def _host(self, stamp: int, host: Mapping[str, Any], store: "Store") -> None:
@@ -115,6 +124,7 @@ class ReportingWriter:
         name = str(host.get("name") or "")
         alive = bool(host.get("alive"))
         if name in self._alive and self._alive[name] != alive:
+            self._usable_changed = True
             for qi_name in _instances_on(store, name):
                 self._queue_state(stamp, qi_name, store, alive=alive)
         self._alive[name] = alive
@@ -159,17 +169,39 @@ class ReportingWriter:
             if known is not None and known["state"] != "x":
                 self._lines += reporting.ar_end_lines(stamp, known, "d")
             self._ars.pop(ar_id, None)
+            self._troubled.discard(ar_id)
             return
         if record is None:
             return
+        state = str(ending or record["state"])
         if known is None:
             self._lines += reporting.new_ar_lines(stamp, record)
-        state = str(ending or record["state"])
+            if _Usable(store).trouble(record):  # (granted while an instance is unusable)
+                self._troubled.add(ar_id)
+                # (8.1.9 grants it waiting, then starts it: W, then E if it starts now)
+                self._lines.append(reporting.ar_log_line(stamp, record, "W", "unsatisfied"))
         if state == "x" and (known or {}).get("state") != "x":
             self._lines += reporting.ar_end_lines(stamp, record, "x")
         elif state == "r" and (known or {}).get("state") != "r":
-            self._lines.append(reporting.ar_log_line(stamp, record, "r"))
+            shown = "E" if ar_id in self._troubled else "r"
+            self._lines.append(reporting.ar_log_line(stamp, record, shown, "start"))
         self._ars[ar_id] = {**record, "state": state}
+
+    def _ar_resources(self, stamp: int, store: "Store") -> None:
+        """After queue instance or host changes: ``ar_log`` ``RESOURCES UNSATISFIED``
+        for each AR one of whose granted queue instances became unusable (disabled, in
+        error, its host down) and ``RESOURCES SATISFIED`` when all are usable again."""
+        usable = _Usable(store)
+        for ar_id, record in self._ars.items():
+            if record["state"] in rules.ENDING_STATES:
+                continue
+            troubled = usable.trouble(record)
+            if troubled == (ar_id in self._troubled):
+                continue
+            (self._troubled.add if troubled else self._troubled.discard)(ar_id)
+            shown = rules.shown_state(record, stamp, "x" if troubled else None)
+            self._lines.append(reporting.ar_log_line(
+                stamp, record, shown, "unsatisfied" if troubled else "satisfied"))
 
     def _note_ars_quietly(self, events: list[dict[str, Any]], store: "Store") -> None:
         """While reporting is off: the ARs made meanwhile are no new ones later."""
@@ -257,6 +289,18 @@ def share_tree_rows_now(store: "Store", services: Any, now: float) -> list[dict[
     conf = policy_inputs.policy_conf(store.conf)
     return share_tree_rows(result, book.records, book.decayed_records(now, conf), now,
                            False)
+
+
+class _Usable:
+    """The queue instance states and hosts down that keep an AR from its slots."""
+
+    def __init__(self, store: "Store") -> None:
+        self.states = {name: str(s.get("states") or "") for name, s in
+                       store.qi_states.items()}
+        self.down = [name for name, host in store.hosts.items() if not host.alive]
+
+    def trouble(self, record: Mapping[str, Any]) -> bool:
+        return rules.trouble(record, self.states, self.down) is not None
 
 
 def _instances_on(store: "Store", host: str) -> list[str]:

@@ -135,7 +135,7 @@ def test_new_ar_and_its_attributes() -> None:
 def test_ar_deleted_start_and_end() -> None:
     assert reporting.ar_end_lines(1795856341, AR7, "d") == [
         line for line in LINES if stamp(line) == 1795856341]
-    assert [reporting.ar_log_line(1795856394, AR20, "r")] == captured(
+    assert [reporting.ar_log_line(1795856394, AR20, "r", "start")] == captured(
         "ar_log", "1795856394")
     assert reporting.ar_end_lines(1795856406, AR20, "x") == [
         line for line in LINES if stamp(line) == 1795856406 and line.split(":")[1] in
@@ -321,3 +321,35 @@ def test_writer_sharelog_every_interval(tmp_path: Path) -> None:
     assert _written(writer, tmp_path) == [
         "100:sharelog:0:0:/:::0:0:" + "0.000000:" * 12]
 
+
+
+def test_writer_ar_resources_unsatisfied_and_satisfied(tmp_path: Path) -> None:
+    """Captured at 1795856347: another session disabled all.q@vm while AR 6 waited
+    (W, RESOURCES UNSATISFIED), enabled it (w, SATISFIED), disabled it again; ARs 8
+    (waiting) and 9 (starting at once) granted meanwhile."""
+    writer, store = _writer(tmp_path), FakeStore()
+    store.hosts["vm"] = ExecHost(name="vm", alive=True)
+    store.ars[6] = dict(AR6)
+    writer.seed([], store.ars)
+    for states in ("d", "", "d"):
+        if states:
+            store.qi_states["all.q@vm"] = {"states": states}
+        else:
+            del store.qi_states["all.q@vm"]
+        writer.note_batch(1795856347, [{"kind": "qstate", "op": "put", "key": "all.q@vm"}],
+                          [], store)
+    ar8 = {**AR6, "ar_id": 8, "name": "", "account": "sge", "submission_time": 1795856347,
+           "start": 1798761540.0, "end": 1798761540.0, "hard_resources": {}}
+    ar9 = {**ar8, "ar_id": 9, "account": "acct", "start": 1795856347.0, "state": "r"}
+    for ar in (ar8, ar9):
+        store.ars[ar["ar_id"]] = ar
+        writer.note_batch(1795856347, [{"kind": "ar", "op": "put", "key": str(ar["ar_id"])}],
+                          [], store)
+    at = [line for line in LINES if stamp(line) == 1795856347]
+    queues = [line for line in at if line.split(":")[1] == "queue"][:3]
+    ar6 = [line for line in at if line.split(":")[1] == "ar_log" and
+           line.split(":")[4] == "6"][:3]
+    ars = [line for line in at if line.split(":")[1] in AR_KINDS[:3] and "DELETED" not in line
+           and line.split(":")[3 if line.split(":")[1] == "new_ar" else 4] in ("8", "9")]
+    want = [queues[0], ar6[0], queues[1], ar6[1], queues[2], ar6[2], *ars]
+    assert _written(writer, tmp_path) == want
