@@ -105,15 +105,23 @@ def _sharelog(client: Client, path: Path, where: Path) -> None:
 
 def _consumables_queues_and_ars(client: Client, path: Path) -> None:
     [host] = [h for h in client.conf_get("exechost") if h != "global"]
-    pairs = client.conf_get("exechost")[host]
-    client.conf_put("exechost", host, [[k, "slots" if k == "report_variables" else v]
-                                       for k, v in pairs], "modify")
-    [job] = client.submit([job_request("/bin/true", binary=True, job_name="slots")])
+    client.conf_put("complex", "lic", [["lic", "lic", "INT", "<=", "YES", "YES", "0", "0"]],
+                    "add")
+    for name, values in ((host, {"report_variables": "slots"}),
+                         ("global", {"report_variables": "lic", "complex_values": "lic=4"})):
+        pairs = client.conf_get("exechost")[name]
+        client.conf_put("exechost", name, [[k, values.get(k, v)] for k, v in pairs],
+                        "modify")
+    [job] = client.submit([job_request("/bin/true", binary=True, job_name="slots",
+                                       hard_resources={"lic": "1"})])
     client.wait([job], timeout=30)
     _until(lambda: len(_records(path, "queue_consumable")) >= 2, "queue_consumable records")
     taken, freed = _records(path, "queue_consumable")[:2]
     assert (taken[2:4], taken[5:], freed[5:]) == (
         ["all.q", host], ["", "slots=1.000000=4.000000"], ["", "slots=0.000000=4.000000"])
+    # (the host's own list has no lic: no record of the host; the global host's has)
+    assert [r[2:3] + r[4:] for r in _records(path, "host_consumable")] == [
+        ["global", "X", "lic=1.000000=4.000000"], ["global", "X", "lic=0.000000=4.000000"]]
     user = client.user.to_dict()
     for action in ("disable", "enable"):
         client.request("qmod", {"user": user, "items": [

@@ -353,3 +353,26 @@ def test_writer_ar_resources_unsatisfied_and_satisfied(tmp_path: Path) -> None:
            and line.split(":")[3 if line.split(":")[1] == "new_ar" else 4] in ("8", "9")]
     want = [queues[0], ar6[0], queues[1], ar6[1], queues[2], ar6[2], *ars]
     assert _written(writer, tmp_path) == want
+
+
+# ---- report_variables ------------------------------------------------------------------
+def test_report_variables_must_name_complex_attributes(tmp_path: Path) -> None:
+    """8.1.9: each name must be a complex attribute's (its full name), else
+    ``unknown resource "x"``; NONE and known names are taken."""
+    import pytest
+
+    from qmaster.defaults import exechost_defaults
+    from tests.unit.test_qmaster_core import ROOT, Harness
+    qm = Harness(tmp_path)
+
+    def put(value: str) -> None:
+        pairs = [[k, value if k == "report_variables" else v]
+                 for k, v in exechost_defaults("global")]
+        qm.call("conf_put", {"user": ROOT.to_dict(), "kind": "exechost", "name": "global",
+                             "data": pairs, "mode": "modify"})
+    put("cpu,np_load_avg")
+    with pytest.raises(RuntimeError, match='unknown resource "nosuch"'):
+        put("cpu,nosuch")
+    with pytest.raises(RuntimeError, match='unknown resource "nla"'):  # (a shortcut)
+        put("nla")
+    put("NONE")
