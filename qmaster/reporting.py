@@ -77,10 +77,7 @@ class ReportingWriter:
                    accounting_lines: list[str], store: "Store") -> None:
         jobs = store.jobs
         if not self.params.reporting:
-            # the jobs and ARs made meanwhile are no new ones once reporting is turned on
-            self._known.update(int(e["key"]) for e in events
-                               if e.get("kind") == "job" and e.get("op") == "put")
-            self._note_ars_quietly(events, store)
+            self._note_quietly(events, store)
             return
         stamp = int(now)
         levels = _Levels(store, self.params.log_consumables)
@@ -203,15 +200,26 @@ class ReportingWriter:
             self._lines.append(reporting.ar_log_line(
                 stamp, record, shown, "unsatisfied" if troubled else "satisfied"))
 
-    def _note_ars_quietly(self, events: list[dict[str, Any]], store: "Store") -> None:
-        """While reporting is off: the ARs made meanwhile are no new ones later."""
+    def _note_quietly(self, events: list[dict[str, Any]], store: "Store") -> None:
+        """While reporting is off: the jobs and ARs made meanwhile are no new ones once
+        it is turned on (and those that went are forgotten: the sets stay bounded)."""
         for event in events:
-            if event.get("kind") in ("ar", "ar_deleted"):
+            kind = event.get("kind")
+            if kind == "job":
+                job_id = int(event["key"])
+                if event.get("op") == "put":
+                    self._known.add(job_id)
+                else:
+                    self._known.discard(job_id)
+                    self._deleted.pop(job_id, None)
+            elif kind in ("ar", "ar_deleted"):
                 ar_id = int(event["key"])
                 if ar_id in store.ars:
                     self._ars[ar_id] = dict(store.ars[ar_id])
                 else:
                     self._ars.pop(ar_id, None)
+            elif kind == "task" and event.get("op") == "del":
+                self._log.last.pop(str(event["key"]), None)
 
     # ---- jobs -----------------------------------------------------------------------
     def _deleted_ranges(self, stamp: int, rng: Mapping[str, Any], jobs: Mapping[int, Job]

@@ -47,8 +47,9 @@ def check_report_variables(name: str, value: str) -> str:
 
 def report_variables_refusal(pairs: Sequence[Sequence[str]], attribute_names: Iterable[str]
                              ) -> str | None:
-    """8.1.9's refusal of a ``report_variables`` name that is no complex attribute (by
-    its full name: the records name values so)."""
+    """8.1.9's refusal of a ``report_variables`` name that is no complex attribute's name
+    or shortcut (``attribute_names``: both). A shortcut is taken as 8.1.9 takes it, and
+    matches no load value or consumable in the records, which name them in full."""
     known = set(attribute_names)
     for key, value in pairs:
         if key == "report_variables":

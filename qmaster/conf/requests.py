@@ -328,7 +328,8 @@ def _check_references(ctx: Ctx, kind: str, name: str, pairs: list[list[str]]) ->
         if refusal:
             raise RequestError("invalid", refusal)
     if kind == "exechost":  # (the reporting file's host records)
-        refusal = report_variables_refusal(pairs, (a.name for a in cell_complexes(conf)))
+        refusal = report_variables_refusal(pairs, (n for a in cell_complexes(conf)
+                                                    for n in (a.name, a.shortcut)))
         if refusal:
             raise RequestError("invalid", refusal)
     if kind == "queue":

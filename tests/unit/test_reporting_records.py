@@ -357,8 +357,8 @@ def test_writer_ar_resources_unsatisfied_and_satisfied(tmp_path: Path) -> None:
 
 # ---- report_variables ------------------------------------------------------------------
 def test_report_variables_must_name_complex_attributes(tmp_path: Path) -> None:
-    """8.1.9: each name must be a complex attribute's (its full name), else
-    ``unknown resource "x"``; NONE and known names are taken."""
+    """8.1.9: each name must be a complex attribute's name or shortcut, else
+    ``unknown resource "x"``."""
     import pytest
 
     from qmaster.defaults import exechost_defaults
@@ -373,6 +373,15 @@ def test_report_variables_must_name_complex_attributes(tmp_path: Path) -> None:
     put("cpu,np_load_avg")
     with pytest.raises(RuntimeError, match='unknown resource "nosuch"'):
         put("cpu,nosuch")
-    with pytest.raises(RuntimeError, match='unknown resource "nla"'):  # (a shortcut)
-        put("nla")
+    put("nla")  # (a shortcut: taken, as 8.1.9 takes it)
     put("NONE")
+
+
+def test_writer_forgets_what_went_while_reporting_is_off(tmp_path: Path) -> None:
+    """The writer's sets stay bounded by what the qmaster holds, reporting on or off."""
+    writer, store = _writer(tmp_path), FakeStore()
+    writer.configure("reporting=false")
+    for job_id in range(1, 101):
+        writer.note_batch(1.0, [{"kind": "job", "op": "put", "key": str(job_id)},
+                                {"kind": "job", "op": "del", "key": str(job_id)}], [], store)
+    assert not writer._known
