@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from common.conf_values import ConfError, parse_time, split_assignments
+from common.jobstate import NOT_SCHEDULED
 
 HEADER = "# Version: 8.1.9\n# \n# DO NOT MODIFY THIS FILE MANUALLY!\n# \n"
 FILE_NAME = "reporting"
@@ -109,8 +110,12 @@ def acct_line(now: int, accounting_line: str) -> str:
 
 def pending_deleted(now: int, job: JobFacts, task_id: int, deleted_by: str,
                     qmaster_host: str) -> list[str]:
-    """A task deleted before it ran: 8.1.9's two steps."""
+    """A task deleted before it ran: 8.1.9's two steps; a ``qsub -now y`` job no pass
+    could start: the scheduler's one."""
     shown = task_id if job.is_array else 0
+    if deleted_by == NOT_SCHEDULED:
+        return [job_log_line(now, job, "deleted", shown, "", "scheduler", qmaster_host,
+                             "immediate job deleted by scheduler")]
     return [job_log_line(now, job, "deleted", shown, "", deleted_by, qmaster_host,
                          "job deleted"),
             job_log_line(now, job, "finished", shown, "", "master", qmaster_host,

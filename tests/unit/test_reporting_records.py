@@ -385,3 +385,13 @@ def test_writer_forgets_what_went_while_reporting_is_off(tmp_path: Path) -> None
         writer.note_batch(1.0, [{"kind": "job", "op": "put", "key": str(job_id)},
                                 {"kind": "job", "op": "del", "key": str(job_id)}], [], store)
     assert not writer._known
+
+
+def test_an_immediate_job_no_pass_could_start() -> None:
+    """qsub -now y refused: 8.1.9's one step (sge_give_jobs, COMMIT_ST_NO_RESOURCES)."""
+    from common.jobstate import NOT_SCHEDULED
+    job = reporting.job_facts(5, {}, name="now", owner="u", group="g", submit_time=1,
+                              is_array=False)
+    [line] = reporting.pending_deleted(2, job, 1, NOT_SCHEDULED, "vm")
+    assert line.split(":")[3:10] == ["deleted", "5", "0", "NONE", "", "scheduler", "vm"]
+    assert line.endswith(":immediate job deleted by scheduler")
