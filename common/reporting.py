@@ -127,8 +127,9 @@ _LETTERS = {"transferring": "t", "running": "r", "suspended": "s", "finished": "
             "deleted": "r"}  # (deletion asked: still running until the execd reports)
 
 
-# what a task's consumable records are made from: its granted [queue, host, slots] entries
-ConsumableLines = Callable[[JobFacts, list[list[Any]]], list[str]]
+# a task's consumable records, made of its granted [queue, host, slots] entries when it
+# takes (True) or frees (False) them
+ConsumableLines = Callable[[JobFacts, list[list[Any]], bool], list[str]]
 ACTIVE = frozenset({"transferring", "running", "suspended", "deleted"})
 RESCHEDULED = "job didn't get resources -> schedule it again"  # (qmod -rj/-rq, exit 99)
 
@@ -147,6 +148,10 @@ class JobLogState:
     sent back to pending still knows the host it left."""
 
     last: dict[str, _Seen] = field(default_factory=dict)
+
+    def seen(self, key: str, state: str, host: str, granted: list[list[Any]]) -> None:
+        """A task's step taken as already logged (a qmaster's start: its active tasks)."""
+        self.last[key] = _Seen(state, host, [list(g) for g in granted])
 
     def steps(self, now: int, job: JobFacts, task: Mapping[str, Any], qmaster_host: str,
               *, joblog: bool = True, consumables: ConsumableLines | None = None
@@ -172,9 +177,9 @@ class JobLogState:
             out.append((True, job_log_line(now, job, event, task_id, letter, user, where,
                                            message)))
 
-        def freed_or_taken() -> None:
+        def freed_or_taken(taking: bool = False) -> None:
             if consumables is not None and granted:
-                out.extend((False, line) for line in consumables(job, granted))
+                out.extend((False, line) for line in consumables(job, granted, taking))
 
         self._step(job, task, state, previous, host, qmaster_host, log, freed_or_taken)
         if state == "finished":
@@ -186,15 +191,15 @@ class JobLogState:
     @staticmethod
     def _step(job: JobFacts, task: Mapping[str, Any], state: str, previous: str | None,
               host: str, qmaster_host: str, log: Callable[..., None],
-              freed_or_taken: Callable[[], None]) -> None:
+              freed_or_taken: Callable[..., None]) -> None:
         letter = _LETTERS.get(previous or "", "")
         if state == "transferring":
             log("sent", "t", "master", qmaster_host, "sent to execd")
-            freed_or_taken()
+            freed_or_taken(True)
         elif state == "running" and previous in (None, "transferring", "pending"):
             if previous != "transferring":
                 log("sent", "t", "master", qmaster_host, "sent to execd")
-                freed_or_taken()
+                freed_or_taken(True)
             log("delivered", "r", "master", qmaster_host, "job received by execd")
         elif state == "finished":
             deleted_by = task.get("deleted_by")

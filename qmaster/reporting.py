@@ -28,7 +28,7 @@ from common import reporting
 from common.cluster import attr
 from common.conf_values import split_names
 from common.conffile import ConfError
-from common.model import Job
+from common.model import Job, Task
 from common.qi_letters import state_string
 from common.resource.complexes import resolve_name
 from common.resource.values import MEMORY, TIME, format_double, format_value, parse_value
@@ -57,6 +57,7 @@ class ReportingWriter:
         self._alive: dict[str, bool] = {}
         self._troubled: set[int] = set()  # ARs with a granted queue instance unusable
         self._usable_changed = False  # a queue instance's state or a host's changed
+        self._book = ConsumableBook()
 
     def configure(self, text: str) -> None:
         if text == self._text:
@@ -67,11 +68,14 @@ class ReportingWriter:
         except ConfError:  # (checked at qconf -mconf: an old spool's value, say)
             self.params = reporting.ReportingParams()
 
-    def seed(self, job_ids: Iterable[int], ars: Mapping[int, Mapping[str, Any]] = {}
-             ) -> None:
-        """Jobs and ARs there before this start are no new ones."""
+    def seed(self, job_ids: Iterable[int], ars: Mapping[int, Mapping[str, Any]] = {},
+             tasks: Iterable[Task] = ()) -> None:
+        """Jobs and ARs there before this start are no new ones, and the active tasks'
+        steps so far are taken (their next one is logged as a next one)."""
         self._known.update(job_ids)
         self._ars.update({ar_id: dict(record) for ar_id, record in ars.items()})
+        for task in tasks:
+            self._log.seen(task.key, str(task.state), task.host or "", task.granted)
 
     def note_batch(self, now: float, events: list[dict[str, Any]],
                    accounting_lines: list[str], store: "Store") -> None:
@@ -80,7 +84,7 @@ class ReportingWriter:
             self._note_quietly(events, store)
             return
         stamp = int(now)
-        levels = _Levels(store, self.params.log_consumables)
+        levels = _Levels(store, self.params.log_consumables, self._book)
         # (8.1.9 writes a task's acct record before the job_log steps of its end)
         self._lines += [reporting.acct_line(stamp, line) for line in accounting_lines]
         for event in events:
@@ -98,10 +102,11 @@ class ReportingWriter:
                 if job is not None:
                     self._lines += self._log.steps(
                         stamp, _facts(job), task, self.host, joblog=self.params.joblog,
-                        consumables=lambda facts, granted, job=job: levels.lines(
-                            stamp, job, granted))
+                        consumables=lambda facts, granted, taking, job=job: levels.lines(
+                            stamp, job, granted, taking))
             elif kind == "task" and op == "del":  # (gone without a last step)
-                self._log.last.pop(str(event["key"]), None)
+                if self._log.last.pop(str(event["key"]), None) is not None:
+                    self._book.forget()
             elif kind == "host" and op == "put":
                 self._host(stamp, event.get("obj") or {}, store)
             elif kind == "qstate":
@@ -316,22 +321,88 @@ def _instances_on(store: "Store", host: str) -> list[str]:
     return [qi.name for qi in instances_of(store) if qi.host == host]
 
 
+class ConsumableBook:
+    """Slots and consumables in use per level, as the reporting file's consumable records
+    show them: kept step by step from the tasks the writer sees taking and freeing their
+    grants (a task's debits: constant cost), worked out in full from the store only when
+    first needed, after the layout changed (configuration, queue states, hosts up or
+    down) or after steps it did not follow (the qmaster's loop is never held for a walk
+    over every running task at each batch)."""
+
+    def __init__(self) -> None:
+        self.view: ResourceView | None = None
+        self.slots: dict[tuple[str, str], int] = {}
+        self.generation = -1
+
+    def forget(self) -> None:
+        self.view = None
+
+    def current(self, store: "Store") -> bool:
+        return self.view is not None and self.generation == store.layout_generation
+
+    def rebuild(self, store: "Store") -> None:
+        """From the store as it is (after the batch: its steps are in already)."""
+        from common.placement.resources import build_view
+        from qmaster.placement_view import instances_of
+        active = [(store.jobs[t.job_id].opts.get("hard_resources") or {}, t.granted)
+                  for t in store.active_tasks() if t.job_id in store.jobs and t.granted]
+        self.view = build_view(store.conf, store.hosts, instances_of(store), active)
+        self.slots = dict(store.used_slots)
+        self.generation = store.layout_generation
+
+    def step(self, job: Job, granted: list[list[Any]], sign: int) -> None:
+        """A task took (+1) or freed (-1) its grant."""
+        from common.placement.resources import apply, debits, job_requests
+        assert self.view is not None
+        requests = job_requests(job.opts.get("hard_resources") or {}, self.view.attrs)
+        if requests is not None:
+            apply(self.view, debits(self.view, requests, granted), sign)
+        for queue, host, slots in granted:
+            key = (str(queue), str(host))
+            self.slots[key] = self.slots.get(key, 0) + sign * int(slots)
+
+    def consumables(self, key: tuple[str, ...]) -> list[reporting.Consumable]:
+        assert self.view is not None
+        attrs = {a.name: a for a in self.view.attrs}
+        used = self.view.usage.get(key, {})
+        out = []
+        for name, text in self.view.values.get(key, {}).items():
+            found = attrs.get(name)
+            if found is None or not (found.is_consumable or name == "slots"):
+                continue
+            if key[0] == "queue" and name == "slots":  # (the pass's own bookkeeping)
+                in_use = float(self.slots.get((key[1], key[2]), 0))
+            else:
+                in_use = float(used.get(name, 0.0))
+            out.append(reporting.Consumable(name, in_use, _capacity(found.type, text)))
+        if key[0] == "queue":  # (8.1.9 lists a queue instance's slots first)
+            out.sort(key=lambda c: c.name != "slots")
+        return out
+
+
 class _Levels:
-    """Slots and consumables in use and configured, per level, as the store has them
-    after the batch (worked out when a record first needs them, once per batch)."""
+    """The consumable records of one batch's task steps (ConsumableBook has the
+    figures; ``fresh``: the book was worked out during this batch, its steps are in)."""
 
-    def __init__(self, store: "Store", every: bool) -> None:
-        self.store, self.every = store, every
-        self._view: ResourceView | None = None
+    def __init__(self, store: "Store", every: bool, book: ConsumableBook) -> None:
+        self.store, self.every, self.book = store, every, book
+        self.fresh = False
 
-    def lines(self, stamp: int, job: Job, granted: list[list[Any]]) -> list[str]:
+    def lines(self, stamp: int, job: Job, granted: list[list[Any]], taking: bool
+              ) -> list[str]:
         """8.1.9's records of a job taking or freeing its grant: the global host's and,
         per granted queue instance, its host's ``host_consumable`` and its
         ``queue_consumable``, each with the consumables it logs (module doc)."""
         globals_ = report_variables(self.store, GLOBAL)
         if not self.every and not globals_ and not any(
                 report_variables(self.store, str(host)) for _, host, _ in granted):
-            return []  # (nothing is logged: no need for the levels)
+            self.book.forget()  # (nothing is logged: the book is not kept meanwhile)
+            return []
+        if self.book.current(self.store) and not self.fresh:
+            self.book.step(job, granted, 1 if taking else -1)
+        elif not self.fresh:
+            self.book.rebuild(self.store)
+            self.fresh = True
         requested = self._requested(job)
         out: list[str] = []
         for queue, host, _slots in granted:
@@ -340,13 +411,13 @@ class _Levels:
                                                        globals_)
             for name, variables in ((GLOBAL, globals_), (host, merged)):
                 text = reporting.consumables_text(
-                    self._consumables(("global",) if name == GLOBAL else ("host", name)),
+                    self.book.consumables(("global",) if name == GLOBAL else ("host", name)),
                     reporting.job_requests_logged(requested, variables, self.every))
                 line = reporting.host_consumable_line(stamp, name, text)
                 if line:
                     out.append(line)
             text = reporting.consumables_text(
-                self._consumables(("queue", queue, host)),
+                self.book.consumables(("queue", queue, host)),
                 reporting.job_requests_logged(requested, merged, self.every))
             states = str((self.store.qi_states.get(f"{queue}@{host}") or {}).get("states")
                          or "")
@@ -358,38 +429,12 @@ class _Levels:
         return out
 
     def _requested(self, job: Job) -> set[str]:
-        view = self._resources()
+        assert self.book.view is not None
         names = set()
         for name in (job.opts.get("hard_resources") or {}):
-            found = resolve_name(view.attrs, str(name))
+            found = resolve_name(self.book.view.attrs, str(name))
             names.add(found.name if found is not None else str(name))
         return names
-
-    def _resources(self) -> "ResourceView":
-        if self._view is None:
-            from qmaster.placement_view import store_pass_input
-            view = store_pass_input(self.store).resources
-            assert view is not None  # (the qmaster's pass input always has its resources)
-            self._view = view
-        return self._view
-
-    def _consumables(self, key: tuple[str, ...]) -> list[reporting.Consumable]:
-        view = self._resources()
-        attrs = {a.name: a for a in view.attrs}
-        used = view.usage.get(key, {})
-        out = []
-        for name, text in view.values.get(key, {}).items():
-            found = attrs.get(name)
-            if found is None or not (found.is_consumable or name == "slots"):
-                continue
-            if key[0] == "queue" and name == "slots":  # (the pass's own bookkeeping)
-                in_use = float(self.store.used_slots.get((key[1], key[2]), 0))
-            else:
-                in_use = float(used.get(name, 0.0))
-            out.append(reporting.Consumable(name, in_use, _capacity(found.type, text)))
-        if key[0] == "queue":  # (8.1.9 lists a queue instance's slots first)
-            out.sort(key=lambda c: c.name != "slots")
-        return out
 
 
 def _capacity(vtype: Any, text: str) -> str:

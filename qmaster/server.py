@@ -204,7 +204,7 @@ class QmasterServer:
         """Read the spool into the store (with defaults and fixes for older spools)."""
         started = time.monotonic()
         self._load()
-        self.reporting.seed(self.store.jobs, self.store.ars)
+        self.reporting.seed(self.store.jobs, self.store.ars, self.store.active_tasks())
         self._info("spool loaded", jobs=len(self.store.jobs),
                    seconds=round(time.monotonic() - started, 3))
 

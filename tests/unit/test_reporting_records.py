@@ -181,8 +181,12 @@ def test_job_log_of_qmod_rj_and_its_consumables() -> None:
     log = reporting.JobLogState()
     granted = [["all.q", "vm", 1]]
 
-    def consumables(facts: reporting.JobFacts, grant: list[list[Any]]) -> list[str]:
+    takes: list[bool] = []
+
+    def consumables(facts: reporting.JobFacts, grant: list[list[Any]], taking: bool
+                    ) -> list[str]:
         assert grant == granted
+        takes.append(taking)
         return ["0:host_consumable:global", "0:host_consumable:vm", "0:queue_consumable:all.q"]
     got = []
     for state in ({"state": "transferring", "host": "vm", "granted": granted},
@@ -198,6 +202,7 @@ def test_job_log_of_qmod_rj_and_its_consumables() -> None:
              stamp(line) in (1795856256, 1795856302, 1795856323)) and
             ":304:" not in line and line.split(":")[3] != "pending"]
     assert [_cut(line) for line in got] == [_cut(line) for line in want]
+    assert takes == [True, False, True, False]
     # (joblog=false: the consumable records alone)
     quiet = reporting.JobLogState().steps(0, job, {"task_id": 1, "state": "transferring",
                                                    "granted": granted}, "vm", joblog=False,
@@ -395,3 +400,44 @@ def test_an_immediate_job_no_pass_could_start() -> None:
     [line] = reporting.pending_deleted(2, job, 1, NOT_SCHEDULED, "vm")
     assert line.split(":")[3:10] == ["deleted", "5", "0", "NONE", "", "scheduler", "vm"]
     assert line.endswith(":immediate job deleted by scheduler")
+
+
+def test_the_consumable_book_kept_step_by_step_agrees_with_the_store(tmp_path: Path) -> None:
+    """Through a qmaster core: the records' figures, kept from the tasks' steps after the
+    first full count, are the store's own after every batch (slots of the queue
+    instance, a global consumable of 4 each job takes 1 of)."""
+    from tests.unit.test_qmaster_core import ROOT, Harness
+    from qmaster.defaults import exechost_defaults
+    qm = Harness(tmp_path, auto_add_hosts=True, default_slots=4)
+    qm.register("h1")
+    qm.call("conf_put", {"user": ROOT.to_dict(), "kind": "complex", "name": "lic",
+                         "data": [["lic", "lic", "INT", "<=", "YES", "YES", "1", "0"]],
+                         "mode": "add"})
+    qm.call("conf_put", {"user": ROOT.to_dict(), "kind": "exechost", "name": "global",
+                         "data": [[k, {"complex_values": "lic=4",
+                                       "report_variables": "slots,lic"}.get(k, v)]
+                                  for k, v in exechost_defaults("global")],
+                         "mode": "modify"})
+    conf = dict(qm.server.store.conf["conf"]["global"])
+    conf["reporting_params"] = "reporting=true flush_time=00:00:00"
+    qm.call("conf_put", {"user": ROOT.to_dict(), "kind": "conf", "name": "global",
+                         "data": [[k, v] for k, v in conf.items()], "mode": "modify"})
+    qm.cell.common_dir.mkdir(parents=True, exist_ok=True)
+    path = qm.cell.common_dir / reporting.FILE_NAME
+
+    def last(kind: str) -> str:
+        qm.server.reporting.flush_due(0.0, force=True)
+        return [line for line in path.read_text().splitlines()
+                if line.split(":")[1:2] == [kind]][-1].split(":")[-1]
+    jobs = [qm.submit(hard_resources={"lic": "1"}) for _ in range(3)]
+    for count, job_id in enumerate(jobs, 1):
+        qm.dispatch(job_id)
+        assert qm.server.reporting._book.current(qm.server.store)  # (kept, not redone)
+        assert last("queue_consumable") == f"slots={count:f}=4.000000"
+        assert last("host_consumable") == f"lic={count:f}=4.000000"
+    for count, job_id in zip((2, 1), jobs):
+        qm.call("job_finished", {"host": "h1", "job_id": job_id, "task_id": 1,
+                                 "result": {"exit_status": 0}}, identity=b"execd:h1")
+        assert last("queue_consumable") == f"slots={count:f}=4.000000"
+        assert last("host_consumable") == f"lic={count:f}=4.000000"
+        assert qm.server.store.used_slots[("all.q", "h1")] == count
