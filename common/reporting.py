@@ -170,10 +170,8 @@ class JobLogState:
         host = str(task.get("host") or (seen.host if seen else "") or qmaster_host)
         out: list[tuple[bool, str]] = []  # (a job_log line?, line)
 
-        def log(event: str, letter: str, user: str, where: str, message: str,
-                shown: int | None = None) -> None:
-            task_id = shown if shown is not None else \
-                int(task["task_id"]) if job.is_array else 0
+        def log(event: str, letter: str, user: str, where: str, message: str) -> None:
+            task_id = int(task["task_id"]) if job.is_array else 0
             out.append((True, job_log_line(now, job, event, task_id, letter, user, where,
                                            message)))
 
