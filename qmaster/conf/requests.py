@@ -32,8 +32,8 @@ from common.conffile import ConfError
 from common.model import CONF_KINDS
 from common.objects_conf import KINDS, hostgroup_cycle
 from common.objects_conf.base import normalize
-from common.objects_conf.queue import parse_host_overrides
 from common.objects_conf.host import report_variables_refusal
+from common.objects_conf.queue import parse_host_overrides
 from common.placement.load_alarm import Check, exceeded
 from common.placement.resources import global_load
 from common.resource.complexes import COMPLEX_KIND, COMPLEX_OBJECT, cell_complexes, rows_of
