@@ -22,6 +22,7 @@ from clients.api import ClientError, connect_or_exit
 from clients.events import Cursor, subscribe
 
 USAGE = """\
+SGE 8.1.9
 usage:
 qevent [-h|-help]
 qevent -ts|-testsuite
@@ -32,8 +33,6 @@ qevent -trigger EVENT SCRIPT [ -trigger EVENT SCRIPT, ... ]
    -ts, -testsuite        run in testsuite mode
    -sm, -subscribe        run in subscribe mode
    -trigger EVENT SCRIPT  start SCRIPT (executable) when EVENT occurs
-   -u user_list           only the jobs of these users (pygridengine)
-   -resume EPOCH:SEQ      go on after the event EPOCH:SEQ (pygridengine)
 
 SCRIPT - path to a executable shell script
          1. command line argument: event name
@@ -42,6 +41,10 @@ SCRIPT - path to a executable shell script
 EVENT  - One of the following event category:
          JB_END      - job end event
          JB_TASK_END - job task end event
+
+pygridengine also takes, with -subscribe or -trigger:
+  -u user_list           only the jobs of these users
+  -resume EPOCH:SEQ      go on after the event EPOCH:SEQ (a -subscribe line's epoch and seq)
 """
 TRIGGER_EVENTS = ("JB_END", "JB_TASK_END")
 REMEMBERED = 100000  # jobs and tasks whose end was already told (a bounded memory)

@@ -32,6 +32,7 @@ def keep(check: Check) -> Check:
     def checked(name: str, value: str) -> str:
         check(name, value)
         return value.strip()
+    checked.__wrapped__ = check  # type: ignore[attr-defined]  # (-fmt json types by it)
     return checked
 
 
