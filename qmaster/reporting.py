@@ -290,18 +290,35 @@ def report_variables(store: "Store", host: str) -> list[str]:
 
 
 def share_tree_rows_now(store: "Store", services: Any, now: float) -> list[dict[str, Any]]:
-    """The share tree's nodes as sge_share_mon shows them now (usage as last booked, as
-    8.1.9's sharelog); [] without a share tree."""
-    from common.objects_conf.sharetree import SHARETREE
+    """The configured share tree's nodes as sge_share_mon shows them now (usage as last
+    booked); [] without a share tree. The users' nodes the policy adds below a
+    ``default`` leaf are left out: 8.1.9's scheduler keeps them to itself, so its qmaster's
+    tree, which the sharelog dumps, never has them."""
+    from common.objects_conf.sharetree import SHARETREE, tree_of
     from common.policy import inputs as policy_inputs
     from qmaster.policy_view import share_tree_rows
-    if not (store.conf.get("sharetree") or {}).get(SHARETREE):
+    stored = (store.conf.get("sharetree") or {}).get(SHARETREE)
+    root = tree_of(stored) if stored else None
+    if root is None:
         return []
     book = services.usage
     result = services.policy_view.result(store, now, services.seq, book)
     conf = policy_inputs.policy_conf(store.conf)
-    return share_tree_rows(result, book.records, book.decayed_records(now, conf), now,
-                           False)
+    configured = _paths(root)
+    return [row for row in share_tree_rows(result, book.records,
+                                           book.decayed_records(now, conf), now, False)
+            if row["node_name"] in configured]
+
+
+def _paths(root: Any) -> set[str]:
+    """``/`` for the root, ``/a``, ``/a/b`` below it: the configured nodes' paths."""
+    out = {"/"}
+    stack = [(child, f"/{child.name}") for child in root.children]
+    while stack:
+        node, path = stack.pop()
+        out.add(path)
+        stack.extend((child, f"{path}/{child.name}") for child in node.children)
+    return out
 
 
 class _Usable:
