@@ -132,6 +132,7 @@ _LETTERS = {"transferring": "t", "running": "r", "suspended": "s", "finished": "
 ConsumableLines = Callable[[JobFacts, list[list[Any]], bool], list[str]]
 ACTIVE = frozenset({"transferring", "running", "suspended", "deleted"})
 RESCHEDULED = "job didn't get resources -> schedule it again"  # (qmod -rj/-rq, exit 99)
+NEVER_RAN = "job never ran -> schedule it again"  # (a queue error: prolog, epilog)
 
 
 @dataclass(frozen=True)
@@ -214,8 +215,10 @@ class JobLogState:
             freed_or_taken()
             log("deleted", "T", "scheduler", qmaster_host, "job deleted by scheduler")
         elif state == "pending" and previous in ACTIVE:
-            # sent back to pending (qmod -rj/-rq, exit 99): its run ends, its grant is freed
-            log("restart", "r", "execution daemon", host, RESCHEDULED)
+            # sent back to pending (qmod -rj/-rq, exit 99; a failed prolog or epilog,
+            # whose reason the task keeps): its run ends, its grant is freed
+            log("restart", "r", "execution daemon", host,
+                NEVER_RAN if task.get("error_reason") else RESCHEDULED)
             log("restart", "r", "master", qmaster_host,
                 f"rescheduling job {job.job_id}.{task['task_id']}")
             freed_or_taken()

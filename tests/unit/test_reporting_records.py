@@ -441,3 +441,18 @@ def test_the_consumable_book_kept_step_by_step_agrees_with_the_store(tmp_path: P
         assert last("queue_consumable") == f"slots={count:f}=4.000000"
         assert last("host_consumable") == f"lic={count:f}=4.000000"
         assert qm.server.store.used_slots[("all.q", "h1")] == count
+
+
+def test_job_log_of_a_task_rescheduled_by_a_queue_error() -> None:
+    """A failed prolog puts the queue instance in error and the task back (its reason
+    kept): 8.1.9's execution daemon says the job never ran (job_exit.c's case)."""
+    job = reporting.job_facts(7, {}, name="p", owner="u", group="g", submit_time=1,
+                              is_array=False)
+    log = reporting.JobLogState()
+    got = []
+    for state in ({"state": "transferring", "host": "vm"}, {"state": "running"},
+                  {"state": "pending", "error_reason": "prolog failed"}):
+        got += log.steps(0, job, {"task_id": 1, **state}, "qm")
+    assert [line.split(":")[3] + ":" + line.split(":")[-1] for line in got[-2:]] == [
+        "restart:job never ran -> schedule it again", "restart:rescheduling job 7.1"]
+    assert got[-2].split(":")[8:10] == ["execution daemon", "vm"]
