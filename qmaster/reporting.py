@@ -207,7 +207,9 @@ class ReportingWriter:
 
     def _note_quietly(self, events: list[dict[str, Any]], store: "Store") -> None:
         """While reporting is off: the jobs and ARs made meanwhile are no new ones once
-        it is turned on (and those that went are forgotten: the sets stay bounded)."""
+        it is turned on (and those that went are forgotten: the sets stay bounded), and
+        the tasks' steps and hosts' states are followed, so that the first records after
+        it is turned on tell only what changed then."""
         for event in events:
             kind = event.get("kind")
             if kind == "job":
@@ -223,8 +225,16 @@ class ReportingWriter:
                     self._ars[ar_id] = dict(store.ars[ar_id])
                 else:
                     self._ars.pop(ar_id, None)
-            elif kind == "task" and event.get("op") == "del":
-                self._log.last.pop(str(event["key"]), None)
+            elif kind == "task":  # (a task's next step is told as a next one later)
+                task = event.get("obj") or {}
+                if event.get("op") == "del" or task.get("state") == "finished":
+                    self._log.last.pop(str(event["key"]), None)
+                else:
+                    self._log.seen(str(event["key"]), str(task.get("state")),
+                                   str(task.get("host") or ""), task.get("granted") or [])
+            elif kind == "host":
+                self._alive[str(event["key"])] = bool((event.get("obj") or {}).get("alive"))
+        self._book.forget()  # (not kept meanwhile: counted anew when needed)
 
     # ---- jobs -----------------------------------------------------------------------
     def _deleted_ranges(self, stamp: int, rng: Mapping[str, Any], jobs: Mapping[int, Job]

@@ -456,3 +456,22 @@ def test_job_log_of_a_task_rescheduled_by_a_queue_error() -> None:
     assert [line.split(":")[3] + ":" + line.split(":")[-1] for line in got[-2:]] == [
         "restart:job never ran -> schedule it again", "restart:rescheduling job 7.1"]
     assert got[-2].split(":")[8:10] == ["execution daemon", "vm"]
+
+
+def test_steps_taken_while_reporting_was_off_are_not_told_again(tmp_path: Path) -> None:
+    """A task sent while reporting was off and started after it was turned on: its
+    start alone (no second "sent", no second taking of its slots)."""
+    writer, store = _writer(tmp_path), FakeStore()
+    store.jobs[7] = Job(job_id=7, owner="u", uid=1000, group="g", gid=1000, submit_time=5.0,
+                        opts={"job_name": "j", "array": None}, sge_o={}, script=None,
+                        umask=0o22)
+    writer.configure("reporting=false")
+    sent = {"job_id": 7, "task_id": 1, "state": "transferring", "host": "vm",
+            "granted": [["all.q", "vm", 1]]}
+    writer.note_batch(1.0, [{"kind": "job", "op": "put", "key": "7"},
+                            {"kind": "task", "op": "put", "key": "7.1", "obj": sent}], [],
+                      store)
+    writer.configure("reporting=true joblog=true flush_time=00:00:00")
+    writer.note_batch(2.0, [{"kind": "task", "op": "put", "key": "7.1",
+                             "obj": {**sent, "state": "running"}}], [], store)
+    assert [line.split(":")[3] for line in _written(writer, tmp_path)] == ["delivered"]
