@@ -936,8 +936,10 @@ class Store:
         batch.txn.put("ar", str(ar_id), record)
         if record["state"] not in ENDING_STATES:
             batch.event("ar", "put", str(ar_id), {"ar": as_reservation(record).to_record()})
-        else:  # ending: its slots are no longer the AR's to guard
-            batch.event("ar_deleted", "del", str(ar_id), {"ar_id": ar_id})
+        else:  # ending: its slots are no longer the AR's to guard (the state: for the
+            # reporting file, which logs an end before the AR goes with its last job)
+            batch.event("ar_deleted", "del", str(ar_id), {"ar_id": ar_id,
+                                                          "state": record["state"]})
 
     def _ar_job_done(self, batch: Batch, job: Job) -> None:
         """An AR that is ending (qrdel, its end) goes with its last job."""
