@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from common.conf_values import ConfError, parse_time, split_assignments
 from common.jobstate import NOT_SCHEDULED
+from common.policy import share_rows
 
 HEADER = "# Version: 8.1.9\n# \n# DO NOT MODIFY THIS FILE MANUALLY!\n# \n"
 FILE_NAME = "reporting"
@@ -350,27 +351,15 @@ def ar_end_lines(now: int, ar: Mapping[str, Any], state: str) -> list[str]:
 
 # --------------------------------------------------------------------------- share tree
 
-SHARELOG_FIELDS = ("curr_time", "usage_time", "node_name", "user_name", "project_name",
-                   "shares", "job_count", "level%", "total%", "long_target_share",
-                   "short_target_share", "actual_share", "usage", "cpu", "mem", "io",
-                   "ltcpu", "ltmem", "ltio")
-_SHARELOG_INTS = frozenset({"curr_time", "usage_time", "shares", "job_count"})
-_SHARELOG_TEXTS = frozenset({"node_name", "user_name", "project_name"})
-
-
 def sharelog_lines(now: int, rows: Iterable[Mapping[str, Any]]) -> list[str]:
     """``sharelog``: a line per share tree node (sge_share_mon's rows, every field
     followed by the delimiter, as 8.1.9's sharetree dump)."""
     out = []
     for row in rows:
         fields = []
-        for name in SHARELOG_FIELDS:
+        for name in share_rows.FIELDS:
             value = row.get(name)
-            if name in _SHARELOG_INTS:
-                fields.append(str(int(value or 0)))
-            elif name in _SHARELOG_TEXTS:
-                fields.append(_text(value or ""))
-            else:
-                fields.append(f"{float(value or 0.0):f}")
+            fields.append(_text(value or "") if name in share_rows.TEXT_FIELDS
+                          else share_rows.number_text(name, value))
         out.append(f"{now}:sharelog:" + "".join(f"{f}:" for f in fields))
     return out
