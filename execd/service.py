@@ -27,14 +27,14 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
-from common import keys, start_record, wire
+from common import conf_params, keys, start_record, wire
 from common.cell import MAX_SOCKET_PATH
 from common.conf_values import seconds_or
 from execd import cgroups as cgroups_mod
 from execd import jobdir, safefs
 from execd.launcher import Launcher, is_shepherd_alive
 from common.policy import ptf
-from execd.load import execd_param, sample_load, with_sensor_values
+from execd.load import sample_load, with_sensor_values
 from execd.reprioritize import Reprioritizer
 from execd.sensors import Answer, SensorSet, sensor_commands
 from execd.shepherd import request_action
@@ -339,7 +339,8 @@ class ExecdService:
             return
         self._sensor_conf = (load_sensor, execd_params)
         programs = {}
-        plugins = [p for p in (execd_param(execd_params, LOAD_PLUGINS) or "").split(":") if p]
+        plugins = [p for p in str(conf_params.value("execd_params", execd_params, LOAD_PLUGINS)
+                                  or "").split(":") if p]
         if plugins and plugins != ["none"]:
             # -P: nothing from the working directory on sys.path; its own timeout
             # below the execd's wait, so that what it has arrives in time
