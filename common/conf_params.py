@@ -19,6 +19,7 @@ from typing import Mapping
 
 from common.conf_values import TRUE_WORDS, FALSE_WORDS, parse_memory, parse_time, split_names
 from common.conffile import ConfError
+from common.limits import HOST_LIMITS
 
 BOOL, INT, TIME, MEMORY, SIGNAL, TEXT = "bool", "int", "time", "memory", "signal", "text"
 
@@ -99,18 +100,17 @@ QMASTER_KEYS: tuple[Key, ...] = (
     _refused("print_malloc_info", BOOL, "false", "a Python daemon has no jemalloc"),
 )
 
-_LIMIT_KEYS = tuple(f"{side}_{name}" for name in ("DESCRIPTORS", "MAXPROC", "MEMORYLOCKED",
-                                                   "LOCKS") for side in ("S", "H"))
+# the host limits of the one table of limits (common.limits), as execd_params keys
+_LIMIT_KEYS = tuple(limit.name.upper() for limit in HOST_LIMITS)
 
 EXECD_KEYS: tuple[Key, ...] = (
     _used("PTF_MIN_PRIORITY", INT, "-999", "execd/reprioritize.py"),
     _used("PTF_MAX_PRIORITY", INT, "-999", "execd/reprioritize.py"),
     _used("LOAD_PLUGINS", TEXT, None, "execd/service.py (ours)"),
-    *(_refused(name, MEMORY, None, "the shepherd sets only the queue's limits")
-      for name in _LIMIT_KEYS),
-    _refused("NOTIFY_KILL", SIGNAL, "USR2", "the -notify signals are always SIGUSR2 and SIGUSR1"),
-    _refused("NOTIFY_SUSP", SIGNAL, "USR1", "the -notify signals are always SIGUSR2 and SIGUSR1"),
-    _refused("KEEP_ACTIVE", BOOL, "false", "a job's directory is removed once reported"),
+    *(_used(name, MEMORY, None, "execd/rlimits.py") for name in _LIMIT_KEYS),
+    _used("NOTIFY_KILL", SIGNAL, "USR2", "execd/control.py"),
+    _used("NOTIFY_SUSP", SIGNAL, "USR1", "execd/control.py"),
+    _used("KEEP_ACTIVE", BOOL, "false", "execd/service.py"),
     _refused("INHERIT_ENV", BOOL, "true",
              "a job never gets the execd's own environment (docs: A job's environment)",
              only="false"),
@@ -236,3 +236,23 @@ def keys_of(attr: str) -> Mapping[str, Key]:
     """Upper-case name -> Key of ``attr``'s table."""
     return _BY_NAME[attr]
 
+
+def job_settings(execd_params: str) -> dict[str, object]:
+    """What the execd gives every job it starts from its ``execd_params``: the host
+    limits (``host_limits``: name -> figure, the missing side of a pair set to the
+    other) and the ``-notify`` signals (``notify_signals``: action -> signal number, 0
+    for ``none``)."""
+    from common import limits
+    given = {}
+    for limit in HOST_LIMITS:
+        figure = value("execd_params", execd_params, limit.name)
+        if isinstance(figure, float):  # (INFINITY as the figure from which none is set)
+            given[limit.name] = min(limits.bound(figure), limits.UNLIMITED_FROM)
+    signals = {action: value("execd_params", execd_params, key) or 0
+               for action, key in (("terminate", "NOTIFY_KILL"), ("suspend", "NOTIFY_SUSP"))}
+    return {"host_limits": limits.host_limits(given), "notify_signals": signals}
+
+
+def keep_active(execd_params: str) -> bool:
+    """execd_params KEEP_ACTIVE: keep a job's directory once its end is reported."""
+    return value("execd_params", execd_params, "KEEP_ACTIVE") is True

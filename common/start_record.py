@@ -23,7 +23,7 @@ Pure: shapes are ``common.schema`` objects, built on first use.
 """
 from __future__ import annotations
 
-from common.limits import LIMIT_NAMES
+from common.limits import HOST_LIMIT_NAMES, LIMIT_NAMES
 from common.schema import (Bool, Bytes, Float, Int, ListOf, MapOf, Optional, Schema,
                            SchemaError, Str, Struct, Tuple)
 
@@ -77,6 +77,12 @@ def _shapes() -> dict[str, Schema]:
             "subtree": Str(max_len=4096, nonempty=True),
             "controllers": ListOf(Str(max_len=64), max_items=64)})),
         "start_time": _seconds(),
+        # sge_conf(5) execd_params: the host's limits (common.limits HOST_LIMITS) and the
+        # -notify signals (NOTIFY_KILL, NOTIFY_SUSP; 0: none), common.conf_params
+        "host_limits": MapOf(Str(choices=HOST_LIMIT_NAMES), Float(0.0, MAX_LIMIT_FIGURE),
+                             max_items=16),
+        "notify_signals": MapOf(Str(choices=frozenset({"suspend", "terminate"})),
+                                Int(0, 128), max_items=2),
         "cell": Str(max_len=4096, nonempty=True), "account": Str(max_len=MAX_NAME),
         "nqueues": Int(1, 1 << 20), "forbid_reschedule": Bool(), "forbid_apperror": Bool(),
         "sge_root": _path(),
@@ -136,7 +142,7 @@ FIELDS: tuple[tuple[str, Any, str], ...] = (
     # added by the execd
     ("switch_user", REQUIRED, EXECD), ("notify_socket", REQUIRED, EXECD),
     ("cgroup", None, EXECD),  # {"subtree": path, "controllers": [...]}: execd.cgroups
-    ("start_time", 0.0, EXECD),
+    ("start_time", 0.0, EXECD), ("host_limits", dict, EXECD), ("notify_signals", dict, EXECD),
     # not set by any component yet: Grid Engine's defaults
     ("cell", "default", EXECD), ("account", "sge", EXECD), ("nqueues", 1, EXECD),
     ("forbid_reschedule", False, EXECD), ("forbid_apperror", False, EXECD),

@@ -48,6 +48,7 @@ EARLIER_RUN_LIMIT_SECONDS = 60.0
 PING_SECONDS = 2.0  # a restarted qmaster (new epoch) is noticed within this time
 SENSOR_WAIT_SECONDS = 1.0  # a report waits this long at most for the load sensors
 LOAD_PLUGINS = "LOAD_PLUGINS"  # execd_params: the Python load-sensor plugins to run
+KEPT_DIR = "kept_jobs"  # execd_params KEEP_ACTIVE: where ended jobs' directories go
 SPOOL_MODE = 0o755  # job owners traverse the spool to their job directories
 NOTIFY_DIR_MODE, NOTIFY_SOCKET_MODE = 0o700, 0o600
 LOST_RESULT = {"exit_status": 0, "signal": 0, "failed": 19,
@@ -98,6 +99,8 @@ class ExecdService:
         self._sensor_conf: tuple[str, str] | None = None
         # renicing running tasks by their tickets (sched_conf(5) reprioritize_interval)
         self.ptf = Reprioritizer(self._log)
+        # the host's sge_conf(5) execd_params as the qmaster last gave them
+        self.execd_params = "none"
 
     def stop(self) -> None:
         self._migrate_at_shutdown()
@@ -325,6 +328,8 @@ class ExecdService:
         if self.load_interval is None:
             report = str(body.get("load_report_time", "00:00:40"))
             self._interval = seconds_or(report, 40.0) or 40.0  # never a busy loop
+        if "execd_params" in body:  # (limits, -notify signals, KEEP_ACTIVE of new jobs)
+            self.execd_params = str(body["execd_params"])
         if "reprioritize" in body:  # sge_conf(5) reprioritize, PTF_MIN/MAX_PRIORITY
             self.ptf.configure(str(body["reprioritize"]).lower() in ("1", "true"),
                                str(body.get("execd_params", "none")), self._job_dirs())
@@ -403,6 +408,7 @@ class ExecdService:
                      "controllers": sorted(self.cgroups.controllers)}
                     if self.cgroups is not None else None),
             notify_socket=str(self.notify_path), start_time=time.time(),
+            **conf_params.job_settings(self.execd_params),
             **({"sge_root": self.cell[0], "cell": self.cell[1]} if self.cell else {}))
         waited_actions = self.waiting_actions.pop(path.name, [])
         self.waiting.pop(path.name, None)
@@ -544,6 +550,7 @@ class ExecdService:
                      "controllers": sorted(self.cgroups.controllers)}
                     if self.cgroups is not None else None),
             notify_socket=str(self.notify_path), start_time=time.time(),
+            **conf_params.job_settings(self.execd_params),
             **({"sge_root": self.cell[0], "cell": self.cell[1]} if self.cell else {}))
         try:
             jobdir.write_spec(path, spec, script)
@@ -594,6 +601,8 @@ class ExecdService:
 
     def _forget_dir(self, path: Path) -> None:
         self.reported.discard(path.name)
+        if conf_params.keep_active(self.execd_params) and self._keep_dir(path):
+            return
         # Off the event loop: unlinking is slow on file systems mounted with discard.
         # Until it is gone, scans and signals leave the directory alone.
         self.removing.add(path.name)
@@ -639,6 +648,22 @@ class ExecdService:
     def _log(self, level: str, event: str, **kw: Any) -> None:
         if self.log:
             getattr(self.log, level)(event, host=self.host, **kw)
+
+    def _keep_dir(self, path: Path) -> bool:
+        """execd_params KEEP_ACTIVE (sge_conf(5), for debugging): the ended job's
+        directory is moved aside to ``kept_jobs/<job>.<task>-<time>`` instead of being
+        removed (out of the job directory, so that nothing reports it again)."""
+        kept = self.spool_dir / KEPT_DIR
+        try:
+            kept.mkdir(mode=0o755, exist_ok=True)
+            if kept.is_symlink() or not kept.is_dir():
+                raise OSError(f"{kept} is no directory")
+            os.rename(path, kept / f"{path.name}-{time.time():.0f}")  # (the link itself)
+        except OSError as exc:
+            self._log("warning", "job directory not kept", path=str(path), reason=str(exc))
+            return False
+        self._log("info", "job directory kept (KEEP_ACTIVE)", path=str(path))
+        return True
 
     def _remove_tree(self, path: Path) -> None:
         """Remove a job directory: only a real directory of ours, links not followed."""

@@ -432,8 +432,8 @@ def _job_plan(spec: Mapping[str, Any], env: dict[str, str], user: str, home: str
 def _limits_setup(spec: Mapping[str, Any]) -> Callable[[], None] | None:
     """What the job's child does as root before its ids change: limits (a raised hard
     limit needs root), nice (a negative value needs root), CPU set."""
-    limits = rlimits.plan(jobdir.option(spec, "limits"), rlimits.current_limits(),
-                          os.geteuid() == 0)
+    limits = rlimits.plan({**jobdir.option(spec, "limits"), **jobdir.option(spec, "host_limits")},
+                          rlimits.current_limits(), os.geteuid() == 0)
     priority = int(jobdir.option(spec, "priority"))
     cpus = processor_set(jobdir.option(spec, "processors"), os.cpu_count() or 1)
     if not limits and not priority and not cpus:

@@ -38,7 +38,9 @@ def test_typed_values_and_defaults() -> None:
     ("qmaster_params", "ENABLE_RESCHEDULE_KILL=maybe", "not a boolean"),
     ("qmaster_params", "MONITOR_TIME=0:0:10", 'qmaster_params "MONITOR_TIME=0:0:10" is not '
                                               'supported: there is no per-thread profiling'),
-    ("execd_params", "S_DESCRIPTORS=1024", "no value is accepted"),
+    ("execd_params", "S_DESCRIPTORS=lots", 'S_DESCRIPTORS "lots" is not memory'),
+    ("execd_params", "USE_CGROUPS=true", "no value is accepted"),
+    ("execd_params", "KEEP_ACTIVE=sometimes", "not a boolean"),
     ("execd_params", "INHERIT_ENV=true", 'only "false" is accepted'),
     ("execd_params", "NOTIFY_KILL=NOSUCH", "not a signal name"),
     ("execd_params", "PTF_MIN_PRIORITY=low", "not a number"),
@@ -53,7 +55,8 @@ def test_check_refuses_saying_why(attr: str, text: str, words: str) -> None:
     ("qmaster_params", "MONITOR_TIME=0"), ("qmaster_params", "gdi_timeout=60"),
     ("execd_params", "INHERIT_ENV=false KEEP_ACTIVE=false"),
     ("execd_params", "PTF_MAX_PRIORITY=-5,LOAD_PLUGINS=tmp_free:users"),
-    ("execd_params", "NOTIFY_KILL=usr2"),
+    ("execd_params", "NOTIFY_KILL=usr2 notify_susp=none KEEP_ACTIVE=true"),
+    ("execd_params", "S_DESCRIPTORS=1K,H_MEMORYLOCKED=infinity,s_maxproc=100,H_LOCKS=5"),
 ])
 def test_check_takes_what_is_implemented_and_defaults(attr: str, text: str) -> None:
     conf_params.check(attr, text)

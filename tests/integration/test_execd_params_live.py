@@ -1,0 +1,56 @@
+"""sge_conf(5) execd_params on a live cell: the host limits S_/H_DESCRIPTORS reach the
+job, KEEP_ACTIVE keeps an ended job's directory (under the execd's kept_jobs/)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from clients.api import Client, job_request
+from tests.integration.cellutil import (LocalCell, client, hostname, running_cell,
+                                        wait_for)
+
+
+@pytest.fixture(scope="module")
+def cell(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCell]:
+    with running_cell(tmp_path_factory.mktemp("execd_params"), load_interval=1.0) as local:
+        yield local
+
+
+def set_execd_params(cl: Client, value: str) -> None:
+    pairs = cl.conf_get("conf")["global"]
+    cl.conf_put("conf", "global", [[k, value if k == "execd_params" else v]
+                                   for k, v in pairs], "modify")
+
+
+def run_job(cl: Client, script: Path, command: str) -> int:
+    script.write_text(command + "\n")
+    script.chmod(0o755)
+    [job_id] = cl.submit([job_request("/bin/sh", [str(script)], binary=True,
+                                      job_name="params", stdout_paths=["/dev/null"],
+                                      stderr_paths=["/dev/null"])])
+    [task] = cl.wait([job_id], timeout=15)[job_id]
+    assert task["exit_status"] == 0, task
+    return job_id
+
+
+def test_descriptor_limits_and_keep_active(cell: LocalCell, tmp_path: Path) -> None:
+    os.chmod(tmp_path, 0o777)
+    out = tmp_path / "limits"
+    kept = cell.cell.execd_spool_dir(hostname()) / "kept_jobs"
+    with client(cell) as cl:
+        set_execd_params(cl, "S_DESCRIPTORS=100,H_DESCRIPTORS=200,KEEP_ACTIVE=true")
+        try:
+            def limited() -> list[str] | None:
+                # (the execd has the new value with its next load report's answer)
+                run_job(cl, tmp_path / "job.sh", f"(ulimit -Sn; ulimit -Hn) > {out}")
+                found = out.read_text().split()
+                return found if found == ["100", "200"] else None
+            wait_for(limited, 20, "the host's descriptor limits in the job")
+            job = run_job(cl, tmp_path / "job.sh", "true")
+            wait_for(lambda: [p for p in kept.glob(f"{job}.1-*") if p.is_dir()] or None, 15,
+                     "the ended job's directory kept")
+        finally:
+            set_execd_params(cl, "none")
