@@ -130,6 +130,9 @@ FIELDS: tuple[tuple[str, Any, str], ...] = (
     # qrsh(1) -pty y|n (None: a pty for a login session, none for a command) and
     # -noshell (the command without the owner's login shell around it)
     ("pty", None, QMASTER), ("noshell", False, QMASTER),
+    # qmaster_params FORBID_RESCHEDULE, FORBID_APPERROR (sge_conf(5)): exit status 99 or
+    # 100 of the job (or its prolog, epilog ...) is an ordinary one
+    ("forbid_reschedule", False, QMASTER), ("forbid_apperror", False, QMASTER),
     # a parallel task started by qrsh -inherit (sge_pe(5) control_slaves): its id within
     # the job, as accounting's pe_taskid; None for the job's own (master) task
     ("pe_task_id", None, QMASTER),
@@ -145,7 +148,6 @@ FIELDS: tuple[tuple[str, Any, str], ...] = (
     ("start_time", 0.0, EXECD), ("host_limits", dict, EXECD), ("notify_signals", dict, EXECD),
     # not set by any component yet: Grid Engine's defaults
     ("cell", "default", EXECD), ("account", "sge", EXECD), ("nqueues", 1, EXECD),
-    ("forbid_reschedule", False, EXECD), ("forbid_apperror", False, EXECD),
     ("sge_root", None, EXECD),
 )
 MESSAGE_KEYS = tuple(name for name, _, origin in FIELDS if origin in (QMASTER, MESSAGE))

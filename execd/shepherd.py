@@ -1101,7 +1101,7 @@ def _run_procedure(which: str, ctx: _TaskContext, env: dict[str, str], job_dir: 
     code = _wait_procedure(pid, report, job_dir)
     if report.failure is not None:
         return {"failed": before, "action": jobdir.QUEUE_ERROR, "message": report.failure[1]}
-    outcome = jobdir.procedure_outcome(which, code)
+    outcome = jobdir.procedure_outcome(which, code, ctx.spec)
     if outcome is None:
         return None
     failed, action = outcome

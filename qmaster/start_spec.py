@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from common import limits, start_record
+from common import conf_params, limits, start_record
 from common.cluster import Pairs, attr, hostgroups
 from common.conf_values import ConfError, parse_time
 from common.model import Job, Task
@@ -196,9 +196,20 @@ def start_spec(conf: Mapping[str, Mapping[str, Pairs]], job: Job, task: Task,
                                               and opts.get("use_shell") is False),
         stdin_path=path_for_host(opts.get("stdin_paths"), host),
         ckpt=checkpointing(conf, job, queue_pairs, host, groups),
+        **forbidden_exits(conf["conf"].get("global", [])),
         **pe_procedures(conf, task.granted_pe or (opts.get("pe") or [None])[0]),
         **{**settings, "shell": path_for_host(opts.get("shell"), host) or settings["shell"]})
     return spec
+
+
+def forbidden_exits(global_conf: Pairs) -> dict[str, bool]:
+    """qmaster_params FORBID_RESCHEDULE and FORBID_APPERROR (sge_conf(5)) as the spec's
+    ``forbid_reschedule`` and ``forbid_apperror``."""
+    params = next((value for key, value in global_conf if key == "qmaster_params"), "none")
+    return {"forbid_reschedule": conf_params.value("qmaster_params", params,
+                                                   "FORBID_RESCHEDULE") is True,
+            "forbid_apperror": conf_params.value("qmaster_params", params,
+                                                 "FORBID_APPERROR") is True}
 
 
 CKPT_KEYS = ("interface", "ckpt_command", "migr_command", "clean_command", "ckpt_dir",
