@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from common import conf_params, limits, start_record
+from common import conf_params, limits, path_aliases, start_record
 from common.cluster import Pairs, attr, hostgroups
 from common.conf_values import ConfError, parse_time
 from common.model import Job, Task
@@ -176,7 +176,9 @@ def start_spec(conf: Mapping[str, Mapping[str, Pairs]], job: Job, task: Task,
         command=restart[0] if restart else str(opts.get("script_path") or ""),
         args=restart[1:] if restart else [str(a) for a in opts.get("script_args") or []],
         script=None if restart else job.script,
-        cwd=opts.get("cwd"),
+        # sge_aliases(5): the -cwd/-wd directory as the execution host sees it
+        cwd=path_aliases.map_path(opts.get("path_aliases") or [], opts["cwd"], host)
+        if opts.get("cwd") else None,
         stdout_path=path_for_host(opts.get("stdout_paths"), host),
         stderr_path=path_for_host(opts.get("stderr_paths"), host),
         merge=bool(opts.get("merge_output")),
