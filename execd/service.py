@@ -32,7 +32,7 @@ from common.cell import MAX_SOCKET_PATH
 from common.conf_values import seconds_or
 from execd import cgroups as cgroups_mod
 from execd import jobdir, safefs
-from execd.launcher import Launcher, is_shepherd_alive
+from execd.launcher import Launcher, LauncherError, is_shepherd_alive
 from common.policy import ptf
 from execd.load import sample_load, with_sensor_values
 from execd.reprioritize import Reprioritizer
@@ -99,8 +99,9 @@ class ExecdService:
         self._sensor_conf: tuple[str, str] | None = None
         # renicing running tasks by their tickets (sched_conf(5) reprioritize_interval)
         self.ptf = Reprioritizer(self._log)
-        # the host's sge_conf(5) execd_params as the qmaster last gave them
+        # the host's sge_conf(5) execd_params and shepherd_cmd as the qmaster last gave them
         self.execd_params = "none"
+        self.shepherd_cmd = "none"
 
     def stop(self) -> None:
         self._migrate_at_shutdown()
@@ -330,6 +331,8 @@ class ExecdService:
             self._interval = seconds_or(report, 40.0) or 40.0  # never a busy loop
         if "execd_params" in body:  # (limits, -notify signals, KEEP_ACTIVE of new jobs)
             self.execd_params = str(body["execd_params"])
+        if "shepherd_cmd" in body:
+            self.shepherd_cmd = str(body["shepherd_cmd"])
         if "reprioritize" in body:  # sge_conf(5) reprioritize, PTF_MIN/MAX_PRIORITY
             self.ptf.configure(str(body["reprioritize"]).lower() in ("1", "true"),
                                str(body.get("execd_params", "none")), self._job_dirs())
@@ -414,7 +417,7 @@ class ExecdService:
         self.waiting.pop(path.name, None)
         try:
             jobdir.write_spec(path, spec, script)
-            self.launcher.launch(path)
+            self.launcher.launch(path, self._shepherd_wrapper())
         except Exception as exc:  # report, never crash the daemon
             self._log("error", "job start failed", job_id=job_id, task_id=task_id,
                       error=repr(exc))
@@ -554,7 +557,7 @@ class ExecdService:
             **({"sge_root": self.cell[0], "cell": self.cell[1]} if self.cell else {}))
         try:
             jobdir.write_spec(path, spec, script)
-            self.launcher.launch(path)
+            self.launcher.launch(path, self._shepherd_wrapper())
         except Exception as exc:  # report, never crash the daemon
             self._log("error", "pe task start failed", job_id=job_id, task_id=task_id,
                       pe_task_id=spec["pe_task_id"], error=repr(exc))
@@ -648,6 +651,19 @@ class ExecdService:
     def _log(self, level: str, event: str, **kw: Any) -> None:
         if self.log:
             getattr(self.log, level)(event, host=self.host, **kw)
+
+    def _shepherd_wrapper(self) -> str:
+        """sge_conf(5) shepherd_cmd ("": none): the administrator's program, run only if
+        nobody but root or the execd's user can have put it or what it lies in there
+        (execd.safefs); else the start fails in 8.1.9's words."""
+        command = self.shepherd_cmd.strip()
+        if not command or command.lower() == "none":
+            return ""
+        problem = safefs.admin_executable_problem(command, os.geteuid())
+        if problem is not None:
+            raise LauncherError(f"unable to find shepherd wrapper command {command}: "
+                                f"{problem}")
+        return command
 
     def _keep_dir(self, path: Path) -> bool:
         """execd_params KEEP_ACTIVE (sge_conf(5), for debugging): the ended job's

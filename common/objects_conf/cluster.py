@@ -42,6 +42,13 @@ def check_none(name: str, value: str) -> str:
     return value.strip()
 
 
+def check_absolute_path(name: str, value: str) -> str:
+    text = check_string(name, value)
+    if not text.startswith("/"):
+        raise ConfError(f'denied: the path given for "{name}" must start with a "/"')
+    return text
+
+
 def check_bool_word(name: str, value: str) -> str:
     parse_bool(value)
     return value.strip()
@@ -125,7 +132,6 @@ DEFAULT_ONLY: dict[str, str] = {
     "set_token_cmd": "AFS tokens are not supported",
     "pag_cmd": "AFS process authentication groups are not supported",
     "token_extend_time": "AFS tokens are not supported",
-    "shepherd_cmd": "the execd always starts its own shepherd",
     "gid_range": "no additional group id is given to jobs: their processes are found by "
                  "process tree and cgroup",
     "delegated_file_staging": "DRMAA file staging is not offered",
@@ -180,6 +186,7 @@ _GLOBAL_CHECKS: dict[str, Check] = {
     "jsv_url": check_jsv_url,
     "jsv_allowed_mod": check_jsv_allowed_mod,
     "reporting_params": check_reporting_params,
+    "shepherd_cmd": either(check_none, check_absolute_path),
     **{name: check_builtin for name in TRANSPORT_PARAMS},
 }
 

@@ -1,5 +1,6 @@
 """sge_conf(5) execd_params on a live cell: the host limits S_/H_DESCRIPTORS reach the
-job, KEEP_ACTIVE keeps an ended job's directory (under the execd's kept_jobs/)."""
+job, KEEP_ACTIVE keeps an ended job's directory (under the execd's kept_jobs/); and
+shepherd_cmd, the administrator's wrapper around the shepherd."""
 from __future__ import annotations
 
 import os
@@ -19,10 +20,14 @@ def cell(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCell]:
         yield local
 
 
-def set_execd_params(cl: Client, value: str) -> None:
+def set_global(cl: Client, name: str, value: str) -> None:
     pairs = cl.conf_get("conf")["global"]
-    cl.conf_put("conf", "global", [[k, value if k == "execd_params" else v]
-                                   for k, v in pairs], "modify")
+    cl.conf_put("conf", "global", [[k, value if k == name else v] for k, v in pairs],
+                "modify")
+
+
+def set_execd_params(cl: Client, value: str) -> None:
+    set_global(cl, "execd_params", value)
 
 
 def run_job(cl: Client, script: Path, command: str) -> int:
@@ -54,3 +59,21 @@ def test_descriptor_limits_and_keep_active(cell: LocalCell, tmp_path: Path) -> N
                      "the ended job's directory kept")
         finally:
             set_execd_params(cl, "none")
+
+
+def test_shepherd_cmd_runs_the_shepherd_through_the_wrapper(cell: LocalCell,
+                                                             tmp_path: Path) -> None:
+    os.chmod(tmp_path, 0o755)
+    marker = tmp_path / "wrapped"
+    wrapper = tmp_path / "wrap.sh"
+    wrapper.write_text(f'#!/bin/sh\necho "$@" >> {marker}\nexec "$@"\n')
+    wrapper.chmod(0o755)
+    with client(cell) as cl:
+        set_global(cl, "shepherd_cmd", str(wrapper))
+        try:
+            def wrapped() -> bool:
+                run_job(cl, tmp_path / "job.sh", "true")
+                return marker.exists() and "-m execd.launcher" in marker.read_text()
+            wait_for(wrapped, 20, "a job's shepherd started by the wrapper")
+        finally:
+            set_global(cl, "shepherd_cmd", "none")

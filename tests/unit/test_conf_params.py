@@ -96,3 +96,37 @@ def test_default_only_parameters_of_the_global_configuration() -> None:
                  "delegated_file_staging": "true", "loglevel": "log_info"}.get(name, "/bin/x")
         with pytest.raises(ConfError, match=f'{name} "{other}": {why}'):
             attr.check(name, other)
+
+
+def test_shepherd_cmd_is_an_absolute_path_or_none() -> None:
+    attr = GLOBAL_CONF.attr("shepherd_cmd")
+    assert attr.check("shepherd_cmd", "/opt/wrap.sh") == "/opt/wrap.sh"
+    assert attr.check("shepherd_cmd", "NONE") == "NONE"
+    with pytest.raises(ConfError, match='denied: the path given for "shepherd_cmd" must start'):
+        attr.check("shepherd_cmd", "wrap.sh")
+
+
+def test_a_root_execd_runs_only_a_wrapper_nobody_else_can_have_planted(tmp_path) -> None:
+    import os
+
+    from execd.safefs import admin_executable_problem
+    base = tmp_path / "admin"
+    base.mkdir(mode=0o755)
+    base.chmod(0o755)
+    wrapper = base / "wrap.sh"
+    wrapper.write_text("#!/bin/sh\nexec \"$@\"\n")
+    wrapper.chmod(0o755)
+    me = os.geteuid()
+    assert admin_executable_problem(str(wrapper), me) is None
+    assert "not an absolute path" in str(admin_executable_problem("wrap.sh", me))
+    wrapper.chmod(0o775)
+    assert "writable by group or others" in str(admin_executable_problem(str(wrapper), me))
+    wrapper.chmod(0o755)
+    base.chmod(0o777)
+    assert f"lies below {base}" in str(admin_executable_problem(str(wrapper), me))
+    base.chmod(0o755)
+    link = base / "link.sh"
+    link.symlink_to(wrapper)
+    assert "not a file" in str(admin_executable_problem(str(link), me))
+    if me != 0:  # (a file of ours is not one a root execd may run)
+        assert "belongs to another user" in str(admin_executable_problem(str(wrapper), 12345))
