@@ -23,6 +23,7 @@ from common import conf_params, limits, path_aliases, start_record
 from common.cluster import Pairs, attr, hostgroups
 from common.conf_values import ConfError, parse_time
 from common.model import Job, Task
+from common.objects_conf.cluster import local_conf_value
 from common.objects_conf.queue import resolve
 from common.resource.complexes import ComplexAttr, cell_complexes, resolve_name
 from common.resource.values import BadValueError
@@ -173,7 +174,8 @@ def start_spec(conf: Mapping[str, Mapping[str, Pairs]], job: Job, task: Task,
         job_id=job.job_id, task_id=task.task_id if job.is_array else None,
         job_name=job.name, owner=job.owner, uid=job.uid, gid=job.gid,
         group=job.group, binary=bool(opts.get("binary")) or restart is not None,
-        command=restart[0] if restart else str(opts.get("script_path") or ""),
+        command=restart[0] if restart else qsh_xterm(conf, opts, host)
+        or str(opts.get("script_path") or ""),
         args=restart[1:] if restart else [str(a) for a in opts.get("script_args") or []],
         script=None if restart else job.script,
         # sge_aliases(5): the -cwd/-wd directory as the execution host sees it
@@ -204,6 +206,15 @@ def start_spec(conf: Mapping[str, Mapping[str, Pairs]], job: Job, task: Task,
     return spec
 
 
+def qsh_xterm(conf: Mapping[str, Mapping[str, Pairs]], opts: Mapping[str, Any],
+              host: str) -> str | None:
+    """sge_conf(5) ``xterm`` of the execution host (host-local over global) for a qsh
+    job, whose command is the xterm; None for any other job."""
+    if (opts.get("session") or {}).get("kind") != "qsh":
+        return None
+    return local_conf_value(conf, host, "xterm", DEFAULT_XTERM)
+
+
 def forbidden_exits(global_conf: Pairs) -> dict[str, bool]:
     """qmaster_params FORBID_RESCHEDULE and FORBID_APPERROR (sge_conf(5)) as the spec's
     ``forbid_reschedule`` and ``forbid_apperror``."""
@@ -213,6 +224,8 @@ def forbidden_exits(global_conf: Pairs) -> dict[str, bool]:
             "forbid_apperror": conf_params.value("qmaster_params", params,
                                                  "FORBID_APPERROR") is True}
 
+
+DEFAULT_XTERM = "/usr/bin/xterm"  # sge_conf(5) xterm of a new cell
 
 CKPT_KEYS = ("interface", "ckpt_command", "migr_command", "clean_command", "ckpt_dir",
              "signal")

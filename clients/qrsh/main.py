@@ -70,6 +70,7 @@ def job_spec(request: Request, port: int, token: bytes) -> dict[str, Any]:
     opts = job["opts"]
     command = request.command
     if request.kind == "qsh":
+        # (the qmaster runs sge_conf(5) xterm of the execution host instead of "xterm")
         command = ["xterm", "-display", request.display or ""]
     opts["binary"] = True
     # as 8.1.9's (qstat -j): the job's own output travels over the session; a prolog's

@@ -136,7 +136,6 @@ DEFAULT_ONLY: dict[str, str] = {
                  "process tree and cgroup",
     "delegated_file_staging": "DRMAA file staging is not offered",
     "loglevel": "the daemons log at the level of their --log-level option",
-    "xterm": "qsh runs the xterm its PATH finds on the execution host",
 }
 
 

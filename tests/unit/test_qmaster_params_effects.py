@@ -65,3 +65,28 @@ def test_forbid_reschedule_and_forbid_apperror_make_exit_99_and_100_ordinary() -
     assert jobdir.procedure_outcome("prolog", 99, default) == (jobdir.FAILED_AGAIN, "reschedule")
     assert jobdir.procedure_outcome("prolog", 99, forbidden)[1] == "queue_error"  # type: ignore
     assert jobdir.procedure_outcome("epilog", 100, forbidden)[1] == "queue_error"  # type: ignore
+
+
+def test_a_qsh_job_runs_the_xterm_of_its_host() -> None:
+    """sge_conf(5) xterm (host-local over global) is what a qsh job's shepherd runs."""
+    from common.model import Job, Task
+    from qmaster.start_spec import start_spec
+    session = {"kind": "qsh", "host": "sub", "port": 1, "token": b"t" * 16}
+    job = Job(job_id=5, owner="u", uid=1000, group="g", gid=1000, submit_time=0.0,
+              opts={"job_name": "INTERACTIVE", "binary": True, "script_path": "xterm",
+                    "script_args": ["-display", ":0"], "session": session}, sge_o={})
+    conf = {"queue": {"all.q": []}, "hgrp": {}, "complex": {},
+            "conf": {"global": [["xterm", "/opt/X11/bin/xterm"]],
+                     "n2": [["xterm", "/usr/local/bin/xterm"]]}}
+
+    def command(host: str, **changes: object) -> tuple[str, list[str]]:
+        task = Task(job_id=5, task_id=1, queue="all.q", host=host, slots=1,
+                    granted=[["all.q", host, 1]])
+        spec = start_spec(conf, Job(**{**job.to_dict(), **changes}), task)
+        return str(spec["command"]), list(spec["args"])
+
+    assert command("n1") == ("/opt/X11/bin/xterm", ["-display", ":0"])
+    assert command("n2")[0] == "/usr/local/bin/xterm"
+    other = {**job.opts, "session": {**session, "kind": "qrsh"}, "script_path": "/bin/date",
+             "script_args": []}
+    assert command("n2", opts=other) == ("/bin/date", [])
