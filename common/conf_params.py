@@ -120,7 +120,8 @@ EXECD_KEYS: tuple[Key, ...] = (
     _refused("ENABLE_ADDGRP_KILL", BOOL, "false",
              "a job's processes are found by process tree and cgroup, not an additional group"),
     _refused("IGNORE_NGROUPS_MAX_LIMIT", BOOL, "false",
-             "no additional group id is given to jobs (gid_range)"),
+             "the additional group id (gid_range) is always given: an owner with "
+             "NGROUPS_MAX groups fails the job's start, as by 8.1.9's default"),
     _refused("ENABLE_BINDING", BOOL, "false", "core binding (qsub -binding) is not offered"),
     _refused("PDC_INTERVAL", TIME, "1", "the shepherd measures its job once a second"),
     _refused("USE_SMAPS", BOOL, "false", "memory usage is read from /proc/PID/status"),

@@ -81,6 +81,8 @@ def _shapes() -> dict[str, Schema]:
         # -notify signals (NOTIFY_KILL, NOTIFY_SUSP; 0: none), common.conf_params
         "host_limits": MapOf(Str(choices=HOST_LIMIT_NAMES), Float(0.0, MAX_LIMIT_FIGURE),
                              max_items=16),
+        # sge_conf(5) gid_range: the additional group id of the job's processes
+        "addgrp": Optional(Int(1, MAX_UID)),
         "notify_signals": MapOf(Str(choices=frozenset({"suspend", "terminate"})),
                                 Int(0, 128), max_items=2),
         "cell": Str(max_len=4096, nonempty=True), "account": Str(max_len=MAX_NAME),
@@ -146,6 +148,7 @@ FIELDS: tuple[tuple[str, Any, str], ...] = (
     ("switch_user", REQUIRED, EXECD), ("notify_socket", REQUIRED, EXECD),
     ("cgroup", None, EXECD),  # {"subtree": path, "controllers": [...]}: execd.cgroups
     ("start_time", 0.0, EXECD), ("host_limits", dict, EXECD), ("notify_signals", dict, EXECD),
+    ("addgrp", None, EXECD),
     # not set by any component yet: Grid Engine's defaults
     ("cell", "default", EXECD), ("account", "sge", EXECD), ("nqueues", 1, EXECD),
     ("sge_root", None, EXECD),

@@ -31,6 +31,7 @@ from common import conf_params, keys, start_record, wire
 from common.cell import MAX_SOCKET_PATH
 from common.conf_values import seconds_or
 from execd import cgroups as cgroups_mod
+from common.objects_conf.cluster import free_gid, gid_ranges
 from execd import jobdir, safefs
 from execd.launcher import Launcher, LauncherError, is_shepherd_alive
 from common.policy import ptf
@@ -102,6 +103,10 @@ class ExecdService:
         # the host's sge_conf(5) execd_params and shepherd_cmd as the qmaster last gave them
         self.execd_params = "none"
         self.shepherd_cmd = "none"
+        self.gid_range = "65400-65500"
+        # the additional group id of each task directory (sge_conf(5) gid_range), built
+        # from the directories' specs when first needed (None: not yet)
+        self._addgrps: dict[str, int] | None = None
 
     def stop(self) -> None:
         self._migrate_at_shutdown()
@@ -333,6 +338,8 @@ class ExecdService:
             self.execd_params = str(body["execd_params"])
         if "shepherd_cmd" in body:
             self.shepherd_cmd = str(body["shepherd_cmd"])
+        if "gid_range" in body:
+            self.gid_range = str(body["gid_range"])
         if "reprioritize" in body:  # sge_conf(5) reprioritize, PTF_MIN/MAX_PRIORITY
             self.ptf.configure(str(body["reprioritize"]).lower() in ("1", "true"),
                                str(body.get("execd_params", "none")), self._job_dirs())
@@ -411,7 +418,7 @@ class ExecdService:
                      "controllers": sorted(self.cgroups.controllers)}
                     if self.cgroups is not None else None),
             notify_socket=str(self.notify_path), start_time=time.time(),
-            **conf_params.job_settings(self.execd_params),
+            **conf_params.job_settings(self.execd_params), addgrp=self._take_addgrp(path),
             **({"sge_root": self.cell[0], "cell": self.cell[1]} if self.cell else {}))
         waited_actions = self.waiting_actions.pop(path.name, [])
         self.waiting.pop(path.name, None)
@@ -422,6 +429,8 @@ class ExecdService:
             self._log("error", "job start failed", job_id=job_id, task_id=task_id,
                       error=repr(exc))
             self._remove_tree(path)
+            if self._addgrps is not None:
+                self._addgrps.pop(path.name, None)
             self._request("job_start_failed", {"host": self.host, "job_id": job_id,
                                                "task_id": task_id, "reason": str(exc)})
             return
@@ -553,7 +562,7 @@ class ExecdService:
                      "controllers": sorted(self.cgroups.controllers)}
                     if self.cgroups is not None else None),
             notify_socket=str(self.notify_path), start_time=time.time(),
-            **conf_params.job_settings(self.execd_params),
+            **conf_params.job_settings(self.execd_params), addgrp=self._take_addgrp(path),
             **({"sge_root": self.cell[0], "cell": self.cell[1]} if self.cell else {}))
         try:
             jobdir.write_spec(path, spec, script)
@@ -604,6 +613,8 @@ class ExecdService:
 
     def _forget_dir(self, path: Path) -> None:
         self.reported.discard(path.name)
+        if self._addgrps is not None:
+            self._addgrps.pop(path.name, None)
         if conf_params.keep_active(self.execd_params) and self._keep_dir(path):
             return
         # Off the event loop: unlinking is slow on file systems mounted with discard.
@@ -651,6 +662,31 @@ class ExecdService:
     def _log(self, level: str, event: str, **kw: Any) -> None:
         if self.log:
             getattr(self.log, level)(event, host=self.host, **kw)
+
+    def _take_addgrp(self, path: Path) -> int | None:
+        """The additional group id of the task that starts in ``path``: the first of
+        gid_range no other task of this host holds (sge_conf(5); only a root execd can
+        give a job a group). None when the range has none left (logged: the job runs
+        without one, its processes found by process tree and cgroup as always)."""
+        if os.geteuid() != 0:
+            return None
+        if self._addgrps is None:
+            self._addgrps = {}
+            for other in self._job_dirs() + self._pe_dirs():
+                try:
+                    held = jobdir.read_spec(other).get("addgrp")
+                except Exception:  # noqa: BLE001 - an unreadable spec holds none
+                    continue
+                if isinstance(held, int):
+                    self._addgrps[other.name] = held
+        self._addgrps.pop(path.name, None)  # (an earlier run's)
+        gid = free_gid(gid_ranges(self.gid_range), set(self._addgrps.values()))
+        if gid is None:
+            self._log("warning", "no free additional group id in gid_range",
+                      gid_range=self.gid_range, task=path.name)
+            return None
+        self._addgrps[path.name] = gid
+        return gid
 
     def _shepherd_wrapper(self) -> str:
         """sge_conf(5) shepherd_cmd ("": none): the administrator's program, run only if

@@ -92,10 +92,13 @@ def _owner_ids(spec: Mapping[str, Any]) -> tuple[int, int | None]:
 
 
 def _job_groups(spec: Mapping[str, Any], user: str) -> list[int]:
+    """The owner's groups and the job's additional group id (sge_conf(5) gid_range)."""
     try:
-        return os.getgrouplist(user, spec["gid"])
+        groups = os.getgrouplist(user, spec["gid"])
     except OSError as e:
         raise JobFailure(FAILED_BEFORE_JOB, f"initgroups() failed with errno {e.errno}") from e
+    addgrp = jobdir.option(spec, "addgrp")
+    return groups + [int(addgrp)] if addgrp is not None and addgrp not in groups else groups
 
 
 @contextmanager

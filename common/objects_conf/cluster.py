@@ -56,9 +56,32 @@ def check_bool_word(name: str, value: str) -> str:
 
 def check_ranges(name: str, value: str) -> str:
     text = check_string(name, value)
-    if not _RANGES.match(text):
+    if not _RANGES.match(text) or not gid_ranges(text):
         raise ConfError(f'Error during parsing of attribute value "{text}"')
     return text
+
+
+def gid_ranges(text: str) -> list[tuple[int, int]]:
+    """sge_conf(5) ``gid_range`` (``65400-65500``, ``20000,20010-20020``) as (first, last)
+    ranges; [] when it is none (a range whose end is below its start is none)."""
+    if not _RANGES.match(text.strip()):
+        return []
+    out = []
+    for item in re.split("[ ,]", text.strip()):
+        first, _, last = item.partition("-")
+        low, high = int(first), int(last or first)
+        if high >= low:
+            out.append((low, high))
+    return out
+
+
+def free_gid(ranges: Sequence[tuple[int, int]], used: set[int]) -> int | None:
+    """The first group id of ``ranges`` not ``used`` (None: all are)."""
+    for low, high in ranges:
+        for gid in range(low, high + 1):
+            if gid not in used:
+                return gid
+    return None
 
 
 # sge_conf(5)'s remote commands of qrsh, qlogin and qrsh -inherit and their daemons:
@@ -132,8 +155,6 @@ DEFAULT_ONLY: dict[str, str] = {
     "set_token_cmd": "AFS tokens are not supported",
     "pag_cmd": "AFS process authentication groups are not supported",
     "token_extend_time": "AFS tokens are not supported",
-    "gid_range": "no additional group id is given to jobs: their processes are found by "
-                 "process tree and cgroup",
     "delegated_file_staging": "DRMAA file staging is not offered",
     "loglevel": "the daemons log at the level of their --log-level option",
 }

@@ -4,12 +4,14 @@ shepherd_cmd, the administrator's wrapper around the shepherd."""
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
 from clients.api import Client, job_request
+from tests.identity import client_as, needs_root, other_user_name
 from tests.integration.cellutil import (LocalCell, client, hostname, running_cell,
                                         wait_for)
 
@@ -77,3 +79,31 @@ def test_shepherd_cmd_runs_the_shepherd_through_the_wrapper(cell: LocalCell,
             wait_for(wrapped, 20, "a job's shepherd started by the wrapper")
         finally:
             set_global(cl, "shepherd_cmd", "none")
+
+
+@needs_root
+def test_gid_range_gives_each_job_an_additional_group(cell: LocalCell) -> None:
+    # (a directory the job's owner, another user, can reach: pytest's are root's 0700)
+    with tempfile.TemporaryDirectory() as shared:
+        os.chmod(shared, 0o777)
+        _addgrp_of_another_users_job(cell, Path(shared))
+
+
+def _addgrp_of_another_users_job(cell: LocalCell, shared: Path) -> None:
+    out = shared / "groups"
+    script = shared / "job.sh"
+    script.write_text(f"id -G > {out}\n")
+    script.chmod(0o755)
+    with client(cell) as cl, client_as(cell.cell, other_user_name()) as user:
+        set_global(cl, "gid_range", "65432-65433")
+        try:
+            def grouped() -> bool:
+                [job_id] = user.submit([job_request(
+                    "/bin/sh", [str(script)], binary=True, job_name="groups",
+                    stdout_paths=["/dev/null"], stderr_paths=["/dev/null"])])
+                [task] = user.wait([job_id], timeout=15)[job_id]
+                assert task["exit_status"] == 0, task
+                return "65432" in out.read_text().split()
+            wait_for(grouped, 20, "the job's additional group id from gid_range")
+        finally:
+            set_global(cl, "gid_range", "65400-65500")

@@ -130,3 +130,24 @@ def test_a_root_execd_runs_only_a_wrapper_nobody_else_can_have_planted(tmp_path)
     assert "not a file" in str(admin_executable_problem(str(link), me))
     if me != 0:  # (a file of ours is not one a root execd may run)
         assert "belongs to another user" in str(admin_executable_problem(str(wrapper), 12345))
+
+
+@given(st.lists(st.tuples(st.integers(1, 70000), st.integers(0, 30)), min_size=1, max_size=4),
+       st.sets(st.integers(1, 70100), max_size=40))
+def test_gid_range_is_read_and_the_first_free_id_taken(pairs: list[tuple[int, int]],
+                                                        used: set[int]) -> None:
+    from common.objects_conf.cluster import free_gid, gid_ranges
+    text = ",".join(f"{low}-{low + width}" if width else str(low) for low, width in pairs)
+    ranges = gid_ranges(text)
+    assert ranges == [(low, low + width) for low, width in pairs]
+    ids = [gid for low, high in ranges for gid in range(low, high + 1)]
+    assert free_gid(ranges, used) == next((gid for gid in ids if gid not in used), None)
+
+
+def test_gid_range_text() -> None:
+    from common.objects_conf.cluster import gid_ranges
+    assert gid_ranges("65400-65500") == [(65400, 65500)]
+    assert gid_ranges("20000 20010-20011") == [(20000, 20000), (20010, 20011)]
+    assert gid_ranges("5-3") == [] and gid_ranges("none") == []
+    with pytest.raises(ConfError, match='Error during parsing of attribute value "5-3"'):
+        GLOBAL_CONF.attr("gid_range").check("gid_range", "5-3")
