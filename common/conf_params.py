@@ -37,6 +37,7 @@ class Key:
     refused: str = ""
     only: str | None = ""  # "": the default
     low: int | None = None  # the smallest INT value taken
+    high: int | None = None  # the largest
 
     @property
     def accepted(self) -> str | None:
@@ -65,6 +66,9 @@ QMASTER_KEYS: tuple[Key, ...] = (
     _used("JSV_TIMEOUT", INT, "10", "qmaster/jsv.py", low=1),
     _used("MAX_SCRIPT_SIZE", MEMORY, "4M", "qmaster/submit_caps.py (ours)"),
     _used("MAX_USER_SPOOL", MEMORY, "100M", "qmaster/submit_caps.py (ours)"),
+    # ours (issue 30): the qmaster's /metrics endpoint, off while the port is 0
+    Key("METRICS_PORT", INT, "0", used_by="qmaster/metrics.py (ours)", low=0, high=65535),
+    _used("METRICS_BIND", TEXT, "127.0.0.1", "qmaster/metrics.py (ours)"),
     _used("ENABLE_FORCED_QDEL", BOOL, "false", "qmaster/jobs.py"),
     _used("ENABLE_FORCED_QDEL_IF_UNKNOWN", BOOL, "false", "qmaster/jobs.py"),
     _refused("ENABLE_ENFORCE_MASTER_LIMIT", BOOL, "false",
@@ -173,6 +177,8 @@ def typed(key: Key, text: str) -> bool | int | float | str | None:
             raise ValueError("not a number") from None
         if key.low is not None and number < key.low:
             raise ValueError(f"less than {key.low}")
+        if key.high is not None and number > key.high:
+            raise ValueError(f"more than {key.high}")
         return number
     if key.type in (TIME, MEMORY):
         try:

@@ -20,7 +20,8 @@ import sys
 
 from clients.api import Client, ClientError, checked_jobs, resolvable
 from clients.qrsh.options import DEFAULT_NAMES, Request, asks_inherit, parse
-from clients.qsub.main import default_request_texts, job_description
+from clients.qsub.main import (default_request_texts, job_description, path_alias_texts,
+                              with_path_aliases)
 from clients.qsub.options import QsubError, unable_to_run
 from common.cell import CellNotFound
 from common.jobspec import TOKEN_BYTES
@@ -226,6 +227,8 @@ def main(argv: list[str] | None = None, kind: str | None = None) -> int:
     try:
         request = parse(kind, argv, cwd=cwd, environ=dict(os.environ), home=home,
                         default_files=default_request_texts(cwd, home))
+        if not request.submit.help:  # sge_aliases(5), as qsub reads them
+            with_path_aliases(request.submit, path_alias_texts(kind), program=kind)
     except QsubError as err:
         _err(err.message.rstrip("\n"))
         return err.exit_code

@@ -52,7 +52,7 @@ def parse(argv: list[str]) -> SubmitOptions:
     return opts
 
 
-def path_alias_texts() -> list[tuple[str, str]]:
+def path_alias_texts(program: str = "qsub") -> list[tuple[str, str]]:
     """(file name, text) of the cell's ``common/sge_aliases`` and the user's
     ``~/.sge_aliases`` (the passwd entry's home, as 8.1.9's), those that exist."""
     import pwd
@@ -74,13 +74,13 @@ def path_alias_texts() -> list[tuple[str, str]]:
         except FileNotFoundError:
             continue
         except OSError as err:
-            raise QsubError(f'qsub: can\'t read path aliasing file "{path}": '
+            raise QsubError(f'{program}: can\'t read path aliasing file "{path}": '
                             f"{err.strerror}", 7) from None
     return texts
 
 
 def with_path_aliases(opts: SubmitOptions, texts: list[tuple[str, str]],
-                      host: str | None = None) -> None:
+                      host: str | None = None, program: str = "qsub") -> None:
     """sge_aliases(5) at submission: SGE_O_WORKDIR mapped for the submit host, and a
     -cwd/-wd job given the aliases of this submit host (common.path_aliases); a file
     that is no alias file refuses the submission as 8.1.9's qsub does (exit 7)."""
@@ -92,8 +92,8 @@ def with_path_aliases(opts: SubmitOptions, texts: list[tuple[str, str]],
         try:
             aliases += path_aliases.parse(text, name)
         except path_aliases.AliasFileError as err:
-            raise QsubError(f'qsub: {err}\nqsub: can\'t read path aliasing file "{name}": '
-                            "invalid syntax", 7) from None
+            raise QsubError(f'{program}: {err}\n{program}: can\'t read path aliasing file '
+                            f'"{name}": invalid syntax', 7) from None
     kept = path_aliases.for_submit_host(aliases, host)
     if not kept:
         return
