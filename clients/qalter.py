@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 
 from clients.api import Client, ClientError
-from clients.jobctl import Target, host_refusal, seen_jobs, targets, usage_text
+from clients.jobctl import Target, host_refusal, seen_jobs, targets
 from clients.joblist import (NO_OPTION_ARGUMENT, JobRef, JobSelection, RangeError,
                              job_does_not_exist, parse_job_ref)
 from clients.qsub.parser import OptionParser, ParseContext, ParsedOption
@@ -39,45 +39,6 @@ PLAIN_SWITCHES = {"-A": "account", "-wd": "cwd", "-j": "merge_output", "-notify"
                   "-r": "rerun", "-masterq": "master_queues"}
 # the switches of the ticket and urgency policies -> the job's option they set
 POLICY_SWITCHES = {"-js": "job_share", "-dl": "deadline"}
-OPTIONS_TEXT = (  # 8.1.9's lines for the options qalter changes, in its order
-    "   [-a date_time]                           request a start time\n"
-    "   [-ac context_list]                       add context variable(s)\n"
-    "   [-A account_string]                      account string in accounting record\n"
-    "   [-cwd]                                   use current working directory\n"
-    "   [-dc simple_context_list]                delete context variable(s)\n"
-    "   [-dl date_time]                          request a deadline initiation time\n"
-    "   [-e path_list]                           specify standard error stream path(s)\n"
-    "   [-h hold_list]                           list of hold types concerned\n"
-    "   [-hard]                                  consider following requests \"hard\"\n"
-    "   [-help]                                  print this help\n"
-    "   [-hold_jid job_identifier_list]          define jobnet interdependencies\n"
-    "   [-hold_jid_ad job_identifier_list]       define jobnet array interdependencies\n"
-    "   [-i file_list]                           specify standard input stream file(s)\n"
-    "   [-j y[es]|n[o]]                          merge stdout and stderr stream of job\n"
-    "   [-js job_share]                          share tree or functional job share\n"
-    "   [-l resource_list]                       request the given resources\n"
-    "   [-M mail_list]                           notify these e-mail addresses\n"
-    "   [-m mail_options]                        define mail notification events\n"
-    "   [-masterq wc_queue_list]                 bind master task to queue(s)\n"
-    "   [-N name]                                specify job name\n"
-    "   [-notify]                                notify job before killing/suspending it\n"
-    "   [-o path_list]                           specify standard output stream path(s)\n"
-    "   [-ot tickets]                            set job's override tickets\n"
-    "   [-P project_name]                        set job's project\n"
-    "   [-p priority]                            define job's relative priority\n"
-    "   [-pe wc_pe_name slot_range]              request slot range for parallel jobs\n"
-    "   [-q wc_queue_list]                       bind job to queue(s)\n"
-    "   [-R y[es]|n[o]]                          reservation desired\n"
-    "   [-r y[es]|n[o]]                          define job as (not) restartable\n"
-    "   [-sc context_list]                       set job context (replaces old context)\n"
-    "   [-soft]                                  consider following requests as soft\n"
-    "   [-S path_list]                           command interpreter to be used\n"
-    "   [-tc max_running_tasks]                  throttle the number of concurrent tasks\n"
-    "   [-v variable_list]                       export these environment variables\n"
-    "   [-V]                                     export all environment variables\n"
-    "   [-wd working_directory]                  use working_directory\n"
-    "   job_task_list                            jobids (and taskids) of jobs to be "
-    "altered\n")
 
 
 class QalterError(Exception):
@@ -287,7 +248,8 @@ def alter_jobs(client: Client, request: AlterRequest) -> tuple[list[str], int]:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    usage = usage_text("qalter", OPTIONS_TEXT)
+    from clients.qsub.usage import usage as usage_of
+    usage = usage_of("qalter")
     try:
         request = parse_qalter(args)
     except QalterError as err:

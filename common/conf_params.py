@@ -161,6 +161,16 @@ def parse(text: str) -> dict[str, str]:
     return out
 
 
+def with_key(text: str, name: str, given: str | None) -> str:
+    """A ``qmaster_params``/``execd_params`` value with key ``name`` set to ``given``
+    (None: removed), the other items kept as written and in their order."""
+    items = [item for item in split_names(text or "none")
+             if item.partition("=")[0].strip().upper() != name.upper()]
+    if given is not None:
+        items.append(f"{name}={given}")
+    return ",".join(items) or "none"
+
+
 def typed(key: Key, text: str) -> bool | int | float | str | None:
     """The value ``text`` of ``key`` read by the parser of its type (ValueError saying
     what it is not): bool, int, seconds, bytes (``math.inf`` for INFINITY), a signal

@@ -615,6 +615,13 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
                                         "hold_type": Str(choices=frozenset("uos"))}),
     "alter": lambda: Struct(required={"user": _user(), "targets": _targets(),
                                       "changes": _alter_changes()}),
+    # the users' event subscription (qmaster.event_feed, docs/events.md): what follows
+    # the cursor (epoch, after), waiting up to ``timeout`` seconds for it
+    "events": lambda: Struct(required={"user": _user()}, optional={
+        "epoch": (Optional(Str(max_len=64)), None), "after": (Optional(_id()), None),
+        "max": (Int(1, 1000), 1000), "timeout": (Float(0.0, 60.0), 0.0),
+        "kinds": (Optional(ListOf(Str(max_len=16), max_items=8)), None),
+        "owners": (Optional(ListOf(Str(max_len=256), max_items=1024)), None)}),
     "wait": lambda: Struct(required={"user": _user(),
                                      "job_ids": ListOf(_job_id(), min_items=1,
                                                        max_items=1 << 17)}),
@@ -740,7 +747,10 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
     # deletes what of them is still pending (common.placement.dispatch.not_scheduled)
     "orders": lambda: Struct(required={"orders": ListOf(_order(), max_items=1 << 17)},
                              optional={"not_scheduled": (ListOf(_job_id(), max_items=1 << 17),
-                                                         list)}),
+                                                         list),
+                                       # how long the pass took (the qmaster's /metrics)
+                                       "pass_seconds": (Float(0.0, 1e6),
+                                                        None)}),
 }
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from common import task_ranges
 from common.model import UserInfo
+from qmaster.metrics import QmasterMetrics
 from qmaster.policy_view import PolicyView
 from qmaster.reprioritize import TicketSender
 from qmaster.store import Batch, Store
@@ -176,6 +177,8 @@ class Services:
     usage: UsageBook = field(default_factory=UsageBook)  # share tree usage (spooled)
     runlog_path: Path | None = None  # qconf -tsm's schedd_runlog (qmaster.sched_monitor)
     ar_clock: Any = None  # when advance reservations change state (qmaster.ar.lifecycle)
+    metrics: QmasterMetrics = field(default_factory=QmasterMetrics)  # /metrics (qmaster.metrics)
+    event_feed: Any = None  # the users' event subscription (qmaster.event_feed.EventFeed)
 
     def job_log(self, event: str, **fields: Any) -> None:
         """One log line about a job, with job id, host and queue bound by the caller."""

@@ -48,7 +48,7 @@ USER_MESSAGES = frozenset({"ping", "submit", "job_query", "cluster_query", "dele
                            "release", "alter", "wait", "conf_get", "conf_put", "conf_del",
                            "userset_entries", "qmod", "clear_usage", "usage_query",
                            "share_tree_query", "trigger_monitor", "ar_submit", "ar_query",
-                           "ar_delete", "pe_task_start"})
+                           "ar_delete", "pe_task_start", "events"})
 EXECD_MESSAGES = frozenset({"ping", "register", "load_report", "job_started",
                             "job_finished", "job_start_failed", "pe_task_finished"})
 SCHEDULER_MESSAGES = frozenset({"ping", "snapshot", "orders"})

@@ -31,7 +31,7 @@ from common.userinfo import UserInfo
 from common.model import Job, Task
 from common.cell import MAX_SOCKET_PATH, Cell, write_act_qmaster
 from common.daemon import port_is_free
-from qmaster import (accounting_log, alter, array_deps, execd_link, gate,
+from qmaster import (accounting_log, alter, array_deps, event_feed, execd_link, gate, metrics,
                      jobs, orders, pe_tasks, policy_view, queue_control, sched_monitor,
                      usage_book)
 from qmaster.conf import requests as conf_requests
@@ -39,6 +39,8 @@ from qmaster.conf import userset as conf_userset
 from qmaster.auto_suspend import heartbeat
 from qmaster.ar import handlers as ar_handlers
 from qmaster.jsv import MAX_WAITING as JSV_MAX_WAITING, ServerJsv, timeout_of as jsv_timeout_of
+from qmaster.metrics import MetricsServer
+from qmaster.placement_view import instances_of
 from qmaster.reporting import ReportingWriter
 from qmaster.ar.lifecycle import ArClock, advance as advance_ars, settle as settle_ars
 from qmaster.policy_objects import auto_user_actions, expired_auto_users
@@ -115,6 +117,7 @@ HANDLERS: dict[str, Handler] = {
     "alter": alter.handle_alter,
     "qmod": queue_control.handle_qmod,
     "wait": jobs.handle_wait,
+    "events": event_feed.handle_events,
     "job_query": jobs.handle_job_query,
     "cluster_query": conf_requests.handle_cluster_query,
     "conf_get": conf_requests.handle_conf_get,
@@ -192,6 +195,9 @@ class QmasterServer:
         self._jsv_tasks: set[asyncio.Task[None]] = set()
         # reporting_params: the reporting file (qmaster.reporting)
         self.reporting = ReportingWriter(cell.common_dir / reporting.FILE_NAME, host, self._warn)
+        # qmaster_params METRICS_PORT/METRICS_BIND: the /metrics endpoint (qmaster.metrics)
+        self.metrics_server = MetricsServer(self._metrics_text, self._warn)
+        self._metrics_wanted: tuple[str, int] | None = None
 
     # ---- start-up ------------------------------------------------------------------
     def load(self) -> None:
@@ -308,6 +314,7 @@ class QmasterServer:
         self._info("qmaster started", port=self.port, event_port=self.event_port)
         if ready:
             ready()
+        await self._follow_metrics_conf()
         beat = asyncio.create_task(self._heartbeat())
         ar_timer = asyncio.create_task(self._ar_timer())
         try:
@@ -315,6 +322,7 @@ class QmasterServer:
         finally:
             beat.cancel()
             ar_timer.cancel()
+            await self.metrics_server.stop()
             self.router.close(0)
             self.pub.close(0)
             if self._zap is not None:
@@ -455,6 +463,7 @@ class QmasterServer:
             if url.strip().lower() not in ("", "none"):
                 return self._submit_to_jsv(identity, request_id, body, url)
         handler = HANDLERS.get(msg_type)
+        self.services.metrics.request(msg_type if handler is not None else "unknown")
         if handler is None:
             return wire.encode("error", {"code": "unknown_type",
                                          "message": f"{msg_type} is not a request"}, request_id)
@@ -584,7 +593,12 @@ class QmasterServer:
 
     def _commit_and_send(self, batch: Batch, replies: list[tuple[bytes, bytes]]) -> None:
         self._flush_usage(batch)
-        self.spool.commit(batch.txn)
+        if batch.txn:
+            began = time.monotonic()
+            self.spool.commit(batch.txn)
+            self.services.metrics.commit_time.observe(time.monotonic() - began)
+        else:
+            self.spool.commit(batch.txn)
         self.store.forget_journal()
         params = self._reporting_params()
         if batch.accounting and not params.accounting:  # (accounting=false: no file)
@@ -657,7 +671,16 @@ class QmasterServer:
             event["seq"] = self.services.seq
         self.store.event_seq = self.services.seq
         self.services.policy_view.note_events(events)  # (qstat's policy figures)
+        if self.services.event_feed is not None:  # (someone subscribed: qmaster.event_feed)
+            self.services.event_feed.note(events, time.time(), self.store.job_finished)
+            self._answer_event_polls()
         self.pub.send_multipart(wire.encode_event_batch(self.services.epoch, events))
+
+    def _answer_event_polls(self) -> None:
+        """Answer the event subscriptions that have news or whose time is up."""
+        for identity, request_id, answer in event_feed.answer_polls(
+                self.services.event_feed, self.store, self.services.epoch, time.time()):
+            self._send(identity, wire.encode("reply", answer, request_id))
 
     def _send(self, identity: bytes, payload: bytes) -> None:
         try:
@@ -702,10 +725,39 @@ class QmasterServer:
             return
         self._commit_and_send(batch, [])
 
+    # ---- /metrics (qmaster.metrics) -------------------------------------------------
+    async def _follow_metrics_conf(self) -> None:
+        """Start, move or stop the /metrics endpoint as ``qmaster_params`` METRICS_PORT
+        and METRICS_BIND say. A port that cannot be had is logged once, and tried again
+        when the configuration changes."""
+        wanted = metrics.address(self.store.conf_value("conf", "global", "qmaster_params",
+                                                       "none"))
+        if wanted == self._metrics_wanted:
+            return
+        self._metrics_wanted = wanted
+        await self.metrics_server.stop()
+        if wanted is None:
+            return
+        try:
+            await self.metrics_server.start(*wanted)
+        except OSError as err:
+            self._error("metrics endpoint not started", bind=wanted[0], port=wanted[1],
+                        error=str(err))
+            return
+        self._info("metrics endpoint", address=list(self.metrics_server.address or ()))
+
+    def _metrics_text(self, openmetrics: bool) -> str:
+        return metrics.exposition(self.services.metrics, self.store,
+                                  instances_of(self.store), self.services.start_time,
+                                  openmetrics)
+
     async def _heartbeat(self) -> None:
         while True:
             await asyncio.sleep(HEARTBEAT_SECONDS)
             self._sync_accounting()  # (an idle qmaster's too)
+            await self._follow_metrics_conf()
+            if self.services.event_feed is not None:  # (subscriptions whose time is up)
+                self._answer_event_polls()
             self.reporting.flush_due(time.time())
             stopping = self.jsv.idle(self.store.conf_value("conf", "global", "jsv_url", "none"))
             if stopping is not None:  # (kept until done, as the other JSV tasks)

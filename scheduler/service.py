@@ -266,7 +266,7 @@ class SchedulerService:
             task_key = f"{order['job_id']}.{order['task_id']}"
             self.inflight[task_key] = (order["task_version"], order["granted"],
                                        order.get("pe"))
-        body: dict[str, Any] = {"orders": orders}
+        body: dict[str, Any] = {"orders": orders, "pass_seconds": took}
         if refused_now:
             body["not_scheduled"] = refused_now
             self._log("immediate jobs not scheduled", job_ids=refused_now)

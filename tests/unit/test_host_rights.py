@@ -21,7 +21,7 @@ from clients.qconf import hosts as qconf_hosts
 from common import wire
 from common.model import UserInfo
 from common.schema import Struct
-from qmaster import (alter, jobs, pe_tasks, policy_view,
+from qmaster import (alter, event_feed, jobs, pe_tasks, policy_view,
                      queue_control, sched_monitor, usage_book)
 from qmaster.conf import requests as conf_requests
 from qmaster.conf import userset as conf_userset
@@ -167,6 +167,8 @@ REQUESTS: dict[str, tuple[Handler, dict[str, Any]]] = {
     "ar_delete": (ar_handlers.handle_ar_delete, {"ar_ids": [1]}),
     "ar_query": (ar_handlers.handle_ar_query, {}),
     # qrsh -inherit: as a read (from an execution host too)
+    # the event subscription (qevent): as a read
+    "events": (event_feed.handle_events, {"timeout": 0.0}),
     "pe_task_start": (pe_tasks.handle_pe_task_start, {
         "job_id": 1, "task_id": 1, "host": "node1", "command": "true", "args": [],
         "session": {"kind": "qrsh", "host": "h", "port": 1, "token": b"t" * 32}}),
@@ -174,7 +176,7 @@ REQUESTS: dict[str, tuple[Handler, dict[str, Any]]] = {
 JOB_CHANGES = ("submit", "delete", "hold", "release", "alter", "ar_submit", "ar_delete")
 # qmod changes states, but from an administrative or a submit host (qmaster.queue_control)
 READS = ("wait", "job_query", "cluster_query", "conf_get", "qmod", "usage_query",
-         "share_tree_query", "ar_query", "pe_task_start")
+         "share_tree_query", "ar_query", "pe_task_start", "events")
 CONF_CHANGES = ("conf_put", "conf_del", "userset_entries", "clear_usage", "trigger_monitor")
 
 
