@@ -220,6 +220,7 @@ def _global_check(name: str, default: str) -> Check:
 
     def checked(attr: str, value: str) -> str:
         return refuse(attr, check(attr, value))
+    checked.__wrapped__ = getattr(check, "__wrapped__", check)  # type: ignore[attr-defined]
     return checked
 
 
