@@ -475,6 +475,12 @@ class Client:
         triggered it."""
         return self.request("trigger_monitor", {"user": self._user()})
 
+    def daemon_control(self, action: str, names: list[str] | None = None) -> dict[str, Any]:
+        """qconf -km -ks -kt -at -ke -kej -kec -secl -sss (qmaster.daemon_control): what
+        to print on stdout (``out``) and stderr (``err``), and the exit ``status``."""
+        return self.request("daemon_control", {"user": self._user(), "action": action,
+                                               "names": names or []})
+
     def clear_usage(self, users: list[str] | None = None) -> dict[str, Any]:
         """qconf -clearusage: every user's and project's share tree usage, or the
         named users' (``users``)."""

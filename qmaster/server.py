@@ -31,7 +31,8 @@ from common.userinfo import UserInfo
 from common.model import Job, Task
 from common.cell import MAX_SOCKET_PATH, Cell, write_act_qmaster
 from common.daemon import port_is_free
-from qmaster import (accounting_log, alter, array_deps, event_feed, execd_link, gate, metrics,
+from qmaster import (accounting_log, alter, array_deps, daemon_control, event_feed,
+                     execd_link, gate, metrics,
                      jobs, orders, pe_tasks, policy_view, queue_control, sched_monitor,
                      usage_book)
 from qmaster.conf import requests as conf_requests
@@ -126,6 +127,7 @@ HANDLERS: dict[str, Handler] = {
     "userset_entries": conf_userset.handle_userset_entries,
     "clear_usage": usage_book.handle_clear_usage,
     "trigger_monitor": sched_monitor.handle_trigger_monitor,
+    "daemon_control": daemon_control.handle_daemon_control,
     "usage_query": usage_book.handle_usage_query,
     "share_tree_query": policy_view.handle_share_tree_query,
     "register": execd_link.handle_register,
@@ -155,6 +157,7 @@ HEARTBEAT_SECONDS = 1.0
 # it was appended (its spooled copy keeps it durable meanwhile)
 ACCOUNTING_SYNC_SECONDS = 0.5
 STOP_MAIL_SECONDS = 5.0  # how long a stopping qmaster waits for its mailers
+STOP_ANSWER_SECONDS = 0.2  # qconf -km: its answer leaves before the sockets close
 LOCK_FILE = "qmaster.lock"  # in the spool directory, held by the running qmaster
 
 
@@ -176,6 +179,9 @@ class QmasterServer:
                                  auto_add_hosts=auto_add_hosts,
                                  default_slots=default_slots, log=log,
                                  runlog_path=cell.common_dir / sched_monitor.RUNLOG_NAME)
+        # qconf -km and -ks/-kt/-kec (qmaster.daemon_control) act through these
+        self.services.stop_server = self._stop_after_answer
+        self.services.publish = lambda frames: self.pub.send_multipart(frames)
         self.gate = gate.Gate(host, munge_socket)
         self.key_file = key_file or keys.secret_path(cell, "qmaster")
         self.trusted_keys = trusted_keys or keys.trusted_dir(cell)
@@ -341,6 +347,14 @@ class QmasterServer:
     def stop(self) -> None:
         self._stop.set()
 
+    def _stop_after_answer(self) -> None:
+        """qconf -km: stop as on SIGTERM once the answer has left. The sockets close
+        without lingering, so the stop waits a moment for libzmq to send what is queued."""
+        try:
+            asyncio.get_running_loop().call_later(STOP_ANSWER_SECONDS, self.stop)
+        except RuntimeError:  # (not serving: a test's server without its loop)
+            self.stop()
+
     def _lock_spool(self) -> None:
         """Hold the spool's lock for the qmaster's life: one qmaster per cell."""
         path = self.cell.qmaster_spool_dir / LOCK_FILE
@@ -451,7 +465,25 @@ class QmasterServer:
             raise wire.WireError("denied", str(err), request_id) from None
         if peer.kind == gate.EXECD:
             self.services.execd_routes[peer.host] = incoming.identity
+        elif peer.kind == gate.SCHEDULER:  # (qmaster.event_clients: -secl, -sss, -kec)
+            if msg_type == "snapshot" and body.get("after") is None:
+                self.services.event_clients.registered(self._peer_host(peer.host),
+                                                       time.time())
+            else:
+                self.services.event_clients.heard(time.time())
         return msg_type, request_id, body
+
+    def _peer_host(self, address: str) -> str:
+        """A daemon's host name from its address: the qmaster's own for a loopback one."""
+        import ipaddress
+        if not address:
+            return self.host
+        try:
+            if ipaddress.ip_address(address).is_loopback:
+                return self.host
+        except ValueError:
+            pass
+        return self.gate.host_name(address)
 
     def _handle(self, batch: Batch, identity: bytes, msg: tuple[str, int, dict[str, Any]],
                 now: float, *, verified: list[str] | None = None) -> bytes | None:
@@ -624,6 +656,9 @@ class QmasterServer:
         self._answer_waiters(batch)
         if batch.mails:  # (committed: what they tell has happened)
             self.mail.send(batch.mails, self.store.conf_value("conf", "global", "mailer"))
+        actions, self.services.after_commit[:] = list(self.services.after_commit), []
+        for action in actions:  # (qmaster.daemon_control: a stop, once answered)
+            action()
 
     def _reporting_params(self) -> reporting.ReportingParams:
         self.reporting.configure(self.store.conf_value("conf", "global", "reporting_params",

@@ -21,7 +21,7 @@ from clients.qconf import hosts as qconf_hosts
 from common import wire
 from common.model import UserInfo
 from common.schema import Struct
-from qmaster import (alter, event_feed, jobs, pe_tasks, policy_view,
+from qmaster import (alter, daemon_control, event_feed, jobs, pe_tasks, policy_view,
                      queue_control, sched_monitor, usage_book)
 from qmaster.conf import requests as conf_requests
 from qmaster.conf import userset as conf_userset
@@ -162,6 +162,7 @@ REQUESTS: dict[str, tuple[Handler, dict[str, Any]]] = {
     "share_tree_query": (policy_view.handle_share_tree_query, {}),
     "clear_usage": (usage_book.handle_clear_usage, {}),
     "trigger_monitor": (sched_monitor.handle_trigger_monitor, {}),
+    "daemon_control": (daemon_control.handle_daemon_control, {"action": "ks"}),
     # advance reservations: qrsub and qrdel as qsub and qdel, qrstat as qstat
     "ar_submit": (ar_handlers.handle_ar_submit, {"ar": {"duration": 60.0}}),
     "ar_delete": (ar_handlers.handle_ar_delete, {"ar_ids": [1]}),
@@ -177,7 +178,8 @@ JOB_CHANGES = ("submit", "delete", "hold", "release", "alter", "ar_submit", "ar_
 # qmod changes states, but from an administrative or a submit host (qmaster.queue_control)
 READS = ("wait", "job_query", "cluster_query", "conf_get", "qmod", "usage_query",
          "share_tree_query", "ar_query", "pe_task_start", "events")
-CONF_CHANGES = ("conf_put", "conf_del", "userset_entries", "clear_usage", "trigger_monitor")
+CONF_CHANGES = ("conf_put", "conf_del", "userset_entries", "clear_usage", "trigger_monitor",
+                "daemon_control")
 
 
 def test_every_user_request_is_covered() -> None:
@@ -212,6 +214,7 @@ def test_a_host_that_is_neither_is_refused_everything(msg_type: str) -> None:
                 "conf_del": captured("submitonly-am-root", "far"),
                 "clear_usage": captured("submitonly-am-root", "far"),
                 "trigger_monitor": captured("submitonly-am-root", "far"),
+                "daemon_control": captured("submitonly-am-root", "far"),
                 "userset_entries": captured("neither-au-root", "far")}
     assert refusal(store, handler, msg_type, user("far"), **fields) == expected[msg_type]
 

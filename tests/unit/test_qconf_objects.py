@@ -130,15 +130,17 @@ def test_sds_as_8_1_9(name: str, cell, tmp_path: Path,  # type: ignore[no-untype
     assert qconf(capsys, cell, ["-sds"]) == expected
 
 
-# ---- daemon control: refused, saying why -----------------------------------------------------
-@pytest.mark.parametrize("argv", [["-km"], ["-ks"], ["-kt", "scheduler"], ["-at", "scheduler"],
-                                  ["-ke", "vm"], ["-kej", "vm"], ["-kec", "1"], ["-secl"],
-                                  ["-sss"]])
-def test_daemon_control_is_refused_saying_why(argv: list[str], cell,  # type: ignore[no-untyped-def]
-                                              capsys: pytest.CaptureFixture[str]) -> None:
-    out, err, rc = qconf(capsys, cell, argv)
-    assert (out, rc) == ("", 1)
-    assert err.startswith(f'error: qconf option "{argv[0]}" is not supported by pygridengine: ')
+# ---- daemon control: the command line (the handler: tests/unit/test_daemon_control.py) ------
+@pytest.mark.parametrize("name", ["ke-unknown", "kej-unknown", "kec-missing", "kec-bad",
+                                  "kt-bad", "at-bad", "kt-noarg", "sss-after-ks", "ks-again",
+                                  "kt-after-ks", "kec-scheduler"])
+def test_daemon_control_as_captured(name: str, cell,  # type: ignore[no-untyped-def]
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """No scheduler has registered with the in-process qmaster (as after 8.1.9's -ks)."""
+    argv = (REF / f"{name}.cmd").read_text().split()[2:]
+    expected = ((REF / f"{name}.out").read_text(), (REF / f"{name}.err").read_text(),
+                int((REF / f"{name}.rc").read_text()))
+    assert qconf(capsys, cell, argv) == expected
 
 
 # ---- the options qconf -help lists that 8.1.9's qconf refuses ---------------------------
