@@ -15,7 +15,7 @@ Pure.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Callable, Mapping
 
 from common.conf_values import TRUE_WORDS, FALSE_WORDS, parse_memory, parse_time, split_names
 from common.conffile import ConfError
@@ -119,8 +119,7 @@ EXECD_KEYS: tuple[Key, ...] = (
     _refused("SET_LIB_PATH", BOOL, "false", "there is no Grid Engine shared library directory"),
     _refused("ACCT_RESERVED_USAGE", BOOL, "false", "accounting has the measured usage"),
     _refused("SHARETREE_RESERVED_USAGE", BOOL, "false", "the share tree has the measured usage"),
-    _refused("USE_QSUB_GID", BOOL, "false",
-             "a job runs with its owner's primary group of the execution host"),
+    _used("USE_QSUB_GID", BOOL, "false", "execd/service.py"),
     _refused("ENABLE_ADDGRP_KILL", BOOL, "false",
              "a job's processes are found by process tree and cgroup, not an additional group"),
     _refused("IGNORE_NGROUPS_MAX_LIMIT", BOOL, "false",
@@ -271,3 +270,15 @@ def job_settings(execd_params: str) -> dict[str, object]:
 def keep_active(execd_params: str) -> bool:
     """execd_params KEEP_ACTIVE: keep a job's directory once its end is reported."""
     return value("execd_params", execd_params, "KEEP_ACTIVE") is True
+
+
+def primary_group(execd_params: str, submit_ids: tuple[int, str],
+                  passwd_gid: int | None, group_name: Callable[[int], str | None]
+                  ) -> tuple[int, str]:
+    """(gid, group name) a job runs with (sge_conf(5) USE_QSUB_GID): the primary group
+    it was submitted with when set, else its owner's primary group in the execution
+    host's passwd database (``passwd_gid``; None: the owner has no entry there, and the
+    submit group stays)."""
+    if value("execd_params", execd_params, "USE_QSUB_GID") is True or passwd_gid is None:
+        return submit_ids
+    return passwd_gid, group_name(passwd_gid) or str(passwd_gid)

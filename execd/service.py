@@ -439,7 +439,7 @@ class ExecdService:
             self._remove_tree(path)
             self.reported.discard(path.name)
         spec, script = start_record.file_spec(
-            body["spec"], switch_user=os.geteuid() == 0,
+            self._with_exec_host_group(body["spec"]), switch_user=os.geteuid() == 0,
             cgroup=({"subtree": str(self.cgroups.path),
                      "controllers": sorted(self.cgroups.controllers)}
                     if self.cgroups is not None else None),
@@ -583,7 +583,7 @@ class ExecdService:
                 or not spec.get("pe_task_id"):
             return  # (a repeated order: the qmaster sends each once)
         spec, script = start_record.file_spec(
-            spec, switch_user=os.geteuid() == 0,
+            self._with_exec_host_group(spec), switch_user=os.geteuid() == 0,
             cgroup=({"subtree": str(self.cgroups.path),
                      "controllers": sorted(self.cgroups.controllers)}
                     if self.cgroups is not None else None),
@@ -688,6 +688,26 @@ class ExecdService:
     def _log(self, level: str, event: str, **kw: Any) -> None:
         if self.log:
             getattr(self.log, level)(event, host=self.host, **kw)
+
+    def _with_exec_host_group(self, spec: dict[str, Any]) -> dict[str, Any]:
+        """``spec`` with the primary group the job runs with here (sge_conf(5)
+        execd_params USE_QSUB_GID: the submit group, else the owner's in this host's
+        passwd database)."""
+        import grp
+        import pwd
+        try:
+            passwd_gid: int | None = pwd.getpwnam(str(spec["owner"])).pw_gid
+        except KeyError:
+            passwd_gid = None
+
+        def group_name(gid: int) -> str | None:
+            try:
+                return grp.getgrgid(gid).gr_name
+            except KeyError:
+                return None
+        gid, group = conf_params.primary_group(
+            self.execd_params, (int(spec["gid"]), str(spec["group"])), passwd_gid, group_name)
+        return {**spec, "gid": gid, "group": group}
 
     def _take_addgrp(self, path: Path) -> int | None:
         """The additional group id of the task that starts in ``path``: the first of

@@ -107,3 +107,35 @@ def _addgrp_of_another_users_job(cell: LocalCell, shared: Path) -> None:
             wait_for(grouped, 20, "the job's additional group id from gid_range")
         finally:
             set_global(cl, "gid_range", "65400-65500")
+
+
+@needs_root
+def test_use_qsub_gid_runs_the_job_with_the_submit_group(cell: LocalCell) -> None:
+    """sge_conf(5): without USE_QSUB_GID a job runs with its owner's primary group of the
+    execution host's passwd database, with it with the group it was submitted with."""
+    import pwd
+    name = other_user_name()
+    passwd_gid = pwd.getpwnam(name).pw_gid
+    other_gid = next(gid for gid in (100, 60, 10, 4242) if gid != passwd_gid)
+    with tempfile.TemporaryDirectory() as shared:
+        os.chmod(shared, 0o777)
+        out = Path(shared) / "gid"
+        script = Path(shared) / "job.sh"
+        script.write_text(f"id -g >> {out}\n")
+        script.chmod(0o755)
+        with client(cell) as cl, client_as(cell.cell, name) as user:
+            user._user_ids = (pwd.getpwnam(name).pw_uid, other_gid)  # (as after newgrp)
+
+            def run() -> str:
+                [job_id] = user.submit([job_request(
+                    "/bin/sh", [str(script)], binary=True, job_name="gid",
+                    stdout_paths=["/dev/null"], stderr_paths=["/dev/null"])])
+                [task] = user.wait([job_id], timeout=15)[job_id]
+                assert (task["exit_status"], task["failed"]) == (0, 0), task
+                return out.read_text().split()[-1]
+            assert run() == str(passwd_gid)
+            set_execd_params(cl, "USE_QSUB_GID=true")
+            try:
+                wait_for(lambda: run() == str(other_gid), 20, "the job in its submit group")
+            finally:
+                set_execd_params(cl, "none")

@@ -151,3 +151,12 @@ def test_gid_range_text() -> None:
     assert gid_ranges("5-3") == [] and gid_ranges("none") == []
     with pytest.raises(ConfError, match='Error during parsing of attribute value "5-3"'):
         GLOBAL_CONF.attr("gid_range").check("gid_range", "5-3")
+
+
+def test_use_qsub_gid_chooses_the_submit_group_else_the_passwd_one() -> None:
+    names = {1: "daemon", 100: "users"}.get
+    submit = (100, "users")
+    assert conf_params.primary_group("none", submit, 1, names) == (1, "daemon")
+    assert conf_params.primary_group("USE_QSUB_GID=true", submit, 1, names) == submit
+    assert conf_params.primary_group("none", submit, None, names) == submit  # (no entry)
+    assert conf_params.primary_group("none", submit, 4242, names) == (4242, "4242")
