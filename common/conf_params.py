@@ -120,8 +120,10 @@ EXECD_KEYS: tuple[Key, ...] = (
     _refused("ACCT_RESERVED_USAGE", BOOL, "false", "accounting has the measured usage"),
     _refused("SHARETREE_RESERVED_USAGE", BOOL, "false", "the share tree has the measured usage"),
     _used("USE_QSUB_GID", BOOL, "false", "execd/service.py"),
-    _refused("ENABLE_ADDGRP_KILL", BOOL, "false",
-             "a job's processes are found by process tree and cgroup, not an additional group"),
+    # (sge_conf(5): "The default value is on")
+    _refused("ENABLE_ADDGRP_KILL", BOOL, "true",
+             "the processes a job leaves behind are always ended with it, found by "
+             "process tree (the shepherd is their subreaper) and cgroup"),
     _refused("IGNORE_NGROUPS_MAX_LIMIT", BOOL, "false",
              "the additional group id (gid_range) is always given: an owner with "
              "NGROUPS_MAX groups fails the job's start, as by 8.1.9's default"),
