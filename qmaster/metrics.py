@@ -26,15 +26,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from common import task_ranges
+from common import conf_params, task_ranges
 from common.http_lite import MAX_HEAD_BYTES, HttpError, error_response, parse_head, response
-from common.objects_conf.cluster import qmaster_params
 from common.jobstate import State
 from common.metrics import (OPENMETRICS_TYPE, PROMETHEUS_TYPE, TIME_BUCKETS, CounterVec,
                             Family, Histogram, counter, gauge, labels, render,
                             wants_openmetrics)
 
-DEFAULT_BIND = "127.0.0.1"
+DEFAULT_BIND = str(conf_params.value("qmaster_params", "none", "METRICS_BIND"))  # (loopback)
 HEAD_SECONDS = 5.0
 MAX_CONNECTIONS = 8
 RENDER_SECONDS = 1.0
@@ -49,14 +48,10 @@ _STATE_NAMES = {State.PENDING: "pending", State.HOLD: "held",
 def address(params: str) -> tuple[str, int] | None:
     """(bind, port) of the endpoint that ``qmaster_params`` asks for; None: off (no
     ``METRICS_PORT``, or 0, or a value that is no port: qconf refuses those)."""
-    values = qmaster_params(params)
-    try:
-        port = int(values.get("METRICS_PORT", "0"))
-    except ValueError:
+    port = conf_params.value("qmaster_params", params, "METRICS_PORT")
+    if not isinstance(port, int) or not 0 < port < 65536:
         return None
-    if not 0 < port < 65536:
-        return None
-    return values.get("METRICS_BIND") or DEFAULT_BIND, port
+    return str(conf_params.value("qmaster_params", params, "METRICS_BIND")), port
 
 
 @dataclass

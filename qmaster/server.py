@@ -762,6 +762,18 @@ class QmasterServer:
             for identity, request_id in waiter.requests:
                 self._send(identity, wire.encode("reply", body, request_id))
 
+    def _trim_finished(self) -> None:
+        """Forget the finished jobs ``finished_jobs`` does not keep (sge_conf(5))."""
+        batch = Batch()
+        point = self.store.savepoint(batch)
+        try:
+            self.store.trim_finished(batch)
+        except Exception as exc:  # noqa: BLE001 - the heartbeat must go on
+            self.store.rollback(batch, point)
+            self._error("forgetting finished jobs failed", error=repr(exc), exc_info=True)
+            return
+        self._commit_and_send(batch, [])
+
     # ---- /metrics (qmaster.metrics) -------------------------------------------------
     async def _follow_metrics_conf(self) -> None:
         """Start, move or stop the /metrics endpoint as ``qmaster_params`` METRICS_PORT
@@ -803,6 +815,8 @@ class QmasterServer:
                 stopping.add_done_callback(self._jsv_tasks.discard)
             if self.services.usage.due(time.time()):  # (usage booked by the last reports)
                 self._commit_and_send(Batch(), [])
+            if self.store.finished_excess():  # (finished_jobs lowered, or jobs just ended)
+                self._trim_finished()
             self.pub.send_multipart(wire.encode_heartbeat(self.services.epoch,
                                                           self.services.seq))
             try:
