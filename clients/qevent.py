@@ -165,3 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         client.close()
     return 0
+
+
+if __name__ == "__main__":
+    import clients  # (as the launcher, clients/scripts/)
+    clients.run(main)

@@ -20,6 +20,7 @@ ENTRY_MODULES = {
     "qalter": "clients.qalter", "qacct": "clients.qacct.main", "qhost": "clients.qhost",
     "qconf": "clients.qconf.main", "qmod": "clients.qmod.main", "qquota": "clients.qquota",
     "sge_share_mon": "clients.share_mon", "qselect": "clients.qselect",
+    "qevent": "clients.qevent",
     "qresub": "clients.qresub", "qping": "clients.qping",
     "qrsub": "clients.ar.qrsub", "qrstat": "clients.ar.qrstat", "qrdel": "clients.ar.qrdel",
     "qrsh": "clients.qrsh.main", "qlogin": "clients.qrsh.main", "qsh": "clients.qrsh.main",

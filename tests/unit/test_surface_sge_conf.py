@@ -35,7 +35,7 @@ OTHER = {
     "shepherd_cmd": "/usr/local/wrap.sh", "qmaster_params": "ENABLE_RESCHEDULE_KILL=true",
     "execd_params": "KEEP_ACTIVE=true",
     "reporting_params": "accounting=true reporting=true flush_time=00:00:05 joblog=true "
-                        "sharelog=00:00:00",  # (p-report: any sharelog once merged)
+                        "sharelog=00:10:00",
     "finished_jobs": "0", "gid_range": "20000-20100", "qlogin_command": "/usr/bin/ssh -X",
     "qlogin_daemon": "/usr/sbin/sshd -i", "rlogin_command": "/usr/bin/ssh",
     "rlogin_daemon": "/usr/sbin/sshd -i", "rsh_command": "/usr/bin/ssh",
