@@ -104,6 +104,10 @@ class Session:
         self._templates: dict[int, JobTemplate] = {}
         self._last_template = 0
         self._jobs: dict[int, SessionJob] = {}
+        # jobs whose every task was reaped: they no longer exist for the session, as in
+        # 8.1.9 (whose qmaster forgets a job when it ends), though the qmaster may still
+        # list them a while
+        self._gone: set[int] = set()
 
     # ---- dispatch ----------------------------------------------------------------
     def handle(self, call: str, args: list[str]) -> tuple[int, str, list[str]]:
@@ -199,6 +203,8 @@ class Session:
         job_id, task_id = parse_job_id(text)
         with self._lock:
             job = self._jobs.get(job_id)
+            if job_id in self._gone:
+                raise DrmaaError(errors.INVALID_JOB, errors.NO_SUCH_JOB)
             if job is not None:
                 key = task_id or job.task_ids[0]
                 if key in job.reaped or (task_id is None) == job.array:
@@ -307,6 +313,7 @@ class Session:
     def _forget_reaped(self) -> None:
         for job_id in [j for j, job in self._jobs.items() if not job.keys()]:
             del self._jobs[job_id]
+            self._gone.add(job_id)
 
     def pending_count(self) -> int:
         with self._lock:
