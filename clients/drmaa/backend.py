@@ -27,7 +27,11 @@ def client_failure(err: ClientError, refused: int = errors.DENIED_BY_DRM) -> Drm
 
 
 def _qsub_refusal(message: str) -> DrmaaError:
-    return DrmaaError(errors.DENIED_BY_DRM, message)
+    """qsub's words for a command line it refuses, as 8.1.9's libdrmaa gives them: without
+    the program's name, as one line."""
+    text = message.strip()
+    text = text[len("qsub: "):] if text.startswith("qsub: ") else text
+    return DrmaaError(errors.DENIED_BY_DRM, text + "\n")
 
 
 class ClientBackend:
@@ -47,7 +51,7 @@ class ClientBackend:
                               home=self.home,
                               default_files=default_request_texts(self.cwd, self.home))
         except QsubError as err:
-            raise _qsub_refusal(err.message.strip()) from None
+            raise _qsub_refusal(err.message) from None
         if opts.help or opts.sync:
             # (-sync y would make run_job wait: drmaa_wait and drmaa_synchronize do that)
             raise _qsub_refusal("-help and -sync are not available in a native "
