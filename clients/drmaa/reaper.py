@@ -4,16 +4,19 @@ each when its job ends, ``qmaster.jobs.handle_wait``), and reports each end to t
 session with the finished tasks' usage (one job listing per ended job).
 
 A connection that fails (a qmaster restart) is made anew and every outstanding wait
-sent again: the qmaster answers at once for a job that ended meanwhile. New jobs are
-taken from a queue between reads; the reads' short timeout is this thread's own wake-up
-and sends nothing to the qmaster.
+sent again: the qmaster answers at once for a job that ended meanwhile. A wait the
+qmaster refuses (the user has too many) is sent again after a while. New jobs come
+through a queue: with no wait outstanding the thread sleeps on it; otherwise it looks at
+it between answers, at least every WAKE_SECONDS (a local look: nothing is sent to the
+qmaster then).
 """
 from __future__ import annotations
 
 import queue
+import select
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import structlog
 
@@ -24,10 +27,10 @@ from common import wire
 
 log = structlog.get_logger("drmaa.reaper")
 
-# how often the thread looks for new jobs to watch while no answer comes
-WAKE_SECONDS = 0.05
-# after a failed connection, this long before the next
-RECONNECT_SECONDS = 0.5
+# how long the thread waits for an answer before it looks for new jobs to watch
+WAKE_SECONDS = 0.2
+# after a failed connection, and after a refused wait, this long before the next try
+RETRY_SECONDS = 0.5
 
 
 def ends_of(results: list[dict[str, Any]], records: list[dict[str, Any]] | None,
@@ -57,23 +60,38 @@ class WaitChannel(Client):
         return self._last_id
 
     def next_answer(self, timeout: float) -> tuple[str, int, dict[str, Any]] | None:
-        """The next answer (type, request id, body), or None after ``timeout``."""
-        try:
-            raw = self._connection(self.timeout).recv(timeout)
-        except TimeoutError:
+        """The next answer (type, request id, body), or None after ``timeout``. The
+        answer is read only once it has begun to arrive, and then whole: a read that
+        timed out halfway would lose the connection's place."""
+        conn = self._connection(self.timeout)
+        if not _answer_at_hand(conn, timeout):
             return None
-        return wire.decode(raw)
+        return wire.decode(conn.recv(self.timeout))
+
+
+def _answer_at_hand(conn: Any, timeout: float) -> bool:
+    answered = getattr(conn, "answered", None)  # (the remote connection: whole messages)
+    if answered is not None:
+        return bool(answered(timeout))
+    if conn.buffered():
+        return True
+    readable, _, _ = select.select([conn.sock], [], [], timeout)
+    return bool(readable)
 
 
 class ReaperThread(threading.Thread):
     def __init__(self, connect: Callable[[type[Client]], Client],
-                 report: Callable[[int, dict[int, Finished]], None]) -> None:
+                 report: Callable[[int, dict[int, Finished]], None],
+                 clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(name="drmaa-reaper", daemon=True)
         self._connect = connect
         self._report = report
+        self._clock = clock
         self._new: queue.SimpleQueue[int] = queue.SimpleQueue()
-        self._watched: set[int] = set()
+        self._watched: set[int] = set()          # jobs not yet reported
         self._waits: dict[int, int] = {}         # request id -> job id
+        self._refused: list[int] = []            # jobs whose wait is to be sent again
+        self._retry_at = 0.0
         self._channel: WaitChannel | None = None
         self._query: Client | None = None
 
@@ -83,43 +101,53 @@ class ReaperThread(threading.Thread):
     def run(self) -> None:
         while True:
             try:
-                self._serve()
+                self.step()
             except (OSError, ClientError, wire.WireError) as err:
                 log.warning("wait connection failed", error=str(err))
                 self._drop()
-                time.sleep(RECONNECT_SECONDS)
+                time.sleep(RETRY_SECONDS)
 
     def _drop(self) -> None:
         if self._channel is not None:
             self._channel.close()
         self._channel = None
         self._waits.clear()
+        self._refused.clear()
 
-    def _serve(self) -> None:
+    def step(self) -> None:
+        """Send the waits due, then take one answer if one comes within WAKE_SECONDS."""
         if self._channel is None:
-            channel = self._connect(WaitChannel)
-            assert isinstance(channel, WaitChannel)
-            self._channel = channel
+            self._channel = cast(WaitChannel, self._connect(WaitChannel))
             for job_id in self._watched:  # again, after a failed connection
-                self._waits[self._channel.send_wait(job_id)] = job_id
-        while True:
-            while not self._new.empty():
-                job_id = self._new.get()
-                self._watched.add(job_id)
-                self._waits[self._channel.send_wait(job_id)] = job_id
-            answer = self._channel.next_answer(WAKE_SECONDS)
-            if answer is not None:
-                self._answered(*answer)
+                self._send(job_id)
+        if not self._watched:
+            self._register(self._new.get())  # nothing outstanding: sleep until a job comes
+        while not self._new.empty():
+            self._register(self._new.get())
+        if self._refused and self._clock() >= self._retry_at:
+            refused, self._refused = self._refused, []
+            for job_id in refused:
+                self._send(job_id)
+        answer = self._channel.next_answer(WAKE_SECONDS)
+        if answer is not None:
+            self._answered(*answer)
+
+    def _register(self, job_id: int) -> None:
+        self._watched.add(job_id)
+        self._send(job_id)
+
+    def _send(self, job_id: int) -> None:
+        assert self._channel is not None
+        self._waits[self._channel.send_wait(job_id)] = job_id
 
     def _answered(self, kind: str, request_id: int, body: dict[str, Any]) -> None:
         job_id = self._waits.pop(request_id, None)
         if job_id is None:
             return
-        if kind == "error":
-            # a wait refused (too many waits of this user): ask again later
+        if kind == "error":  # (the user has too many waits: MAX_USER_WAITS)
             log.warning("wait refused", job_id=job_id, message=body.get("message"))
-            time.sleep(RECONNECT_SECONDS)
-            self._waits[self._channel.send_wait(job_id)] = job_id  # type: ignore[union-attr]
+            self._refused.append(job_id)
+            self._retry_at = self._clock() + RETRY_SECONDS
             return
         self._watched.discard(job_id)
         results = {int(k): v for k, v in (body.get("jobs") or {}).items()}.get(job_id, [])

@@ -240,8 +240,10 @@ class Session:
         NO_RUSAGE (as a DrmaaError carrying those results) for one that never ran."""
         deadline = self._deadline(timeout)
         with self._changed:
-            keys = self._wait_keys(text)
             while True:
+                # (again after each change: a job another thread submits meanwhile is
+                # one of the session's too, and a job another thread reaped is not)
+                keys = self._wait_keys(text)
                 done = next(((j, t) for j, t in keys if t in self._jobs[j].results), None)
                 if done is not None:
                     return self._reap(*done)
@@ -253,11 +255,12 @@ class Session:
             keys: list[tuple[int, int]] = []
             for text in texts:
                 keys += self._all_keys() if text == SESSION_ALL else [self._key(text)]
-            while not all(t in self._jobs[j].results for j, t in keys):
+            while not all(self._ended(j, t) for j, t in keys):
                 self._sleep(deadline)
             if dispose not in ("", "0"):
                 for job_id, task_id in keys:
-                    self._jobs[job_id].reaped.add(task_id)
+                    if job_id in self._jobs:
+                        self._jobs[job_id].reaped.add(task_id)
                 self._forget_reaped()
         return []
 
@@ -278,6 +281,11 @@ class Session:
         if left is not None and left <= 0:
             raise DrmaaError(errors.EXIT_TIMEOUT, errors.TIMED_OUT)
         self._changed.wait(left)
+
+    def _ended(self, job_id: int, task_id: int) -> bool:
+        """Has the task ended (a task another thread reaped meanwhile has)?"""
+        job = self._jobs.get(job_id)
+        return job is None or task_id in job.results or task_id in job.reaped
 
     def _all_keys(self) -> list[tuple[int, int]]:
         return [(j, t) for j, job in self._jobs.items() for t in job.keys()]

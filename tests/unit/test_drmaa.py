@@ -387,3 +387,71 @@ def test_templates_come_and_go() -> None:
     assert call(session, "get", handle, template.JOB_NAME)[0] == errors.INVALID_ARGUMENT
     assert call(session, "no_such_call")[0] == errors.INTERNAL_ERROR
     assert call(session, "get", handle)[0] == errors.INVALID_ARGUMENT  # (too few fields)
+
+
+# ---- the reaper on a fake connection -------------------------------------------------------
+class FakeWaits:
+    """A WaitChannel and a query Client in one: the waits sent, the answers to give."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[int, int]] = []   # (request id, job id)
+        self.answers: list[tuple[str, int, dict[str, Any]]] = []
+        self.closed = False
+
+    def send_wait(self, job_id: int) -> int:
+        self.sent.append((len(self.sent) + 1, job_id))
+        return len(self.sent)
+
+    def next_answer(self, timeout: float) -> tuple[str, int, dict[str, Any]] | None:
+        return self.answers.pop(0) if self.answers else None
+
+    def jobs(self, job_ids: list[int], include_finished: bool) -> dict[str, Any]:
+        return {"jobs": [{"submit_time": 5.0}],
+                "tasks": [{"task_id": 1, "usage": {"cpu": 2.0}}]}
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def reaper_on(fakes: list[FakeWaits], reported: list[Any]) -> Any:
+    from clients.drmaa.reaper import ReaperThread
+    clock = Clock()
+    reaper = ReaperThread(lambda cls: fakes.pop(0),
+                          lambda job, ends: reported.append((job, ends)), clock)
+    return reaper, clock
+
+
+def test_the_reaper_waits_once_per_job_and_reports_its_end() -> None:
+    first, query = FakeWaits(), FakeWaits()
+    reported: list[Any] = []
+    reaper, clock = reaper_on([first, query], reported)
+    reaper.watch(7)
+    reaper.watch(8)
+    reaper.step()
+    assert first.sent == [(1, 7), (2, 8)]
+    first.answers.append(("reply", 2, {"jobs": {"8": [{"task_id": 1, "exit_status": 2,
+                                                       "signal": 0, "started": True}]}}))
+    reaper.step()
+    [(job, ends)] = reported
+    assert job == 8 and ends[1].word == status.EXITED | 2 << 8
+    assert "cpu=2.0000" in ends[1].usage and "submission_time=5.0000" in ends[1].usage
+    # a refused wait is sent again, after a while
+    first.answers.append(("error", 1, {"code": "denied", "message": "too many"}))
+    reaper.step()
+    reaper.step()
+    assert first.sent == [(1, 7), (2, 8)]
+    clock.now = 1.0
+    reaper.step()
+    assert first.sent[-1] == (3, 7)
+
+
+def test_the_reaper_sends_every_wait_again_on_a_new_connection() -> None:
+    first, second, query = FakeWaits(), FakeWaits(), FakeWaits()
+    reaper, _ = reaper_on([first, second, query], [])
+    for job in (3, 4):
+        reaper.watch(job)
+    reaper.step()
+    reaper._drop()  # (what run does when the connection failed)
+    assert first.closed
+    reaper.step()
+    assert sorted(job for _, job in second.sent) == [3, 4]
