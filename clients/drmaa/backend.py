@@ -124,5 +124,5 @@ class ClientBackend:
             if action == RESUME and _ALREADY_UNSUSPENDED in text:
                 raise DrmaaError(errors.RESUME_INCONSISTENT_STATE, text)
             if answer.get("error"):
-                raise DrmaaError(errors.AUTH_FAILURE if "must be" in text
+                raise DrmaaError(errors.AUTH_FAILURE if "no permission" in text
                                  else errors.INTERNAL_ERROR, text)

@@ -455,3 +455,52 @@ def test_the_reaper_sends_every_wait_again_on_a_new_connection() -> None:
     assert first.closed
     reaper.step()
     assert sorted(job for _, job in second.sent) == [3, 4]
+
+
+# ---- the backend's reading of the qmaster's answers ---------------------------------------
+class FakeClient:
+    """What ClientBackend.control asks of a Client: canned answers."""
+
+    def __init__(self, results: list[dict[str, Any]], answers: list[dict[str, Any]]) -> None:
+        from clients.api import User
+        self.user = User("me", 1000, "me", 1000, "host")
+        self.results, self.answers = results, answers
+
+    def delete(self, targets: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return self.results
+
+    hold = release = lambda self, targets, hold_type: self.results  # noqa: E731
+
+    def request(self, msg_type: str, body: dict[str, Any]) -> dict[str, Any]:
+        assert msg_type == "qmod" and body["items"][0]["scope"] == "job"
+        return {"answers": self.answers}
+
+
+@pytest.mark.parametrize("action,results,answers,code", [
+    (4, [{"job_id": 5, "result": "denied", "owner": "other"}], [], errors.AUTH_FAILURE),
+    (2, [{"job_id": 5, "result": "denied", "owner": "other"}], [], errors.AUTH_FAILURE),
+    (4, [{"target": {"job_id": 5}, "result": "unknown"}], [], errors.INVALID_JOB),
+    (0, [], [{"text": 'me - you have no permission to modify job "5"', "error": True}],
+     errors.AUTH_FAILURE),
+    (0, [], [{"text": 'invalid queue or job "5"', "error": True}], errors.INVALID_JOB),
+    (0, [], [{"text": "Modify operation can not be applied on job-array task 5.1 in "
+                      "pending/hold state", "error": False}],
+     errors.SUSPEND_INCONSISTENT_STATE),
+    (1, [], [{"text": "me - job 5 is already unsuspended", "error": False}],
+     errors.RESUME_INCONSISTENT_STATE),
+])
+def test_control_refusals(action: int, results: list[dict[str, Any]],
+                          answers: list[dict[str, Any]], code: int) -> None:
+    from clients.drmaa.backend import ClientBackend
+    backend = ClientBackend(FakeClient(results, answers), cwd="/", home="/")  # type: ignore[arg-type]
+    with pytest.raises(DrmaaError) as caught:
+        backend.control(action, 5, None)
+    assert caught.value.code == code
+
+
+def test_control_that_is_done() -> None:
+    from clients.drmaa.backend import ClientBackend
+    backend = ClientBackend(FakeClient([{"job_id": 5, "result": "deleted"}],  # type: ignore[arg-type]
+                                       [{"text": "me - suspended job 5"}]), cwd="/", home="/")
+    backend.control(4, 5, None)
+    backend.control(0, 5, None)
