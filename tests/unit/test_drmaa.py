@@ -100,7 +100,7 @@ def full_template() -> JobTemplate:
     jt = JobTemplate()
     for name, value in [(template.REMOTE_COMMAND, "/bin/sh"), (template.JOB_NAME, "drm"),
                         (template.JS_STATE, "drmaa_hold"), (template.JOIN_FILES, "y"),
-                        (template.WD, "$drmaa_hd_ph$/work"), (template.BLOCK_EMAIL, "y"),
+                        (template.WD, "$drmaa_hd_ph$/work"), (template.BLOCK_EMAIL, "1"),
                         (template.OUTPUT_PATH, ":$drmaa_wd_ph$/out.$drmaa_incr_ph$"),
                         (template.ERROR_PATH, "otherhost:/tmp/err"),
                         (template.INPUT_PATH, ":$drmaa_hd_ph$/in"),
@@ -159,11 +159,35 @@ def test_start_times(value: str, expected: str) -> None:
     assert template.start_time_argument(value, NOW) == expected
 
 
-@pytest.mark.parametrize("value", ["tomorrow", "10", "1:5", "2026/13/01 10:00"])
+VALUES = json.loads((Path(__file__).parents[1] / "data" / "reference" / "drmaa" /
+                     "capture_values.json").read_text())
+
+
+@pytest.mark.parametrize("name,value", [
+    (template.BLOCK_EMAIL, "1"), (template.BLOCK_EMAIL, "0"), (template.BLOCK_EMAIL, "y"),
+    (template.BLOCK_EMAIL, "maybe"), (template.START_TIME, "tomorrow"),
+    (template.START_TIME, "10:15"), (template.JOB_CATEGORY, "no_such_category")])
+def test_values_judged_when_the_job_runs_as_8_1_9_judges_them(name: str, value: str) -> None:
+    """8.1.9 takes these values as they are set and refuses a bad one at drmaa_run_job."""
+    jt = JobTemplate()
+    jt.set(template.REMOTE_COMMAND, "/bin/true")
+    jt.set(name, value)  # (never refused here: "set ..." is ok in the capture)
+    assert VALUES[f"set {name}={value}"] == {"ok": None}
+    expected = VALUES[f"run {name}={value}"]
+    if "ok" in expected:
+        parsed(jt)
+        return
+    with pytest.raises(DrmaaError) as caught:
+        qsub_argv(jt, home="/h", now=NOW)
+    assert (caught.value.code, f"code 17: {caught.value.text}") == \
+        (errors.DENIED_BY_DRM, expected["message"])
+
+
+@pytest.mark.parametrize("value", ["10", "1:5", "2026/13/01 10:00"])
 def test_bad_start_times(value: str) -> None:
-    with pytest.raises(DrmaaError):
-        JobTemplate().set(template.START_TIME, value)
+    with pytest.raises(DrmaaError) as caught:
         template.start_time_argument(value, NOW)
+    assert caught.value.text == template.BAD_DATE
 
 
 def test_bulk_ranges_are_checked() -> None:
