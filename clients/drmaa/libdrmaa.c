@@ -441,7 +441,7 @@ static void package_directory(char *dir, size_t len)
         copy_out(dir, len, named);
         return;
     }
-    if (dladdr((void *)package_directory, &info) == 0 || info.dli_fname == NULL)
+    if (dladdr(&contact_string, &info) == 0 || info.dli_fname == NULL)  /* (ours) */
         return;
     copy_out(dir, len, info.dli_fname);
     for (int up = 0; up < 3; up++) {  /* libdrmaa.so, drmaa/, clients/ */
@@ -613,8 +613,7 @@ int drmaa_delete_job_template(drmaa_job_template_t *jt, char *diag, size_t diag_
                     error_texts[DRMAA_ERRNO_INVALID_ARGUMENT]);
     const char *args[] = {"jt_delete", jt->id};
     int code = call(2, args, NULL, NULL, diag, diag_len);
-    if (code == DRMAA_ERRNO_SUCCESS)
-        free(jt);
+    free(jt);  /* ours whatever the agent says (a session that ended has no templates) */
     return code;
 }
 
