@@ -426,6 +426,19 @@ class Client:
                                   ", ".join(str(j) for j in reply["unknown"]))
             return {int(k): v for k, v in reply["jobs"].items()}
 
+    def events(self, *, epoch: str | None = None, after: int | None = None,
+               timeout: float = 0.0, kinds: list[str] | None = None,
+               owners: list[str] | None = None, max_events: int = 1000) -> dict[str, Any]:
+        """One answer of the event subscription (version 1, docs/events.md): the events
+        after the cursor (``epoch``, ``after``), waiting up to ``timeout`` seconds (at most
+        60) for some. ``{"version", "epoch", "seq", "gap", "events"}``: go on from
+        (``epoch``, ``seq``); ``gap`` means events were missed (re-read the state).
+        ``clients.events.subscribe`` loops over it, with resumption."""
+        body: dict[str, Any] = {"user": self._user(), "epoch": epoch, "after": after,
+                                "timeout": float(timeout), "kinds": kinds, "owners": owners,
+                                "max": max_events}
+        return self.request("events", body, timeout=timeout + EVENTS_ANSWER_SECONDS)
+
     # ---- cluster and configuration --------------------------------------------------
     def cluster(self, *, resources: bool = False, select: str | None = None) -> dict[str, Any]:
         """Hosts and queue instances; ``resources`` adds each instance's ``qstat -F``
@@ -462,6 +475,12 @@ class Client:
         triggered it."""
         return self.request("trigger_monitor", {"user": self._user()})
 
+    def daemon_control(self, action: str, names: list[str] | None = None) -> dict[str, Any]:
+        """qconf -km -ks -kt -at -ke -kej -kec -secl -sss (qmaster.daemon_control): what
+        to print on stdout (``out``) and stderr (``err``), and the exit ``status``."""
+        return self.request("daemon_control", {"user": self._user(), "action": action,
+                                               "names": names or []})
+
     def clear_usage(self, users: list[str] | None = None) -> dict[str, Any]:
         """qconf -clearusage: every user's and project's share tree usage, or the
         named users' (``users``)."""
@@ -474,6 +493,9 @@ class Client:
         user and list, lists outermost: ``ok`` and Grid Engine's ``message``."""
         return self.request("userset_entries", {"user": self._user(), "op": op,
                                                 "users": users, "lists": lists})["results"]
+
+
+EVENTS_ANSWER_SECONDS = 10.0  # an event poll's answer may come this long after its timeout
 
 
 def _answer_begun(conn: Any, timeout: float) -> bool:

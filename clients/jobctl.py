@@ -90,7 +90,8 @@ def targets(sel: JobSelection, user: str, views: dict[int, JobView]) -> list[Tar
     out: list[Target] = []
     for ref in sel.refs:
         out += _ref_targets(ref, user, sel.users, views)
-    out += [Target({"user": u}, u, [u]) for u in sel.users if not sel.refs]
+    # (8.1.9's qhold -u u of no job: "The job * of user(s) u does not exist")
+    out += [Target({"user": u}, "*", [u]) for u in sel.users if not sel.refs]
     return out
 
 

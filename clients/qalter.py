@@ -6,15 +6,19 @@ values are read by qsub's parsers (``clients.qsub.parser.OptionParser``), so ``-
 exactly what qsub does; ``-hard``/``-soft`` say which list a later ``-l``/``-q``
 replaces. As in Grid Engine a given list replaces the job's list (it is not merged into
 it). The qmaster words the answers ("modified hard resource list of job 5", refusals);
-they go to stdout and any refusal makes the exit status 1. Holds are qhold's and qrls's
-business; other qsub options are refused as unknown.
+they go to stdout and any refusal makes the exit status 1. ``-w e|w|n|v|p`` has the job
+as it would become verified by the qmaster (``v``/``p`` change nothing); ``-verify``
+prints the requested changes as 8.1.9 does (qstat -j's lines) and sends nothing; ``-u
+user_list`` alters every job of those users, the job list being ignored, as 8.1.9 does
+(captured: tests/data/reference/qalter/). Holds are qhold's and qrls's business (``-h``
+is theirs); other qsub options are refused as unknown.
 """
 from __future__ import annotations
 
 import sys
 
 from clients.api import Client, ClientError
-from clients.jobctl import Target, host_refusal, seen_jobs, targets, usage_text
+from clients.jobctl import Target, host_refusal, seen_jobs, targets
 from clients.joblist import (NO_OPTION_ARGUMENT, JobRef, JobSelection, RangeError,
                              job_does_not_exist, parse_job_ref)
 from clients.qsub.parser import OptionParser, ParseContext, ParsedOption
@@ -30,7 +34,8 @@ EXIT_ERROR = 1
 # the switches qalter changes a job with; -hard and -soft only steer -l and -q
 ALTER_SWITCHES = ("-l", "-q", "-p", "-P", "-N", "-pe", "-hold_jid", "-ot", "-js", "-dl", "-tc",
                   "-R", "-a", "-hold_jid_ad", "-A", "-wd", "-e", "-o", "-i", "-j", "-M", "-m",
-                  "-masterq", "-notify", "-r", "-S", "-v", "-V", "-ac", "-dc", "-sc")
+                  "-masterq", "-notify", "-r", "-S", "-v", "-V", "-ac", "-dc", "-sc", "-ckpt",
+                  "-c", "-w")
 # switches whose value is a [host:]path list -> the job's option
 PATH_SWITCHES = {"-e": "stderr_paths", "-o": "stdout_paths", "-i": "stdin_paths",
                  "-S": "shell"}
@@ -39,45 +44,6 @@ PLAIN_SWITCHES = {"-A": "account", "-wd": "cwd", "-j": "merge_output", "-notify"
                   "-r": "rerun", "-masterq": "master_queues"}
 # the switches of the ticket and urgency policies -> the job's option they set
 POLICY_SWITCHES = {"-js": "job_share", "-dl": "deadline"}
-OPTIONS_TEXT = (  # 8.1.9's lines for the options qalter changes, in its order
-    "   [-a date_time]                           request a start time\n"
-    "   [-ac context_list]                       add context variable(s)\n"
-    "   [-A account_string]                      account string in accounting record\n"
-    "   [-cwd]                                   use current working directory\n"
-    "   [-dc simple_context_list]                delete context variable(s)\n"
-    "   [-dl date_time]                          request a deadline initiation time\n"
-    "   [-e path_list]                           specify standard error stream path(s)\n"
-    "   [-h hold_list]                           list of hold types concerned\n"
-    "   [-hard]                                  consider following requests \"hard\"\n"
-    "   [-help]                                  print this help\n"
-    "   [-hold_jid job_identifier_list]          define jobnet interdependencies\n"
-    "   [-hold_jid_ad job_identifier_list]       define jobnet array interdependencies\n"
-    "   [-i file_list]                           specify standard input stream file(s)\n"
-    "   [-j y[es]|n[o]]                          merge stdout and stderr stream of job\n"
-    "   [-js job_share]                          share tree or functional job share\n"
-    "   [-l resource_list]                       request the given resources\n"
-    "   [-M mail_list]                           notify these e-mail addresses\n"
-    "   [-m mail_options]                        define mail notification events\n"
-    "   [-masterq wc_queue_list]                 bind master task to queue(s)\n"
-    "   [-N name]                                specify job name\n"
-    "   [-notify]                                notify job before killing/suspending it\n"
-    "   [-o path_list]                           specify standard output stream path(s)\n"
-    "   [-ot tickets]                            set job's override tickets\n"
-    "   [-P project_name]                        set job's project\n"
-    "   [-p priority]                            define job's relative priority\n"
-    "   [-pe wc_pe_name slot_range]              request slot range for parallel jobs\n"
-    "   [-q wc_queue_list]                       bind job to queue(s)\n"
-    "   [-R y[es]|n[o]]                          reservation desired\n"
-    "   [-r y[es]|n[o]]                          define job as (not) restartable\n"
-    "   [-sc context_list]                       set job context (replaces old context)\n"
-    "   [-soft]                                  consider following requests as soft\n"
-    "   [-S path_list]                           command interpreter to be used\n"
-    "   [-tc max_running_tasks]                  throttle the number of concurrent tasks\n"
-    "   [-v variable_list]                       export these environment variables\n"
-    "   [-V]                                     export all environment variables\n"
-    "   [-wd working_directory]                  use working_directory\n"
-    "   job_task_list                            jobids (and taskids) of jobs to be "
-    "altered\n")
 
 
 class QalterError(Exception):
@@ -97,19 +63,22 @@ class AlterRequest(Record):
     # -h hold_list: hold types to add (u s o) and to remove (U S O; n removes all three)
     add_holds: list[str] = field(default_factory=list)
     remove_holds: list[str] = field(default_factory=list)
+    users: list[str] = field(default_factory=list)  # -u: these users' jobs, not refs
+    verify: bool = False  # -verify: print the changes, alter nothing
 
 
 def parse_qalter(argv: list[str]) -> AlterRequest:
     """qalter's arguments (without argv[0]); raises QalterError with Grid Engine's text."""
     parsed: list[ParsedOption] = []
     add_holds, remove_holds, argv = _hold_list(argv)
+    users, argv = _user_list(argv)
     import os  # -V and -v NAME take the caller's environment, -cwd its directory
     ctx = ParseContext(dict(os.environ), os.getcwd(), _read_file, [])
     try:
         OptionParser(ctx, parsed, pseudos=False).run(argv)
     except ParseError as err:
         raise QalterError(f"qalter: {err.text}", err.status) from None
-    request = AlterRequest(add_holds=add_holds, remove_holds=remove_holds)
+    request = AlterRequest(add_holds=add_holds, remove_holds=remove_holds, users=users)
     for opt in parsed:
         _apply(request, opt)
     return request
@@ -144,6 +113,23 @@ def _hold_list(argv: list[str]) -> tuple[list[str], list[str], list[str]]:
     return add, remove, rest
 
 
+def _user_list(argv: list[str]) -> tuple[list[str], list[str]]:
+    """qalter's ``-u user_list`` (repeatable; qsub has no -u): the users and the other
+    arguments. A ``-u`` without its list is left for the parser to refuse in 8.1.9's
+    words."""
+    users: list[str] = []
+    rest: list[str] = []
+    index = 0
+    while index < len(argv):
+        if argv[index] == "-u" and index + 1 < len(argv):
+            users += [u for u in argv[index + 1].split(",") if u and u not in users]
+            index += 2
+        else:
+            rest.append(argv[index])
+            index += 1
+    return users, rest
+
+
 def _read_file(path: str) -> str:
     """-@ files: read relative to the current directory, as qsub does."""
     with open(path, encoding="utf-8", errors="surrogateescape") as f:
@@ -162,6 +148,8 @@ def _apply(request: AlterRequest, opt: ParsedOption) -> None:
         return
     elif opt.switch == "-help":
         request.help = True
+    elif opt.switch == "-verify":
+        request.verify = True
     elif opt.switch in ("-l", "-q"):
         key = ("soft_" if opt.soft else "hard_") + ("resources" if opt.switch == "-l"
                                                     else "queues")
@@ -187,6 +175,13 @@ def _apply_scalar(changes: dict[str, Any], opt: ParsedOption) -> None:
         changes.setdefault(opt.switch[1:], []).extend(opt.value)
     elif opt.switch == "-a":
         changes["start_time"] = str(opt.value)
+    elif opt.switch == "-ckpt":
+        changes["checkpoint_name"] = str(opt.value)
+    elif opt.switch == "-c":  # letters or an interval (clients.qsub.values)
+        kind, value = opt.value
+        changes[f"checkpoint_{kind}"] = value
+    elif opt.switch == "-w":
+        changes["verify_mode"] = str(opt.value)
     elif opt.switch == "-ot":  # the parser keeps qsub's -ot as given (qsub refuses it)
         changes["override_tickets"] = int(opt.value)
     elif opt.switch in POLICY_SWITCHES:
@@ -255,17 +250,18 @@ def answer_lines(target: Target, results: list[dict[str, Any]]) -> tuple[list[st
             lines.append(job_does_not_exist(target.item, target.users or None))
         else:
             lines += result.get("messages") or []
-        if result["result"] != "modified":
-            code = EXIT_ERROR
+        if result["result"] not in ("modified", "verified") or result.get("status"):
+            code = EXIT_ERROR  # (a refusal, or -w w's warning, -w v's failed verification)
     return lines, code
 
 
 def alter_jobs(client: Client, request: AlterRequest) -> tuple[list[str], int]:
     """Look at the jobs (to resolve names to the caller's jobs), then alter each target."""
-    views = seen_jobs(client, request.refs, [])
+    refs = [] if request.users else request.refs  # (-u: the job list is ignored)
+    views = seen_jobs(client, refs, request.users)
     lines: list[str] = []
     code = 0
-    for target in targets(JobSelection(refs=request.refs), client.user.name, views):
+    for target in _targets(request, client.user.name, views):
         if target.unknown:
             lines.append(job_does_not_exist(target.item, target.users))
             code = EXIT_ERROR
@@ -279,15 +275,84 @@ def alter_jobs(client: Client, request: AlterRequest) -> tuple[list[str], int]:
         if types:  # -h: as qhold and qrls (in 8.1.9 both are qalter -h)
             from clients.qhold import HoldCommand
             more, hold_code = HoldCommand(types, add).act(
-                client, JobSelection(refs=request.refs), views)
+                client, JobSelection(refs=refs, users=request.users), views)
             lines += more
             code = code or hold_code
     return lines, code
 
 
+def _targets(request: AlterRequest, user: str, views: dict[int, Any]) -> list[Target]:
+    """The request's targets: with ``-u`` every job of those users (8.1.9 ignores the job
+    list then, and names "*" when a user has none), else the job list."""
+    if request.users:
+        return [Target({"user": u}, "*", [u]) for u in request.users]
+    return targets(JobSelection(refs=request.refs), user, views)
+
+
+# qalter -verify: the lines of qstat -j that 8.1.9 prints for the changes, in its order
+# (captured: tests/data/reference/qalter/verify-*); job_name is always there, and the
+# environment's place a bare line when -v/-V is not given
+VERIFY_BEFORE_NAME = (("account", "account"), ("checkpoint_name", "checkpoint_object"),
+                      ("checkpoint_occasion", "checkpoint_attr"),
+                      ("checkpoint_interval", "checkpoint_interval"), ("cwd", "cwd"),
+                      ("stderr_paths", "stderr_path_list"), ("reserve", "reserve"),
+                      ("merge_output", "merge"), ("hard_resources", "hard resource_list"),
+                      ("soft_resources", "soft resource_list"),
+                      ("mail_options", "mail_options"), ("mail_list", "mail_list"),
+                      ("notify", "notify"))
+VERIFY_AFTER_NAME = (("stdout_paths", "stdout_path_list"), ("stdin_paths", "stdin_path_list"),
+                     ("priority", "priority"), ("job_share", "jobshare"),
+                     ("hard_queues", "hard_queue_list"), ("soft_queues", "soft_queue_list"),
+                     ("rerun", "restart"), ("shell", "shell_list"))
+VERIFY_DEPENDENCIES = (("master_queues", "master hard queue_list"),
+                       ("override_tickets", "oticket"),
+                       ("hold_jid", "jid_predecessor_list (req)"),
+                       ("hold_jid_ad", "ja_ad_predecessor_list"),
+                       ("verify_mode", "verify_suitable_queues"), ("project", "project"),
+                       ("task_concurrency", "maximum concurrency"), ("context", "context"))
+
+
+def verify_text(changes: dict[str, Any]) -> str:
+    """What ``qalter -verify`` prints for ``changes`` (nothing is sent to the qmaster)."""
+    def lines(pairs: tuple[tuple[str, str], ...]) -> str:
+        return "".join(f"{label + ':':<28}{_verify_value(key, changes[key])}\n"
+                       for key, label in pairs if key in changes)
+    env = changes.get("env")
+    env_line = (f"{'env_list:':<28}" + ",".join(f"{k}={'NONE' if v is None else v}"
+                                                 for k, v in env.items()) + "\n"
+                if env else "\n")
+    return (lines(VERIFY_BEFORE_NAME) + f"{'job_name:':<28}{changes.get('job_name', '')}\n"
+            + lines(VERIFY_AFTER_NAME) + env_line + lines(VERIFY_DEPENDENCIES))
+
+
+def _verify_value(key: str, value: Any) -> str:
+    """One change as qstat -j prints it."""
+    if key.endswith("_resources"):
+        return ",".join(f"{name}={v}" for name, v in value.items())
+    if key.endswith("_paths"):  # (qstat -j: host, file host, path of the first entry)
+        host, _, path = str(value[0]).rpartition(":") if ":" in str(value[0]) else \
+            ("", "", str(value[0]))
+        return f"{host or 'NONE'}:NONE:{path}"
+    if key == "checkpoint_occasion":
+        return f"{value}    "
+    if key == "checkpoint_interval":
+        return f"{value} seconds"
+    if key == "verify_mode":
+        return str("newvp".index(value))
+    if key == "context":
+        return ",".join(f"{k}={v}" for k, v in value.items())
+    if isinstance(value, bool):
+        return ("y" if value else "n") if key in ("reserve", "merge_output", "rerun") \
+            else ("TRUE" if value else "FALSE")
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    usage = usage_text("qalter", OPTIONS_TEXT)
+    from clients.qsub.usage import usage as usage_of
+    usage = usage_of("qalter")
     try:
         request = parse_qalter(args)
     except QalterError as err:
@@ -296,7 +361,11 @@ def main(argv: list[str] | None = None) -> int:
     if request.help:
         sys.stdout.write(usage)
         return 0
-    if not request.refs or not (request.changes or request.add_holds or request.remove_holds):
+    if request.verify:  # (before the job list is looked at: 8.1.9 prints the same)
+        sys.stdout.write(verify_text(request.changes))
+        return 0
+    if not (request.refs or request.users) or not (
+            request.changes or request.add_holds or request.remove_holds):
         sys.stderr.write(usage + NO_OPTION_ARGUMENT + "\n")
         return EXIT_ERROR
     try:

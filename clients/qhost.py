@@ -32,10 +32,12 @@ USAGE = (f"{PRODUCT}\nusage: qhost [options]\n"
          "  [-ncb]                     suppress host topology based information\n"
          "  [-q]                       display queues hosted by host\n"
          "  [-u user[,user,...]]       show only jobs for user\n"
-         "  [-xml]                     display the information in XML format\n")
+         "  [-xml]                     display the information in XML format\n"
+         # ours, after 8.1.9's lines
+         "\n  [-fmt plain|json]          output format (json: not in 8.1.9)\n")
 _FLAGS = ("-help", "-ncb", "-q", "-j", "-xml")
 _OPTIONAL_ARG = ("-F",)
-_REQUIRED_ARG = ("-h", "-l", "-u")
+_REQUIRED_ARG = ("-h", "-l", "-u", "-fmt")
 
 if TYPE_CHECKING:
     Resolver = Callable[[str], bool]
@@ -58,6 +60,8 @@ class QhostArgs(Record):
     hosts: list[str] | None = None
     users: list[str] | None = None
     resource_request: list[str] | None = None  # -l
+    fmt: str | None = None            # -fmt (the last wins)
+    json: bool = False                # -fmt json
     errors: list[str] = field(default_factory=list)
 
 
@@ -99,6 +103,8 @@ def _apply(args: QhostArgs, switch: str, values: list[str], resolves: Resolver) 
             if not resolves(host):
                 raise QhostExit(f'error: can\'t resolve hostname "{host}"')
         args.hosts = (args.hosts or []) + hosts
+    elif switch == "-fmt":
+        args.fmt = values[0]
 
 
 def parse_args(argv: list[str], resolves: Resolver) -> QhostArgs:
@@ -109,6 +115,12 @@ def parse_args(argv: list[str], resolves: Resolver) -> QhostArgs:
         return args
     for switch, values in tokens:
         _apply(args, switch, values, resolves)
+    if args.fmt is not None:  # (json's modules only when asked: a command starts small)
+        from clients.render.jsondoc import FormatError, check_format
+        try:
+            args.json = check_format(args.fmt, xml=args.xml)
+        except FormatError as exc:
+            raise QhostExit(f"error: {exc}") from None
     return args
 
 
@@ -134,6 +146,9 @@ def render(args: QhostArgs, cluster: dict[str, Any], reply: dict[str, Any] | Non
     kwargs = {"show_queues": args.queues, "show_jobs": args.jobs,
               "resource_names": args.resource_names, "show_resources": args.resources,
               "topology": not args.no_binding}
+    if args.json:
+        from clients.render.jsondoc.qhost import render_hosts_json
+        return render_hosts_json(rows, **kwargs)
     return render_hosts_xml(rows, **kwargs) if args.xml else render_hosts(rows, **kwargs)
 
 

@@ -19,7 +19,7 @@ from common.jobstate import ACTIVE_STATES
 from common.placement.job import placement_job
 from common.placement.pass_conf import host_group_members
 from common.placement.quotas import quota_context
-from common.quota.report import Selection, quota_rows, render_rows, render_rows_xml
+from common.quota.report import QuotaRow, Selection, quota_rows, render_rows, render_rows_xml
 from common.resource.complexes import cell_complexes
 
 TYPE_CHECKING = False
@@ -48,7 +48,9 @@ USAGE = (f"{PRODUCT}\nusage: qquota [options]\n"
          "wc_pe_list              wc_pe[,wc_pe,...]\n"
          "wc_project              wildcard expression matching a project\n"
          "wc_project_list         wc_project[,wc_project,...]\n"
-         "user_list               user[,user,...]\n")
+         "user_list               user[,user,...]\n"
+         # ours, after 8.1.9's lines
+         "\n  [-fmt plain|json]                    output format (json: not in 8.1.9)\n")
 LIST_OPTIONS = {"-u": "users", "-h": "hosts", "-q": "queues", "-pe": "pes", "-P": "projects",
                 "-l": "resources"}
 
@@ -80,12 +82,18 @@ def parse_args(argv: list[str]) -> tuple[dict[str, list[str]], bool, bool]:
     """(list options, -xml, -help) of one source (a file or the command line). As in
     8.1.9 a list option given again adds to the list, and words after a list option's
     value add to that list too (``-u root sgeuser``); a list option without a value
-    changes nothing."""
+    changes nothing. ``-fmt F`` is kept in the lists as ``fmt`` (``output_format``)."""
     lists: dict[str, list[str]] = {}
     xml = helped = False
     current: str | None = None
-    for word in argv:
-        if word == "-help":
+    words = iter(argv)
+    for word in words:
+        if word == "-fmt":
+            value = next(words, None)
+            if value is None or value.startswith("-"):
+                raise QquotaExit(f"{USAGE}error: -fmt option must have argument")
+            lists["fmt"], current = [value], None
+        elif word == "-help":
             helped, current = True, None
         elif word == "-xml":
             xml, current = True, None
@@ -111,6 +119,18 @@ def parse_sources(sources: list[list[str]]) -> tuple[dict[str, list[str]], bool,
     return lists, xml, helped
 
 
+def output_format(lists: dict[str, list[str]], xml: bool) -> bool:
+    """Whether the sources ask for JSON (the last -fmt wins); another format, or -fmt
+    with -xml, is refused with the usage."""
+    if "fmt" not in lists:
+        return False
+    from clients.render.jsondoc import FormatError, check_format
+    try:
+        return check_format(lists["fmt"][-1], xml=xml)
+    except FormatError as exc:
+        raise QquotaExit(f"{USAGE}error: {exc}") from None
+
+
 def selection(lists: dict[str, list[str]], me: str) -> Selection:
     def chosen(name: str) -> frozenset[str] | None:
         values = lists.get(name)
@@ -123,7 +143,18 @@ def selection(lists: dict[str, list[str]], me: str) -> Selection:
                      projects=chosen("projects"), resources=chosen("resources"))
 
 
-def report(client: Any, lists: dict[str, list[str]], xml: bool) -> str:
+def report(client: Any, lists: dict[str, list[str]], xml: bool, json: bool = False) -> str:
+    rows = usage_rows(client, lists)
+    if json:
+        return _json_rows(rows)
+    if xml:  # (none in use: -xml still writes its empty document, as 8.1.9's)
+        return render_rows_xml(rows)
+    return render_rows(rows) if rows else ""
+
+
+def usage_rows(client: Any, lists: dict[str, list[str]]) -> list[QuotaRow]:
+    """The rules in use that ``lists`` (qquota's options) select, as qquota shows them
+    (also the web view's quotas, clients.web)."""
     conf = {kind: client.conf_get(kind) for kind in ("rqs", "userset", "hgrp", "complex")}
     reply = client.jobs(ranges=True)  # (it reads the tasks that hold slots)
     records = {int(j["job_id"]): j for j in reply.get("jobs") or []}
@@ -139,21 +170,36 @@ def report(client: Any, lists: dict[str, list[str]], xml: bool) -> str:
              for h in client.cluster()["hosts"]}
     ctx = quota_context(conf, cell_complexes(conf), host_group_members(conf), hosts, jobs,
                         holding)
-    if ctx is None:
-        return ""
+    if ctx is None:  # (no rule sets)
+        return []
 
     def limit_text(name: str, text: str, host: str) -> str:
         return f"{ctx.limit_value(name, text, host):g}" if "$" in text else text
-    rows = quota_rows(ctx.rule_sets, ctx.usage, ctx.names, limit_text,
+    return quota_rows(ctx.rule_sets, ctx.usage, ctx.names, limit_text,
                       selection(lists, client.user.name))
-    if not rows:
-        return ""
-    return render_rows_xml(rows) if xml else render_rows(rows)
+
+
+def asks_help(argv: list[str]) -> bool:
+    """Whether the command line asks for -help; what else is wrong with it is said once
+    the cell is known, as 8.1.9 checks the cell first."""
+    try:
+        return parse_sources([argv])[2]
+    except QquotaExit:
+        return False
+
+
+def _json_rows(rows: list[Any]) -> str:
+    """-fmt json: a document even when no rule is in use (its list empty)."""
+    from clients.render.jsondoc.qquota import render_rows_json
+    return render_rows_json(rows)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
+        if asks_help(argv):  # -help needs no cell (8.1.9's neither)
+            sys.stdout.write(USAGE)
+            return 0
         client = connect_or_exit("qquota")
         cell = getattr(client, "_cell", None)
         common = cell.common_dir if cell is not None else None
@@ -161,7 +207,8 @@ def main(argv: list[str] | None = None) -> int:
         if helped:
             sys.stdout.write(USAGE)
             return 0
-        sys.stdout.write(report(client, lists, xml))
+        json = output_format(lists, xml)
+        sys.stdout.write(report(client, lists, xml, json))
         return 0
     except QquotaExit as exc:
         sys.stderr.write(exc.message + "\n")

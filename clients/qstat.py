@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 PRODUCT = "SGE 8.1.9"
 _FLAGS = ("-help", "-ncb", "-f", "-ext", "-urg", "-pri", "-xml", "-ne", "-r", "-t")
 _OPTIONAL_ARG = ("-F", "-j")
-_REQUIRED_ARG = ("-g", "-l", "-s", "-qs", "-explain", "-q", "-u", "-U", "-pe")
+_REQUIRED_ARG = ("-g", "-l", "-s", "-qs", "-explain", "-q", "-u", "-U", "-pe", "-fmt")
 EXPLAIN_LETTERS = "acAE"
 QUEUE_STATE_LETTERS = "acdosuACDES"
 _S_LINES = ("show pending, running, suspended, zombie jobs,",
@@ -80,7 +80,9 @@ USAGE = (f"{PRODUCT}\nusage: qstat [options]\n"
          "        [-pri]                            display job priority information\n"
          "        [-xml]                            display the information in XML format\n"
          "\n"
-         + ARGUMENT_TYPES)
+         + ARGUMENT_TYPES
+         # ours, after 8.1.9's lines
+         + "\n        [-fmt plain|json]                 output format (json: not in 8.1.9)\n")
 
 
 class QstatExit(Exception):
@@ -115,6 +117,8 @@ class QstatArgs(Record):
     queue_users: list[str] = field(default_factory=list)  # -U
     tasks: bool = False               # -t (implies -g t)
     resource_request: list[str] = field(default_factory=list)  # -l
+    fmt: str | None = None            # -fmt (the last wins)
+    json: bool = False                # -fmt json
 
 
 def _split(words: list[str]) -> list[str]:
@@ -171,6 +175,8 @@ def _apply(args: QstatArgs, switch: str, values: list[str]) -> None:
         args.full = True
     elif switch == "-qs":  # only queue instances in one of these states; the last wins
         args.queue_states = _state_letters(values[0], QUEUE_STATE_LETTERS)
+    elif switch == "-fmt":
+        args.fmt = values[0]
 
 
 def _state_letters(text: str, valid: str) -> str:
@@ -196,6 +202,12 @@ def parse_args(argv: list[str]) -> QstatArgs:
         return args
     for switch, values in tokens:
         _apply(args, switch, values)
+    if args.fmt is not None:  # (json's modules only when asked: a command starts small)
+        from clients.render.jsondoc import FormatError, check_format
+        try:
+            args.json = check_format(args.fmt, xml=args.xml)
+        except FormatError as exc:
+            raise QstatExit(f"ERROR! {exc}", usage=True) from None
     return args
 
 
@@ -374,8 +386,12 @@ def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
             raise QstatExit('error: qstat option "-g c -xml" is not supported by pygridengine')
         from clients.render.qstat import render_cluster_queue_summary
         from clients.views.qstat import cluster_queue_summary
-        out.write(render_cluster_queue_summary(cluster_queue_summary(cluster or {}, instances),
-                                               extended=args.extended,
+        summary = cluster_queue_summary(cluster or {}, instances)
+        if args.json:
+            from clients.render.jsondoc.qstat import render_cluster_queues
+            out.write(render_cluster_queues(summary))
+            return 0
+        out.write(render_cluster_queue_summary(summary, extended=args.extended,
                                                queue_width=queue_width(cluster or {})))
         return 0
     # array tasks as range lists; only the selected owners' jobs, unless -r must name
@@ -425,7 +441,12 @@ def job_listing(args: QstatArgs, client: Client, out: TextIO) -> int:
         rows = running + pending
     if args.no_binding:
         _strip_binding(rows)
-    if args.xml:
+    if args.json:
+        from clients.render.jsondoc.qstat import render_listing
+        text = render_listing(running if not args.full else [], pending,
+                              queues=queues if args.full else None,
+                              resources=args.resources, **shown)
+    elif args.xml:
         text = (rq.render_full_xml(queues, pending, **shown) if args.full else
                 rq.render_job_table_xml(running, pending, **shown))
     elif args.full:
@@ -480,7 +501,10 @@ def job_details(args: QstatArgs, client: Client, out: TextIO, err: TextIO) -> in
     if not args.job_items:
         # without a list 8.1.9 prints the scheduler's global messages, then a summary of
         # the jobs' messages (not kept here: only the global ones schedd_job_info makes)
-        if not args.xml:  # (-xml: 8.1.9's SME dump is not made)
+        if args.json:
+            from clients.render.jsondoc.qstat import render_job_details
+            out.write(render_job_details([], global_messages=global_messages(client)))
+        elif not args.xml:  # (-xml: 8.1.9's SME dump is not made)
             out.write(summary_globals(client))
         return 0
     from clients.render import qstat as rq
@@ -491,6 +515,11 @@ def job_details(args: QstatArgs, client: Client, out: TextIO, err: TextIO) -> in
         if str(job_id) in args.job_items:
             err.write(f"job {job_id} was set aside when the qmaster started: {why}\n")
     if not chosen:
+        if args.json:
+            from clients.render.jsondoc.qstat import render_job_details
+            out.write(render_job_details([], unknown=args.job_items))
+            err.write(rq.render_jobs_not_found(args.job_items))
+            return 1
         if args.xml:
             out.write(unknown_jobs_xml(args.job_items))
             return 0
@@ -510,6 +539,10 @@ def job_details(args: QstatArgs, client: Client, out: TextIO, err: TextIO) -> in
     if args.no_binding:
         for detail in details:
             detail["binding"] = None
+    if args.json:
+        from clients.render.jsondoc.qstat import render_job_details
+        out.write(render_job_details(details, unknown=_missing))
+        return 0
     out.write(rq.render_job_detail_xml(details) if args.xml else
               rq.render_job_detail(details, show_binding=not args.no_binding))
     return 0
@@ -520,9 +553,14 @@ def summary_globals(client: Any) -> str:
     (``scheduling info:`` lines, then an empty line), for the current
     ``schedd_job_info`` (common.sched_info)."""
     from clients.render.qstat_job import render_global_messages
+    return render_global_messages(global_messages(client))
+
+
+def global_messages(client: Any) -> list[str]:
+    """The scheduler's global messages for the current ``schedd_job_info``."""
     from common.sched_info import job_info_of
     sconf = client.conf_get("sconf")
-    return render_global_messages(job_info_of(sconf.get("global") or []).global_messages())
+    return list(job_info_of(sconf.get("global") or []).global_messages())
 
 
 def main(argv: list[str] | None = None) -> int:

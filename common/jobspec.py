@@ -285,7 +285,9 @@ ALTERABLE = ("hard_resources", "soft_resources", "hard_queues", "soft_queues", "
              "pe", "pe_ranges", "priority", "hold_jid", "project", "job_share", "deadline",
              "override_tickets", "task_concurrency", "reserve", "start_time", "hold_jid_ad",
              "account", "cwd", "stdout_paths", "stderr_paths", "stdin_paths", "merge_output",
-             "mail_list", "mail_options", "master_queues", "notify", "rerun", "shell", "env")
+             "mail_list", "mail_options", "master_queues", "notify", "rerun", "shell", "env",
+             # qalter -ckpt, -c and -w (which verifies the job as it would become)
+             "checkpoint_name", "checkpoint_occasion", "checkpoint_interval", "verify_mode")
 ALTER_CHANGES = Refined(Struct(optional={
     **{name: (OPTION_SCHEMAS[name][0], None) for name in ALTERABLE},
     # qalter -sc sets "context"; -ac adds (or replaces) variables, -dc deletes them

@@ -376,6 +376,8 @@ UNPACK_LIMITS = {"max_str_len": 1 << 20, "max_bin_len": MAX_MESSAGE_BYTES,
 MAX_REQUEST_VALUES = 1 << 18
 TOPIC_EVENTS = b"ev"
 TOPIC_HEARTBEAT = b"hb"
+TOPIC_SHUTDOWN = b"sd"  # qconf -ks/-kt scheduler/-kec: the scheduler stops (its SIGTERM path)
+DAEMON_ACTIONS = frozenset({"km", "ks", "kt", "at", "ke", "kej", "kec", "secl", "sss"})
 MAX_UID = (1 << 32) - 1
 JOB_ACTIONS = frozenset({"kill", "terminate", "suspend", "resume", "migrate"})
 
@@ -615,6 +617,13 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
                                         "hold_type": Str(choices=frozenset("uos"))}),
     "alter": lambda: Struct(required={"user": _user(), "targets": _targets(),
                                       "changes": _alter_changes()}),
+    # the users' event subscription (qmaster.event_feed, docs/events.md): what follows
+    # the cursor (epoch, after), waiting up to ``timeout`` seconds for it
+    "events": lambda: Struct(required={"user": _user()}, optional={
+        "epoch": (Optional(Str(max_len=64)), None), "after": (Optional(_id()), None),
+        "max": (Int(1, 1000), 1000), "timeout": (Float(0.0, 60.0), 0.0),
+        "kinds": (Optional(ListOf(Str(max_len=16), max_items=8)), None),
+        "owners": (Optional(ListOf(Str(max_len=256), max_items=1024)), None)}),
     "wait": lambda: Struct(required={"user": _user(),
                                      "job_ids": ListOf(_job_id(), min_items=1,
                                                        max_items=1 << 17)}),
@@ -646,6 +655,14 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
                                   optional={"users": (_names(), [])}),
     # qconf -tsm: the scheduler run log of now (qmaster.sched_monitor)
     "trigger_monitor": lambda: Struct(required={"user": _user()}),
+    # qconf's daemon control (qmaster.daemon_control): -km -ks -kt -at -ke -kej -kec -secl
+    # -sss; "names": the hosts of -ke/-kej ("all"), the ids of -kec ("all"), the thread
+    # of -kt/-at
+    "daemon_control": lambda: Struct(required={"user": _user(),
+                                               "action": Str(choices=DAEMON_ACTIONS)},
+                                     optional={"names": (ListOf(Str(max_len=255,
+                                                                    nonempty=True),
+                                                                max_items=4096), list)}),
     "userset_entries": lambda: Struct(required={"user": _user(),
                                                 "op": Str(choices=frozenset({"add", "delete"})),
                                                 "users": _names(), "lists": _names()}),
@@ -720,6 +737,8 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
                                            "action": Str(choices=JOB_ACTIONS)},
                                  optional={"dispatched": (_seconds(), 0.0)}),
     "finished_ack": lambda: Struct(required={"job_id": _job_id(), "task_id": _task_id()}),
+    # qconf -ke/-kej: stop as on SIGTERM; "kill_jobs" (-kej): kill every job first
+    "execd_shutdown": lambda: Struct(required={"kill_jobs": Bool()}),
     # run a parallel task of a running job (qrsh -inherit) under a shepherd of its own:
     # the job's start record with "pe_task_id", the task's command and its session;
     # "seq" names its directory (execd.service)
@@ -740,7 +759,10 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
     # deletes what of them is still pending (common.placement.dispatch.not_scheduled)
     "orders": lambda: Struct(required={"orders": ListOf(_order(), max_items=1 << 17)},
                              optional={"not_scheduled": (ListOf(_job_id(), max_items=1 << 17),
-                                                         list)}),
+                                                         list),
+                                       # how long the pass took (the qmaster's /metrics)
+                                       "pass_seconds": (Float(0.0, 1e6),
+                                                        None)}),
 }
 
 
@@ -786,7 +808,8 @@ MESSAGE_FIELDS = MESSAGE_SCHEMAS  # the message types (older name)
 
 # Which message types a peer may send to the qmaster's request endpoint.
 REQUEST_TYPES = frozenset(_BUILDERS) - {"reply", "error", "start_job", "signal_job",
-                                        "finished_ack", "job_tickets", "start_pe_task"}
+                                        "finished_ack", "job_tickets", "start_pe_task",
+                                        "execd_shutdown"}
 
 
 class WireError(Exception):
@@ -905,6 +928,10 @@ def encode_event_batch(epoch: str, events: list[dict[str, Any]]) -> list[bytes]:
 
 def encode_heartbeat(epoch: str, seq: int) -> list[bytes]:
     return [TOPIC_HEARTBEAT, _msgpack().packb({"epoch": epoch, "seq": seq}, use_bin_type=True)]
+
+
+def encode_shutdown(epoch: str) -> list[bytes]:
+    return [TOPIC_SHUTDOWN, _msgpack().packb({"epoch": epoch}, use_bin_type=True)]
 
 
 def decode_published(frames: list[bytes]) -> tuple[bytes, dict[str, Any]]:

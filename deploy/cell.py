@@ -330,6 +330,9 @@ def parser() -> argparse.ArgumentParser:
                                  "when that is taken)")
             sp.add_argument("--load-interval", type=float, default=None,
                             help="seconds between an execd's load reports (default 10)")
+            sp.add_argument("--metrics-port", type=int, default=None, metavar="P",
+                            help="serve the qmaster's /metrics on 127.0.0.1:P (0: off); "
+                                 "kept in qmaster_params METRICS_PORT")
             sp.add_argument("--sample", action="store_true",
                             help="run a sample job and print its output")
         if name == "keys":
@@ -340,6 +343,9 @@ def parser() -> argparse.ArgumentParser:
     sub.add_parser("simulate", add_help=False,
                    help="replay a workload through the pass and the policy on a virtual "
                         "clock (pyge simulate --help)")
+    sub.add_parser("web", add_help=False,
+                   help="serve a live, read-only web view of the cell on 127.0.0.1 "
+                        "(pyge web --help)")
     return p
 
 
@@ -348,6 +354,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["simulate"]:
         from clients.simulate.main import main as simulate
         return simulate(argv[1:])
+    if argv[:1] == ["web"]:  # (its server and threads are loaded only then)
+        from clients.web.main import main as web
+        return web(argv[1:], default_root())
     args = parser().parse_args(argv)
     cell = Cell(args.root.resolve(), args.cell)
     local = LocalCell(cell)
@@ -375,10 +384,69 @@ def main(argv: list[str] | None = None) -> int:
     host, port, _ = read_act_qmaster(cell)
     print(f"cell {cell.path}: qmaster {host}:{port}; started: "
           f"{', '.join(started) if started else 'nothing (all running)'}")
+    if args.metrics_port is not None:
+        problem = set_metrics_port(cell, args.metrics_port)
+        if problem:
+            print(f"pyge: {problem}", file=sys.stderr)
+            return 1
+        print(f"metrics: http://127.0.0.1:{args.metrics_port}/metrics" if args.metrics_port
+              else "metrics: off")
     print(f"point clients at it with:  eval \"$(pyge env --root {cell.root})\"")
     if args.sample:
         return run_sample(cell)
     return 0
+
+
+def with_param(params: str, name: str, value: str | None) -> str:
+    """A ``qmaster_params`` value (``A=1,B=2`` or ``none``) with ``name`` set to
+    ``value`` (None: removed), the other keys kept in their order."""
+    items = [item for item in params.replace(" ", ",").split(",")
+             if item and item.lower() != "none"
+             and item.partition("=")[0].strip().upper() != name.upper()]
+    if value is not None:
+        items.append(f"{name}={value}")
+    return ",".join(items) or "none"
+
+
+def set_metrics_port(cell: Cell, port: int) -> str | None:
+    """Turn the running qmaster's /metrics endpoint on at ``port`` (0: off), through the
+    global configuration's ``qmaster_params``; the problem, if any."""
+    from clients.api import Client, ClientError
+    if not 0 <= port < 65536:
+        return f"--metrics-port must be a TCP port number, not {port}"
+    try:
+        with Client(cell) as client:
+            conf = [list(pair) for pair in client.conf_get("conf")["global"]]
+            for pair in conf:
+                if pair[0] == "qmaster_params":
+                    pair[1] = with_param(pair[1], "METRICS_PORT", str(port) if port else None)
+                    break
+            else:
+                conf.append(["qmaster_params", f"METRICS_PORT={port}" if port else "none"])
+            client.conf_put("conf", "global", conf, "modify")
+    except ClientError as err:
+        return f"metrics port not set: {err.message}"
+    from qmaster.metrics import DEFAULT_BIND
+    if port and not _listening(DEFAULT_BIND, port, METRICS_START_SECONDS):
+        return (f"the qmaster did not open 127.0.0.1:{port} for /metrics within "
+                f"{METRICS_START_SECONDS:g} s (is the port taken? see its log)")
+    return None
+
+
+METRICS_START_SECONDS = 5.0  # the qmaster follows its configuration every second
+
+
+def _listening(host: str, port: int, within: float) -> bool:
+    """Whether something accepts connections on host:port within ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            socket.create_connection((host, port), timeout=1.0).close()
+            return True
+        except OSError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.1)
 
 
 def _keys(cell: Cell, execd_hosts: list[str]) -> int:

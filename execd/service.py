@@ -47,6 +47,7 @@ EARLIER_RUN_WAIT_SECONDS = 0.5  # a new run waits for the kill of a run given up
 EARLIER_RUN_LIMIT_SECONDS = 60.0
 PING_SECONDS = 2.0  # a restarted qmaster (new epoch) is noticed within this time
 SENSOR_WAIT_SECONDS = 1.0  # a report waits this long at most for the load sensors
+KILL_REPORT_SECONDS = 10.0  # qconf -kej: how long the killed jobs' ends may take to report
 LOAD_PLUGINS = "LOAD_PLUGINS"  # execd_params: the Python load-sensor plugins to run
 SPOOL_MODE = 0o755  # job owners traverse the spool to their job directories
 NOTIFY_DIR_MODE, NOTIFY_SOCKET_MODE = 0o700, 0o600
@@ -90,6 +91,7 @@ class ExecdService:
         self.registered = False
         self._ids = itertools.count(1)
         self._stop = asyncio.Event()
+        self._stopping: asyncio.Future[None] | None = None  # qconf -kej: stop once reported
         self._next_load = 0.0
         self._reporting = False
         self._report_task: asyncio.Future[None] | None = None
@@ -102,6 +104,28 @@ class ExecdService:
     def stop(self) -> None:
         self._migrate_at_shutdown()
         self._stop.set()
+
+    def _stop_requested(self, kill_jobs: bool) -> None:
+        """qconf -ke: stop as on SIGTERM. -kej: kill every job first, then stop once
+        their ends are reported (at most KILL_REPORT_SECONDS: the rest are reported when
+        the execd starts again, as after any stop)."""
+        self._log("info", "stop requested by the qmaster", kill_jobs=kill_jobs)
+        if not kill_jobs:
+            self.stop()
+            return
+        for path in self._job_dirs():
+            if jobdir.read_result(path) is None:
+                job_id, task_id = _ids_of(path)
+                self._signal_job({"job_id": job_id, "task_id": task_id, "action": "kill"})
+                self._signal_pe_tasks({"job_id": job_id, "task_id": task_id,
+                                       "action": "kill"})
+        self._stopping = asyncio.ensure_future(self._stop_when_reported())
+
+    async def _stop_when_reported(self) -> None:
+        deadline = time.monotonic() + KILL_REPORT_SECONDS
+        while self._job_dirs() and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)  # (the results come through the notify socket)
+        self.stop()
 
     def _migrate_at_shutdown(self) -> None:
         """Checkpointed jobs whose ``when`` has ``s`` are migrated when the execd shuts
@@ -271,6 +295,8 @@ class ExecdService:
             self._signal_pe_tasks(body)
         elif msg_type == "start_pe_task":
             self._start_pe_task(body)
+        elif msg_type == "execd_shutdown":  # qconf -ke/-kej (qmaster.daemon_control)
+            self._stop_requested(bool(body["kill_jobs"]))
         elif msg_type == "job_tickets":
             if body["reprioritize"]:
                 self.ptf.tickets(body["tickets"])

@@ -2,8 +2,10 @@
 ``-pe``, ``-hold_jid``), the task concurrency of array jobs, running ones too
 (``-tc``), and the policies' inputs of pending and running ones (``-p``,
 ``-ot``: operators and managers only, ``-js``, ``-dl``: members of ``deadlineusers``
-only), with Grid Engine's permission rules and answers (from a submit host only,
-``qmaster.host_rights``)."""
+only), the checkpointing environment (``-ckpt``, ``-c``), and ``-w e|w|n|v|p``: the job
+as it would become verified as ``qsub -w`` verifies a new one (``v``/``p``: verified
+only, nothing changed), with Grid Engine's permission rules and answers (from a submit
+host only, ``qmaster.host_rights``)."""
 from __future__ import annotations
 
 from typing import Any
@@ -11,7 +13,7 @@ from typing import Any
 from common import jsv
 from common.jobspec import JobSpecError, check_job_options
 from common.jobstate import State
-from common.model import Job
+from common.model import Job, UserInfo
 from qmaster.array_deps import array_dependency_refusal, set_array_dependency
 from qmaster.context import Ctx, RequestError
 from qmaster.host_rights import require_submit_host
@@ -19,7 +21,7 @@ from qmaster.jobs import (add_hold, add_ranges_hold, may_change, remove_hold,
                           remove_ranges_hold, REQUEST_JOBS, TargetWalk,
                           unfinished_predecessors)
 from qmaster.conf.project import check_job_project
-from qmaster.submit_checks import check_submission, is_deadline_user
+from qmaster.submit_checks import check_submission, is_deadline_user, verify_job
 
 # the request options qalter may change, with Grid Engine's name for them in its answers
 ALTER_NAMES = {"hard_resources": "hard resource list", "soft_resources": "soft resource list",
@@ -36,7 +38,12 @@ ALTER_NAMES = {"hard_resources": "hard resource list", "soft_resources": "soft r
                "notify": "notify behaviour", "stdout_paths": "stdout path list",
                "stdin_paths": "stdin path list", "master_queues": "master hard queue list",
                "rerun": "restart behaviour", "shell": "shell list", "env": "environment",
-               "context": "context"}
+               "context": "context", "checkpoint_name": "checkpointing environment",
+               # qalter -c: 8.1.9 answers nothing (and keeps the old value: captured,
+               # tests/data/reference/qalter/c-*); here it takes effect, as qalter(1) says
+               "checkpoint_occasion": "", "checkpoint_interval": ""}
+# 8.1.9's answer to qalter -w of a job that is not pending without holds
+VERIFY_HELD = "verification: job is already running or is held"
 ALTERABLE_STATES = (State.PENDING, State.HOLD)
 # what is changed on running jobs too: the policies' inputs and -tc, and the options that
 # take effect when the job is started again (8.1.9 changes all of these on a running job,
@@ -101,6 +108,9 @@ def _altered_options(ctx: Ctx, job: Job, changes: dict[str, Any]) -> dict[str, A
     -pe checked on the job as it would become), or the refusal."""
     if changes.get("task_concurrency") and not job.opts.get("array"):  # 8.1.9's words
         return 'invalid option argument "task concurrency"'
+    ckpt = changes.get("checkpoint_name")
+    if ckpt and ckpt not in ctx.store.conf.get("ckpt", {}):  # (qalter's words, not qsub's)
+        return f'denied: checkpointing environment "{ckpt}" does not exist'
     changes = _with_context(job, changes)
     try:  # the whole job as it would become passes the job description again
         altered = check_job_options({**job.opts, **changes, "verify_mode": "n"})
@@ -129,12 +139,64 @@ def _with_context(job: Job, changes: dict[str, Any]) -> dict[str, Any]:
     return {**rest, "context": context}
 
 
-def _alter_job(ctx: Ctx, job: Job, changes: dict[str, Any], denied: bool
+def _alter_job(ctx: Ctx, job: Job, request: dict[str, Any], denied: bool
                ) -> dict[str, Any]:
+    mode = request.get("verify_mode")
+    changes = {k: v for k, v in request.items() if k != "verify_mode"}
     refusal = _alter_refusal(ctx, job, changes, denied)
     altered = _altered_options(ctx, job, changes) if refusal is None else refusal
     if isinstance(altered, str):
-        return {"job_id": job.job_id, "result": "denied", "messages": [altered]}
+        return _denied(job, [altered])
+    verified = _verification(ctx, job, altered, mode)
+    if mode in ("v", "p") or isinstance(verified, str):  # -w v/p changes nothing
+        return verified if isinstance(verified, dict) else _denied(job, [verified])
+    if mode is not None:
+        altered["verify_mode"] = mode
+    result = _modify(ctx, job, changes, altered)
+    if verified is not None:  # -w e/w: the job may run nowhere, or is not pending
+        result["messages"] += verified
+        result["status"] = int(verified != [VERIFY_HELD])
+    return result
+
+
+def _denied(job: Job, lines: list[str]) -> dict[str, Any]:
+    return {"job_id": job.job_id, "result": "denied", "messages": lines}
+
+
+def _verification(ctx: Ctx, job: Job, altered: dict[str, Any], mode: str | None
+                  ) -> dict[str, Any] | list[str] | str | None:
+    """``-w``: ``v``/``p`` the result to answer (nothing is changed); ``e``/``w`` the
+    lines to add to the answer (``e``: a refusal instead), None when nothing to add."""
+    if mode not in ("e", "w", "v", "p"):
+        return None
+    if _held_or_running(ctx, job):  # (8.1.9 verifies only a job waiting to be placed)
+        return {"job_id": job.job_id, "result": "verified", "messages": [VERIFY_HELD]} \
+            if mode in ("v", "p") else [VERIFY_HELD]
+    owner = UserInfo(job.owner, job.uid, job.group, job.gid)
+    try:
+        verdict = verify_job(ctx.store, {**altered, "verify_mode": mode}, mode, owner,
+                             job.job_id)
+    except RequestError as err:  # -w e: no suitable queues; -w v/p: the reasons
+        return {"job_id": job.job_id, "result": "denied",
+                "messages": err.message.splitlines()} if mode in ("v", "p") else err.message
+    if mode in ("v", "p"):
+        return {"job_id": job.job_id, "result": "verified",
+                "messages": [verdict.verification]}
+    return verdict.notes or None
+
+
+def _held_or_running(ctx: Ctx, job: Job) -> bool:
+    """Is no task of the job just waiting to be placed (a hold, or started)?"""
+    ranges = ctx.store.ranges.get(job.job_id)
+    if ranges is not None and ranges.pending and ranges.holds:
+        return True
+    return any(t.state_enum is not State.PENDING for t in ctx.store.enrolled_tasks(job.job_id)
+               if t.state_enum is not State.FINISHED)
+
+
+def _modify(ctx: Ctx, job: Job, changes: dict[str, Any], altered: dict[str, Any]
+            ) -> dict[str, Any]:
+    """Store the job's new options and answer for each change, in 8.1.9's words."""
     old_ad = ctx.store.ad_predecessor_ids(job)
     job = ctx.store.replace_job_opts(ctx.batch, job, altered)
     # new versions: orders computed from the old requests are refused

@@ -7,13 +7,15 @@ reply carrying Grid Engine's message. A handler that answers later (``wait``) re
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from common import task_ranges
 from common.model import UserInfo
+from qmaster.event_clients import EventClients
+from qmaster.metrics import QmasterMetrics
 from qmaster.policy_view import PolicyView
 from qmaster.reprioritize import TicketSender
 from qmaster.store import Batch, Store
@@ -176,6 +178,14 @@ class Services:
     usage: UsageBook = field(default_factory=UsageBook)  # share tree usage (spooled)
     runlog_path: Path | None = None  # qconf -tsm's schedd_runlog (qmaster.sched_monitor)
     ar_clock: Any = None  # when advance reservations change state (qmaster.ar.lifecycle)
+    # qconf's daemon control (qmaster.daemon_control): the event clients, and what the
+    # server does once a batch is committed and its replies are sent (stop, publish)
+    event_clients: EventClients = field(default_factory=EventClients)
+    after_commit: list[Callable[[], None]] = field(default_factory=list)
+    stop_server: Callable[[], None] | None = None
+    publish: Callable[[list[bytes]], None] | None = None
+    metrics: QmasterMetrics = field(default_factory=QmasterMetrics)  # /metrics (qmaster.metrics)
+    event_feed: Any = None  # the users' event subscription (qmaster.event_feed.EventFeed)
 
     def job_log(self, event: str, **fields: Any) -> None:
         """One log line about a job, with job id, host and queue bound by the caller."""

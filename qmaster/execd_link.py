@@ -257,6 +257,7 @@ def handle_load_report(ctx: Ctx) -> dict[str, Any]:
     if host not in ctx.store.hosts or not ctx.store.hosts[host].alive:
         return {"epoch": ctx.services.epoch, "reregister": True}
     _update_host(ctx, host, ctx.body["load"], ctx.body["global_load"], alive=True)
+    ctx.services.metrics.load_report(host)
     runs = [run for item in ctx.body["usage"] if (run := _note_usage(ctx, host, item))]
     usage_book.note_running(ctx, runs)  # (one booking for the whole report)
     return _host_reply(ctx, host)

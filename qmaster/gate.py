@@ -17,6 +17,9 @@ The ZAP handler runs in a thread of its own, answers each new connection with a
 connection. ``Gate.identify`` turns a received message into the requester: the user
 (name, uid, gid, group and host, never taken from the request body), or the daemon,
 and ``refusal`` says what a peer may not send. The event port admits the scheduler only.
+``daemon_control`` (qconf -km -ke -ks ...) is a user's request like the others: who may
+stop which daemon is the handler's rule (qmaster.daemon_control: managers only, checked
+before anything is done).
 
 Pure parts (``zap_decision``, ``Peer`` texts, ``refusal``) take
 data in and give data out; the thread, the password database and munged are at the edges.
@@ -48,7 +51,7 @@ USER_MESSAGES = frozenset({"ping", "submit", "job_query", "cluster_query", "dele
                            "release", "alter", "wait", "conf_get", "conf_put", "conf_del",
                            "userset_entries", "qmod", "clear_usage", "usage_query",
                            "share_tree_query", "trigger_monitor", "ar_submit", "ar_query",
-                           "ar_delete", "pe_task_start"})
+                           "ar_delete", "pe_task_start", "events", "daemon_control"})
 EXECD_MESSAGES = frozenset({"ping", "register", "load_report", "job_started",
                             "job_finished", "job_start_failed", "pe_task_finished"})
 SCHEDULER_MESSAGES = frozenset({"ping", "snapshot", "orders"})
@@ -65,7 +68,7 @@ class Peer:
     ``local``: a client on the qmaster's host, ``uid``/``gid`` from the kernel;
     ``remote``: a client elsewhere, ``host`` its address (who it is comes with each
     request's credential); ``execd``: the execution daemon of ``host``;
-    ``scheduler``: the scheduler.
+    ``scheduler``: the scheduler (``host`` the address it connects from).
     """
 
     kind: str
@@ -108,13 +111,14 @@ def zap_decision(domain: bytes, address: str, mechanism: bytes, credentials: lis
         return None
     daemon = trusted.get(zmq.utils.z85.encode(credentials[0]))
     if domain == EVENTS_DOMAIN:
-        return Peer(SCHEDULER) if daemon is not None and daemon.role == SCHEDULER else None
+        return Peer(SCHEDULER, host=address) if daemon is not None and \
+            daemon.role == SCHEDULER else None
     if domain != REQUESTS_DOMAIN:
         return None
     if daemon is None:
         return Peer(REMOTE, host=address)
-    if daemon.role == SCHEDULER:
-        return Peer(SCHEDULER)
+    if daemon.role == SCHEDULER:  # (its address: qconf -sss, -secl)
+        return Peer(SCHEDULER, host=address)
     return Peer(EXECD, host=daemon.host)
 
 

@@ -79,6 +79,9 @@ def handle_orders(ctx: Ctx) -> dict[str, Any]:
         _dispatch(ctx, order)
         accepted += 1
     ctx.services.refused_orders += len(refused)
+    ctx.services.metrics.orders_done(accepted, len(refused))
+    if ctx.body.get("pass_seconds") is not None:
+        ctx.services.metrics.pass_time.observe(float(ctx.body["pass_seconds"]))
     _refuse_immediate(ctx, ctx.body.get("not_scheduled") or [])
     return {"accepted": accepted, "refused": refused}
 
@@ -273,6 +276,7 @@ def _dispatch(ctx: Ctx, order: dict[str, Any]) -> None:
                          granted_pe=order.get("pe"),
                          queue=master_queue, host=master_host,
                          slots=sum(g[2] for g in granted), dispatch_time=ctx.now)
+    ctx.services.metrics.dispatch_latency.observe(ctx.now - ctx.store.jobs[job_id].submit_time)
     send_start(ctx, task)
     ctx.services.job_log("dispatched", job_id=task.job_id, task_id=task.task_id,
                          host=master_host, queue=master_queue, slots=task.slots)

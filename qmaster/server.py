@@ -31,7 +31,8 @@ from common.userinfo import UserInfo
 from common.model import Job, Task
 from common.cell import MAX_SOCKET_PATH, Cell, write_act_qmaster
 from common.daemon import port_is_free
-from qmaster import (accounting_log, alter, array_deps, execd_link, gate,
+from qmaster import (accounting_log, alter, array_deps, daemon_control, event_feed,
+                     execd_link, gate, metrics,
                      jobs, orders, pe_tasks, policy_view, queue_control, sched_monitor,
                      usage_book)
 from qmaster.conf import requests as conf_requests
@@ -39,6 +40,8 @@ from qmaster.conf import userset as conf_userset
 from qmaster.auto_suspend import heartbeat
 from qmaster.ar import handlers as ar_handlers
 from qmaster.jsv import MAX_WAITING as JSV_MAX_WAITING, ServerJsv, timeout_of as jsv_timeout_of
+from qmaster.metrics import MetricsServer
+from qmaster.placement_view import instances_of
 from qmaster.reporting import ReportingWriter
 from qmaster.ar.lifecycle import ArClock, advance as advance_ars, settle as settle_ars
 from qmaster.policy_objects import auto_user_actions, expired_auto_users
@@ -115,6 +118,7 @@ HANDLERS: dict[str, Handler] = {
     "alter": alter.handle_alter,
     "qmod": queue_control.handle_qmod,
     "wait": jobs.handle_wait,
+    "events": event_feed.handle_events,
     "job_query": jobs.handle_job_query,
     "cluster_query": conf_requests.handle_cluster_query,
     "conf_get": conf_requests.handle_conf_get,
@@ -123,6 +127,7 @@ HANDLERS: dict[str, Handler] = {
     "userset_entries": conf_userset.handle_userset_entries,
     "clear_usage": usage_book.handle_clear_usage,
     "trigger_monitor": sched_monitor.handle_trigger_monitor,
+    "daemon_control": daemon_control.handle_daemon_control,
     "usage_query": usage_book.handle_usage_query,
     "share_tree_query": policy_view.handle_share_tree_query,
     "register": execd_link.handle_register,
@@ -152,6 +157,7 @@ HEARTBEAT_SECONDS = 1.0
 # it was appended (its spooled copy keeps it durable meanwhile)
 ACCOUNTING_SYNC_SECONDS = 0.5
 STOP_MAIL_SECONDS = 5.0  # how long a stopping qmaster waits for its mailers
+STOP_ANSWER_SECONDS = 0.2  # qconf -km: its answer leaves before the sockets close
 LOCK_FILE = "qmaster.lock"  # in the spool directory, held by the running qmaster
 
 
@@ -173,6 +179,9 @@ class QmasterServer:
                                  auto_add_hosts=auto_add_hosts,
                                  default_slots=default_slots, log=log,
                                  runlog_path=cell.common_dir / sched_monitor.RUNLOG_NAME)
+        # qconf -km and -ks/-kt/-kec (qmaster.daemon_control) act through these
+        self.services.stop_server = self._stop_after_answer
+        self.services.publish = lambda frames: self.pub.send_multipart(frames)
         self.gate = gate.Gate(host, munge_socket)
         self.key_file = key_file or keys.secret_path(cell, "qmaster")
         self.trusted_keys = trusted_keys or keys.trusted_dir(cell)
@@ -192,6 +201,9 @@ class QmasterServer:
         self._jsv_tasks: set[asyncio.Task[None]] = set()
         # reporting_params: the reporting file (qmaster.reporting)
         self.reporting = ReportingWriter(cell.common_dir / reporting.FILE_NAME, host, self._warn)
+        # qmaster_params METRICS_PORT/METRICS_BIND: the /metrics endpoint (qmaster.metrics)
+        self.metrics_server = MetricsServer(self._metrics_text, self._warn)
+        self._metrics_wanted: tuple[str, int] | None = None
 
     # ---- start-up ------------------------------------------------------------------
     def load(self) -> None:
@@ -308,6 +320,7 @@ class QmasterServer:
         self._info("qmaster started", port=self.port, event_port=self.event_port)
         if ready:
             ready()
+        await self._follow_metrics_conf()
         beat = asyncio.create_task(self._heartbeat())
         ar_timer = asyncio.create_task(self._ar_timer())
         try:
@@ -315,6 +328,7 @@ class QmasterServer:
         finally:
             beat.cancel()
             ar_timer.cancel()
+            await self.metrics_server.stop()
             self.router.close(0)
             self.pub.close(0)
             if self._zap is not None:
@@ -332,6 +346,14 @@ class QmasterServer:
 
     def stop(self) -> None:
         self._stop.set()
+
+    def _stop_after_answer(self) -> None:
+        """qconf -km: stop as on SIGTERM once the answer has left. The sockets close
+        without lingering, so the stop waits a moment for libzmq to send what is queued."""
+        try:
+            asyncio.get_running_loop().call_later(STOP_ANSWER_SECONDS, self.stop)
+        except RuntimeError:  # (not serving: a test's server without its loop)
+            self.stop()
 
     def _lock_spool(self) -> None:
         """Hold the spool's lock for the qmaster's life: one qmaster per cell."""
@@ -443,7 +465,25 @@ class QmasterServer:
             raise wire.WireError("denied", str(err), request_id) from None
         if peer.kind == gate.EXECD:
             self.services.execd_routes[peer.host] = incoming.identity
+        elif peer.kind == gate.SCHEDULER:  # (qmaster.event_clients: -secl, -sss, -kec)
+            if msg_type == "snapshot" and body.get("after") is None:
+                self.services.event_clients.registered(self._peer_host(peer.host),
+                                                       time.time())
+            else:
+                self.services.event_clients.heard(time.time())
         return msg_type, request_id, body
+
+    def _peer_host(self, address: str) -> str:
+        """A daemon's host name from its address: the qmaster's own for a loopback one."""
+        import ipaddress
+        if not address:
+            return self.host
+        try:
+            if ipaddress.ip_address(address).is_loopback:
+                return self.host
+        except ValueError:
+            pass
+        return self.gate.host_name(address)
 
     def _handle(self, batch: Batch, identity: bytes, msg: tuple[str, int, dict[str, Any]],
                 now: float, *, verified: list[str] | None = None) -> bytes | None:
@@ -455,6 +495,7 @@ class QmasterServer:
             if url.strip().lower() not in ("", "none"):
                 return self._submit_to_jsv(identity, request_id, body, url)
         handler = HANDLERS.get(msg_type)
+        self.services.metrics.request(msg_type if handler is not None else "unknown")
         if handler is None:
             return wire.encode("error", {"code": "unknown_type",
                                          "message": f"{msg_type} is not a request"}, request_id)
@@ -584,7 +625,12 @@ class QmasterServer:
 
     def _commit_and_send(self, batch: Batch, replies: list[tuple[bytes, bytes]]) -> None:
         self._flush_usage(batch)
-        self.spool.commit(batch.txn)
+        if batch.txn:
+            began = time.monotonic()
+            self.spool.commit(batch.txn)
+            self.services.metrics.commit_time.observe(time.monotonic() - began)
+        else:
+            self.spool.commit(batch.txn)
         self.store.forget_journal()
         params = self._reporting_params()
         if batch.accounting and not params.accounting:  # (accounting=false: no file)
@@ -610,6 +656,9 @@ class QmasterServer:
         self._answer_waiters(batch)
         if batch.mails:  # (committed: what they tell has happened)
             self.mail.send(batch.mails, self.store.conf_value("conf", "global", "mailer"))
+        actions, self.services.after_commit[:] = list(self.services.after_commit), []
+        for action in actions:  # (qmaster.daemon_control: a stop, once answered)
+            action()
 
     def _reporting_params(self) -> reporting.ReportingParams:
         self.reporting.configure(self.store.conf_value("conf", "global", "reporting_params",
@@ -657,7 +706,16 @@ class QmasterServer:
             event["seq"] = self.services.seq
         self.store.event_seq = self.services.seq
         self.services.policy_view.note_events(events)  # (qstat's policy figures)
+        if self.services.event_feed is not None:  # (someone subscribed: qmaster.event_feed)
+            self.services.event_feed.note(events, time.time(), self.store.job_finished)
+            self._answer_event_polls()
         self.pub.send_multipart(wire.encode_event_batch(self.services.epoch, events))
+
+    def _answer_event_polls(self) -> None:
+        """Answer the event subscriptions that have news or whose time is up."""
+        for identity, request_id, answer in event_feed.answer_polls(
+                self.services.event_feed, self.store, self.services.epoch, time.time()):
+            self._send(identity, wire.encode("reply", answer, request_id))
 
     def _send(self, identity: bytes, payload: bytes) -> None:
         try:
@@ -690,10 +748,39 @@ class QmasterServer:
             for identity, request_id in waiter.requests:
                 self._send(identity, wire.encode("reply", body, request_id))
 
+    # ---- /metrics (qmaster.metrics) -------------------------------------------------
+    async def _follow_metrics_conf(self) -> None:
+        """Start, move or stop the /metrics endpoint as ``qmaster_params`` METRICS_PORT
+        and METRICS_BIND say. A port that cannot be had is logged once, and tried again
+        when the configuration changes."""
+        wanted = metrics.address(self.store.conf_value("conf", "global", "qmaster_params",
+                                                       "none"))
+        if wanted == self._metrics_wanted:
+            return
+        self._metrics_wanted = wanted
+        await self.metrics_server.stop()
+        if wanted is None:
+            return
+        try:
+            await self.metrics_server.start(*wanted)
+        except OSError as err:
+            self._error("metrics endpoint not started", bind=wanted[0], port=wanted[1],
+                        error=str(err))
+            return
+        self._info("metrics endpoint", address=list(self.metrics_server.address or ()))
+
+    def _metrics_text(self, openmetrics: bool) -> str:
+        return metrics.exposition(self.services.metrics, self.store,
+                                  instances_of(self.store), self.services.start_time,
+                                  openmetrics)
+
     async def _heartbeat(self) -> None:
         while True:
             await asyncio.sleep(HEARTBEAT_SECONDS)
             self._sync_accounting()  # (an idle qmaster's too)
+            await self._follow_metrics_conf()
+            if self.services.event_feed is not None:  # (subscriptions whose time is up)
+                self._answer_event_polls()
             self.reporting.flush_due(time.time())
             stopping = self.jsv.idle(self.store.conf_value("conf", "global", "jsv_url", "none"))
             if stopping is not None:  # (kept until done, as the other JSV tasks)

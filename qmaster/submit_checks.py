@@ -16,7 +16,7 @@ from common import task_ranges
 from common.access import user_allowed
 from common.jobstate import State
 from common.mail import valid_address
-from common.objects_conf.ckpt import unsupported
+from common.objects_conf.ckpt import effective_when, unsupported
 from common.cluster import attr, queue_instances
 from common.model import UserInfo
 from common.resource.complexes import ComplexError, cell_complexes, requests_as_stored
@@ -87,6 +87,10 @@ def check_submission(store: Store, opts: dict[str, Any], submitter: Submitter | 
     _check_mail(opts)
     _check_pe(store, opts.get("pe"))
     _check_checkpointing(store, opts)
+    if submitter is not None and opts.get("checkpoint_name") and \
+            not opts.get("checkpoint_occasion"):  # 8.1.9 keeps the environment's when
+        opts["checkpoint_occasion"] = effective_when(
+            store.conf["ckpt"][opts["checkpoint_name"]], None) or None  # (as qstat -j shows)
     if submitter is not None:
         check_job_project(store.conf, submitter.user.name, submitter.user.group, opts)
     if submitter is not None and opts.get("deadline") and \
@@ -132,9 +136,18 @@ def _check_cluster_access(store: Store, user: UserInfo) -> None:
                                      "allowed to submit jobs")
 
 
+def verify_job(store: Store, opts: dict[str, Any], mode: str, user: UserInfo, job_id: int
+               ) -> Verdict:
+    """``qalter -w e/w/v/p``: the job ``job_id`` of ``user`` as it would become (``opts``,
+    as stored) verified as qsub -w verifies a new one; the ``-w v`` reasons name it."""
+    _check_queues(store, list(opts.get("hard_queues") or []))
+    return _verdict(store, opts, mode, user, Verdict(opts=opts), job_id)
+
+
 def _verdict(store: Store, opts: dict[str, Any], mode: str, user: UserInfo,
-             verdict: Verdict) -> Verdict:
-    """``-w e/w/v``: could an empty cluster run the job; ``-w p``: could it run now."""
+             verdict: Verdict, job_id: int | None = None) -> Verdict:
+    """``-w e/w/v``: could an empty cluster run the job; ``-w p``: could it run now.
+    ``job_id``: the job's number in the reasons (a new job's: the next one)."""
     inp = store_pass_input(store, occupied=mode == "p")
     job = placement_job({"job_id": 0, "opts": opts, "owner": user.name, "group": user.group})
     if can_run(job, inp):
@@ -146,7 +159,7 @@ def _verdict(store: Store, opts: dict[str, Any], mode: str, user: UserInfo,
         return verdict
     if mode == "e":
         raise RequestError("rejected", "\n".join(verdict.notes + [NO_SUITABLE_QUEUES]))
-    reasons = [f"Job {store.next_job_id} {line}"
+    reasons = [f"Job {store.next_job_id if job_id is None else job_id} {line}"
                for line in pending_reasons(job, inp, verify=True)]
     raise RequestError("rejected", "\n".join(verdict.notes + reasons + [VERIFY_FAILED]))
 

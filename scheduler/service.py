@@ -33,6 +33,9 @@ from scheduler.mirror import Mirror
 HEARTBEAT_TIMEOUT = 3.5
 REQUEST_TIMEOUT = 5.0
 SAFETY_PASS_SECONDS = 10.0
+# the qmaster lists the scheduler as an event client while it hears from it (qconf -secl,
+# -sss: qmaster.event_clients.SILENT_SECONDS); an idle scheduler sends no other request
+PING_SECONDS = 5.0
 RESTART_PAUSE = 2.0  # after a session ended by an unexpected error
 SCHEDULE_FILE = "schedule"  # <root>/<cell>/common/schedule (sched_conf(5) params MONITOR)
 
@@ -60,6 +63,7 @@ class SchedulerService:
         self._dirty = True
         self._last_pass = 0.0
         self._last_beat = time.monotonic()
+        self._last_ping = time.monotonic()
         self._stop = asyncio.Event()
         self.passes = 0
         self._last_empty_log = 0.0
@@ -165,6 +169,9 @@ class SchedulerService:
                     self._on_published(await sub.recv_multipart())
             if time.monotonic() - self._last_beat > HEARTBEAT_TIMEOUT:
                 raise Resync("missed heartbeats")
+            if time.monotonic() - self._last_ping >= PING_SECONDS and not self._stop.is_set():
+                await self._request(req, "ping", {})  # (qmaster.event_clients: still here)
+                self._last_ping = time.monotonic()
             if self._due():
                 await self._pass(req)
 
@@ -190,6 +197,10 @@ class SchedulerService:
         topic, payload = wire.decode_published(frames)
         if payload.get("epoch") != self.mirror.epoch:
             raise Resync("qmaster restarted")
+        if topic == wire.TOPIC_SHUTDOWN:  # qconf -ks/-kt scheduler/-kec 1: as on SIGTERM
+            self._log("stop requested by the qmaster")
+            self.stop()
+            return
         if topic == wire.TOPIC_HEARTBEAT:
             self._last_beat = time.monotonic()
             if int(payload.get("seq", 0)) > self.mirror.seq:
@@ -266,7 +277,7 @@ class SchedulerService:
             task_key = f"{order['job_id']}.{order['task_id']}"
             self.inflight[task_key] = (order["task_version"], order["granted"],
                                        order.get("pe"))
-        body: dict[str, Any] = {"orders": orders}
+        body: dict[str, Any] = {"orders": orders, "pass_seconds": took}
         if refused_now:
             body["not_scheduled"] = refused_now
             self._log("immediate jobs not scheduled", job_ids=refused_now)

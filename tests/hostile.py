@@ -33,7 +33,7 @@ USER_TYPES = frozenset({"ping", "submit", "job_query", "cluster_query", "delete"
                         "release", "alter", "wait", "conf_get", "conf_put", "conf_del",
                         "userset_entries", "qmod", "clear_usage", "usage_query",
                         "share_tree_query", "trigger_monitor", "ar_submit", "ar_query",
-                        "ar_delete", "pe_task_start"})
+                        "ar_delete", "pe_task_start", "daemon_control", "events"})
 
 
 def raw_socket(cell: Cell, user: str | None) -> zmq.Socket:

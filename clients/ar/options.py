@@ -87,6 +87,11 @@ def parse_qrsub(argv: Sequence[str], now: datetime | None = None) -> ArRequest:
             body["pe"], body["pe_ranges"] = _pe(prog, argv[i + 1], argv[i + 2])
             i += 3
             continue
+        if switch == "-explain":  # (its -help lists it; 8.1.9's qrsub refuses it so)
+            raise UsageError('error: invalid option argument "-explain"')
+        if switch == "-masterq":  # (an AR's master queue: nothing here reserves one)
+            raise UsageError(f'{prog}: Unsupported: "-masterq" is not supported in this '
+                             "version")
         if switch not in _TAKES_ARG:
             raise UsageError(f'{prog}: invalid option argument "{switch}"')
         if i + 1 >= len(argv):
@@ -183,17 +188,17 @@ def parse_qrstat(argv: Sequence[str]) -> Listing:
             setattr(out, switch[1:], True)
             i += 1
             continue
-        if switch not in ("-ar", "-u", "-he"):
+        if switch in ("-he", "-terse"):  # listed by 8.1.9's -help, refused by its qrstat
+            raise UsageError("error: too many options", usage=True)
+        if switch not in ("-ar", "-u"):
             raise UsageError(f'error: invalid option argument "{switch}"')
         if i + 1 >= len(argv):
             raise UsageError(f"error: {switch} option must have argument")
         arg = argv[i + 1]
         if switch == "-ar":
             out.ar_ids = (out.ar_ids or []) + _ids(arg)
-        elif switch == "-u":
-            out.owners = (out.owners or []) + [u for u in arg.split(",") if u]
         else:
-            _yes_no("error:", switch, arg)
+            out.owners = (out.owners or []) + [u for u in arg.split(",") if u]
         i += 2
     return out
 
@@ -231,11 +236,12 @@ def parse_qrdel(argv: Sequence[str]) -> Deletion:
             return out
         if arg == "-f":
             out.force = True
-        elif arg in ("-u", "-he"):
+        elif arg == "-he":  # listed by 8.1.9's -help, refused by its qrdel
+            raise UsageError('error: invalid option argument "-he"', usage=True)
+        elif arg == "-u":
             if i + 1 >= len(argv):
                 raise UsageError(NO_ARGS, usage=True)
-            if arg == "-u":
-                out.owners += [u for u in argv[i + 1].split(",") if u]
+            out.owners += [u for u in argv[i + 1].split(",") if u]
             i += 1
         else:
             for item in (x for x in arg.split(",") if x):

@@ -79,7 +79,8 @@ def _open_lines(opts: Options) -> TextIO:
         return open(path, encoding="utf-8", errors="replace", newline="\n")
     except OSError as exc:
         sys.stderr.write(f"{path}: {exc.strerror}\n")  # perror(acct_file)
-        sys.stdout.write(f"{NO_JOBS}\n")
+        # (-fmt json: stdout holds the document alone)
+        (sys.stderr if opts.json else sys.stdout).write(f"{NO_JOBS}\n")
         raise QacctExit(1) from None
 
 
@@ -97,7 +98,7 @@ def scan(opts: Options, lines: Iterable[str]) -> list[AccountingRecord]:
             error(f"ignoring invalid entry in line {number}")
             continue
         if rec is not None and selected(opts, rec):
-            if opts.all_jobs or opts.job_given:
+            if (opts.all_jobs or opts.job_given) and not opts.json:
                 sys.stdout.write(job_block(rec))
             chosen.append(rec)
     return chosen
@@ -140,6 +141,8 @@ def run(argv: list[str], now: float) -> int:
     finally:
         if stream is not sys.stdin:
             stream.close()
+    if opts.json:
+        return _json_document(opts, records)
     if opts.job_given:
         if not records:
             error(_not_found(opts))
@@ -149,6 +152,21 @@ def run(argv: list[str], now: float) -> int:
         usage(sys.stderr)
     sys.stdout.write(summary(opts.chosen, opts.listed, records))
     return 0
+
+
+def _json_document(opts: Options, records: list[AccountingRecord]) -> int:
+    """-fmt json: the records of -j and, where the text view prints it, the summary; the
+    exit codes and stderr messages of the text view."""
+    from clients.render.jsondoc.qacct import render_accounting
+    if opts.tasks is not None and not opts.job_given:
+        error("-t option requires -j option with an argument")
+        usage(sys.stderr)
+    if opts.job_given and not records:
+        error(_not_found(opts))
+    sys.stdout.write(render_accounting(records, jobs=opts.all_jobs or opts.job_given,
+                                       summary=not opts.job_given, chosen=opts.chosen,
+                                       listed=opts.listed))
+    return 1 if opts.job_given and not records else 0
 
 
 def main(argv: list[str] | None = None) -> int:

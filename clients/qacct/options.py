@@ -43,7 +43,9 @@ _OPTION_HELP = (
 USAGE = ("SGE 8.1.9\nusage: qacct [options]\n"
          + "".join(f" {'[' + opt + ']':<34}{text}\n" for opt, text in _OPTION_HELP)
          + "\n begin_time, end_time              [[CC]YYMMDDhhmm[.SS]\n"
-         + " queue                             [cluster_queue|queue_instance|queue_domain|pattern]\n")
+         + " queue                             [cluster_queue|queue_instance|queue_domain|pattern]\n"
+         # ours, after 8.1.9's lines
+         + f"\n {'[-fmt plain|json]':<34}output format (json: not in 8.1.9)\n")
 
 _LEADING_UINT = r"\s*\+?(\d+)"
 NO_JOBS = "no jobs running since startup"
@@ -78,6 +80,7 @@ class Options(Record):
     resource_request: str | None = None  # -l: records of the instances offering it now
     instances: frozenset[str] | None = None  # (-l's answer, clients.qacct.main)
     now: float = 0.0  # the time -d and year-less dates count from
+    json: bool = False  # -fmt json
 
     @property
     def job_given(self) -> bool:
@@ -254,6 +257,16 @@ def _opt_help(opts: Options, argv: list[str], i: int) -> int:
     usage(sys.stdout)
 
 
+def _opt_format(opts: Options, argv: list[str], i: int) -> int:
+    from clients.render.jsondoc import FormatError, check_format
+    try:
+        opts.json = check_format(_required(argv, i), xml=False)
+    except FormatError as exc:
+        error(str(exc))
+        usage(sys.stderr)
+    return i + 1
+
+
 _HANDLERS: dict[str, Handler] = {
     "-o": _value_or_list("owner"), "-u": _value_or_list("owner"),
     "-g": _value_or_list("group", _group_name), "-h": _value_or_list("host"),
@@ -262,7 +275,7 @@ _HANDLERS: dict[str, Handler] = {
     "-A": _value_or_list("account"), "-ar": _opt_ar, "-q": _opt_queue, "-j": _opt_job,
     "-t": _opt_tasks, "-b": _opt_date("begin"), "-e": _opt_date("end"), "-d": _opt_days,
     "-f": _opt_file, "-l": _opt_complexes, "-E": _opt_switch("select_end_time"),
-    "-m": _opt_switch("master_only"), "-help": _opt_help,
+    "-m": _opt_switch("master_only"), "-help": _opt_help, "-fmt": _opt_format,
 }
 
 

@@ -1,4 +1,5 @@
-"""The text ``qconf -help`` prints (Grid Engine 8.1.9, verbatim): on stdout, exit 0."""
+"""The text ``qconf -help`` prints: Grid Engine 8.1.9's (``HELP``, verbatim, also the
+usage of refusals), then our ``-fmt`` line (``HELP_WITH_FMT``); on stdout, exit 0."""
 
 HELP = """\
 SGE 8.1.9
@@ -159,3 +160,6 @@ ar_id                   advance reservation id
 thread_name             "scheduler"|"jvm"
 max_running_tasks       maximum number of simultaneously running tasks
 """
+# ours, after 8.1.9's lines (clients.qconf.json_show)
+HELP_WITH_FMT = HELP + ("\n   [-fmt plain|json]                        output format of a show "
+                        "option (json: not in 8.1.9)\n")

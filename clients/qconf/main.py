@@ -29,7 +29,7 @@ from clients.qconf.objects import OBJECT_OPTIONS
 from clients.qconf.clean import CLEAN_OPTIONS
 from clients.qconf.control import CONTROL_OPTIONS
 from clients.qconf.complex import COMPLEX_OPTIONS
-from clients.qconf.help import HELP
+from clients.qconf.help import HELP, HELP_WITH_FMT
 from clients.qconf.hostconf import HOSTCONF_OPTIONS
 from clients.qconf.hosts import HOST_OPTIONS, on_admin_host
 from clients.qconf.project import PROJECT_OPTIONS
@@ -73,24 +73,24 @@ def show_object(kind: str) -> Callable[..., int]:
         rc = 0
         for name in names.split(","):
             if name not in objects:
-                err(_missing_text(kind, name))
+                err(missing_text(kind, name))
                 rc = 1
                 continue
             pairs = objects[name]
             if kind == "exechost":
-                pairs = _with_load_values(s, name, pairs)
+                pairs = with_load_values(s, name, pairs)
             out(render_object(KINDS[kind], pairs))
         return rc
     return run
 
 
-def _missing_text(kind: str, name: str) -> str:
+def missing_text(kind: str, name: str) -> str:
     if kind == "exechost" and not resolvable(name):
         return UNRESOLVABLE.format(name)
     return MISSING[kind].format(name)
 
 
-def _with_load_values(s: Session, host: str, pairs: list[list[str]]) -> list[list[str]]:
+def with_load_values(s: Session, host: str, pairs: list[list[str]]) -> list[list[str]]:
     cluster = s.client.cluster()
     runtime = {h["name"]: h for h in cluster["hosts"]}.get(host)
     out = [list(p) for p in pairs]
@@ -126,9 +126,9 @@ def modify_from_file(kind: str) -> Callable[[Session, str], int]:
     return lambda s, path: put_object(s, kind, from_file(kind, path, modify=True), "modify")
 
 
-def add_in_editor(kind: str) -> Callable[[Session, str], int]:
-    def run(s: Session, name: str) -> int:
-        if kind == "hgrp":
+def add_in_editor(kind: str) -> Callable[..., int]:
+    def run(s: Session, name: str | None = None) -> int:  # (-aq: the name is optional)
+        if kind == "hgrp" and name is not None:
             _check_group_name(name)
         text = render_object(KINDS[kind], template(KINDS[kind], name))
         return put_object(s, kind, from_editor(kind, text), "add")
@@ -148,7 +148,7 @@ def add_exechost_in_editor(s: Session, template_host: str | None = None) -> int:
     if template_host is not None:
         objects = s.objects("exechost")
         if template_host not in objects:
-            raise QconfError(_missing_text("exechost", template_host))
+            raise QconfError(missing_text("exechost", template_host))
         pairs = objects[template_host]
     edited = from_editor("exechost", render_object("exechost", pairs))
     name = dict((k, v) for k, v in edited)["hostname"]
@@ -164,7 +164,7 @@ def modify_in_editor(kind: str) -> Callable[[Session, str], int]:
     def run(s: Session, name: str) -> int:
         objects = s.objects(kind)
         if name not in objects:
-            raise QconfError(_missing_text(kind, name))
+            raise QconfError(missing_text(kind, name))
         text = render_object(KINDS[kind], objects[name])
         return put_object(s, kind, from_editor(kind, text), "modify")
     return run
@@ -292,7 +292,7 @@ def _change_one(s: Session, obj_nm: str, kind: str, objects: dict[str, list[list
 # then one optional
 OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
     "-sql": (0, show_list("queue")), "-sq": (-1, show_object("queue")),
-    "-aq": (1, add_in_editor("queue")), "-Aq": (1, add_from_file("queue")),
+    "-aq": (-1, add_in_editor("queue")), "-Aq": (1, add_from_file("queue")),
     "-mq": (1, modify_in_editor("queue")), "-Mq": (1, modify_from_file("queue")),
     "-dq": (1, delete("queue")),
     "-sel": (0, show_list("exechost")), "-se": (1, show_object("exechost")),
@@ -338,7 +338,7 @@ OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
 }
 
 
-def _arguments(opt: str, nargs: int, rest: list[str]) -> list[str]:
+def option_arguments(opt: str, nargs: int, rest: list[str]) -> list[str]:
     if nargs == -2:  # one argument, then an optional one (-Mrqs fname [rqs_list])
         if not rest:
             raise QconfError(f"error: no option argument provided to \"{opt}\"\n{HELP}")
@@ -353,11 +353,16 @@ def _arguments(opt: str, nargs: int, rest: list[str]) -> list[str]:
 
 
 def run(argv: list[str], session: Session) -> int:
+    if "-fmt" in argv and "-help" not in argv:  # -fmt F anywhere on the line
+        from clients.qconf import json_show
+        argv, fmt = json_show.take_format(argv)
+        if _wants_json(fmt) and argv:
+            return json_show.run(argv, session)
     if not argv:
         sys.stderr.write(HELP + NO_OPTION_ARGUMENT + "\n")
         return 1
     if "-help" in argv:  # Grid Engine prints the help for -help anywhere on the line
-        sys.stdout.write(HELP)
+        sys.stdout.write(HELP_WITH_FMT)
         return 0
     rc, i = 0, 0
     while i < len(argv):
@@ -365,10 +370,18 @@ def run(argv: list[str], session: Session) -> int:
         if opt not in OPTIONS:
             raise QconfError(INVALID_OPTION.format(opt))
         nargs, handler = OPTIONS[opt]
-        args = _arguments(opt, nargs, argv[i + 1:])
+        args = option_arguments(opt, nargs, argv[i + 1:])
         rc = max(rc, handler(session, *args))
         i += 1 + len(args)
     return rc
+
+
+def _wants_json(fmt: str | None) -> bool:
+    from clients.render.jsondoc import FormatError, check_format
+    try:
+        return check_format(fmt, xml=False)
+    except FormatError as exc:
+        raise QconfError(f"error: {exc}\nUsage: qconf -help") from None
 
 
 def main(argv: list[str] | None = None) -> int:

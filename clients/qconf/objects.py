@@ -31,21 +31,21 @@ if TYPE_CHECKING:
 INDENT = "   "
 
 
-def _groups(s: Session, name: str) -> dict[str, list[str]]:
+def hgrp_members(s: Session, name: str) -> dict[str, list[str]]:
     groups = {g: get(p, "hostlist", "NONE").split() for g, p in s.objects("hgrp").items()}
     if name not in groups:
         raise QconfError(MISSING["hgrp"].format(name))
     return groups
 
 
-def _tree_lines(name: str, groups: dict[str, list[str]], level: int, path: tuple[str, ...]
+def hgrp_tree_lines(name: str, groups: dict[str, list[str]], level: int, path: tuple[str, ...]
                 ) -> list[tuple[int, str]]:
     lines = [(level, name)]
     for entry in groups.get(name, []):
         if entry.upper() == "NONE":
             continue
         if entry.startswith("@") and entry not in path:  # (the qmaster refuses cycles)
-            lines += _tree_lines(entry, groups, level + 1, path + (name,))
+            lines += hgrp_tree_lines(entry, groups, level + 1, path + (name,))
         else:
             lines.append((level + 1, entry))
     return lines
@@ -53,14 +53,14 @@ def _tree_lines(name: str, groups: dict[str, list[str]], level: int, path: tuple
 
 def show_tree(s: Session, name: str) -> int:
     """``-shgrp_tree group``."""
-    lines = _tree_lines(name, _groups(s, name), 0, ())
+    lines = hgrp_tree_lines(name, hgrp_members(s, name), 0, ())
     out("\n".join(INDENT * level + entry for level, entry in lines))
     return 0
 
 
 def show_resolved(s: Session, name: str) -> int:
     """``-shgrp_resolved group``."""
-    lines = _tree_lines(name, _groups(s, name), 0, ())
+    lines = hgrp_tree_lines(name, hgrp_members(s, name), 0, ())
     hosts = dict.fromkeys(entry for _, entry in lines[1:] if not entry.startswith("@"))
     out(" ".join(hosts))
     return 0
@@ -69,7 +69,7 @@ def show_resolved(s: Session, name: str) -> int:
 SEARCHED = {"queue": "queue", "exechost": "exechost"}  # obj_nm2 -> store kind
 
 
-def _value(kind: str, pairs: list[list[str]], attr: str) -> str | None:
+def attr_value(kind: str, pairs: list[list[str]], attr: str) -> str | None:
     for key, value in pairs:
         if key == attr:
             if kind != "queue":
@@ -87,8 +87,8 @@ def show_matching(s: Session, obj_nm: str, attr: str, pattern: str) -> int:
     if kind is None:
         return 0
     names = [name for name, pairs in sorted(s.objects(kind).items())
-             if (value := _value(kind, pairs, attr)) is not None
-             and _fnmatchcase(value, pattern)]
+             if (value := attr_value(kind, pairs, attr)) is not None
+             and fnmatch_case(value, pattern)]
     if names:
         out("\n".join(names))
     return 0
@@ -118,7 +118,7 @@ def detached_settings(queues: dict[str, list[list[str]]], groups: dict[str, list
         members: set[str] = set()
         for entry in get(pairs, "hostlist", "NONE").split():
             if entry.startswith("@"):
-                members |= {h for _, h in _tree_lines(entry, groups, 0, ())[1:]}
+                members |= {h for _, h in hgrp_tree_lines(entry, groups, 0, ())[1:]}
             members.add(entry)
         members = {m.lower() for m in members}
         for attr in DETACHED_ORDER:
@@ -148,6 +148,6 @@ OBJECT_OPTIONS: dict[str, tuple[int, Callable[..., int]]] = {
 }
 
 
-def _fnmatchcase(name: str, pattern: str) -> bool:
+def fnmatch_case(name: str, pattern: str) -> bool:
     import fnmatch  # (these options only: qconf's start loads no pattern matching)
     return fnmatch.fnmatchcase(name, pattern)

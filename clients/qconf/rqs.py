@@ -34,7 +34,7 @@ REPLACE_ALL = ("error: replacing every resource quota set at once is not support
                "the sets to modify")
 
 
-def _stored(s: Session) -> dict[str, RuleSet]:
+def stored_rule_sets(s: Session) -> dict[str, RuleSet]:
     return {name: rule_set_from_pairs(pairs) for name, pairs in s.objects(KIND).items()}
 
 
@@ -77,7 +77,7 @@ def show_list(s: Session) -> int:
 
 
 def show(s: Session, names: str | None = None) -> int:
-    stored = _stored(s)
+    stored = stored_rule_sets(s)
     wanted = set(names.split(",")) if names else None
     chosen = [rs for name, rs in stored.items() if wanted is None or name in wanted]
     if not chosen:
@@ -115,7 +115,7 @@ def modify_from_file(s: Session, path: str, names: str | None = None) -> int:
 def modify_in_editor(s: Session, names: str | None = None) -> int:
     if not names:
         raise QconfError(REPLACE_ALL)
-    stored = _stored(s)
+    stored = stored_rule_sets(s)
     chosen = [stored[n] for n in names.split(",") if n in stored]
     text = format_rule_sets(chosen) if chosen else "\n"
     edited = edit_text(text)
@@ -224,7 +224,7 @@ def change_attribute(s: Session, option: str, changes: list[tuple[str, str]], id
     """``-aattr/-mattr/-dattr/-rattr resource_quota`` (one change) and their file forms
     (a file's changes): each set changed here and sent whole, all its changes or none;
     notes and the confirmation on stdout, refusals on stderr (8.1.9)."""
-    stored = _stored(s)
+    stored = stored_rule_sets(s)
     rc = 0
     for obj_id in ids.split(","):
         name, _, rule_ref = obj_id.partition("/")

@@ -43,7 +43,7 @@ class _Unspecified(Exception):
     """A child id without its node: 8.1.9 says so after reading the file."""
 
 
-def _tree(s: Session) -> TreeNode | None:
+def stored_tree(s: Session) -> TreeNode | None:
     stored = s.objects(KIND).get(SHARETREE)
     return tree_of(stored) if stored else None
 
@@ -68,7 +68,7 @@ def _parse(text: str, last_line: str) -> TreeNode:
 
 def _from_editor(s: Session) -> TreeNode:
     _require_manager(s)
-    current = _tree(s)
+    current = stored_tree(s)
     saved, written = edit(render_sharetree(current or template()))
     if not written:
         raise QconfError("file unchanged")
@@ -120,7 +120,7 @@ def modify_from_file(s: Session, path: str) -> int:
 
 def show_file(s: Session) -> int:
     """``-sstree``: the tree as its file."""
-    root = _tree(s)
+    root = stored_tree(s)
     if root is None:
         raise QconfError(NO_ELEMENT)
     out(render_sharetree(root))
@@ -129,7 +129,7 @@ def show_file(s: Session) -> int:
 
 def show_view(s: Session) -> int:
     """``-sst``: the tree indented (no tree: ``No sharetree``, exit 0 as in 8.1.9)."""
-    root = _tree(s)
+    root = stored_tree(s)
     if root is None:
         err(NO_TREE)
         return 0
@@ -182,7 +182,7 @@ def _add_node(root: TreeNode, path: str) -> list[TreeNode] | None:
 def set_nodes(add: bool) -> Callable[[Session, str], int]:
     """``-astnode``/``-mstnode path=shares[,...]``."""
     def run(s: Session, arg: str) -> int:
-        root = _tree(s)
+        root = stored_tree(s)
         if root is None and add:
             root = TreeNode("Root", shares=1)
         if root is None:
@@ -214,7 +214,7 @@ def set_nodes(add: bool) -> Callable[[Session, str], int]:
 
 def delete_nodes(s: Session, arg: str) -> int:
     """``-dstnode path[,...]``: leaves only, never the root."""
-    root = _tree(s)
+    root = stored_tree(s)
     if root is None:
         err(NO_TREE)
         return 1
@@ -253,7 +253,7 @@ def show_nodes(recursive: bool) -> Callable[[Session, str], int]:
     exit status of ``-sstnode`` is 1 when the last path is not found, that of
     ``-rsstnode`` always 1."""
     def run(s: Session, arg: str) -> int:
-        root = _tree(s)
+        root = stored_tree(s)
         if root is None:
             err(NO_TREE)
             return 0

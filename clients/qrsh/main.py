@@ -230,6 +230,10 @@ def main(argv: list[str] | None = None, kind: str | None = None) -> int:
         return err.exit_code
     for line in request.submit.warnings:
         print(line)
+    if request.submit.help:
+        from clients.qsub.usage import usage
+        sys.stdout.write(usage(kind))
+        return 0
     try:
         return run(request)
     except (ClientError, CellNotFound) as err:

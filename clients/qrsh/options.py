@@ -43,6 +43,7 @@ def _split(kind: str, argv: list[str]) -> tuple[list[str], list[str], set[str], 
     options: list[str] = []
     flags: set[str] = set()
     display = None
+    unknown = False
     index = 0
     while index < len(argv):
         token = argv[index]
@@ -61,13 +62,18 @@ def _split(kind: str, argv: list[str]) -> tuple[list[str], list[str], set[str], 
         elif token == "-pe":
             options += argv[index:index + 3]
             index += 3
-        elif token in OPTION_SPECS:
+        elif token in OPTION_SPECS or token == "-@":
             options += argv[index:index + 2]
             index += 2
         elif token.startswith("-"):
             options.append(token)  # qsub's parser words the refusal
+            unknown = True
             index += 1
         elif kind != "qrsh":  # qlogin and qsh take no command
+            if unknown:  # (the unknown option's argument: qsub's parser refuses the option)
+                options.append(token)
+                index += 1
+                continue
             raise QsubError("error: Unknown option script", 1)
         else:
             return options, argv[index:], flags, display
@@ -103,6 +109,8 @@ def parse(kind: str, argv: list[str], *, cwd: str, environ: Mapping[str, str], h
         message = err.message
         if message.startswith("qsub: "):
             message = "error: " + message[len("qsub: "):]
+        if message.startswith("error: Unknown option "):  # 8.1.9's qrsh names the option only
+            message = " ".join(message.split(" ")[:4]).rstrip("\n")
         raise QsubError(message, 1) from None
     if submit.help:
         return Request(kind, command, submit, verbose=False, noshell=False, stdin=True,

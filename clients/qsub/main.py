@@ -193,6 +193,10 @@ def main(argv: list[str] | None = None) -> int:
         return err.exit_code
     for line in opts.warnings:
         print(line)
+    if opts.help:
+        from clients.qsub.usage import usage
+        sys.stdout.write(usage("qsub"))
+        return 0
     if opts.verify:  # -verify: print the job as 8.1.9 does, submit nothing
         from clients.api import current_user
         from clients.qsub.verify import verify_text

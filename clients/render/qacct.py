@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from typing import Iterable
 
 # get_sstate_description(): shepherd failure codes of sge_status(5) (execution_states.h).
-_FAILED_TEXT = dict(enumerate((
+FAILED_TEXT = dict(enumerate((
     "", "assumedly before job", "on executing shepherd", "before writing config",
     "before writing pid", "on reading config file", "setting processor set", "before prolog",
     "in prolog", "before pestart", "in pestart", "before job", "before pestop", "in pestop",
@@ -28,7 +28,7 @@ _FAILED_TEXT = dict(enumerate((
     "communicating with Grid Engine Helper Service",
     "before job in Grid Engine Helper Service", "checking configured daemons",
     "qmaster enforced h_rt, h_cpu, or h_vmem limit", "adding supplementary group")))
-_FAILED_TEXT[100] = "assumedly after job"
+FAILED_TEXT[100] = "assumedly after job"
 
 # Summary columns in 8.1.9's order: key, title, record attribute (selection uses them too).
 COLUMNS = (("host", "HOST", "hostname"), ("queue", "CLUSTER QUEUE", "qname"),
@@ -57,7 +57,7 @@ def _ctime(seconds: int) -> str:
     return time.ctime(seconds) + "\n"
 
 
-def _signal_name(number: int) -> str:
+def signal_name(number: int) -> str:
     """strsignal() of glibc."""
     import signal  # (the failed and exit_status rows of a signalled job only)
     try:
@@ -67,7 +67,7 @@ def _signal_name(number: int) -> str:
     return text or f"Unknown signal {number}"
 
 
-def _u32(value: int) -> int:
+def as_u32(value: int) -> int:
     # qacct reads numbers with atol (saturating) and prints them as unsigned 32-bit.
     return 0xFFFFFFFF if value < 0 else value & 0xFFFFFFFF
 
@@ -76,26 +76,26 @@ def _failed_text(code: int) -> str:
     """showjob()'s "%-3u %s %s": the code, ':' unless 0, then get_sstate_description()."""
     if not code:
         return f"{code:<3}  "
-    return f"{code:<3} : {_FAILED_TEXT.get(code) or 'invalid execution state'}"
+    return f"{code:<3} : {FAILED_TEXT.get(code) or 'invalid execution state'}"
 
 
 def _job_rows(rec: AccountingRecord) -> list[tuple[str, str]]:
     """(label, value) rows of one -j block, values formatted as showjob() does."""
     pad = "{:<20}".format
-    exit_text = pad(_u32(rec.exit_status))
-    if _u32(rec.exit_status) > 127:
-        exit_text += f" ({_signal_name(_u32(rec.exit_status) - 128)})"
+    exit_text = pad(as_u32(rec.exit_status))
+    if as_u32(rec.exit_status) > 127:
+        exit_text += f" ({signal_name(as_u32(rec.exit_status) - 128)})"
     rows = [("qname", pad(rec.qname)), ("hostname", pad(rec.hostname)), ("group", pad(rec.group)),
             ("owner", pad(rec.owner)), ("project", pad(rec.project)),
             ("department", pad(rec.department)), ("jobname", pad(rec.job_name)),
-            ("jobnumber", pad(_u32(rec.job_number))),
-            ("taskid", pad(_u32(rec.task_number)) if rec.task_number else "undefined"),
-            ("account", pad(rec.account)), ("priority", pad(_u32(rec.priority))),
+            ("jobnumber", pad(as_u32(rec.job_number))),
+            ("taskid", pad(as_u32(rec.task_number)) if rec.task_number else "undefined"),
+            ("account", pad(rec.account)), ("priority", pad(as_u32(rec.priority))),
             ("qsub_time", _ctime(rec.submission_time).rstrip("\n")),
             ("start_time", _ctime(rec.start_time).rstrip("\n") if rec.start_time else "-/-"),
             ("end_time", _ctime(rec.end_time).rstrip("\n") if rec.end_time else "-/-"),
-            ("granted_pe", pad(rec.granted_pe)), ("slots", pad(_u32(rec.slots))),
-            ("failed", _failed_text(_u32(rec.failed))),
+            ("granted_pe", pad(rec.granted_pe)), ("slots", pad(as_u32(rec.slots))),
+            ("failed", _failed_text(as_u32(rec.failed))),
             ("exit_status", exit_text), ("ru_wallclock", f"{rec.ru_wallclock:.0f}s"),
             ("ru_utime", f"{rec.ru_utime:.3f}s"), ("ru_stime", f"{rec.ru_stime:.3f}s")]
     rows += [(name, format_memory(int(getattr(rec, name))))
@@ -107,7 +107,7 @@ def _job_rows(rec: AccountingRecord) -> list[tuple[str, str]]:
         ("cpu", f"{rec.cpu:.3f}s"), ("mem", format_memory(rec.mem * _GIGA) + "s"),
         ("io", format_memory(rec.io * _GIGA)), ("iow", f"{rec.iow:.3f}s"),
         ("maxvmem", format_memory(rec.maxvmem)),
-        ("arid", pad(_u32(rec.arid)) if rec.arid else "undefined"),
+        ("arid", pad(as_u32(rec.arid)) if rec.arid else "undefined"),
         ("ar_sub_time", _ctime(rec.ar_submission_time).rstrip("\n")
          if rec.ar_submission_time else "undefined"),
         ("category", rec.category)]

@@ -76,7 +76,7 @@ def host_values(host: HostRow) -> dict[str, str]:
     return values
 
 
-def _parse_time(text: str) -> float:
+def parse_time(text: str) -> float:
     if ":" in text:
         hours, minutes, seconds = (float(part or 0) for part in text.split(":"))
         return hours * 3600 + minutes * 60 + seconds
@@ -91,7 +91,7 @@ def resource_value(resource: dict[str, Any]) -> str:
     if raw.strip().lower() == "infinity":
         return "infinity"
     if kind == "TIME":
-        return format_hms(_parse_time(raw))
+        return format_hms(parse_time(raw))
     if kind in ("MEMORY", "MEM"):
         return format_memory(parse_memory(raw) or 0.0)
     if kind in ("BOOL", "BOOLEAN"):
@@ -99,7 +99,7 @@ def resource_value(resource: dict[str, Any]) -> str:
     return f"{float(raw):f}"
 
 
-def _selected(host: HostRow, names: list[str] | None) -> list[dict[str, Any]]:
+def selected_resources(host: HostRow, names: list[str] | None) -> list[dict[str, Any]]:
     resources = host.get("resources") or []
     if names is None:
         return resources
@@ -128,7 +128,7 @@ def _host_line(host: HostRow, topology: bool = True) -> str:
 
 
 def _resource_text(host: HostRow, names: list[str] | None) -> str:
-    selected = _selected(host, names)
+    selected = selected_resources(host, names)
     # with an explicit -F list 8.1.9 prints this label, without a newline, before the first match
     text = "    Host Resource(s):   " if names is not None and selected else ""
     return text + "".join(f"   {r['dominance']}:{r['name']}={resource_value(r)}\n" for r in selected)
@@ -222,7 +222,7 @@ def _xml_host(host: HostRow, *, show_queues: bool, show_jobs: bool,
     text = f" <host name='{xml_escape(host['name'])}'>\n"
     text += "".join(_attr_line("   ", "hostvalue", f"name='{key}'", values[key])
                     for key in _HOST_KEYS if topology or key not in _TOPOLOGY)
-    for res in _selected(host, resource_names) if show_resources else []:
+    for res in selected_resources(host, resource_names) if show_resources else []:
         attrs = f"name='{xml_escape(res['name'])}' dominance='{xml_escape(res['dominance'])}'"
         text += _attr_line("   ", "resourcevalue", attrs, resource_value(res))
     for queue in host.get("queues") or []:

@@ -179,11 +179,21 @@ def _dependencies(job: Reply, all_jobs: list[Reply]) -> dict[str, Any]:
             "jid_predecessor_list": predecessors(job, all_jobs) if opts.get("hold_jid") else [],
             "jid_successor_list": [j["job_id"] for j in all_jobs if (j.get("opts") or {}).get(
                 "hold_jid") and job["job_id"] in predecessors(j, all_jobs)],
+            "ja_ad_predecessor_list": _ad_predecessors(job, all_jobs),
+            "ja_ad_successor_list": [j["job_id"] for j in all_jobs
+                                     if job["job_id"] in _ad_predecessors(j, all_jobs)],
             "verify_suitable_queues": VERIFY_LEVELS.get(str(opts.get("verify_mode") or "n"), 0),
             "project": opts.get("project"), "ar_id": int(opts.get("ar_id") or 0),
             "job_array_tasks": format_task_range(tuple(array)) if array else None,
             "ja_task_concurrency": int(opts.get("task_concurrency") or 0),
             "context": [[k, v] for k, v in (opts.get("context") or {}).items()]}
+
+
+def _ad_predecessors(job: Reply, all_jobs: list[Reply]) -> list[int]:
+    """The jobs ``-hold_jid_ad`` names that exist (ids, or names of the owner's jobs),
+    read as -hold_jid's are (qmaster.store's ad_predecessor_ids reads them so too)."""
+    wanted = (job.get("opts") or {}).get("hold_jid_ad")
+    return predecessors({**job, "opts": {"hold_jid": wanted}}, all_jobs) if wanted else []
 
 
 def _job_type(opts: dict[str, Any]) -> list[str]:

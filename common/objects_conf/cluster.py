@@ -32,6 +32,7 @@ def keep(check: Check) -> Check:
     def checked(name: str, value: str) -> str:
         check(name, value)
         return value.strip()
+    checked.__wrapped__ = check  # type: ignore[attr-defined]  # (-fmt json types by it)
     return checked
 
 
@@ -288,6 +289,17 @@ def check_urgency_slots(name: str, value: str) -> str:
     raise ConfError(f'rejecting invalid urgency_slots setting "{text}"')
 
 
+def check_qsort_args(name: str, value: str) -> str:
+    """NONE only: sge_pe(5) ``qsort_args`` names a shared library function that would sort
+    a parallel job's queue instances; this version loads no such library (the pass orders
+    them by ``queue_sort_method``), so another value is refused rather than stored unused."""
+    text = check_none_string(name, value)
+    if text != "NONE":
+        raise ConfError(f'attribute {name} "{text}" is not supported: this version loads no '
+                        "queue sort library (only NONE)")
+    return text
+
+
 def _check_pe(values: dict[str, str]) -> None:
     if "allocation_rule" in values:
         values["allocation_rule"] = check_allocation_rule(values.get("pe_name", ""),
@@ -311,7 +323,7 @@ PE = ObjectKind(
         Attr("job_is_first_task", "TRUE", check_bool),
         Attr("urgency_slots", "min", check_urgency_slots),
         Attr("accounting_summary", "FALSE", check_bool),
-        Attr("qsort_args", "NONE", check_none_string),
+        Attr("qsort_args", "NONE", check_qsort_args),
     ),
 )
 

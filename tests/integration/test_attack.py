@@ -73,8 +73,9 @@ The body's ``user`` no longer decides who asks, so the roles are the channels': 
 submitted by ``owner-1`` and ``owner-2``, always on hold, and only their owners delete,
 hold or alter them; ``release`` and ``wait`` come from ``stranger`` only, so no attack
 job is ever released (an owner may release its own job, a manager any job: neither
-sends one); the manager channel sends read-only requests, access list entries and
-configuration requests on objects of the attack's own (``fz-...``; anything else they
+sends one); the manager channel sends read-only requests (daemon control only as its
+listings, -secl and -sss: a stranger's -km, -ks, -ke are refused), access list entries
+and configuration requests on objects of the attack's own (``fz-...``; anything else they
 name is refused: no existing object, no manager, operator, administrative or submit host
 entry); ``stranger`` and the owners send configuration requests as drawn, which the
 qmaster must refuse them; ``wait`` names only finished or nonexistent jobs (anything
@@ -797,6 +798,8 @@ class Tamer:
             return self.draw(st.sampled_from(OWNERS + ("stranger",)))
         if msg_type in ("release", "wait"):
             return "stranger"
+        if msg_type == "daemon_control":  # (a manager's: listings only, see tame)
+            return self.draw(st.sampled_from(["stranger", "manager"]))
         if msg_type in ("conf_put", "conf_del", "userset_entries", "job_query",
                         "cluster_query", "conf_get"):
             # (hypothesis favours the first of sampled values: the more interesting one)
@@ -855,6 +858,11 @@ class Tamer:
                               for o in body["orders"]]
         elif msg_type in ("conf_put", "conf_del") and (via == "manager" or self.siege.alone):
             body.update(self.own_object(body))
+        elif msg_type == "events":  # answered at once (a long poll is answered later)
+            body["timeout"] = 0.0
+        elif msg_type == "daemon_control" and (via == "manager" or self.siege.alone) and \
+                body["action"] not in ("secl", "sss"):
+            body["action"] = "secl"  # a manager's -km/-ks/-ke would stop the cell under test
         return via, body
 
     def own_object(self, body: dict[str, Any]) -> dict[str, Any]:

@@ -253,3 +253,21 @@ def test_qrstat_shows_e_and_w_with_their_reason(utc: None) -> None:
     assert rules.trouble(running, {}, ["vm"]) == "reserved queue all.q@vm is unknown"
     assert rules.trouble(running, {"all.q@vm": "s"}, []) is None
     assert rules.shown_state(running, now, None) == "r"
+
+
+# ---- options 8.1.9's -help lists that its commands refuse (the surface table) ----------
+def test_qrsub_refuses_explain_and_masterq() -> None:
+    assert usage_error(["-d", "600", "-explain"]).text == \
+        'error: invalid option argument "-explain"'  # 8.1.9's words
+    assert usage_error(["-d", "600", "-masterq", "all.q"]).text == \
+        'qrsub: Unsupported: "-masterq" is not supported in this version'
+
+
+def test_qrstat_and_qrdel_refuse_he_as_8_1_9() -> None:
+    for argv in (["-he", "y"], ["-terse"]):
+        with pytest.raises(UsageError) as err:
+            parse_qrstat(argv)
+        assert (err.value.text, err.value.usage) == ("error: too many options", True)
+    with pytest.raises(UsageError) as err:
+        parse_qrdel(["-he", "y", "1"])
+    assert (err.value.text, err.value.usage) == ('error: invalid option argument "-he"', True)

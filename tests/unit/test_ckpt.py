@@ -68,6 +68,11 @@ class InProcessClient:
         from qmaster import jobs
         return self._call(jobs.handle_job_query, "job_query")
 
+    def daemon_control(self, action: str, names: list[str] | None = None) -> Any:
+        from qmaster import daemon_control
+        return self._call(daemon_control.handle_daemon_control, "daemon_control",
+                          action=action, names=names or [])
+
 
 def new_store() -> Store:
     store, batch = Store(), Batch()

@@ -47,7 +47,7 @@ def test_a_null_peer_without_readable_credentials_is_refused(address: str) -> No
 def test_trusted_keys_are_their_daemons_other_keys_remote_clients() -> None:
     def decide(pair: keys.KeyPair, domain: bytes = gate.REQUESTS_DOMAIN) -> gate.Peer | None:
         return gate.zap_decision(domain, "198.18.0.7", b"CURVE", curve(pair), TRUSTED)
-    assert decide(SCHED) == gate.Peer(gate.SCHEDULER)
+    assert decide(SCHED) == gate.Peer(gate.SCHEDULER, host="198.18.0.7")  # (qconf -sss)
     assert decide(EXECD_H1) == gate.Peer(gate.EXECD, host="h1")
     assert decide(keys.new_pair()) == gate.Peer(gate.REMOTE, host="198.18.0.7")
 
@@ -56,7 +56,7 @@ def test_the_event_port_admits_the_scheduler_only() -> None:
     def decide(mechanism: bytes, creds: list[bytes], address: str = "127.0.0.1"
                ) -> gate.Peer | None:
         return gate.zap_decision(gate.EVENTS_DOMAIN, address, mechanism, creds, TRUSTED)
-    assert decide(b"CURVE", curve(SCHED)) == gate.Peer(gate.SCHEDULER)
+    assert decide(b"CURVE", curve(SCHED)) == gate.Peer(gate.SCHEDULER, host="127.0.0.1")
     assert decide(b"CURVE", curve(EXECD_H1)) is None
     assert decide(b"CURVE", curve(keys.new_pair())) is None
     assert decide(b"NULL", [], "localhost:0:0:1") is None

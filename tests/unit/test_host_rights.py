@@ -21,7 +21,7 @@ from clients.qconf import hosts as qconf_hosts
 from common import wire
 from common.model import UserInfo
 from common.schema import Struct
-from qmaster import (alter, jobs, pe_tasks, policy_view,
+from qmaster import (alter, daemon_control, event_feed, jobs, pe_tasks, policy_view,
                      queue_control, sched_monitor, usage_book)
 from qmaster.conf import requests as conf_requests
 from qmaster.conf import userset as conf_userset
@@ -162,11 +162,14 @@ REQUESTS: dict[str, tuple[Handler, dict[str, Any]]] = {
     "share_tree_query": (policy_view.handle_share_tree_query, {}),
     "clear_usage": (usage_book.handle_clear_usage, {}),
     "trigger_monitor": (sched_monitor.handle_trigger_monitor, {}),
+    "daemon_control": (daemon_control.handle_daemon_control, {"action": "ks"}),
     # advance reservations: qrsub and qrdel as qsub and qdel, qrstat as qstat
     "ar_submit": (ar_handlers.handle_ar_submit, {"ar": {"duration": 60.0}}),
     "ar_delete": (ar_handlers.handle_ar_delete, {"ar_ids": [1]}),
     "ar_query": (ar_handlers.handle_ar_query, {}),
     # qrsh -inherit: as a read (from an execution host too)
+    # the event subscription (qevent): as a read
+    "events": (event_feed.handle_events, {"timeout": 0.0}),
     "pe_task_start": (pe_tasks.handle_pe_task_start, {
         "job_id": 1, "task_id": 1, "host": "node1", "command": "true", "args": [],
         "session": {"kind": "qrsh", "host": "h", "port": 1, "token": b"t" * 32}}),
@@ -174,8 +177,9 @@ REQUESTS: dict[str, tuple[Handler, dict[str, Any]]] = {
 JOB_CHANGES = ("submit", "delete", "hold", "release", "alter", "ar_submit", "ar_delete")
 # qmod changes states, but from an administrative or a submit host (qmaster.queue_control)
 READS = ("wait", "job_query", "cluster_query", "conf_get", "qmod", "usage_query",
-         "share_tree_query", "ar_query", "pe_task_start")
-CONF_CHANGES = ("conf_put", "conf_del", "userset_entries", "clear_usage", "trigger_monitor")
+         "share_tree_query", "ar_query", "pe_task_start", "events")
+CONF_CHANGES = ("conf_put", "conf_del", "userset_entries", "clear_usage", "trigger_monitor",
+                "daemon_control")
 
 
 def test_every_user_request_is_covered() -> None:
@@ -210,6 +214,7 @@ def test_a_host_that_is_neither_is_refused_everything(msg_type: str) -> None:
                 "conf_del": captured("submitonly-am-root", "far"),
                 "clear_usage": captured("submitonly-am-root", "far"),
                 "trigger_monitor": captured("submitonly-am-root", "far"),
+                "daemon_control": captured("submitonly-am-root", "far"),
                 "userset_entries": captured("neither-au-root", "far")}
     assert refusal(store, handler, msg_type, user("far"), **fields) == expected[msg_type]
 

@@ -263,7 +263,8 @@ def test_help_goes_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:
     assert (rc, err) == (0, "")
     assert out.startswith("SGE 8.1.9\nusage: qacct [options]\n [-ar [ar_id]]                     list [matching]")
     assert " [-j [job_id|job_name|pattern]]    list all [matching] jobs\n" in out
-    assert out.endswith(" queue                             [cluster_queue|queue_instance|queue_domain|pattern]\n")
+    assert out.endswith(" queue                             [cluster_queue|queue_instance|queue_domain|pattern]\n"
+                        "\n [-fmt plain|json]                 output format (json: not in 8.1.9)\n")
 
 
 @pytest.mark.parametrize("args, message", [

@@ -12,11 +12,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from clients.jobctl import JobView, format_task_ids, targets, usage_text
-from clients.joblist import parse_job_selection
+from clients.joblist import job_does_not_exist, parse_job_selection
 from clients.qconf.main import QconfError, Session
 from clients.qconf.main import run as qconf_run
 from clients.qconf.files import FileError, parse_object_text, read_object_file
-from clients.qconf.help import HELP
+from clients.qconf.help import HELP, HELP_WITH_FMT
 from clients.qdel import result_lines, unknown_line
 from clients.qhold import HoldCommand, changed_tasks, split_hold_types
 from common.objects_conf import render_object, template
@@ -142,6 +142,9 @@ def test_names_stand_for_the_callers_jobs() -> None:
     [target] = targets(parse_job_selection(["-u", "nobody"]), "me", views)
     assert unknown_line(target) == \
         "There is no job registered for the following users: nobody"
+    # qhold/qrls: 8.1.9's "qhold -u root" of no job (exit 3)
+    assert job_does_not_exist(target.item, target.users) == \
+        "The job * of user(s) nobody does not exist"
 
 
 def test_usage_block() -> None:
@@ -211,7 +214,7 @@ def test_qconf_command_line_errors(capsys: pytest.CaptureFixture[str]) -> None:
     out, err = capsys.readouterr()
     assert out == "" and err == HELP + "ERROR! no option argument\n"
     assert qconf_run(["-sql", "-help"], session) == 0
-    assert capsys.readouterr() == (HELP, "")
+    assert capsys.readouterr() == (HELP_WITH_FMT, "")  # 8.1.9's, then -fmt's line
     with pytest.raises(QconfError) as missing:
         qconf_run(["-Aq"], session)
     assert missing.value.message == f'error: no option argument provided to "-Aq"\n{HELP}'

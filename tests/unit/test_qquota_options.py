@@ -12,10 +12,12 @@ CAPTURES = Path(__file__).parents[1] / "data" / "reference" / "rqs-sched"
 
 
 def test_help_and_refusal_are_8_1_9s_text() -> None:
-    assert USAGE == (CAPTURES / "sge_qquota-cell-help.out").read_text()
+    help_8_1_9 = (CAPTURES / "sge_qquota-cell-help.out").read_text()
+    ours = "\n  [-fmt plain|json]                    output format (json: not in 8.1.9)\n"
+    assert USAGE == help_8_1_9 + ours  # (-fmt: after 8.1.9's lines)
     with pytest.raises(QquotaExit) as caught:
         parse_args(["-x"])
-    assert caught.value.message + "\n" == \
+    assert caught.value.message.replace(ours, "") + "\n" == \
         (CAPTURES / "qquota-cmdline-invalid-option.err").read_text()
     assert caught.value.status == 1
 
@@ -55,3 +57,27 @@ def test_each_source_is_read_on_its_own() -> None:
         parse_args(["-u", "root", "-xml", "sgeuser"])
     assert parse_sources([["-u", "root"], ["-u", "sgeuser", "-xml"]]) == \
         ({"users": ["root", "sgeuser"]}, True, False)
+
+
+class _NoQuotaClient:
+    """A cell without resource quota sets, as the report asks it."""
+
+    class user:
+        name = "root"
+
+    def conf_get(self, kind: str) -> dict[str, object]:
+        return {}
+
+    def jobs(self, **kwargs: object) -> dict[str, object]:
+        return {"jobs": [], "tasks": []}
+
+    def cluster(self) -> dict[str, object]:
+        return {"hosts": []}
+
+
+def test_xml_of_nothing_is_the_empty_document_as_8_1_9s() -> None:
+    from clients.qquota import report
+    assert report(_NoQuotaClient(), {}, False) == ""
+    assert report(_NoQuotaClient(), {}, True) == (
+        "<?xml version='1.0'?>\n<qquota_result xmlns=\"http://arc.liv.ac.uk/repos/darcs/sge/"
+        "source/source/dist/util/resources/schemas/qquota/qquota.xsd\">\n</qquota_result>\n")

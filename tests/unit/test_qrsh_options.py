@@ -99,3 +99,27 @@ def test_the_job_carries_the_session_and_runs_a_binary_command() -> None:
 def test_the_command_and_its_words_pass_unchanged(words: list[str]) -> None:
     command = ["cmd", *words]
     assert req("qrsh", "-now", "n", *command).command == command
+
+
+@pytest.mark.parametrize("kind", ["qlogin", "qsh"])
+def test_qlogin_and_qsh_word_an_unknown_option_with_its_argument_as_8_1_9(kind: str) -> None:
+    # 8.1.9 (its -help lists -astnode): the option is refused, not its argument as a command
+    with pytest.raises(QsubError) as err:
+        req(kind, "-astnode", "/x=1")
+    assert (err.value.message, err.value.exit_code) == \
+        ('error: invalid option argument "-astnode"', 1)
+
+
+@pytest.mark.parametrize("kind", ["qlogin", "qsh"])
+def test_qlogin_and_qsh_read_options_from_a_file(kind: str, tmp_path: Any) -> None:
+    (tmp_path / "opts").write_text("-N fromfile\n")
+    request = req(kind, "-@", str(tmp_path / "opts"), DISPLAY=":0")
+    assert request.submit.job_name == "fromfile"
+
+
+@pytest.mark.parametrize("kind", ["qrsh", "qlogin", "qsh"])
+def test_an_option_qsub_takes_later_is_refused_by_its_name_alone(kind: str) -> None:
+    # 8.1.9's qrsh: "error: Unknown option -he" (qsub's adds the argument)
+    with pytest.raises(QsubError) as err:
+        req(kind, "-he", "y")
+    assert (err.value.message, err.value.exit_code) == ("error: Unknown option -he", 1)

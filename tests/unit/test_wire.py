@@ -58,7 +58,8 @@ def test_encode_refuses_unknown_types() -> None:
 
 def test_request_types_exclude_replies_and_execd_orders() -> None:
     assert wire.REQUEST_TYPES == set(TYPES) - {"reply", "error", "start_job", "signal_job",
-                                               "finished_ack", "job_tickets", "start_pe_task"}
+                                               "finished_ack", "job_tickets", "start_pe_task",
+                                               "execd_shutdown"}
 
 
 # ---- anything else is a WireError --------------------------------------------------

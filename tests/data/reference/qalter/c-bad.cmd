@@ -1,0 +1,1 @@
+$ qalter -c q 36

@@ -1,0 +1,1 @@
+$ qalter -c sx 36

@@ -1,0 +1,1 @@
+$ qalter -c n 36

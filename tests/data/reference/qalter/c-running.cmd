@@ -1,0 +1,1 @@
+$ qalter -c m 37

@@ -1,0 +1,1 @@
+$ qalter -c s 36

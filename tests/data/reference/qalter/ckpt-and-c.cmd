@@ -1,0 +1,1 @@
+$ qalter -ckpt c1 -c m 36

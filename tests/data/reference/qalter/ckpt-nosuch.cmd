@@ -1,0 +1,1 @@
+$ qalter -ckpt nosuch 36

@@ -1,0 +1,1 @@
+$ qalter -u sgeuser -p -7 36

@@ -1,0 +1,1 @@
+$ qalter -u root -p -9 53

@@ -1,0 +1,1 @@
+$ qalter -u * -N byroot2

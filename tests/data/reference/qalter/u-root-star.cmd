@@ -1,0 +1,1 @@
+$ qalter -u sgeuser -N byroot *

@@ -1,0 +1,1 @@
+$ qalter -u nosuchuser -p -9 53

@@ -1,0 +1,1 @@
+$ qalter -verify 36

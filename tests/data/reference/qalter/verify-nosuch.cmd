@@ -1,0 +1,1 @@
+$ qalter -verify -N x 999999

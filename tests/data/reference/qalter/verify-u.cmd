@@ -1,0 +1,1 @@
+$ qalter -verify -u sgeuser -N x

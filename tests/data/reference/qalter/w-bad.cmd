@@ -1,0 +1,1 @@
+$ qalter -w x -N qa 36

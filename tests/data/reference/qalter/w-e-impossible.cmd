@@ -1,0 +1,1 @@
+$ qalter -w e -l arch=nosuch 36

@@ -1,0 +1,1 @@
+$ qalter -w e -N later2 53

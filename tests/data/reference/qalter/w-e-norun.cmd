@@ -1,0 +1,1 @@
+$ qalter -w e -N norun2 52

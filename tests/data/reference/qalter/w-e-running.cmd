@@ -1,0 +1,1 @@
+$ qalter -w e -N qr2 37

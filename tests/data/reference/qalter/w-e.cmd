@@ -1,0 +1,1 @@
+$ qalter -w e -N qa2 36

@@ -1,0 +1,1 @@
+$ qalter -w n -N qa 36

@@ -1,0 +1,1 @@
+$ qalter -w p 52

@@ -1,0 +1,1 @@
+$ qalter -w p -N never 36

@@ -1,0 +1,1 @@
+$ qalter -w v -l arch=nosuch 36

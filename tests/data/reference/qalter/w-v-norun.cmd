@@ -1,0 +1,1 @@
+$ qalter -w v 52

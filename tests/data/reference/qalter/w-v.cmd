@@ -1,0 +1,1 @@
+$ qalter -w v -N never 36

@@ -1,0 +1,1 @@
+$ qalter -w w -l arch=nosuch 36

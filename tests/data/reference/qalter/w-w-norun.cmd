@@ -1,0 +1,1 @@
+$ qalter -w w -N norun3 52

@@ -1,0 +1,1 @@
+$ qalter -w w -N qa3 36

@@ -1,0 +1,1 @@
+$ qconf -ke nosuchhost.invalid,vm
