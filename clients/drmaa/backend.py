@@ -4,7 +4,6 @@ with all its identity paths: the qmaster's Unix socket on its host, CURVE with a
 credential elsewhere). Refusals become DrmaaErrors with Grid Engine's words."""
 from __future__ import annotations
 
-import os
 from typing import Any, Mapping
 
 from clients.api import Client, ClientError, checked_jobs
@@ -37,19 +36,16 @@ def _qsub_refusal(message: str) -> DrmaaError:
 class ClientBackend:
     """``clients.drmaa.session.Backend`` on one Client (the agent's main thread's)."""
 
-    def __init__(self, client: Client, *, cwd: str, home: str) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
-        self.cwd = cwd
-        self.home = home
 
     def submit(self, argv: list[str], env: Mapping[str, str]) -> tuple[int, list[int]]:
-        from clients.qsub.main import (check_requested_hosts, client_jsvs,
-                                       default_request_texts, job_description)
-        from clients.qsub.options import QsubError, parse_qsub
+        from clients.qsub.main import check_requested_hosts, client_jsvs, job_description, parse
+        from clients.qsub.options import QsubError
         try:
-            opts = parse_qsub(argv, script_text=None, cwd=self.cwd, environ=dict(os.environ),
-                              home=self.home,
-                              default_files=default_request_texts(self.cwd, self.home))
+            # qsub's own reading of its command line, with the sge_request files (the
+            # agent's directory and environment are the program's)
+            opts = parse(argv)
         except QsubError as err:
             raise _qsub_refusal(err.message) from None
         if opts.help or opts.sync:

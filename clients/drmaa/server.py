@@ -83,7 +83,7 @@ def open_session(contact: str) -> tuple[int, str, Session | None]:
     except (CellNotFound, ClientError) as err:
         return errors.DRMS_INIT_FAILED, getattr(err, "message", str(err)), None
     home = os.environ.get("HOME") or os.path.expanduser("~")
-    backend = ClientBackend(client, cwd=os.getcwd(), home=home)
+    backend = ClientBackend(client)
     session: Session | None = None
 
     def report(job_id: int, ends: dict) -> None:

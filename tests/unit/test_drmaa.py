@@ -516,7 +516,7 @@ class FakeClient:
 def test_control_refusals(action: int, results: list[dict[str, Any]],
                           answers: list[dict[str, Any]], code: int) -> None:
     from clients.drmaa.backend import ClientBackend
-    backend = ClientBackend(FakeClient(results, answers), cwd="/", home="/")  # type: ignore[arg-type]
+    backend = ClientBackend(FakeClient(results, answers))  # type: ignore[arg-type]
     with pytest.raises(DrmaaError) as caught:
         backend.control(action, 5, None)
     assert caught.value.code == code
@@ -525,6 +525,6 @@ def test_control_refusals(action: int, results: list[dict[str, Any]],
 def test_control_that_is_done() -> None:
     from clients.drmaa.backend import ClientBackend
     backend = ClientBackend(FakeClient([{"job_id": 5, "result": "deleted"}],  # type: ignore[arg-type]
-                                       [{"text": "me - suspended job 5"}]), cwd="/", home="/")
+                                       [{"text": "me - suspended job 5"}]))
     backend.control(4, 5, None)
     backend.control(0, 5, None)
