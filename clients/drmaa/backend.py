@@ -10,6 +10,7 @@ from clients.api import Client, ClientError, checked_jobs
 from clients.drmaa import errors
 from clients.drmaa.errors import DrmaaError
 from clients.drmaa.session import HOLD, RELEASE, RESUME, SUSPEND, TERMINATE
+from clients.drmaa.template import check_command
 
 # a ClientError's code that means the qmaster was not reached
 _UNREACHED = frozenset({"unreachable", "timeout", "no_qmaster"})
@@ -39,7 +40,8 @@ class ClientBackend:
     def __init__(self, client: Client) -> None:
         self.client = client
 
-    def submit(self, argv: list[str], env: Mapping[str, str]) -> tuple[int, list[int]]:
+    def submit(self, argv: list[str], env: Mapping[str, str], command: list[str]
+               ) -> tuple[int, list[int]]:
         from clients.qsub.main import check_requested_hosts, client_jsvs, job_description, parse
         from clients.qsub.options import QsubError
         try:
@@ -48,6 +50,7 @@ class ClientBackend:
             opts = parse(argv)
         except QsubError as err:
             raise _qsub_refusal(err.message) from None
+        check_command(command, opts.script_path, opts.script_args)
         if opts.help or opts.sync:
             # (-sync y would make run_job wait: drmaa_wait and drmaa_synchronize do that)
             raise _qsub_refusal("-help and -sync are not available in a native "

@@ -38,9 +38,11 @@ _JOB_ID = re.compile(r"^([1-9][0-9]{0,9})(?:\.([1-9][0-9]{0,9}))?$")
 class Backend(Protocol):
     """What a session needs of the cell (``ClientBackend`` has the real one)."""
 
-    def submit(self, argv: list[str], env: Mapping[str, str]) -> tuple[int, list[int]]:
+    def submit(self, argv: list[str], env: Mapping[str, str], command: list[str]
+               ) -> tuple[int, list[int]]:
         """Submit the job qsub's ``argv`` describes, with ``env`` added to its -v
-        variables: (job id, its task ids). DrmaaError when refused."""
+        variables, if qsub reads ``command`` (command and arguments) as its command:
+        (job id, its task ids). DrmaaError when refused."""
 
     def tasks(self, job_id: int) -> list[dict[str, Any]] | None:
         """The job's task records (finished ones too); None: the qmaster knows no such
@@ -181,7 +183,8 @@ class Session:
     def _submit(self, jt: JobTemplate, bulk: tuple[int, int, int] | None
                 ) -> tuple[int, list[int]]:
         argv = template.qsub_argv(jt, home=self.home, now=self._now(), bulk=bulk)
-        job_id, tasks = self.backend.submit(argv, template.environment(jt))
+        job_id, tasks = self.backend.submit(argv, template.environment(jt),
+                                            template.command_line(jt))
         with self._lock:
             self._jobs[job_id] = SessionJob(bulk is not None, tasks)
         self.reaper.watch(job_id)

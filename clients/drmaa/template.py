@@ -201,6 +201,22 @@ def qsub_argv(template: JobTemplate, *, home: str, now: _dt.datetime,
     return [*argv, command, *template.vectors.get(V_ARGV, [])]
 
 
+def command_line(template: JobTemplate) -> list[str]:
+    """The job's command and its arguments."""
+    return [template.scalars.get(REMOTE_COMMAND, ""), *template.vectors.get(V_ARGV, [])]
+
+
+def check_command(command: list[str], script_path: str | None, script_args: list[str]
+                  ) -> None:
+    """What qsub read as the job's command must be the template's: a word of the native
+    specification that is no option would take the command's place (qsub reads its first
+    such word as the script)."""
+    if [script_path, *script_args] != command:
+        extra = script_path if script_path != command[0] else " ".join(script_args)
+        raise DrmaaError(errors.DENIED_BY_DRM, f'native specification: "{extra}" is no '
+                         "qsub option\n")
+
+
 def environment(template: JobTemplate) -> dict[str, str]:
     """drmaa_v_env as the job's variables (qsub -v NAME=VALUE, commas and all)."""
     pairs = (entry.split("=", 1) for entry in template.vectors.get(V_ENV, []))

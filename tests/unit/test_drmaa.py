@@ -144,6 +144,17 @@ def test_the_native_specification_is_read_by_qsubs_parser() -> None:
     assert opts.hard_queues == ["all.q"] and opts.job_name == "attribute"
 
 
+def test_a_native_specification_names_no_command() -> None:
+    jt = JobTemplate()
+    jt.set(template.REMOTE_COMMAND, "/bin/echo")
+    jt.set_vector(template.V_ARGV, ["a"])
+    jt.set(template.NATIVE_SPECIFICATION, "-N x other")
+    opts = parsed(jt)
+    with pytest.raises(DrmaaError) as caught:
+        template.check_command(template.command_line(jt), opts.script_path, opts.script_args)
+    assert caught.value.code == errors.DENIED_BY_DRM and '"other"' in caught.value.text
+
+
 def test_no_remote_command_is_8_1_9s_refusal() -> None:
     with pytest.raises(DrmaaError) as caught:
         qsub_argv(JobTemplate(), home="/h", now=NOW)
@@ -267,7 +278,8 @@ class FakeCell:
         self.records: dict[int, list[dict[str, Any]]] = {}
         self.controls: list[tuple[int, int, int | None]] = []
 
-    def submit(self, argv: list[str], env: Mapping[str, str]) -> tuple[int, list[int]]:
+    def submit(self, argv: list[str], env: Mapping[str, str], command: list[str]
+               ) -> tuple[int, list[int]]:
         self.next_id += 1
         self.submitted.append((argv, env))
         tasks = [1, 2, 3] if "-t" in argv else [1]
@@ -528,3 +540,56 @@ def test_control_that_is_done() -> None:
                                        [{"text": "me - suspended job 5"}]))
     backend.control(4, 5, None)
     backend.control(0, 5, None)
+
+
+# ---- nothing the program sends ends the agent ---------------------------------------------
+CALL_NAMES = st.sampled_from(["jt_new", "jt_delete", "set", "get", "setv", "getv", "names",
+                              "vector_names", "run", "run_bulk", "job_ps", "control", "wait",
+                              "synchronize", "nonsense", ""])
+FIELDS = st.lists(st.one_of(st.sampled_from(["1", "0", "-1", "101", "101.2", "abc",
+                                             "DRMAA_JOB_IDS_SESSION_ANY",
+                                             "DRMAA_JOB_IDS_SESSION_ALL",
+                                             *template.ATTRIBUTE_NAMES,
+                                             *template.VECTOR_ATTRIBUTE_NAMES]),
+                            st.text(max_size=12)), max_size=5)
+
+
+@given(st.lists(st.tuples(CALL_NAMES, FIELDS), max_size=12))
+def test_any_calls_get_an_answer(calls: list[tuple[str, list[str]]]) -> None:
+    """Whatever the calls and their fields, each gets a DRMAA code (waits: at once)."""
+    session, _, _ = new_session()
+    submitted(session)
+    for name, fields in calls:
+        if name in ("wait", "synchronize") and len(fields) > 1:
+            fields = [fields[0], "0", *fields[2:]] if name == "wait" else ["0", *fields[1:]]
+        code, text, results = session.handle(name, fields)
+        assert 0 <= code <= errors.NO_MORE_ELEMENTS and isinstance(text, str)
+        assert all(isinstance(r, str) for r in results)
+
+
+@given(st.dictionaries(st.sampled_from([template.JOB_NAME, template.OUTPUT_PATH,
+                                        template.ERROR_PATH, template.INPUT_PATH,
+                                        template.WD, template.NATIVE_SPECIFICATION,
+                                        template.START_TIME]),
+                       st.text(max_size=20)),
+       st.lists(st.text(max_size=10), max_size=3))
+def test_any_template_is_a_job_or_a_refusal(attrs: dict[str, str], args: list[str]) -> None:
+    """A template becomes qsub's options or a DRMAA refusal or qsub's refusal (which the
+    backend passes on as DENIED_BY_DRM), never anything else."""
+    from clients.qsub.options import QsubError
+    jt = JobTemplate()
+    jt.set(template.REMOTE_COMMAND, "/bin/true")
+    jt.set_vector(template.V_ARGV, args)
+    for name, value in attrs.items():
+        try:
+            jt.set(name, value)
+        except DrmaaError:
+            continue
+    try:
+        opts = parsed(jt)
+        template.check_command(template.command_line(jt), opts.script_path,
+                               opts.script_args)  # (what the backend checks)
+    except (DrmaaError, QsubError):
+        return
+    assert [opts.script_path, *opts.script_args] == ["/bin/true", *args]
+    assert opts.binary or "-b" in attrs.get(template.NATIVE_SPECIFICATION, "")
