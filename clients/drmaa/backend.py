@@ -9,7 +9,7 @@ from typing import Any, Mapping
 from clients.api import Client, ClientError, checked_jobs
 from clients.drmaa import errors
 from clients.drmaa.errors import DrmaaError
-from clients.drmaa.session import HOLD, RELEASE, RESUME, SUSPEND, TERMINATE
+from clients.drmaa.session import HOLD, RESUME, SUSPEND, TERMINATE
 from clients.drmaa.template import check_command
 
 # a ClientError's code that means the qmaster was not reached

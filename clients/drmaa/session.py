@@ -227,6 +227,7 @@ class Session:
             verb = -1
         if verb not in range(5):
             raise DrmaaError(errors.INVALID_ARGUMENT, errors.INVALID_INPUT)
+        targets: list[tuple[int, int | None]]
         if text == SESSION_ALL:
             with self._lock:
                 targets = [(j, None) for j, job in self._jobs.items()
