@@ -5,7 +5,9 @@ session with the finished tasks' usage (one job listing per ended job).
 
 A connection that fails (a qmaster restart) is made anew and every outstanding wait
 sent again: the qmaster answers at once for a job that ended meanwhile. A wait the
-qmaster refuses (the user has too many) is sent again after a while. New jobs come
+qmaster refuses (the user has MAX_USER_WAITS already) is sent again when one of ours has
+been answered, or, while none of ours is outstanding, one such every RETRY_SECONDS: a
+session of more jobs than the limit costs no storm of refused requests. New jobs come
 through a queue: with no wait outstanding the thread sleeps on it; otherwise it looks at
 it between answers, at least every WAKE_SECONDS (a local look: nothing is sent to the
 qmaster then).
@@ -90,7 +92,7 @@ class ReaperThread(threading.Thread):
         self._new: queue.SimpleQueue[int] = queue.SimpleQueue()
         self._watched: set[int] = set()          # jobs not yet reported
         self._waits: dict[int, int] = {}         # request id -> job id
-        self._refused: list[int] = []            # jobs whose wait is to be sent again
+        self._refused: list[int] = []            # jobs whose wait was refused, in order
         self._retry_at = 0.0
         self._channel: WaitChannel | None = None
         self._query: Client | None = None
@@ -124,10 +126,11 @@ class ReaperThread(threading.Thread):
             self._register(self._new.get())  # nothing outstanding: sleep until a job comes
         while not self._new.empty():
             self._register(self._new.get())
-        if self._refused and self._clock() >= self._retry_at:
-            refused, self._refused = self._refused, []
-            for job_id in refused:
-                self._send(job_id)
+        if self._refused and not self._waits and self._clock() >= self._retry_at:
+            # none of ours outstanding (other clients of the user hold the waits): one
+            # try now and then, not one per refused job
+            self._retry_at = self._clock() + RETRY_SECONDS
+            self._send(self._refused.pop(0))
         answer = self._channel.next_answer(WAKE_SECONDS)
         if answer is not None:
             self._answered(*answer)
@@ -150,6 +153,8 @@ class ReaperThread(threading.Thread):
             self._retry_at = self._clock() + RETRY_SECONDS
             return
         self._watched.discard(job_id)
+        if self._refused:  # (an answered wait is a wait the user may have again)
+            self._send(self._refused.pop(0))
         results = {int(k): v for k, v in (body.get("jobs") or {}).items()}.get(job_id, [])
         records, submitted = self._records(job_id)
         self._report(job_id, ends_of(results, records, submitted))

@@ -471,14 +471,22 @@ def test_the_reaper_waits_once_per_job_and_reports_its_end() -> None:
     [(job, ends)] = reported
     assert job == 8 and ends[1].word == status.EXITED | 2 << 8
     assert "cpu=2.0000" in ends[1].usage and "submission_time=5.0000" in ends[1].usage
-    # a refused wait is sent again, after a while
+    # refused waits are sent again one at a time: after a while when none of ours is
+    # outstanding, else when one of ours is answered
     first.answers.append(("error", 1, {"code": "denied", "message": "too many"}))
     reaper.step()
+    reaper.watch(9)
+    first.answers.append(("error", 3, {"code": "denied", "message": "too many"}))
     reaper.step()
-    assert first.sent == [(1, 7), (2, 8)]
+    reaper.step()
+    assert first.sent == [(1, 7), (2, 8), (3, 9)]
     clock.now = 1.0
     reaper.step()
-    assert first.sent[-1] == (3, 7)
+    reaper.step()
+    assert first.sent[3:] == [(4, 7)]  # (one, not both)
+    first.answers.append(("reply", 4, {"jobs": {"7": []}}))
+    reaper.step()
+    assert first.sent[4:] == [(5, 9)] and [job for job, _ in reported] == [8, 7]
 
 
 def test_the_reaper_sends_every_wait_again_on_a_new_connection() -> None:
