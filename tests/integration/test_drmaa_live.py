@@ -24,7 +24,7 @@ import psutil
 import pytest
 
 from clients.drmaa import library_path
-from tests.integration.cellutil import client, running_cell, wait_for
+from tests.integration.cellutil import client, kill9, restart, running_cell, wait_for
 
 LIBRARY = library_path()
 CAPTURE = json.loads((Path(__file__).parents[1] / "data" / "reference" / "drmaa" /
@@ -240,6 +240,18 @@ def test_native_specification(drmaa: ModuleType, session: Any, cell: Any) -> Non
     with pytest.raises(drmaa.errors.DeniedByDrmException) as caught:
         session.runJob(jt)
     assert str(caught.value) == captured("native_bad_resource")
+
+
+def test_a_wait_outlives_a_qmaster_restart(drmaa: ModuleType, session: Any, cell: Any,
+                                           tmp_path: Path) -> None:
+    go, wait_words = gate(tmp_path)
+    job_id = session.runJob(template(session, f"{wait_words}; exit 6"))
+    status_becomes(session, job_id, drmaa.JobState.RUNNING)
+    kill9(cell, "qmaster")
+    restart(cell)
+    go.touch()
+    info = session.wait(job_id, TIMEOUT)  # (the reaper's wait was sent again)
+    assert (info.jobId, info.exitStatus) == (job_id, 6)
 
 
 def agent_of_this_process() -> psutil.Process:
