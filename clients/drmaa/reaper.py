@@ -33,6 +33,8 @@ log = structlog.get_logger("drmaa.reaper")
 WAKE_SECONDS = 0.2
 # after a failed connection, and after a refused wait, this long before the next try
 RETRY_SECONDS = 0.5
+# how long a first bulk job's submission waits for the task follower's subscription
+FOLLOW_START_SECONDS = 5.0
 
 
 def ends_of(results: list[dict[str, Any]], records: list[dict[str, Any]] | None,
@@ -84,8 +86,11 @@ def _answer_at_hand(conn: Any, timeout: float) -> bool:
 class ReaperThread(threading.Thread):
     def __init__(self, connect: Callable[[type[Client]], Client],
                  report: Callable[[int, dict[int, Finished]], None],
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 follower: TaskFollower | None = None) -> None:
+        """``follower``: started with the first bulk job (``TaskFollower``)."""
         super().__init__(name="drmaa-reaper", daemon=True)
+        self._follower = follower
         self._connect = connect
         self._report = report
         self._clock = clock
@@ -99,6 +104,15 @@ class ReaperThread(threading.Thread):
 
     def watch(self, job_id: int) -> None:
         self._new.put(job_id)
+
+    def follow_tasks(self) -> None:
+        """Before the first bulk job: the follower starts, and is subscribed when this
+        returns (or FOLLOW_START_SECONDS later: its tasks then come with their job)."""
+        if self._follower is None:
+            return
+        if not self._follower.is_alive():
+            self._follower.start()
+        self._follower.subscribed.wait(FOLLOW_START_SECONDS)
 
     def run(self) -> None:
         while True:
@@ -171,3 +185,50 @@ class ReaperThread(threading.Thread):
             return None, None
         jobs = reply.get("jobs") or [{}]
         return reply.get("tasks"), jobs[0].get("submit_time")
+
+
+def task_end(event: dict[str, Any]) -> Finished | None:
+    """A finished task's end from its event (``task``, docs/events.md), or None for any
+    other event. The event has no usage figures but the times and the exit status: the
+    job's wait answer, when the whole bulk job has ended, brings the rest."""
+    if event.get("kind") != "task" or event.get("op") != "put" or \
+            event.get("state") != "finished":
+        return None
+    result = {"exit_status": event.get("exit_status"), "signal": event.get("signal"),
+              "failed": event.get("failed"), "deleted": event.get("deleted_by") is not None,
+              "started": event.get("start_time") is not None}
+    word, ran = status.status_word(result)
+    usage = status.usage_lines(event, result, None) if ran else None
+    return Finished(word, usage, status.finished_state(result))
+
+
+class TaskFollower(threading.Thread):
+    """The ends of a bulk job's tasks as they come: the user's task events (the qmaster's
+    event subscription, a long poll: nothing is asked while nothing happens), each
+    finished task reported at once. Tasks whose events are missed (before the first
+    poll, a gap) are reported with their job by the reaper."""
+
+    def __init__(self, connect: Callable[[type[Client]], Client],
+                 report: Callable[[int, int, Finished], None]) -> None:
+        super().__init__(name="drmaa-tasks", daemon=True)
+        self._connect = connect
+        self._report = report
+        self.subscribed = threading.Event()  # (the events from now on will come)
+
+    def run(self) -> None:
+        from clients.events import Cursor, subscribe
+        client = self._connect(Client)
+        filters: dict[str, Any] = {"kinds": ["task"], "owners": [client.user.name]}
+        while True:
+            try:
+                now = client.events(timeout=0, **filters)  # (where "from now on" is)
+                cursor = Cursor(now["epoch"], int(now["seq"]))
+                self.subscribed.set()
+                for event in subscribe(client, cursor=cursor, **filters):
+                    end = task_end(event)
+                    if end is not None:
+                        self._report(int(event["job_id"]), int(event["task_id"]), end)
+            except ClientError as err:  # (too many polls of the user, ...)
+                log.warning("task events failed", error=err.message)
+                self.subscribed.set()  # (nobody waits for a subscription that failed)
+                time.sleep(RETRY_SECONDS * 20)

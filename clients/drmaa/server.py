@@ -75,7 +75,8 @@ def open_session(contact: str) -> tuple[int, str, Session | None]:
                 "earlier sessions are not taken", None)
     from clients.api import Client, ClientError
     from clients.drmaa.backend import ClientBackend
-    from clients.drmaa.reaper import ReaperThread
+    from clients.drmaa.reaper import ReaperThread, TaskFollower
+    from clients.drmaa.session import Finished
     from common.cell import CellNotFound, cell_from_env
     try:
         cell = cell_from_env()
@@ -90,7 +91,12 @@ def open_session(contact: str) -> tuple[int, str, Session | None]:
         if session is not None:
             session.job_finished(job_id, ends)
 
-    reaper = ReaperThread(lambda cls: cls(cell), report)
+    def report_task(job_id: int, task_id: int, end: Finished) -> None:
+        if session is not None:
+            session.task_finished(job_id, task_id, end)
+
+    connect = lambda cls: cls(cell)  # noqa: E731 - (each thread its own connection)
+    reaper = ReaperThread(connect, report, follower=TaskFollower(connect, report_task))
     session = Session(backend, reaper, home=home,
                       contact=f"session={socket.gethostname()}.{os.getpid()}")
     reaper.start()

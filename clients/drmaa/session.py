@@ -56,6 +56,10 @@ class Reaper(Protocol):
     def watch(self, job_id: int) -> None:
         """Report the job's end (``Session.job_finished``) once it has ended."""
 
+    def follow_tasks(self) -> None:
+        """Before a bulk job is submitted: report its tasks' ends as they come, where it
+        can (``Session.task_finished``)."""
+
 
 @dataclass
 class Finished:
@@ -183,6 +187,8 @@ class Session:
     def _submit(self, jt: JobTemplate, bulk: tuple[int, int, int] | None
                 ) -> tuple[int, list[int]]:
         argv = template.qsub_argv(jt, home=self.home, now=self._now(), bulk=bulk)
+        if bulk is not None:
+            self.reaper.follow_tasks()
         job_id, tasks = self.backend.submit(argv, template.environment(jt),
                                             template.command_line(jt))
         with self._lock:
@@ -197,8 +203,19 @@ class Session:
             if job is None:
                 return
             for task_id in job.task_ids:
-                job.results[task_id] = ends.get(task_id) or Finished(status.ABORTED, None,
-                                                                     status.FAILED)
+                if task_id not in job.reaped:  # (more figures than a task's event had)
+                    job.results[task_id] = ends.get(task_id) or \
+                        Finished(status.ABORTED, None, status.FAILED)
+            self._changed.notify_all()
+
+    def task_finished(self, job_id: int, task_id: int, end: Finished) -> None:
+        """A bulk job's task has ended (its event), before the whole job has."""
+        with self._changed:
+            job = self._jobs.get(job_id)
+            if job is None or not job.array or task_id not in job.task_ids or \
+                    task_id in job.results or task_id in job.reaped:
+                return
+            job.results[task_id] = end
             self._changed.notify_all()
 
     # ---- state and control ----------------------------------------------------------

@@ -175,18 +175,20 @@ def test_control_suspend_resume_terminate(drmaa: ModuleType, session: Any,
 def test_hold_release_and_a_job_that_never_ran(drmaa: ModuleType, session: Any,
                                                tmp_path: Path) -> None:
     _, wait_words = gate(tmp_path)
-    job_id = session.runJob(template(session, wait_words, jobSubmissionState="drmaa_hold"))
-    assert session.jobStatus(job_id) == drmaa.JobState.USER_ON_HOLD == CAPTURE["ps_held"]
+    held = session.runJob(template(session, wait_words, jobSubmissionState="drmaa_hold"))
+    assert session.jobStatus(held) == drmaa.JobState.USER_ON_HOLD == CAPTURE["ps_held"]
     with pytest.raises(drmaa.errors.SuspendInconsistentStateException) as caught:
-        session.control(job_id, drmaa.JobControlAction.SUSPEND)
-    assert str(caught.value) == captured("suspend_pending").replace("49.1", f"{job_id}.1")
-    session.control(job_id, drmaa.JobControlAction.RELEASE)
-    session.control(job_id, drmaa.JobControlAction.HOLD)
-    assert session.jobStatus(job_id) == drmaa.JobState.USER_ON_HOLD
-    session.control(job_id, drmaa.JobControlAction.TERMINATE)
+        session.control(held, drmaa.JobControlAction.SUSPEND)
+    assert str(caught.value) == captured("suspend_pending").replace("49.1", f"{held}.1")
+    session.control(held, drmaa.JobControlAction.HOLD)  # (held already: 8.1.9 says ok)
+    assert session.jobStatus(held) == drmaa.JobState.USER_ON_HOLD
+    session.control(held, drmaa.JobControlAction.TERMINATE)
     with pytest.raises(Exception) as caught:  # (python-drmaa's NoRusageException)
-        session.wait(job_id, TIMEOUT)
+        session.wait(held, TIMEOUT)
     assert str(caught.value) == captured("wait_terminated_pending")
+    released = session.runJob(template(session, "exit 0", jobSubmissionState="drmaa_hold"))
+    session.control(released, drmaa.JobControlAction.RELEASE)
+    assert session.wait(released, TIMEOUT).exitStatus == 0
 
 
 def test_a_blocked_wait_holds_up_no_other_thread(drmaa: ModuleType, session: Any,
@@ -218,6 +220,21 @@ def test_bulk_jobs(drmaa: ModuleType, session: Any) -> None:
         session.runBulkJobs(jt, 3, 1, 1)
     assert str(caught.value) == captured("bulk_bad_range")
     session.synchronize([drmaa.Session.JOB_IDS_SESSION_ALL], TIMEOUT, True)
+    with pytest.raises(drmaa.errors.InvalidJobException):  # (all reaped)
+        session.wait(drmaa.Session.JOB_IDS_SESSION_ANY, 0)
+
+
+def test_a_bulk_jobs_task_is_waited_for_as_it_ends(drmaa: ModuleType, session: Any,
+                                                   tmp_path: Path) -> None:
+    go, wait_words = gate(tmp_path)
+    jt = template(session, f'if [ "$SGE_TASK_ID" = 2 ]; then {wait_words}; fi; '
+                           "exit $SGE_TASK_ID")
+    first, second = session.runBulkJobs(jt, 1, 2, 1)
+    info = session.wait(first, TIMEOUT)  # (while the second task runs on)
+    assert (info.jobId, info.exitStatus) == (first, 1)
+    assert session.jobStatus(second) == drmaa.JobState.RUNNING
+    go.touch()
+    assert session.wait(second, TIMEOUT).exitStatus == 2
 
 
 def test_native_specification(drmaa: ModuleType, session: Any, cell: Any) -> None:

@@ -299,6 +299,9 @@ class Watched(list):
     def watch(self, job_id: int) -> None:
         self.append(job_id)
 
+    def follow_tasks(self) -> None:
+        self.append("follow")
+
 
 class Clock:
     def __init__(self) -> None:
@@ -389,6 +392,28 @@ def test_bulk_jobs_are_waited_for_task_by_task() -> None:
     assert call(session, "synchronize", "0", "1", "DRMAA_JOB_IDS_SESSION_ALL") == (0, "", [])
     assert call(session, "wait", "101.3", "0")[0] == errors.INVALID_JOB
     assert call(session, "wait", "101", "0")[0] == errors.INVALID_JOB  # (a bulk job's id)
+
+
+def test_a_bulk_jobs_tasks_end_one_by_one() -> None:
+    from clients.drmaa.reaper import task_end
+    session, cell, watched = new_session()
+    ids = submitted(session, bulk=True)
+    assert watched == ["follow", 101]  # (subscribed before the job was submitted)
+    event = {"kind": "task", "op": "put", "state": "finished", "job_id": 101, "task_id": 2,
+             "exit_status": 4, "signal": 0, "failed": 0, "deleted_by": None,
+             "start_time": 10.0, "end_time": 12.5}
+    end = task_end(event)
+    assert end is not None and "ru_wallclock=2.5000" in (end.usage or [])
+    assert task_end({**event, "state": "running"}) is None
+    session.task_finished(101, 2, end)
+    assert call(session, "wait", "DRMAA_JOB_IDS_SESSION_ANY", "0")[2][:2] == \
+        ["101.2", str(status.EXITED | 4 << 8)]
+    assert call(session, "wait", ids[0], "0")[0] == errors.EXIT_TIMEOUT
+    session.task_finished(101, 2, EXIT0)  # (reaped: the job's answer changes nothing)
+    session.job_finished(101, {t: EXIT0 for t in (1, 2, 3)})
+    assert call(session, "synchronize", "0", "1", ids[0], ids[2]) == (0, "", [])
+    assert call(session, "wait", ids[1], "0")[0] == errors.INVALID_JOB
+    assert call(session, "job_ps", "101")[0] == errors.INVALID_JOB  # (all reaped)
 
 
 def test_control_names_jobs_tasks_and_the_whole_session() -> None:
