@@ -87,7 +87,7 @@ def open_session(contact: str) -> tuple[int, str, Session | None]:
     backend = ClientBackend(client)
     session: Session | None = None
 
-    def report(job_id: int, ends: dict) -> None:
+    def report(job_id: int, ends: dict[int, Finished]) -> None:
         if session is not None:
             session.job_finished(job_id, ends)
 
@@ -95,7 +95,9 @@ def open_session(contact: str) -> tuple[int, str, Session | None]:
         if session is not None:
             session.task_finished(job_id, task_id, end)
 
-    connect = lambda cls: cls(cell)  # noqa: E731 - (each thread its own connection)
+    def connect(kind: type[Client]) -> Client:
+        return kind(cell)  # (each thread a connection of its own)
+
     reaper = ReaperThread(connect, report, follower=TaskFollower(connect, report_task))
     session = Session(backend, reaper, home=home,
                       contact=f"session={socket.gethostname()}.{os.getpid()}")

@@ -77,8 +77,11 @@ class SessionJob:
     results: dict[int, Finished] = field(default_factory=dict)  # by task id, when ended
     reaped: set[int] = field(default_factory=set)
 
-    def keys(self) -> list[int]:
-        return [t for t in self.task_ids if t not in self.reaped]
+    def __post_init__(self) -> None:
+        self.tasks = frozenset(self.task_ids)
+
+    def unended(self) -> bool:
+        return len(self.results) < len(self.task_ids)
 
 
 def parse_job_id(text: str) -> tuple[int, int | None]:
@@ -110,6 +113,8 @@ class Session:
         self._templates: dict[int, JobTemplate] = {}
         self._last_template = 0
         self._jobs: dict[int, SessionJob] = {}
+        self._ready: dict[tuple[int, int], None] = {}  # ended, not reaped (ordered)
+        self._open = 0  # tasks not reaped
         # jobs whose every task was reaped: they no longer exist for the session, as in
         # 8.1.9 (whose qmaster forgets a job when it ends), though the qmaster may still
         # list them a while
@@ -193,6 +198,7 @@ class Session:
                                             template.command_line(jt))
         with self._lock:
             self._jobs[job_id] = SessionJob(bulk is not None, tasks)
+            self._open += len(tasks)
         self.reaper.watch(job_id)
         return job_id, tasks
 
@@ -204,18 +210,18 @@ class Session:
                 return
             for task_id in job.task_ids:
                 if task_id not in job.reaped:  # (more figures than a task's event had)
-                    job.results[task_id] = ends.get(task_id) or \
-                        Finished(status.ABORTED, None, status.FAILED)
+                    self._ended_now(job, job_id, task_id, ends.get(task_id) or
+                                    Finished(status.ABORTED, None, status.FAILED))
             self._changed.notify_all()
 
     def task_finished(self, job_id: int, task_id: int, end: Finished) -> None:
         """A bulk job's task has ended (its event), before the whole job has."""
         with self._changed:
             job = self._jobs.get(job_id)
-            if job is None or not job.array or task_id not in job.task_ids or \
+            if job is None or not job.array or task_id not in job.tasks or \
                     task_id in job.results or task_id in job.reaped:
                 return
-            job.results[task_id] = end
+            self._ended_now(job, job_id, task_id, end)
             self._changed.notify_all()
 
     # ---- state and control ----------------------------------------------------------
@@ -247,8 +253,7 @@ class Session:
         targets: list[tuple[int, int | None]]
         if text == SESSION_ALL:
             with self._lock:
-                targets = [(j, None) for j, job in self._jobs.items()
-                           if len(job.results) < len(job.task_ids)]
+                targets = [(j, None) for j, job in self._jobs.items() if job.unended()]
         else:
             targets = [parse_job_id(text)]
         for job_id, task_id in targets:
@@ -256,6 +261,9 @@ class Session:
         return []
 
     # ---- waiting ----------------------------------------------------------------------
+    # Each costs what it names, not what the session holds: the ended tasks not yet reaped
+    # wait in ``_ready`` (in the order they ended), ``_open`` counts the tasks not reaped.
+
     def wait(self, text: str, timeout: str) -> list[str]:
         """The first of the jobs named that ends: [job id, status word, *usage];
         NO_RUSAGE (as a DrmaaError carrying those results) for one that never ran."""
@@ -263,9 +271,14 @@ class Session:
         with self._changed:
             while True:
                 # (again after each change: a job another thread submits meanwhile is
-                # one of the session's too, and a job another thread reaped is not)
-                keys = self._wait_keys(text)
-                done = next(((j, t) for j, t in keys if t in self._jobs[j].results), None)
+                # one of the session's too, and a task another thread reaped is not)
+                if text == SESSION_ANY:
+                    if not self._open:
+                        raise DrmaaError(errors.INVALID_JOB, errors.NO_SUCH_JOB)
+                    done = next(iter(self._ready), None)
+                else:
+                    job_id, task_id = self._key(text)
+                    done = (job_id, task_id) if (job_id, task_id) in self._ready else None
                 if done is not None:
                     return self._reap(*done)
                 self._sleep(deadline)
@@ -273,16 +286,15 @@ class Session:
     def synchronize(self, timeout: str, dispose: str, *texts: str) -> list[str]:
         deadline = self._deadline(timeout)
         with self._changed:
-            keys: list[tuple[int, int]] = []
-            for text in texts:
-                keys += self._all_keys() if text == SESSION_ALL else [self._key(text)]
-            while not all(self._ended(j, t) for j, t in keys):
+            every = SESSION_ALL in texts
+            keys = [self._key(text) for text in texts if text != SESSION_ALL]
+            while not all(self._ended(j, t) for j, t in keys) or \
+                    (every and len(self._ready) < self._open):
                 self._sleep(deadline)
             if dispose not in ("", "0"):
-                for job_id, task_id in keys:
-                    if job_id in self._jobs:
-                        self._jobs[job_id].reaped.add(task_id)
-                self._forget_reaped()
+                for key in list(self._ready) if every else keys:
+                    if key in self._ready:
+                        self._reap_quietly(*key)
         return []
 
     def _deadline(self, timeout: str) -> float | None:
@@ -308,45 +320,39 @@ class Session:
         job = self._jobs.get(job_id)
         return job is None or task_id in job.results or task_id in job.reaped
 
-    def _all_keys(self) -> list[tuple[int, int]]:
-        return [(j, t) for j, job in self._jobs.items() for t in job.keys()]
-
     def _key(self, text: str) -> tuple[int, int]:
         job_id, task_id = parse_job_id(text)
         job = self._jobs.get(job_id)
         if job is None or (task_id is None) == job.array:
             raise DrmaaError(errors.INVALID_JOB, errors.NO_SUCH_JOB)
         key = task_id or job.task_ids[0]
-        if key not in job.task_ids or key in job.reaped:
+        if key not in job.tasks or key in job.reaped:
             raise DrmaaError(errors.INVALID_JOB, errors.NO_SUCH_JOB)
         return job_id, key
 
-    def _wait_keys(self, text: str) -> list[tuple[int, int]]:
-        if text != SESSION_ANY:
-            return [self._key(text)]
-        keys = self._all_keys()
-        if not keys:
-            raise DrmaaError(errors.INVALID_JOB, errors.NO_SUCH_JOB)
-        return keys
+    def _ended_now(self, job: SessionJob, job_id: int, task_id: int, end: Finished) -> None:
+        """Keep a task's end (the lock held); a task ends once, its figures may grow."""
+        if task_id not in job.results:
+            self._ready[(job_id, task_id)] = None
+        job.results[task_id] = end
 
     def _reap(self, job_id: int, task_id: int) -> list[str]:
         job = self._jobs[job_id]
         end = job.results[task_id]
-        job.reaped.add(task_id)
-        self._forget_reaped()
+        self._reap_quietly(job_id, task_id)
         answer = [job_id_text(job_id, task_id, job.array), str(end.word)]
         if end.usage is None:
             raise WaitAnswer(errors.NO_RUSAGE, errors.NO_USAGE, answer)
         return answer + end.usage
 
-    def _forget_reaped(self) -> None:
-        for job_id in [j for j, job in self._jobs.items() if not job.keys()]:
+    def _reap_quietly(self, job_id: int, task_id: int) -> None:
+        job = self._jobs[job_id]
+        del self._ready[(job_id, task_id)]
+        job.reaped.add(task_id)
+        self._open -= 1
+        if len(job.reaped) == len(job.task_ids):  # (the job no longer exists for us)
             del self._jobs[job_id]
             self._gone.add(job_id)
-
-    def pending_count(self) -> int:
-        with self._lock:
-            return len(self._all_keys())
 
 
 class WaitAnswer(DrmaaError):

@@ -371,8 +371,11 @@ def test_a_timeout_that_expires_is_exit_timeout() -> None:
     [job] = submitted(session)
     clock = session._clock
     assert isinstance(clock, Clock)
-    ticker = threading.Timer(0.05, lambda: setattr(clock, "now", 10.0) or
-                             session.job_finished(999, {}))  # (a change that is not ours)
+    def later() -> None:  # the clock moves past the deadline; the waiter wakes up
+        clock.now = 10.0
+        with session._changed:
+            session._changed.notify_all()
+    ticker = threading.Timer(0.05, later)
     ticker.start()
     code, text, _ = call(session, "wait", job, "2")
     ticker.join()
@@ -414,6 +417,23 @@ def test_a_bulk_jobs_tasks_end_one_by_one() -> None:
     assert call(session, "synchronize", "0", "1", ids[0], ids[2]) == (0, "", [])
     assert call(session, "wait", ids[1], "0")[0] == errors.INVALID_JOB
     assert call(session, "job_ps", "101")[0] == errors.INVALID_JOB  # (all reaped)
+
+
+def test_a_large_bulk_job_is_reaped_task_by_task_in_the_order_they_ended() -> None:
+    """Each wait costs what it names, not the session's size (a 20,000-task bulk job
+    reaped with DRMAA_JOB_IDS_SESSION_ANY: every task once, in the order they ended)."""
+    session, cell, _ = new_session()
+    cell.submit = lambda argv, env, command: (7, list(range(1, 20_001)))  # type: ignore
+    [handle] = call(session, "jt_new")[2]
+    call(session, "set", handle, template.REMOTE_COMMAND, "/bin/true")
+    ids = call(session, "run_bulk", handle, "1", "20000", "1")[2]
+    assert len(ids) == 20_000
+    for task in range(20_000, 0, -1):
+        session.task_finished(7, task, EXIT0)
+    reaped = [call(session, "wait", "DRMAA_JOB_IDS_SESSION_ANY", "0")[2][0]
+              for _ in range(20_000)]
+    assert reaped == [f"7.{t}" for t in range(20_000, 0, -1)]
+    assert call(session, "wait", "DRMAA_JOB_IDS_SESSION_ANY", "0")[0] == errors.INVALID_JOB
 
 
 def test_control_names_jobs_tasks_and_the_whole_session() -> None:
