@@ -194,9 +194,12 @@ def _apply_group(args: QstatArgs, letters: str) -> None:
         args.group += letter
 
 
-def parse_args(argv: list[str]) -> QstatArgs:
+def parse_args(argv: list[str], defaults: list[str] | None = None) -> QstatArgs:
+    """qstat's arguments after the options of the sge_qstat(5) files (``defaults``: their
+    texts, the cell's first), which the command line's same options replace."""
+    from common.default_options import merged
     args = QstatArgs()
-    tokens = tokenize(argv)
+    tokens = merged(defaults or [], argv, tokenize)
     if any(switch == "-help" for switch, _ in tokens):
         args.help = True  # -help wins over everything else, as in sge_parse_qstat()
         return args
@@ -209,6 +212,30 @@ def parse_args(argv: list[str]) -> QstatArgs:
         except FormatError as exc:
             raise QstatExit(f"ERROR! {exc}", usage=True) from None
     return args
+
+
+def default_option_texts() -> list[str]:
+    """The texts of the cell's ``common/sge_qstat`` and the caller's ``~/.sge_qstat``
+    (sge_qstat(5)); a missing or unreadable file is none."""
+    import pwd
+    from common.cell import CellNotFound, cell_from_env
+    paths = []
+    try:
+        paths.append(cell_from_env().file("common", "sge_qstat"))
+    except CellNotFound:
+        pass
+    try:
+        paths.append(os.path.join(pwd.getpwuid(os.getuid()).pw_dir, ".sge_qstat"))
+    except KeyError:
+        pass
+    texts = []
+    for path in paths:
+        try:
+            with open(path) as f:
+                texts.append(f.read())
+        except (OSError, UnicodeDecodeError):
+            continue
+    return texts
 
 
 def effective_users(given: list[str], me: str) -> tuple[str, ...] | None:
@@ -566,7 +593,7 @@ def global_messages(client: Any) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
-        args = parse_args(argv)
+        args = parse_args(argv, default_option_texts())
         if args.help:
             sys.stdout.write(USAGE)
             return 0

@@ -13,12 +13,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence, TextIO
 
-FIELDS = ("curr_time", "usage_time", "node_name", "user_name", "project_name", "shares",
-          "job_count", "level%", "total%", "long_target_share", "short_target_share",
-          "actual_share", "usage", "cpu", "mem", "io", "ltcpu", "ltmem", "ltio")
-_TIMES = frozenset({"curr_time", "usage_time"})
-_STRINGS = frozenset({"node_name", "user_name", "project_name"})
-_COUNTS = frozenset({"shares", "job_count"})
+from common.policy.share_rows import FIELDS, TEXT_FIELDS, TIME_FIELDS, number_text
+
 _WITH_ARG = frozenset("cdfilmors")
 _FLAGS = frozenset("hntux")
 
@@ -175,16 +171,12 @@ def _string(fmt: Format, value: str) -> str:
 
 def _value(fmt: Format, name: str, row: dict[str, Any]) -> str:
     value = row.get(name)
-    if name in _TIMES:
-        seconds = int(value or 0)
-        if seconds and fmt.format_times:
-            return _string(fmt, time.strftime("%a %b %e %H:%M:%S %Y", time.localtime(seconds)))
-        return str(seconds)
-    if name in _STRINGS:
+    if name in TIME_FIELDS and int(value or 0) and fmt.format_times:
+        return _string(fmt, time.strftime("%a %b %e %H:%M:%S %Y",
+                                          time.localtime(int(value or 0))))
+    if name in TEXT_FIELDS:
         return _string(fmt, str(value or ""))
-    if name in _COUNTS:
-        return str(int(value or 0))
-    return f"{float(value or 0.0):f}"
+    return number_text(name, value)
 
 
 def render(rows: list[dict[str, Any]], fmt: Format, *, names: Sequence[str] = (),

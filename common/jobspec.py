@@ -172,6 +172,10 @@ OPTION_SCHEMAS: dict[str, tuple[Schema, Any]] = {
     "stdin_paths": (_PATHS, list),
     "merge_output": (Bool(), False),
     "cwd": (Optional(Str(nonempty=True)), None),
+    # sge_aliases(5) of a -cwd/-wd job: (source, submit host, execution host,
+    # replacement), which map cwd for the execution host (common.path_aliases)
+    "path_aliases": (ListOf(Tuple((Str(max_len=4096, nonempty=True),) * 4), max_items=1024),
+                     list),
     "shell": (_PATHS, list),
     "env": (_VARIABLES, dict),
     "export_all_env": (Bool(), False),

@@ -64,6 +64,15 @@ TIME_LIMITS: tuple[str, ...] = tuple(n for n in NAMES if BY_NAME[n].type == TIME
 MEMORY_LIMITS: tuple[str, ...] = tuple(n for n in NAMES if BY_NAME[n].type == MEMORY)
 PER_SLOT_LIMITS = frozenset(n for n in NAMES if BY_NAME[n].per_slot)
 RESOURCES: tuple[str, ...] = tuple(dict.fromkeys(limit.resource for limit in LIMITS))
+# sge_conf(5) execd_params S_/H_DESCRIPTORS, MAXPROC, MEMORYLOCKED, LOCKS: limits every
+# job of an execution host gets (the key is the name in capitals), not queue attributes;
+# counts and bytes alike are written as memory values (k K m M g G, INFINITY)
+HOST_LIMITS: tuple[Limit, ...] = (
+    *_pairs("descriptors", MEMORY, False), *_pairs("maxproc", MEMORY, False),
+    *_pairs("memorylocked", MEMORY, False), *_pairs("locks", MEMORY, False),
+)
+HOST_LIMIT_NAMES = frozenset(limit.name for limit in HOST_LIMITS)
+HOST_RESOURCES: tuple[str, ...] = tuple(dict.fromkeys(limit.resource for limit in HOST_LIMITS))
 # what bounds a job's cgroup memory.max (execd.cgroups): the hard vmem and rss limits
 MEMORY_MAX_LIMITS = ("h_vmem", "h_rss")
 
@@ -86,6 +95,20 @@ def pairs() -> Iterator[tuple[str, str, str]]:
     """(resource, soft name, hard name) of each limited resource, in table order."""
     for resource in RESOURCES:
         yield resource, soft(resource), hard(resource)
+
+
+def host_limits(given: dict[str, float]) -> dict[str, float]:
+    """The host limits to set from those ``given`` (name -> figure): sge_conf(5) "if
+    only one limit of a resource is set (soft or hard), the corresponding other limit is
+    set to the same value"."""
+    out = dict(given)
+    for resource in HOST_RESOURCES:
+        soft_name, hard_name = f"s_{resource}", f"h_{resource}"
+        if soft_name in out and hard_name not in out:
+            out[hard_name] = out[soft_name]
+        elif hard_name in out and soft_name not in out:
+            out[soft_name] = out[hard_name]
+    return out
 
 
 def parse(name: str, text: str) -> float:

@@ -23,7 +23,7 @@ Pure: shapes are ``common.schema`` objects, built on first use.
 """
 from __future__ import annotations
 
-from common.limits import LIMIT_NAMES
+from common.limits import HOST_LIMIT_NAMES, LIMIT_NAMES
 from common.schema import (Bool, Bytes, Float, Int, ListOf, MapOf, Optional, Schema,
                            SchemaError, Str, Struct, Tuple)
 
@@ -77,6 +77,14 @@ def _shapes() -> dict[str, Schema]:
             "subtree": Str(max_len=4096, nonempty=True),
             "controllers": ListOf(Str(max_len=64), max_items=64)})),
         "start_time": _seconds(),
+        # sge_conf(5) execd_params: the host's limits (common.limits HOST_LIMITS) and the
+        # -notify signals (NOTIFY_KILL, NOTIFY_SUSP; 0: none), common.conf_params
+        "host_limits": MapOf(Str(choices=HOST_LIMIT_NAMES), Float(0.0, MAX_LIMIT_FIGURE),
+                             max_items=16),
+        # sge_conf(5) gid_range: the additional group id of the job's processes
+        "addgrp": Optional(Int(1, MAX_UID)),
+        "notify_signals": MapOf(Str(choices=frozenset({"suspend", "terminate"})),
+                                Int(0, 128), max_items=2),
         "cell": Str(max_len=4096, nonempty=True), "account": Str(max_len=MAX_NAME),
         "nqueues": Int(1, 1 << 20), "forbid_reschedule": Bool(), "forbid_apperror": Bool(),
         "sge_root": _path(),
@@ -124,6 +132,9 @@ FIELDS: tuple[tuple[str, Any, str], ...] = (
     # qrsh(1) -pty y|n (None: a pty for a login session, none for a command) and
     # -noshell (the command without the owner's login shell around it)
     ("pty", None, QMASTER), ("noshell", False, QMASTER),
+    # qmaster_params FORBID_RESCHEDULE, FORBID_APPERROR (sge_conf(5)): exit status 99 or
+    # 100 of the job (or its prolog, epilog ...) is an ordinary one
+    ("forbid_reschedule", False, QMASTER), ("forbid_apperror", False, QMASTER),
     # a parallel task started by qrsh -inherit (sge_pe(5) control_slaves): its id within
     # the job, as accounting's pe_taskid; None for the job's own (master) task
     ("pe_task_id", None, QMASTER),
@@ -136,10 +147,10 @@ FIELDS: tuple[tuple[str, Any, str], ...] = (
     # added by the execd
     ("switch_user", REQUIRED, EXECD), ("notify_socket", REQUIRED, EXECD),
     ("cgroup", None, EXECD),  # {"subtree": path, "controllers": [...]}: execd.cgroups
-    ("start_time", 0.0, EXECD),
+    ("start_time", 0.0, EXECD), ("host_limits", dict, EXECD), ("notify_signals", dict, EXECD),
+    ("addgrp", None, EXECD),
     # not set by any component yet: Grid Engine's defaults
     ("cell", "default", EXECD), ("account", "sge", EXECD), ("nqueues", 1, EXECD),
-    ("forbid_reschedule", False, EXECD), ("forbid_apperror", False, EXECD),
     ("sge_root", None, EXECD),
 )
 MESSAGE_KEYS = tuple(name for name, _, origin in FIELDS if origin in (QMASTER, MESSAGE))

@@ -400,12 +400,8 @@ def main(argv: list[str] | None = None) -> int:
 def with_param(params: str, name: str, value: str | None) -> str:
     """A ``qmaster_params`` value (``A=1,B=2`` or ``none``) with ``name`` set to
     ``value`` (None: removed), the other keys kept in their order."""
-    items = [item for item in params.replace(" ", ",").split(",")
-             if item and item.lower() != "none"
-             and item.partition("=")[0].strip().upper() != name.upper()]
-    if value is not None:
-        items.append(f"{name}={value}")
-    return ",".join(items) or "none"
+    from common.conf_params import with_key
+    return with_key(params, name, value)
 
 
 def set_metrics_port(cell: Cell, port: int) -> str | None:

@@ -10,6 +10,8 @@ Grid Engine's rules (queue_conf(5) "RESOURCE LIMITS", qsub(1) ``-notify``):
 - ``h_rt``, ``h_cpu``, ``h_vmem`` exceeded: SIGKILL.
 - ``s_rt`` exceeded: SIGUSR1, then the kill after the queue's ``notify`` time.
 - ``s_cpu``, ``s_vmem`` exceeded: SIGXCPU (once; the job may go on).
+- (the ``-notify`` warnings are execd_params NOTIFY_SUSP and NOTIFY_KILL when set, none
+  for ``none``: the spec's ``notify_signals``)
 - suspend: SIGUSR1 first for a ``-notify`` job, the ``suspend_method`` (default SIGSTOP)
   ``notify`` seconds later; resume: ``resume_method`` (default SIGCONT) at once.
 - terminate (qdel): SIGUSR2 first for a ``-notify`` job, then ``terminate_method``
@@ -99,6 +101,8 @@ class Controller:
     ended_by: str = ""                       # the limit or request that ended the job
     suspended: bool = False
     ckpt: Mapping[str, str] | None = None    # the job's checkpointing (spec "ckpt")
+    # execd_params NOTIFY_SUSP / NOTIFY_KILL: action -> signal (0: none sent)
+    notify_signals: Mapping[str, int] = field(default_factory=dict)
     _timers: list[tuple[float, str]] = field(default_factory=list)  # (due, action)
 
     def __post_init__(self) -> None:
@@ -125,7 +129,8 @@ class Controller:
                    notify_seconds=float(spec.get("notify", 60.0)),
                    notify_job=bool(spec.get("notify_job")),
                    methods={a: spec.get(f"{a}_method") for a in DEFAULT_METHOD},
-                   variables=variables, ckpt=spec.get("ckpt"))
+                   variables=variables, ckpt=spec.get("ckpt"),
+                   notify_signals=dict(spec.get("notify_signals") or {}))
 
     # ---- requests of the execd -----------------------------------------------------
     def request(self, action: str, now: float) -> list[Step]:
@@ -149,7 +154,8 @@ class Controller:
             return []
         if self.notify_job and self.notify_seconds > 0:
             self._timers.append((now + self.notify_seconds, action))
-            return [Step(NOTIFY_SIGNAL[action], reason=f"notify {action}")]
+            signum = self.notify_signals.get(action, NOTIFY_SIGNAL[action])
+            return [Step(int(signum), reason=f"notify {action}")] if signum else []
         return self._due_action(action)
 
     def _due_action(self, action: str) -> list[Step]:

@@ -558,15 +558,18 @@ def exit_action(failed: int) -> str:
     return {FAILED_AGAIN: RESCHEDULE, FAILED_APPERROR: JOB_ERROR}.get(failed, "")
 
 
-def procedure_outcome(which: str, exit_status: int) -> tuple[int, str] | None:
+def procedure_outcome(which: str, exit_status: int, spec: Mapping[str, Any] | None = None
+                      ) -> tuple[int, str] | None:
     """(failed code, action) for a prolog or epilog that exited with ``exit_status``,
-    None when it succeeded: 99 reschedules the job, 100 puts it in error state,
-    anything else the queue instance (queue_conf(5) prolog, epilog)."""
+    None when it succeeded: 99 reschedules the job, 100 puts it in error state (unless
+    the spec's qmaster_params FORBID_RESCHEDULE / FORBID_APPERROR say no), anything
+    else the queue instance (queue_conf(5) prolog, epilog)."""
+    spec = spec or {}
     if exit_status == 0:
         return None
-    if exit_status == RESCHEDULE_EXIT_STATUS:  # 8.1.9 accounts these as the job's own
-        return FAILED_AGAIN, RESCHEDULE
-    if exit_status == APPERROR_EXIT_STATUS:
+    if exit_status == RESCHEDULE_EXIT_STATUS and not option(spec, "forbid_reschedule"):
+        return FAILED_AGAIN, RESCHEDULE  # (8.1.9 accounts these as the job's own)
+    if exit_status == APPERROR_EXIT_STATUS and not option(spec, "forbid_apperror"):
         return FAILED_APPERROR, JOB_ERROR
     return PROCEDURES[which][2], QUEUE_ERROR
 

@@ -16,6 +16,7 @@ import gc
 import os
 import signal
 import socket
+import sys
 import threading
 import time
 from pathlib import Path
@@ -58,8 +59,32 @@ def _shepherd_main(job_dir: Path, zygote_sock: socket.socket) -> NoReturn:
         os._exit(code)
 
 
-def _spawn(job_dir: Path, zygote_sock: socket.socket) -> int:
-    """Fork a shepherd for ``job_dir`` in a session of its own; its pid.
+def _wrapped_main(job_dir: Path, zygote_sock: socket.socket, wrapper: str) -> NoReturn:
+    """sge_conf(5) ``shepherd_cmd``: the administrator's wrapper runs instead of the
+    shepherd, given the shepherd's command line as its arguments (a wrapper ends with
+    ``exec "$@"``, under a debugger, another environment ...)."""
+    try:
+        zygote_sock.close()
+        os.chdir("/")
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.close(null)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        os.execv(wrapper, [wrapper, *shepherd_command(job_dir)])
+    finally:
+        os._exit(127)
+
+
+def shepherd_command(job_dir: Path) -> list[str]:
+    """The command line of a shepherd of its own interpreter (what a wrapper runs)."""
+    return [sys.executable, "-m", "execd.launcher", os.fspath(job_dir)]
+
+
+def _spawn(job_dir: Path, zygote_sock: socket.socket, wrapper: str = "") -> int:
+    """Fork a shepherd for ``job_dir`` in a session of its own (or the ``wrapper`` that
+    runs it); its pid.
 
     One fork, not two: the zygote ignores SIGCHLD, so the kernel reaps its exited
     shepherds, and a shepherd whose zygote died is adopted by init and runs on.
@@ -67,6 +92,8 @@ def _spawn(job_dir: Path, zygote_sock: socket.socket) -> int:
     pid = os.fork()
     if pid == 0:
         os.setsid()
+        if wrapper:
+            _wrapped_main(job_dir, zygote_sock, wrapper)
         _shepherd_main(job_dir, zygote_sock)
     # Written before launch() returns, so the shepherd never looks dead to the execd.
     jobdir.write_pid_file(job_dir / jobdir.SHEPHERD_PID_FILE, pid)
@@ -83,7 +110,8 @@ def _zygote_main(sock: socket.socket) -> NoReturn:
         gc.freeze()
         while request := sock.recv(_MAX_MESSAGE):
             try:
-                reply = f"ok {_spawn(Path(os.fsdecode(request)), sock)}"
+                path, _, wrapper = os.fsdecode(request).partition("\0")
+                reply = f"ok {_spawn(Path(path), sock, wrapper)}"
             except Exception as e:  # noqa: BLE001 - report every failure to the caller
                 reply = f"error {e}"
             sock.send(reply.encode())
@@ -116,14 +144,15 @@ class Launcher:
         child.close()
         self._sock, self._pid = parent, pid
 
-    def launch(self, job_dir: Path) -> int:
-        """Start a shepherd for ``job_dir``; its pid (blocking, about 1 ms)."""
+    def launch(self, job_dir: Path, wrapper: str = "") -> int:
+        """Start a shepherd for ``job_dir`` (through the administrator's ``wrapper``,
+        sge_conf(5) shepherd_cmd, when given); its pid (blocking, about 1 ms)."""
         path = os.path.abspath(job_dir)  # the zygote's cwd may differ from ours
         with self._lock:
             if self._sock is None:
                 raise LauncherError("launcher not started")
             try:
-                self._sock.send(os.fsencode(path))
+                self._sock.send(os.fsencode(path + ("\0" + wrapper if wrapper else "")))
                 reply = self._sock.recv(_MAX_MESSAGE).decode()
             except OSError as e:
                 raise LauncherError(f"zygote unreachable: {e}") from e
@@ -151,3 +180,19 @@ class Launcher:
                 os.waitpid(pid, 0)
                 return
             time.sleep(0.005)
+
+
+def _standalone(argv: list[str]) -> int:
+    """``python -m execd.launcher JOB_DIR``: a shepherd as its own program, what a
+    shepherd_cmd wrapper runs (its session and stdio are the zygote's child's)."""
+    if len(argv) != 1:
+        sys.stderr.write("usage: python -m execd.launcher JOB_DIR\n")
+        return 2
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    run_shepherd(Path(argv[0]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_standalone(sys.argv[1:]))

@@ -203,13 +203,3 @@ def with_sensor_values(builtin: Mapping[str, str], sensed: Mapping[str, str]
                 except ValueError:
                     pass  # a load_* that is no number leaves np_load_* as measured
     return values
-
-
-def execd_param(execd_params: str, key: str) -> str | None:
-    """The value of ``key`` in sge_conf(5) ``execd_params`` (``KEY=value`` items split
-    by commas or blanks; keys without case), None when absent."""
-    for item in execd_params.replace(",", " ").split():
-        name, _, value = item.partition("=")
-        if name.upper() == key.upper():
-            return value
-    return None

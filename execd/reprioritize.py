@@ -22,7 +22,7 @@ from typing import Any
 
 from common.policy import ptf
 from execd import jobdir, proctree
-from execd.load import execd_param
+from common import conf_params
 
 TaskKey = tuple[int, int]
 Log = Callable[..., None]
@@ -35,13 +35,9 @@ def ptf_bounds(execd_params: str) -> tuple[int, int]:
 
 
 def _int_param(execd_params: str, key: str) -> int | None:
-    text = execd_param(execd_params, key)
-    if text is None:
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        return None  # (8.1.9 reads such a value as its default too)
+    # (a value that is no number reads as the default, as 8.1.9 reads it)
+    value = conf_params.value("execd_params", execd_params, key)
+    assert isinstance(value, int)
     return None if value == -999 else value  # -999: "use the system's default"
 
 

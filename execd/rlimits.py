@@ -2,7 +2,8 @@
 
 queue_conf(5): the ``s_``/``h_`` pairs of ``cpu``, ``fsize``, ``data``, ``stack``,
 ``core``, ``rss`` and ``vmem`` are the soft and hard limits of each process (``vmem`` is
-RLIMIT_AS on Linux). A hard limit without a soft one gives the soft limit the same value,
+RLIMIT_AS on Linux); sge_conf(5) execd_params adds the host's ``descriptors``,
+``maxproc``, ``memorylocked`` and ``locks`` (RLIMIT_NOFILE, _NPROC, _MEMLOCK, _LOCKS). A hard limit without a soft one gives the soft limit the same value,
 as sge_shepherd does; a soft limit is never above the hard one. Limits the shepherd may
 not raise (an unprivileged execd) are kept at what it has. ``plan`` is pure.
 """
@@ -14,13 +15,20 @@ from collections.abc import Mapping
 
 from common import limits
 
+# Linux's RLIMIT_LOCKS, which Python's resource module does not name (set as asked; the
+# kernel no longer enforces it)
+_RLIMIT_LOCKS = int(getattr(resource, "RLIMIT_LOCKS", 10))
 # the setrlimit resource of each limited resource of the table (common.limits) but the
 # wall clock ("rt"), which the shepherd measures itself (execd.control)
 _RLIMIT_OF = {"cpu": resource.RLIMIT_CPU, "fsize": resource.RLIMIT_FSIZE,
               "data": resource.RLIMIT_DATA, "stack": resource.RLIMIT_STACK,
               "core": resource.RLIMIT_CORE, "rss": resource.RLIMIT_RSS,
-              "vmem": resource.RLIMIT_AS}
-RESOURCES = {name: _RLIMIT_OF[name] for name in limits.RESOURCES if name != "rt"}
+              "vmem": resource.RLIMIT_AS,
+              # the host's (sge_conf(5) execd_params, common.limits HOST_LIMITS)
+              "descriptors": resource.RLIMIT_NOFILE, "maxproc": resource.RLIMIT_NPROC,
+              "memorylocked": resource.RLIMIT_MEMLOCK, "locks": _RLIMIT_LOCKS}
+RESOURCES = {name: _RLIMIT_OF[name] for name in limits.RESOURCES + limits.HOST_RESOURCES
+             if name != "rt"}
 INFINITY = resource.RLIM_INFINITY
 
 
@@ -49,8 +57,8 @@ def plan(spec_limits: Mapping[str, float], current: Mapping[int, tuple[int, int]
     """
     out = {}
     for name, res in RESOURCES.items():
-        soft_v = spec_limits.get(limits.soft(name))
-        hard_v = spec_limits.get(limits.hard(name))
+        soft_v = spec_limits.get(f"s_{name}")  # (both tables name their pairs so)
+        hard_v = spec_limits.get(f"h_{name}")
         if soft_v is None and hard_v is None:
             continue
         hard = _rlim(hard_v)

@@ -221,3 +221,32 @@ def _chmod_dir(name: StrPath, dir_fd: int | None) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def admin_executable_problem(path: str, uid: int) -> str | None:
+    """Why a root execd must not run ``path`` as an administrator's program (sge_conf(5)
+    ``shepherd_cmd``), or None: it must be an absolute path to a regular executable file
+    that belongs to root or ``uid`` (the execd's user), as must every directory above
+    it, none of them writable by group or others (a directory with the sticky bit, as
+    /tmp, may be: nobody can replace another's entry in it). Checked with lstat: a link
+    anywhere on the way is refused."""
+    if not os.path.isabs(path):
+        return "is not an absolute path"
+    owners = (0, uid)
+    current = os.path.normpath(path)
+    try:
+        st = os.lstat(current)
+        if not stat.S_ISREG(st.st_mode) or not st.st_mode & 0o111:
+            return "is either not a file or not executable"
+        if st.st_uid not in owners or st.st_mode & 0o022:
+            return "belongs to another user or is writable by group or others"
+        while current != "/":
+            current = os.path.dirname(current)
+            st = os.lstat(current)
+            if not stat.S_ISDIR(st.st_mode):
+                return f"lies below {current}, which is no directory"
+            if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
+                return f"lies below {current}, which is writable by group or others"
+    except OSError as err:
+        return f"can't be checked: {err.strerror}"
+    return None

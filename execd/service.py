@@ -27,14 +27,15 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
-from common import keys, start_record, wire
+from common import conf_params, keys, start_record, wire
 from common.cell import MAX_SOCKET_PATH
 from common.conf_values import seconds_or
 from execd import cgroups as cgroups_mod
+from common.objects_conf.cluster import free_gid, gid_ranges
 from execd import jobdir, safefs
-from execd.launcher import Launcher, is_shepherd_alive
+from execd.launcher import Launcher, LauncherError, is_shepherd_alive
 from common.policy import ptf
-from execd.load import execd_param, sample_load, with_sensor_values
+from execd.load import sample_load, with_sensor_values
 from execd.reprioritize import Reprioritizer
 from execd.sensors import Answer, SensorSet, sensor_commands
 from execd.shepherd import request_action
@@ -49,6 +50,7 @@ PING_SECONDS = 2.0  # a restarted qmaster (new epoch) is noticed within this tim
 SENSOR_WAIT_SECONDS = 1.0  # a report waits this long at most for the load sensors
 KILL_REPORT_SECONDS = 10.0  # qconf -kej: how long the killed jobs' ends may take to report
 LOAD_PLUGINS = "LOAD_PLUGINS"  # execd_params: the Python load-sensor plugins to run
+KEPT_DIR = "kept_jobs"  # execd_params KEEP_ACTIVE: where ended jobs' directories go
 SPOOL_MODE = 0o755  # job owners traverse the spool to their job directories
 NOTIFY_DIR_MODE, NOTIFY_SOCKET_MODE = 0o700, 0o600
 LOST_RESULT = {"exit_status": 0, "signal": 0, "failed": 19,
@@ -100,6 +102,13 @@ class ExecdService:
         self._sensor_conf: tuple[str, str] | None = None
         # renicing running tasks by their tickets (sched_conf(5) reprioritize_interval)
         self.ptf = Reprioritizer(self._log)
+        # the host's sge_conf(5) execd_params and shepherd_cmd as the qmaster last gave them
+        self.execd_params = "none"
+        self.shepherd_cmd = "none"
+        self.gid_range = "65400-65500"
+        # the additional group id of each task directory (sge_conf(5) gid_range), built
+        # from the directories' specs when first needed (None: not yet)
+        self._addgrps: dict[str, int] | None = None
 
     def stop(self) -> None:
         self._migrate_at_shutdown()
@@ -351,6 +360,12 @@ class ExecdService:
         if self.load_interval is None:
             report = str(body.get("load_report_time", "00:00:40"))
             self._interval = seconds_or(report, 40.0) or 40.0  # never a busy loop
+        if "execd_params" in body:  # (limits, -notify signals, KEEP_ACTIVE of new jobs)
+            self.execd_params = str(body["execd_params"])
+        if "shepherd_cmd" in body:
+            self.shepherd_cmd = str(body["shepherd_cmd"])
+        if "gid_range" in body:
+            self.gid_range = str(body["gid_range"])
         if "reprioritize" in body:  # sge_conf(5) reprioritize, PTF_MIN/MAX_PRIORITY
             self.ptf.configure(str(body["reprioritize"]).lower() in ("1", "true"),
                                str(body.get("execd_params", "none")), self._job_dirs())
@@ -365,7 +380,8 @@ class ExecdService:
             return
         self._sensor_conf = (load_sensor, execd_params)
         programs = {}
-        plugins = [p for p in (execd_param(execd_params, LOAD_PLUGINS) or "").split(":") if p]
+        plugins = [p for p in str(conf_params.value("execd_params", execd_params, LOAD_PLUGINS)
+                                  or "").split(":") if p]
         if plugins and plugins != ["none"]:
             # -P: nothing from the working directory on sys.path; its own timeout
             # below the execd's wait, so that what it has arrives in time
@@ -423,21 +439,24 @@ class ExecdService:
             self._remove_tree(path)
             self.reported.discard(path.name)
         spec, script = start_record.file_spec(
-            body["spec"], switch_user=os.geteuid() == 0,
+            self._with_exec_host_group(body["spec"]), switch_user=os.geteuid() == 0,
             cgroup=({"subtree": str(self.cgroups.path),
                      "controllers": sorted(self.cgroups.controllers)}
                     if self.cgroups is not None else None),
             notify_socket=str(self.notify_path), start_time=time.time(),
+            **conf_params.job_settings(self.execd_params), addgrp=self._take_addgrp(path),
             **({"sge_root": self.cell[0], "cell": self.cell[1]} if self.cell else {}))
         waited_actions = self.waiting_actions.pop(path.name, [])
         self.waiting.pop(path.name, None)
         try:
             jobdir.write_spec(path, spec, script)
-            self.launcher.launch(path)
+            self.launcher.launch(path, self._shepherd_wrapper())
         except Exception as exc:  # report, never crash the daemon
             self._log("error", "job start failed", job_id=job_id, task_id=task_id,
                       error=repr(exc))
             self._remove_tree(path)
+            if self._addgrps is not None:
+                self._addgrps.pop(path.name, None)
             self._request("job_start_failed", {"host": self.host, "job_id": job_id,
                                                "task_id": task_id, "reason": str(exc)})
             return
@@ -564,15 +583,16 @@ class ExecdService:
                 or not spec.get("pe_task_id"):
             return  # (a repeated order: the qmaster sends each once)
         spec, script = start_record.file_spec(
-            spec, switch_user=os.geteuid() == 0,
+            self._with_exec_host_group(spec), switch_user=os.geteuid() == 0,
             cgroup=({"subtree": str(self.cgroups.path),
                      "controllers": sorted(self.cgroups.controllers)}
                     if self.cgroups is not None else None),
             notify_socket=str(self.notify_path), start_time=time.time(),
+            **conf_params.job_settings(self.execd_params), addgrp=self._take_addgrp(path),
             **({"sge_root": self.cell[0], "cell": self.cell[1]} if self.cell else {}))
         try:
             jobdir.write_spec(path, spec, script)
-            self.launcher.launch(path)
+            self.launcher.launch(path, self._shepherd_wrapper())
         except Exception as exc:  # report, never crash the daemon
             self._log("error", "pe task start failed", job_id=job_id, task_id=task_id,
                       pe_task_id=spec["pe_task_id"], error=repr(exc))
@@ -619,6 +639,10 @@ class ExecdService:
 
     def _forget_dir(self, path: Path) -> None:
         self.reported.discard(path.name)
+        if self._addgrps is not None:
+            self._addgrps.pop(path.name, None)
+        if conf_params.keep_active(self.execd_params) and self._keep_dir(path):
+            return
         # Off the event loop: unlinking is slow on file systems mounted with discard.
         # Until it is gone, scans and signals leave the directory alone.
         self.removing.add(path.name)
@@ -664,6 +688,80 @@ class ExecdService:
     def _log(self, level: str, event: str, **kw: Any) -> None:
         if self.log:
             getattr(self.log, level)(event, host=self.host, **kw)
+
+    def _with_exec_host_group(self, spec: dict[str, Any]) -> dict[str, Any]:
+        """``spec`` with the primary group the job runs with here (sge_conf(5)
+        execd_params USE_QSUB_GID: the submit group, else the owner's in this host's
+        passwd database)."""
+        import grp
+        import pwd
+        try:
+            passwd_gid: int | None = pwd.getpwnam(str(spec["owner"])).pw_gid
+        except KeyError:
+            passwd_gid = None
+
+        def group_name(gid: int) -> str | None:
+            try:
+                return grp.getgrgid(gid).gr_name
+            except KeyError:
+                return None
+        gid, group = conf_params.primary_group(
+            self.execd_params, (int(spec["gid"]), str(spec["group"])), passwd_gid, group_name)
+        return {**spec, "gid": gid, "group": group}
+
+    def _take_addgrp(self, path: Path) -> int | None:
+        """The additional group id of the task that starts in ``path``: the first of
+        gid_range no other task of this host holds (sge_conf(5); only a root execd can
+        give a job a group). None when the range has none left (logged: the job runs
+        without one, its processes found by process tree and cgroup as always)."""
+        if os.geteuid() != 0:
+            return None
+        if self._addgrps is None:
+            self._addgrps = {}
+            for other in self._job_dirs() + self._pe_dirs():
+                try:
+                    held = jobdir.read_spec(other).get("addgrp")
+                except Exception:  # noqa: BLE001 - an unreadable spec holds none
+                    continue
+                if isinstance(held, int):
+                    self._addgrps[other.name] = held
+        self._addgrps.pop(path.name, None)  # (an earlier run's)
+        gid = free_gid(gid_ranges(self.gid_range), set(self._addgrps.values()))
+        if gid is None:
+            self._log("warning", "no free additional group id in gid_range",
+                      gid_range=self.gid_range, task=path.name)
+            return None
+        self._addgrps[path.name] = gid
+        return gid
+
+    def _shepherd_wrapper(self) -> str:
+        """sge_conf(5) shepherd_cmd ("": none): the administrator's program, run only if
+        nobody but root or the execd's user can have put it or what it lies in there
+        (execd.safefs); else the start fails in 8.1.9's words."""
+        command = self.shepherd_cmd.strip()
+        if not command or command.lower() == "none":
+            return ""
+        problem = safefs.admin_executable_problem(command, os.geteuid())
+        if problem is not None:
+            raise LauncherError(f"unable to find shepherd wrapper command {command}: "
+                                f"{problem}")
+        return command
+
+    def _keep_dir(self, path: Path) -> bool:
+        """execd_params KEEP_ACTIVE (sge_conf(5), for debugging): the ended job's
+        directory is moved aside to ``kept_jobs/<job>.<task>-<time>`` instead of being
+        removed (out of the job directory, so that nothing reports it again)."""
+        kept = self.spool_dir / KEPT_DIR
+        try:
+            kept.mkdir(mode=0o755, exist_ok=True)
+            if kept.is_symlink() or not kept.is_dir():
+                raise OSError(f"{kept} is no directory")
+            os.rename(path, kept / f"{path.name}-{time.time():.0f}")  # (the link itself)
+        except OSError as exc:
+            self._log("warning", "job directory not kept", path=str(path), reason=str(exc))
+            return False
+        self._log("info", "job directory kept (KEEP_ACTIVE)", path=str(path))
+        return True
 
     def _remove_tree(self, path: Path) -> None:
         """Remove a job directory: only a real directory of ours, links not followed."""

@@ -92,10 +92,13 @@ def _owner_ids(spec: Mapping[str, Any]) -> tuple[int, int | None]:
 
 
 def _job_groups(spec: Mapping[str, Any], user: str) -> list[int]:
+    """The owner's groups and the job's additional group id (sge_conf(5) gid_range)."""
     try:
-        return os.getgrouplist(user, spec["gid"])
+        groups = os.getgrouplist(user, spec["gid"])
     except OSError as e:
         raise JobFailure(FAILED_BEFORE_JOB, f"initgroups() failed with errno {e.errno}") from e
+    addgrp = jobdir.option(spec, "addgrp")
+    return groups + [int(addgrp)] if addgrp is not None and addgrp not in groups else groups
 
 
 @contextmanager
@@ -432,8 +435,8 @@ def _job_plan(spec: Mapping[str, Any], env: dict[str, str], user: str, home: str
 def _limits_setup(spec: Mapping[str, Any]) -> Callable[[], None] | None:
     """What the job's child does as root before its ids change: limits (a raised hard
     limit needs root), nice (a negative value needs root), CPU set."""
-    limits = rlimits.plan(jobdir.option(spec, "limits"), rlimits.current_limits(),
-                          os.geteuid() == 0)
+    limits = rlimits.plan({**jobdir.option(spec, "limits"), **jobdir.option(spec, "host_limits")},
+                          rlimits.current_limits(), os.geteuid() == 0)
     priority = int(jobdir.option(spec, "priority"))
     cpus = processor_set(jobdir.option(spec, "processors"), os.cpu_count() or 1)
     if not limits and not priority and not cpus:
@@ -1101,7 +1104,7 @@ def _run_procedure(which: str, ctx: _TaskContext, env: dict[str, str], job_dir: 
     code = _wait_procedure(pid, report, job_dir)
     if report.failure is not None:
         return {"failed": before, "action": jobdir.QUEUE_ERROR, "message": report.failure[1]}
-    outcome = jobdir.procedure_outcome(which, code)
+    outcome = jobdir.procedure_outcome(which, code, ctx.spec)
     if outcome is None:
         return None
     failed, action = outcome

@@ -128,7 +128,8 @@ def _reconcile_pe_tasks(ctx: Ctx, host: str, reported: list[dict[str, Any]]) -> 
 
 # what the execd takes from its configuration (host-local over global, sge_conf(5))
 EXECD_CONF = (("load_report_time", "00:00:40"), ("load_sensor", "none"),
-              ("execd_params", "none"), ("reprioritize", "0"))
+              ("execd_params", "none"), ("reprioritize", "0"), ("shepherd_cmd", "none"),
+              ("gid_range", "65400-65500"))
 
 
 def _host_reply(ctx: Ctx, host: str) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from common import task_ranges
+from common import conf_params, task_ranges
 from common.jobstate import ACTIVE_STATES, Event, State, allows
 from common.model import Job, Task, TaskRanges, UserInfo
 from common.placement.load_alarm import exceeded, suspend_alarm_reason
@@ -305,13 +305,32 @@ def may_change(ctx: Ctx, job: Job) -> bool:
 
 def handle_delete(ctx: Ctx) -> dict[str, Any]:
     require_submit_host(ctx.store, ctx.user)
-    if ctx.body.get("force") and not ctx.store.is_manager(ctx.user.name):
+    if ctx.body.get("force") and not ctx.store.is_manager(ctx.user.name) \
+            and not _qmaster_flag(ctx, "ENABLE_FORCED_QDEL"):
         return {"results": [{"result": "force_denied"}]}
     results = []
     walk = TargetWalk(ctx, REQUEST_JOBS, lambda job: may_change(ctx, job))
     for target, selection in walk:
         results.extend(_delete_target(ctx, target, selection))
     return walk.reply(results)
+
+
+def _qmaster_flag(ctx: Ctx, key: str) -> bool:
+    params = ctx.store.conf_value("conf", "global", "qmaster_params", "none")
+    return conf_params.value("qmaster_params", params, key) is True
+
+
+def _forced(ctx: Ctx, job: Job, task: Task) -> bool:
+    """Whether the deletion of running ``task`` is a forced one (qdel -f: gone at once):
+    asked for (by a manager, or by the owner when qmaster_params ENABLE_FORCED_QDEL is
+    set, sge_conf(5)), or the task's host is unknown (not heard from) and
+    ENABLE_FORCED_QDEL_IF_UNKNOWN is set."""
+    user = ctx.user.name
+    if ctx.body.get("force") and (ctx.store.is_manager(user) or job.owner == user):
+        return True
+    host = ctx.store.hosts.get(task.host or "")
+    return _qmaster_flag(ctx, "ENABLE_FORCED_QDEL_IF_UNKNOWN") and (host is None
+                                                                     or not host.alive)
 
 
 def _delete_target(ctx: Ctx, target: dict[str, Any], selection: list[Selected] | None
@@ -361,7 +380,7 @@ def _delete_tasks(ctx: Ctx, sel: Selected, by_task: bool) -> list[dict[str, Any]
             job_mail.task_killed(ctx, job, task)  # (-m a: "Killed")
         if active:
             kill_on_host(ctx, task)
-            forced = bool(ctx.body.get("force"))
+            forced = _forced(ctx, job, task)
             if forced:  # qdel -f: gone now, whether or not the execd ever confirms
                 finish_task(ctx, task, {"exit_status": 137, "signal": 9, "failed": 100,
                                         "end_time": ctx.now})

@@ -30,7 +30,7 @@ import stat
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from common import jsv
+from common import conf_params, jsv
 
 MAX_WAITING = 256        # submissions waiting for the JSV; more are refused at once
 QUIT_SECONDS = 1.0       # time a JSV has to end after QUIT before its group is killed
@@ -39,12 +39,8 @@ STDERR_LINES = 100       # stderr lines of one JSV that go to the log
 
 def timeout_of(qmaster_params: str) -> float:
     """``JSV_TIMEOUT=n`` of qmaster_params (seconds), else 8.1.9's default."""
-    for item in qmaster_params.replace(" ", ",").split(","):
-        name, _, value = item.partition("=")
-        if name.strip().upper() == "JSV_TIMEOUT" and value.strip().isdigit() \
-                and int(value) > 0:
-            return float(value)
-    return jsv.DEFAULT_TIMEOUT
+    seconds = conf_params.value("qmaster_params", qmaster_params, "JSV_TIMEOUT")
+    return float(seconds) if isinstance(seconds, int) and seconds > 0 else jsv.DEFAULT_TIMEOUT
 
 
 @dataclass(frozen=True)

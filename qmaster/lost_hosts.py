@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from common import conf_params
 from common.cluster import hostgroups
 from common.conf_values import TRUE_WORDS, seconds_or
 from common.jobstate import ACTIVE_STATES
@@ -46,15 +47,6 @@ class LostHostPolicy:
         return self.reschedule_after.get(host, self.default_reschedule_after)
 
 
-def qmaster_param(params: str, name: str) -> bool:
-    """Whether ``qmaster_params`` (``A=true,B=1`` or ``none``) sets boolean ``name``."""
-    for item in params.replace(" ", ",").split(","):
-        key, _, value = item.partition("=")
-        if key.strip().upper() == name:
-            return value.strip().lower() in ("true", "1", "")
-    return False
-
-
 def lost_host_policy(conf: Mapping[str, Mapping[str, list[list[str]]]]) -> LostHostPolicy:
     """The policy of a cluster configuration (``conf["conf"]``: "global" and host
     configurations, as ``qconf -sconf`` keeps them)."""
@@ -63,15 +55,23 @@ def lost_host_policy(conf: Mapping[str, Mapping[str, list[list[str]]]]) -> LostH
     def value(name: str, key: str) -> str | None:
         return next((v for k, v in confs.get(name, []) if k == key), None)
 
-    per_host = {name: seconds_or(local, 0.0) for name in confs if name != "global"
-                if (local := value(name, "reschedule_unknown")) is not None}
     params = value("global", "qmaster_params") or "none"
+
+    def flag(name: str) -> bool:
+        return conf_params.value("qmaster_params", params, name) is True
+
+    # sge_conf(5) DISABLE_AUTO_RESCHEDULING: "reschedule_unknown is not taken into account"
+    ignored = flag("DISABLE_AUTO_RESCHEDULING")
+    per_host = {name: 0.0 if ignored else seconds_or(local, 0.0)
+                for name in confs if name != "global"
+                if (local := value(name, "reschedule_unknown")) is not None}
+    default_after = seconds_or(value("global", "reschedule_unknown") or "", 0.0)
     return LostHostPolicy(
         max_unheard=seconds_or(value("global", "max_unheard") or "", DEFAULT_MAX_UNHEARD),
         reschedule_after=per_host,
-        default_reschedule_after=seconds_or(value("global", "reschedule_unknown") or "", 0.0),
-        reschedule_kill=qmaster_param(params, "ENABLE_RESCHEDULE_KILL"),
-        reschedule_slave=qmaster_param(params, "ENABLE_RESCHEDULE_SLAVE"))
+        default_reschedule_after=0.0 if ignored else default_after,
+        reschedule_kill=flag("ENABLE_RESCHEDULE_KILL"),
+        reschedule_slave=flag("ENABLE_RESCHEDULE_SLAVE"))
 
 
 def queue_rerun(conf: Mapping[str, Mapping[str, Any]], queue: str, host: str) -> bool:

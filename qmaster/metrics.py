@@ -26,15 +26,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from common import task_ranges
-from common.objects_conf.cluster import qmaster_params
+from common import conf_params, task_ranges
+from common.http_lite import MAX_HEAD_BYTES, HttpError, error_response, parse_head, response
 from common.jobstate import State
 from common.metrics import (OPENMETRICS_TYPE, PROMETHEUS_TYPE, TIME_BUCKETS, CounterVec,
                             Family, Histogram, counter, gauge, labels, render,
                             wants_openmetrics)
 
-DEFAULT_BIND = "127.0.0.1"
-MAX_HEAD_BYTES = 8192
+DEFAULT_BIND = str(conf_params.value("qmaster_params", "none", "METRICS_BIND"))  # (loopback)
 HEAD_SECONDS = 5.0
 MAX_CONNECTIONS = 8
 RENDER_SECONDS = 1.0
@@ -49,14 +48,10 @@ _STATE_NAMES = {State.PENDING: "pending", State.HOLD: "held",
 def address(params: str) -> tuple[str, int] | None:
     """(bind, port) of the endpoint that ``qmaster_params`` asks for; None: off (no
     ``METRICS_PORT``, or 0, or a value that is no port: qconf refuses those)."""
-    values = qmaster_params(params)
-    try:
-        port = int(values.get("METRICS_PORT", "0"))
-    except ValueError:
+    port = conf_params.value("qmaster_params", params, "METRICS_PORT")
+    if not isinstance(port, int) or not 0 < port < 65536:
         return None
-    if not 0 < port < 65536:
-        return None
-    return values.get("METRICS_BIND") or DEFAULT_BIND, port
+    return str(conf_params.value("qmaster_params", params, "METRICS_BIND")), port
 
 
 @dataclass
@@ -193,22 +188,16 @@ class MetricsServer:
             writer.close()
 
     def _answer(self, head: bytes) -> bytes:
-        lines = head.decode("latin-1").split("\r\n")
-        parts = lines[0].split(" ")
-        if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
-            return _response(400, "Bad Request", "text/plain", b"bad request\n")
-        method, target, _ = parts
-        if method not in ("GET", "HEAD"):
-            return _response(405, "Method Not Allowed", "text/plain",
-                             b"only GET\n", extra="Allow: GET, HEAD\r\n")
-        if target.split("?", 1)[0] != "/metrics":
-            return _response(404, "Not Found", "text/plain", b"only /metrics\n")
-        accept = next((line.split(":", 1)[1] for line in lines[1:]
-                       if line.lower().startswith("accept:")), "")
-        openmetrics = wants_openmetrics(accept)
+        try:
+            request = parse_head(head, ("GET", "HEAD"))
+            if request.path != "/metrics":
+                raise HttpError(404, "Not Found", "only /metrics\n")
+        except HttpError as err:
+            return error_response(err)
+        openmetrics = wants_openmetrics(request.headers.get("accept", ""))
         body = self._body(openmetrics)
-        return _response(200, "OK", OPENMETRICS_TYPE if openmetrics else PROMETHEUS_TYPE,
-                         b"" if method == "HEAD" else body, length=len(body))
+        return response(200, "OK", OPENMETRICS_TYPE if openmetrics else PROMETHEUS_TYPE,
+                        b"" if request.method == "HEAD" else body, length=len(body))
 
     def _body(self, openmetrics: bool) -> bytes:
         now = time.monotonic()
@@ -218,14 +207,6 @@ class MetricsServer:
         body = self._text(openmetrics).encode()
         self._cache[openmetrics] = (now, body)
         return body
-
-
-def _response(code: int, reason: str, content_type: str, body: bytes, *,
-              length: int | None = None, extra: str = "") -> bytes:
-    head = (f"HTTP/1.1 {code} {reason}\r\nContent-Type: {content_type}\r\n"
-            f"Content-Length: {len(body) if length is None else length}\r\n"
-            f"Connection: close\r\n{extra}\r\n")
-    return head.encode() + body
 
 
 def exposition(metrics: QmasterMetrics, store: Any, instances: Iterable[Any],

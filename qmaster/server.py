@@ -42,7 +42,7 @@ from qmaster.ar import handlers as ar_handlers
 from qmaster.jsv import MAX_WAITING as JSV_MAX_WAITING, ServerJsv, timeout_of as jsv_timeout_of
 from qmaster.metrics import MetricsServer
 from qmaster.placement_view import instances_of
-from qmaster.reporting import ReportingWriter
+from qmaster.reporting import ReportingWriter, share_tree_rows_now
 from qmaster.ar.lifecycle import ArClock, advance as advance_ars, settle as settle_ars
 from qmaster.policy_objects import auto_user_actions, expired_auto_users
 from qmaster.log_limit import LimitedLog
@@ -210,7 +210,7 @@ class QmasterServer:
         """Read the spool into the store (with defaults and fixes for older spools)."""
         started = time.monotonic()
         self._load()
-        self.reporting.seed(self.store.jobs)
+        self.reporting.seed(self.store.jobs, self.store.ars, self.store.active_tasks())
         self._info("spool loaded", jobs=len(self.store.jobs),
                    seconds=round(time.monotonic() - started, 3))
 
@@ -637,12 +637,12 @@ class QmasterServer:
             self._acct_written.extend(accounting_log.record_key(r) for r in batch.accounting)
         elif batch.accounting:  # (durable in the spool already: the file is synced later)
             self._acct_unsynced.append(batch.accounting, time.monotonic(), self._bad_record)
-        if params.reporting:
-            now = time.time()
-            self.reporting.note_batch(now, batch.events, [
-                accounting_log.writable(r, self._bad_record).to_line()
-                for r in batch.accounting], self.store.jobs)
-            self.reporting.flush_due(now)
+        # (also while reporting is off: what is made meanwhile is no new object later)
+        now = time.time()
+        self.reporting.note_batch(now, batch.events, [
+            accounting_log.writable(r, self._bad_record).to_line()
+            for r in batch.accounting] if params.reporting else [], self.store)
+        self.reporting.flush_due(now)
         for identity, reply in replies:
             self._send(identity, reply)
         self._publish(batch.events)
@@ -664,6 +664,20 @@ class QmasterServer:
         self.reporting.configure(self.store.conf_value("conf", "global", "reporting_params",
                                                        reporting.DEFAULT))
         return self.reporting.params
+
+    def _sharelog(self) -> None:
+        """reporting_params sharelog: the share tree's nodes every interval (none
+        without a tree)."""
+        now = time.time()
+        self._reporting_params()
+        if not self.reporting.sharelog_due(now):
+            return
+        try:
+            rows = share_tree_rows_now(self.store, self.services, now)
+        except Exception as exc:  # noqa: BLE001 - the heartbeat must go on
+            self._error("share tree not logged", error=repr(exc), exc_info=True)
+            rows = []
+        self.reporting.note_sharelog(now, rows)
 
     def _flush_usage(self, batch: Batch, *, force: bool = False) -> None:
         """The share tree usage booked since the last flush, spooled and published with
@@ -748,6 +762,18 @@ class QmasterServer:
             for identity, request_id in waiter.requests:
                 self._send(identity, wire.encode("reply", body, request_id))
 
+    def _trim_finished(self) -> None:
+        """Forget the finished jobs ``finished_jobs`` does not keep (sge_conf(5))."""
+        batch = Batch()
+        point = self.store.savepoint(batch)
+        try:
+            self.store.trim_finished(batch)
+        except Exception as exc:  # noqa: BLE001 - the heartbeat must go on
+            self.store.rollback(batch, point)
+            self._error("forgetting finished jobs failed", error=repr(exc), exc_info=True)
+            return
+        self._commit_and_send(batch, [])
+
     # ---- /metrics (qmaster.metrics) -------------------------------------------------
     async def _follow_metrics_conf(self) -> None:
         """Start, move or stop the /metrics endpoint as ``qmaster_params`` METRICS_PORT
@@ -781,6 +807,7 @@ class QmasterServer:
             await self._follow_metrics_conf()
             if self.services.event_feed is not None:  # (subscriptions whose time is up)
                 self._answer_event_polls()
+            self._sharelog()
             self.reporting.flush_due(time.time())
             stopping = self.jsv.idle(self.store.conf_value("conf", "global", "jsv_url", "none"))
             if stopping is not None:  # (kept until done, as the other JSV tasks)
@@ -788,6 +815,8 @@ class QmasterServer:
                 stopping.add_done_callback(self._jsv_tasks.discard)
             if self.services.usage.due(time.time()):  # (usage booked by the last reports)
                 self._commit_and_send(Batch(), [])
+            if self.store.finished_excess():  # (finished_jobs lowered, or jobs just ended)
+                self._trim_finished()
             self.pub.send_multipart(wire.encode_heartbeat(self.services.epoch,
                                                           self.services.seq))
             try:

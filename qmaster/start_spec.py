@@ -19,10 +19,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from common import limits, start_record
+from common import conf_params, limits, path_aliases, start_record
 from common.cluster import Pairs, attr, hostgroups
 from common.conf_values import ConfError, parse_time
 from common.model import Job, Task
+from common.objects_conf.cluster import local_conf_value
 from common.objects_conf.queue import resolve
 from common.resource.complexes import ComplexAttr, cell_complexes, resolve_name
 from common.resource.values import BadValueError
@@ -173,10 +174,13 @@ def start_spec(conf: Mapping[str, Mapping[str, Pairs]], job: Job, task: Task,
         job_id=job.job_id, task_id=task.task_id if job.is_array else None,
         job_name=job.name, owner=job.owner, uid=job.uid, gid=job.gid,
         group=job.group, binary=bool(opts.get("binary")) or restart is not None,
-        command=restart[0] if restart else str(opts.get("script_path") or ""),
+        command=restart[0] if restart else qsh_xterm(conf, opts, host)
+        or str(opts.get("script_path") or ""),
         args=restart[1:] if restart else [str(a) for a in opts.get("script_args") or []],
         script=None if restart else job.script,
-        cwd=opts.get("cwd"),
+        # sge_aliases(5): the -cwd/-wd directory as the execution host sees it
+        cwd=path_aliases.map_path(opts.get("path_aliases") or [], opts["cwd"], host)
+        if opts.get("cwd") else None,
         stdout_path=path_for_host(opts.get("stdout_paths"), host),
         stderr_path=path_for_host(opts.get("stderr_paths"), host),
         merge=bool(opts.get("merge_output")),
@@ -196,10 +200,32 @@ def start_spec(conf: Mapping[str, Mapping[str, Pairs]], job: Job, task: Task,
                                               and opts.get("use_shell") is False),
         stdin_path=path_for_host(opts.get("stdin_paths"), host),
         ckpt=checkpointing(conf, job, queue_pairs, host, groups),
+        **forbidden_exits(conf["conf"].get("global", [])),
         **pe_procedures(conf, task.granted_pe or (opts.get("pe") or [None])[0]),
         **{**settings, "shell": path_for_host(opts.get("shell"), host) or settings["shell"]})
     return spec
 
+
+def qsh_xterm(conf: Mapping[str, Mapping[str, Pairs]], opts: Mapping[str, Any],
+              host: str) -> str | None:
+    """sge_conf(5) ``xterm`` of the execution host (host-local over global) for a qsh
+    job, whose command is the xterm; None for any other job."""
+    if (opts.get("session") or {}).get("kind") != "qsh":
+        return None
+    return local_conf_value(conf, host, "xterm", DEFAULT_XTERM)
+
+
+def forbidden_exits(global_conf: Pairs) -> dict[str, bool]:
+    """qmaster_params FORBID_RESCHEDULE and FORBID_APPERROR (sge_conf(5)) as the spec's
+    ``forbid_reschedule`` and ``forbid_apperror``."""
+    params = next((value for key, value in global_conf if key == "qmaster_params"), "none")
+    return {"forbid_reschedule": conf_params.value("qmaster_params", params,
+                                                   "FORBID_RESCHEDULE") is True,
+            "forbid_apperror": conf_params.value("qmaster_params", params,
+                                                 "FORBID_APPERROR") is True}
+
+
+DEFAULT_XTERM = "/usr/bin/xterm"  # sge_conf(5) xterm of a new cell
 
 CKPT_KEYS = ("interface", "ckpt_command", "migr_command", "clean_command", "ckpt_dir",
              "signal")

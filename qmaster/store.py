@@ -33,7 +33,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from common.mail import Mail
 
-FINISHED_JOBS_KEPT = 1000  # finished jobs kept for qstat -s z and late `wait` requests
+# sge_conf(5) finished_jobs of a new cell (and of a spool without a valid one): how many
+# finished jobs are kept for qstat -s z, qstat -j and late `wait` requests
+DEFAULT_FINISHED_JOBS = 100
 SNAPSHOT_PART_RECORDS = 5000  # jobs and tasks per snapshot part (a few MiB at most)
 TASK_ID_MASK = (1 << 32) - 1  # a snapshot cursor's task id bits
 
@@ -810,8 +812,27 @@ class Store:
         if job is not None and job.opts.get("ar_id"):
             self._ar_job_done(batch, job)
         self._set_item(self.finished_order, job_id, None)
-        while len(self.finished_order) > FINISHED_JOBS_KEPT:
-            old = next(iter(self.finished_order))
+        # (the jobs this batch finished stay until it is answered: the waiters' results,
+        # the reporting file and the -hold_jid releases read them; the heartbeat's
+        # trim_finished forgets them later if finished_jobs keeps fewer)
+        self.trim_finished(batch, spare=frozenset(batch.finished_jobs))
+
+    def finished_jobs_kept(self) -> int:
+        """sge_conf(5) ``finished_jobs``: how many finished jobs are kept (0: none)."""
+        text = self.conf_value("conf", "global", "finished_jobs", "").strip()
+        return int(text) if text.isdigit() else DEFAULT_FINISHED_JOBS
+
+    def finished_excess(self) -> int:
+        """How many finished jobs are kept beyond ``finished_jobs``."""
+        return max(0, len(self.finished_order) - self.finished_jobs_kept())
+
+    def trim_finished(self, batch: Batch, spare: frozenset[int] = frozenset()) -> None:
+        """Forget the oldest finished jobs beyond ``finished_jobs``, but those in ``spare``."""
+        excess = self.finished_excess()
+        if not excess:
+            return
+        oldest = [job_id for job_id in self.finished_order if job_id not in spare][:excess]
+        for old in oldest:
             self._pop_item(self.finished_order, old)
             self.remove_job(batch, old)
 
@@ -936,8 +957,10 @@ class Store:
         batch.txn.put("ar", str(ar_id), record)
         if record["state"] not in ENDING_STATES:
             batch.event("ar", "put", str(ar_id), {"ar": as_reservation(record).to_record()})
-        else:  # ending: its slots are no longer the AR's to guard
-            batch.event("ar_deleted", "del", str(ar_id), {"ar_id": ar_id})
+        else:  # ending: its slots are no longer the AR's to guard (the state: for the
+            # reporting file, which logs an end before the AR goes with its last job)
+            batch.event("ar_deleted", "del", str(ar_id), {"ar_id": ar_id,
+                                                          "state": record["state"]})
 
     def _ar_job_done(self, batch: Batch, job: Job) -> None:
         """An AR that is ending (qrdel, its end) goes with its last job."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from common.objects_conf.cluster import submit_param
+from common import conf_params
 from qmaster.context import RequestError
 from qmaster.store import Store
 
@@ -41,8 +41,8 @@ class SubmitCaps:
         self.max_jobs = _ulong(conf("max_jobs", "0"))
         self.max_u_jobs = _ulong(conf("max_u_jobs", "0"))
         params = conf("qmaster_params", "none")
-        self.max_script = submit_param(params, "MAX_SCRIPT_SIZE")
-        self.max_spool = submit_param(params, "MAX_USER_SPOOL")
+        self.max_script = _bytes(params, "MAX_SCRIPT_SIZE")
+        self.max_spool = _bytes(params, "MAX_USER_SPOOL")
         self.cluster_jobs = store.active_job_count() if self.max_jobs else 0
         self.user_jobs, self.user_bytes = store.active_jobs.get(user, (0, 0))
 
@@ -74,3 +74,10 @@ def _ulong(text: str) -> int:
 
 def _whole(limit: float) -> int:
     return int(limit) if limit != math.inf else 0
+
+
+def _bytes(qmaster_params: str, key: str) -> float:
+    """A memory-valued key of ours; 0 or INFINITY: no limit (``math.inf``)."""
+    number = conf_params.value("qmaster_params", qmaster_params, key)
+    assert isinstance(number, float)
+    return math.inf if number <= 0 else number

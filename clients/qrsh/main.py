@@ -20,7 +20,8 @@ import sys
 
 from clients.api import Client, ClientError, checked_jobs, resolvable
 from clients.qrsh.options import DEFAULT_NAMES, Request, asks_inherit, parse
-from clients.qsub.main import default_request_texts, job_description
+from clients.qsub.main import (default_request_texts, job_description, path_alias_texts,
+                              with_path_aliases)
 from clients.qsub.options import QsubError, unable_to_run
 from common.cell import CellNotFound
 from common.jobspec import TOKEN_BYTES
@@ -70,6 +71,7 @@ def job_spec(request: Request, port: int, token: bytes) -> dict[str, Any]:
     opts = job["opts"]
     command = request.command
     if request.kind == "qsh":
+        # (the qmaster runs sge_conf(5) xterm of the execution host instead of "xterm")
         command = ["xterm", "-display", request.display or ""]
     opts["binary"] = True
     # as 8.1.9's (qstat -j): the job's own output travels over the session; a prolog's
@@ -225,6 +227,8 @@ def main(argv: list[str] | None = None, kind: str | None = None) -> int:
     try:
         request = parse(kind, argv, cwd=cwd, environ=dict(os.environ), home=home,
                         default_files=default_request_texts(cwd, home))
+        if not request.submit.help:  # sge_aliases(5), as qsub reads them
+            with_path_aliases(request.submit, path_alias_texts(kind), program=kind)
     except QsubError as err:
         _err(err.message.rstrip("\n"))
         return err.exit_code

@@ -45,8 +45,61 @@ def default_request_texts(cwd: str, home: str) -> list[str]:
 def parse(argv: list[str]) -> SubmitOptions:
     cwd = os.getcwd()
     home = os.environ.get("HOME", "/")
-    return parse_qsub(argv, script_text=None, cwd=cwd, environ=dict(os.environ), home=home,
+    opts = parse_qsub(argv, script_text=None, cwd=cwd, environ=dict(os.environ), home=home,
                       default_files=default_request_texts(cwd, home))
+    if not opts.help:
+        with_path_aliases(opts, path_alias_texts())
+    return opts
+
+
+def path_alias_texts(program: str = "qsub") -> list[tuple[str, str]]:
+    """(file name, text) of the cell's ``common/sge_aliases`` and the user's
+    ``~/.sge_aliases`` (the passwd entry's home, as 8.1.9's), those that exist."""
+    import pwd
+    from common import path_aliases
+    paths = []
+    try:
+        paths.append(cell_from_env().file(*path_aliases.CELL_FILE))
+    except CellNotFound:
+        pass
+    try:
+        paths.append(posix_join(pwd.getpwuid(os.getuid()).pw_dir, path_aliases.USER_FILE))
+    except KeyError:
+        pass
+    texts = []
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8", errors="surrogateescape") as f:
+                texts.append((path, f.read()))
+        except FileNotFoundError:
+            continue
+        except OSError as err:
+            raise QsubError(f'{program}: can\'t read path aliasing file "{path}": '
+                            f"{err.strerror}", 7) from None
+    return texts
+
+
+def with_path_aliases(opts: SubmitOptions, texts: list[tuple[str, str]],
+                      host: str | None = None, program: str = "qsub") -> None:
+    """sge_aliases(5) at submission: SGE_O_WORKDIR mapped for the submit host, and a
+    -cwd/-wd job given the aliases of this submit host (common.path_aliases); a file
+    that is no alias file refuses the submission as 8.1.9's qsub does (exit 7)."""
+    import socket
+    from common import path_aliases
+    host = host or socket.gethostname()
+    aliases = []
+    for name, text in texts:
+        try:
+            aliases += path_aliases.parse(text, name)
+        except path_aliases.AliasFileError as err:
+            raise QsubError(f'{program}: {err}\n{program}: can\'t read path aliasing file '
+                            f'"{name}": invalid syntax', 7) from None
+    kept = path_aliases.for_submit_host(aliases, host)
+    if not kept:
+        return
+    opts.submit_cwd = path_aliases.map_path(kept, opts.submit_cwd or os.getcwd(), host)
+    if opts.cwd:
+        opts.path_aliases = [list(alias) for alias in kept]
 
 
 def job_description(opts: SubmitOptions, sge_o: dict[str, str] | None = None

@@ -106,6 +106,9 @@ class SubmitOptions(Record):
     ar_id: int | None = None
     pty: bool | None = None
     submit_cwd: str = ""                # sge_o_workdir
+    # sge_aliases(5) kept for a -cwd/-wd job (clients.qsub.main): source, submit host,
+    # execution host, replacement
+    path_aliases: list[list[str]] = field(default_factory=list)
     submit_home: str = ""               # sge_o_home
     help: bool = False
     warnings: list[str] = field(default_factory=list)  # lines for stdout

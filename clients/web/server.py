@@ -18,15 +18,13 @@ import asyncio
 import json
 import threading
 import time
-from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Callable
-from urllib.parse import parse_qs, unquote, urlsplit
 
 from clients.api import ClientError
 from clients.web.state import WebState
-
-MAX_HEAD_BYTES = 8192
+from common import http_lite
+from common.http_lite import MAX_HEAD_BYTES, HttpError, Request, parse_head
 HEAD_SECONDS = 5.0
 MAX_STREAMS = 64
 MAX_CONNECTIONS = 128
@@ -41,39 +39,9 @@ SECURITY_HEADERS = ("X-Content-Type-Options: nosniff\r\n"
                     "Referrer-Policy: no-referrer\r\nX-Frame-Options: DENY\r\n")
 
 
-class HttpError(Exception):
-    def __init__(self, code: int, reason: str, text: str, extra: str = "") -> None:
-        super().__init__(text)
-        self.code, self.reason, self.text, self.extra = code, reason, text, extra
-
-
-@dataclass(frozen=True)
-class Request:
-    method: str
-    path: str
-    query: dict[str, list[str]]
-
-
-def parse_head(head: bytes) -> Request:
-    """The request line of an HTTP/1.x head; HttpError for what this server refuses."""
-    line = head.split(b"\r\n", 1)[0].decode("latin-1")
-    parts = line.split(" ")
-    if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
-        raise HttpError(400, "Bad Request", "bad request\n")
-    method, target, _ = parts
-    if method != "GET":
-        raise HttpError(405, "Method Not Allowed", "only GET\n", "Allow: GET\r\n")
-    split = urlsplit(target)
-    if split.scheme or split.netloc or not split.path.startswith("/"):
-        raise HttpError(400, "Bad Request", "bad request target\n")
-    return Request(method, unquote(split.path), parse_qs(split.query, max_num_fields=8))
-
-
 def response(code: int, reason: str, content_type: str, body: bytes, extra: str = "") -> bytes:
-    head = (f"HTTP/1.1 {code} {reason}\r\nContent-Type: {content_type}\r\n"
-            f"Content-Length: {len(body)}\r\nCache-Control: no-store\r\n"
-            f"Connection: close\r\n{SECURITY_HEADERS}{extra}\r\n")
-    return head.encode() + body
+    return http_lite.response(code, reason, content_type, body,
+                              f"Cache-Control: no-store\r\n{SECURITY_HEADERS}{extra}")
 
 
 def json_response(data: Any) -> bytes:
@@ -147,8 +115,7 @@ class WebServer:
                     return
                 answer = await self._answer(request)
             except HttpError as err:
-                answer = response(err.code, err.reason, "text/plain", err.text.encode(),
-                                  err.extra)
+                answer = http_lite.error_response(err, SECURITY_HEADERS)
             writer.write(answer)
             await asyncio.wait_for(writer.drain(), WRITE_SECONDS)
         except (asyncio.TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,

@@ -17,6 +17,7 @@ from common.conf_values import (Check, check_assignments, check_bool, check_choi
                                 check_time, check_ulong, check_ulong_range, either, parse_bool,
                                 parse_double, parse_memory, parse_time, seconds_or,
                                 split_assignments)
+from common import conf_params
 from common.conffile import ConfError, Pairs, ValueCheckError, render_conf
 from common.objects_conf.base import Attr, ObjectKind
 from common.objects_conf.project import check_u_long32
@@ -42,6 +43,13 @@ def check_none(name: str, value: str) -> str:
     return value.strip()
 
 
+def check_absolute_path(name: str, value: str) -> str:
+    text = check_string(name, value)
+    if not text.startswith("/"):
+        raise ConfError(f'denied: the path given for "{name}" must start with a "/"')
+    return text
+
+
 def check_bool_word(name: str, value: str) -> str:
     parse_bool(value)
     return value.strip()
@@ -49,9 +57,32 @@ def check_bool_word(name: str, value: str) -> str:
 
 def check_ranges(name: str, value: str) -> str:
     text = check_string(name, value)
-    if not _RANGES.match(text):
+    if not _RANGES.match(text) or not gid_ranges(text):
         raise ConfError(f'Error during parsing of attribute value "{text}"')
     return text
+
+
+def gid_ranges(text: str) -> list[tuple[int, int]]:
+    """sge_conf(5) ``gid_range`` (``65400-65500``, ``20000,20010-20020``) as (first, last)
+    ranges; [] when it is none (a range whose end is below its start is none)."""
+    if not _RANGES.match(text.strip()):
+        return []
+    out = []
+    for item in re.split("[ ,]", text.strip()):
+        first, _, last = item.partition("-")
+        low, high = int(first), int(last or first)
+        if high >= low:
+            out.append((low, high))
+    return out
+
+
+def free_gid(ranges: Sequence[tuple[int, int]], used: set[int]) -> int | None:
+    """The first group id of ``ranges`` not ``used`` (None: all are)."""
+    for low, high in ranges:
+        for gid in range(low, high + 1):
+            if gid not in used:
+                return gid
+    return None
 
 
 # sge_conf(5)'s remote commands of qrsh, qlogin and qrsh -inherit and their daemons:
@@ -100,35 +131,34 @@ _GLOBAL_DEFAULTS = (
     ("jsv_allowed_mod", "ac,h,i,e,o,j,M,N,p,w"),
 )
 
-# qmaster_params keys of our own (docs/compatibility.md), Grid Engine-style NAME=value:
-# what one user's submissions may put in the qmaster's spool. Memory values (sge_types:
-# 512K, 4M, ...); 0 or INFINITY: no limit.
-SUBMIT_PARAMS = {"MAX_SCRIPT_SIZE": "4M",   # one job's script
-                 "MAX_USER_SPOOL": "100M"}  # the scripts of one user's unfinished jobs
-
-
-def qmaster_params(value: str) -> dict[str, str]:
-    """``qmaster_params`` (``A=1,B=true`` or ``none``) as upper-case name -> value."""
-    return {name.strip().upper(): val.strip() for name, val in split_assignments(value)
-            if name.strip()}
-
-
-def submit_param(value: str, name: str) -> float:
-    """Bytes of one of ``SUBMIT_PARAMS`` in a ``qmaster_params`` value (its default when
-    unset); ``math.inf`` for no limit."""
-    text = qmaster_params(value).get(name) or SUBMIT_PARAMS[name]
-    number = parse_memory(text, name)
-    return math.inf if number <= 0 else number
-
-
-def check_qmaster_params(name: str, value: str) -> str:
-    """qconf -mconf: our memory-valued keys must be memory; Grid Engine's own keys and
-    any other pass as they are (8.1.9 keeps what it does not know)."""
+def check_params(name: str, value: str) -> str:
+    """qconf -mconf: ``qmaster_params``/``execd_params`` keys of their table, each of its
+    type, and only the default of a key nothing here implements (common.conf_params)."""
     text = check_string(name, value)
-    for key, val in qmaster_params(text).items():
-        if key in SUBMIT_PARAMS:
-            parse_memory(val, key)
+    conf_params.check(name, text)
     return text
+
+
+def _only(accepted: str, same: Callable[[str], bool], why: str) -> Check:
+    """A parameter whose only working value is ``accepted``: another one would be
+    stored and do nothing, so it is refused, saying why."""
+    def check(name: str, value: str) -> str:
+        text = check_string(name, value)
+        if not same(text):
+            raise ConfError(f'{name} "{text}": {why}; only "{accepted}" is accepted')
+        return text
+    return check
+
+
+# sge_conf(5) parameters that nothing here implements: only their default is taken, any
+# other value refused saying why (docs/compatibility.md, "object sge_conf")
+DEFAULT_ONLY: dict[str, str] = {
+    "set_token_cmd": "AFS tokens are not supported",
+    "pag_cmd": "AFS process authentication groups are not supported",
+    "token_extend_time": "AFS tokens are not supported",
+    "delegated_file_staging": "DRMAA file staging is not offered",
+    "loglevel": "the daemons log at the level of their --log-level option",
+}
 
 
 def check_jsv_url(name: str, value: str) -> str:
@@ -172,18 +202,33 @@ _GLOBAL_CHECKS: dict[str, Check] = {
     "token_extend_time": either(check_none, keep(check_time)),
     "gid_range": check_ranges,
     "reprioritize": check_bool_word,
-    "qmaster_params": check_qmaster_params,
+    "qmaster_params": check_params,
+    "execd_params": check_params,
     "jsv_url": check_jsv_url,
     "jsv_allowed_mod": check_jsv_allowed_mod,
     "reporting_params": check_reporting_params,
+    "shepherd_cmd": either(check_none, check_absolute_path),
     **{name: check_builtin for name in TRANSPORT_PARAMS},
 }
+
+def _global_check(name: str, default: str) -> Check:
+    check = _GLOBAL_CHECKS.get(name, check_string)
+    why = DEFAULT_ONLY.get(name)
+    if why is None:
+        return check
+    refuse = _only(default, lambda text: text.lower() == default.lower(), why)
+
+    def checked(attr: str, value: str) -> str:
+        return refuse(attr, check(attr, value))
+    checked.__wrapped__ = getattr(check, "__wrapped__", check)  # type: ignore[attr-defined]
+    return checked
+
 
 GLOBAL_CONF = ObjectKind(
     name="conf",
     width=28,
     raw_values=True,
-    attrs=tuple(Attr(name, default, _GLOBAL_CHECKS.get(name, check_string), required=False)
+    attrs=tuple(Attr(name, default, _global_check(name, default), required=False)
                 for name, default in _GLOBAL_DEFAULTS) + (
         # absent from a new 8.1.9 cell's configuration and from templates (0: no limit),
         # shown once set (tests/data/reference/ar/qconf-sconf-max.out)
@@ -367,17 +412,6 @@ def check_policy(name: str, value: str) -> str:
     if text == "NONE" or (set(text) <= set("OFS") and len(set(text)) == len(text)):
         return text
     raise ConfError(f'Error during parsing of attribute value "{value.strip()}"')
-
-
-def _only(accepted: str, same: Callable[[str], bool], why: str) -> Check:
-    """A parameter whose only working value is ``accepted``: another one would be
-    stored and do nothing, so it is refused, saying why."""
-    def check(name: str, value: str) -> str:
-        text = check_string(name, value)
-        if not same(text):
-            raise ConfError(f'{name} "{text}": {why}; only "{accepted}" is accepted')
-        return text
-    return check
 
 
 _NOT_BUILT = {

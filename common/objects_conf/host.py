@@ -5,7 +5,7 @@ into its hosts through nested groups (``expand_hostgroup``), with cycle detectio
 """
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from common.conf_values import (check_assignments, check_comma_names, check_double_assignments,
                                 check_names, check_string, check_ulong, split_names)
@@ -39,14 +39,24 @@ def check_host_list(name: str, value: str) -> str:
 
 
 def check_report_variables(name: str, value: str) -> str:
-    """NONE only: the variables would go to the reporting file's host records, which
-    this version does not write (qmaster.reporting writes the job records), so a list is
-    refused rather than stored and never used."""
-    names = check_comma_names(name, value)
-    if names != "NONE":
-        raise ConfError(f'attribute report_variables "{names}" is not supported: this '
-                        'version writes no host records to the reporting file (only NONE)')
-    return names
+    """The load values and consumables the reporting file's host and consumable records
+    show (qmaster.reporting), comma-separated, or NONE; every name must be a complex
+    attribute (``report_variables_refusal``, checked where the complexes are known)."""
+    return check_comma_names(name, value)
+
+
+def report_variables_refusal(pairs: Sequence[Sequence[str]], attribute_names: Iterable[str]
+                             ) -> str | None:
+    """8.1.9's refusal of a ``report_variables`` name that is no complex attribute's name
+    or shortcut (``attribute_names``: both). A shortcut is taken as 8.1.9 takes it, and
+    matches no load value or consumable in the records, which name them in full."""
+    known = set(attribute_names)
+    for key, value in pairs:
+        if key == "report_variables":
+            for item in split_names(value):
+                if item not in known:
+                    return f'unknown resource "{item}"'
+    return None
 
 
 EXECHOST = ObjectKind(

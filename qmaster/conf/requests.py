@@ -32,6 +32,7 @@ from common.conffile import ConfError
 from common.model import CONF_KINDS
 from common.objects_conf import KINDS, hostgroup_cycle
 from common.objects_conf.base import normalize
+from common.objects_conf.host import report_variables_refusal
 from common.objects_conf.queue import parse_host_overrides
 from common.placement.load_alarm import Check, exceeded
 from common.placement.resources import global_load
@@ -324,6 +325,11 @@ def _check_references(ctx: Ctx, kind: str, name: str, pairs: list[list[str]]) ->
             raise RequestError("invalid", cycle)
     if kind in ("queue", "exechost"):
         refusal = complex_values_refusal(kind, pairs, cell_complexes(conf))
+        if refusal:
+            raise RequestError("invalid", refusal)
+    if kind == "exechost":  # (the reporting file's host records)
+        refusal = report_variables_refusal(pairs, (n for a in cell_complexes(conf)
+                                                    for n in (a.name, a.shortcut)))
         if refusal:
             raise RequestError("invalid", refusal)
     if kind == "queue":

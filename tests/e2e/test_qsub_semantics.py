@@ -86,3 +86,32 @@ def test_qalter_h_holds_and_releases_as_qhold(env: dict[str, str], client: Clien
     assert f"modified job name of job {job}" in held.stdout
     assert states(client, job) == {1: "hold"}
     client.delete([{"job_id": job}])
+
+
+def test_sge_aliases_map_the_cwd_and_sge_o_workdir(env: dict[str, str], client: Client,
+                                                   cell: Any, tmp_path: Path) -> None:
+    """sge_aliases(5): the cell's file maps the -cwd directory for the execution host and
+    SGE_O_WORKDIR for the submit host (here both: ``*``)."""
+    tmp_path.chmod(0o755)
+    source, target = tmp_path / "automount" / "from", tmp_path / "to"
+    source.mkdir(parents=True)
+    target.mkdir()
+    for path in (source.parent, source, target):
+        path.chmod(0o777)
+    (source / "job.sh").write_text("pwd\necho $SGE_O_WORKDIR\n")
+    aliases = Path(cell.file("common", "sge_aliases"))
+    aliases.write_text(f"# src-path sub-host exec-host replacement\n"
+                       f"{tmp_path}/automount/from * * {tmp_path}/to\n")
+    try:
+        out = tmp_path / "out"
+        job = int(qsub(env, "-terse", "-cwd", "-o", str(out), "-j", "y", "job.sh", cwd=source))
+        client.wait([job], timeout=30)
+        wait_for(lambda: out.exists() and len(out.read_text().split()) == 2)
+        assert out.read_text().split() == [str(target), str(target)]
+        aliases.write_text("/only/two words\n")
+        bad = subprocess.run(command("qsub") + ["-cwd", "job.sh"], env=env, text=True,
+                             cwd=source, capture_output=True, timeout=30)
+        assert (bad.returncode, bad.stderr.splitlines()[0]) == (
+            7, f'qsub: invalid syntax of path alias file "{aliases}"')
+    finally:
+        aliases.unlink()

@@ -140,7 +140,7 @@ from deploy.cell import LocalCell
 from execd.service import PING_SECONDS
 from qmaster.host_rights import same_host
 from qmaster.spool import SqliteSpool
-from qmaster.store import FINISHED_JOBS_KEPT, Store
+from qmaster.store import DEFAULT_FINISHED_JOBS, Store
 from tests.cellconf import without_load_thresholds
 from tests.hostile import USER_TYPES
 from tests.identity import CANDIDATES, effective_ids
@@ -340,7 +340,7 @@ def unlicensed_changes(before: State, after: State, lic: Licence) -> list[str]:
     if new != set(lic.submitted):
         out.append(f"new jobs {sorted(new)}, but accepted submits returned "
                    f"{sorted(lic.submitted)}")
-    if gone and len(before.finished()) < FINISHED_JOBS_KEPT:
+    if gone and len(before.finished()) < DEFAULT_FINISHED_JOBS:
         out.append(f"jobs {sorted(gone)} disappeared")
     for job_id in sorted(set(before.jobs) & set(after.jobs)):
         if job_id not in lic.jobs and (before.jobs[job_id] != after.jobs[job_id]

@@ -8,7 +8,7 @@ import signal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from common import wire
+from common import limits, wire
 from common.model import Job, Task
 from execd import jobdir, proctree, rlimits
 from execd.control import Controller, Step, expand_method, parse_method, signal_number
@@ -145,6 +145,31 @@ def test_notify_warns_before_suspend_and_terminate() -> None:
     assert ctl.request("terminate", 5.0) == [Step(signal.SIGUSR2, reason="notify terminate")]
     assert ctl.tick(7.0, 0, 0) == [Step(signal.SIGKILL, reason="terminate")]
     assert ctl.ended_by == "terminate"
+
+
+def test_execd_params_notify_kill_and_notify_susp_change_or_drop_the_warning() -> None:
+    from common import conf_params
+    settings = conf_params.job_settings("NOTIFY_KILL=TERM,NOTIFY_SUSP=none")
+    ctl = controller(notify_job=True, notify_seconds=2.0,
+                     notify_signals=settings["notify_signals"])
+    assert ctl.request("suspend", 1.0) == []  # (none: no warning, the same delay)
+    assert ctl.tick(3.0, 0, 0) == [Step(signal.SIGSTOP, reason="suspend")]
+    ctl.request("resume", 4.0)
+    assert ctl.request("terminate", 5.0) == [Step(signal.SIGTERM, reason="notify terminate")]
+    assert ctl.tick(7.0, 0, 0) == [Step(signal.SIGKILL, reason="terminate")]
+    assert conf_params.job_settings("none")["notify_signals"] == {
+        "terminate": signal.SIGUSR2, "suspend": signal.SIGUSR1}
+
+
+def test_execd_params_host_limits_are_set_for_every_job() -> None:
+    from common import conf_params
+    settings = conf_params.job_settings("S_DESCRIPTORS=1K H_MAXPROC=infinity")
+    assert settings["host_limits"] == {"s_descriptors": 1024, "h_descriptors": 1024,
+                                       "h_maxproc": limits.UNLIMITED_FROM,
+                                       "s_maxproc": limits.UNLIMITED_FROM}
+    plan = rlimits.plan({"h_vmem": 100.0, **settings["host_limits"]}, CURRENT, privileged=True)
+    assert plan == {resource.RLIMIT_AS: (100, 100), resource.RLIMIT_NOFILE: (1024, 1024),
+                    resource.RLIMIT_NPROC: (INF, INF)}
 
 
 def test_resume_cancels_a_suspend_still_in_its_notify_time() -> None:

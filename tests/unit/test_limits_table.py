@@ -56,7 +56,7 @@ def test_every_reader_of_limit_names_uses_the_table() -> None:
     assert set(limits.NAMES) <= set(QUEUE_RESOURCES)
     assert [n for n in _QUEUE_ORDER if n in limits.LIMIT_NAMES] == list(limits.NAMES)
     assert message_schema().optional["limits"][0].key.choices == limits.LIMIT_NAMES
-    assert set(rlimits.RESOURCES) == set(limits.RESOURCES) - {"rt"}
+    assert set(rlimits.RESOURCES) == set(limits.RESOURCES + limits.HOST_RESOURCES) - {"rt"}
     assert rlimits.RESOURCES["vmem"] == resource.RLIMIT_AS
     assert set(MEASURED) <= set(limits.RESOURCES)
     # the complex list's built-in attributes (whose types cannot be changed) agree
@@ -195,3 +195,13 @@ def test_a_start_spec_limit_always_fits_the_wire_and_setrlimit(name: str, value:
 def test_the_types_match_the_resource_model() -> None:
     assert {lim.type for lim in limits.LIMITS} == {ValueType.TIME.value,
                                                   ValueType.MEMORY.value}
+
+
+def test_the_host_limits_are_execd_params_keys_of_the_same_table() -> None:
+    from common import conf_params
+    assert {limit.name.upper() for limit in limits.HOST_LIMITS} == {
+        key.name for key in conf_params.EXECD_KEYS if key.type == "memory"}
+    assert not limits.HOST_LIMIT_NAMES & limits.LIMIT_NAMES
+    assert rlimits.RESOURCES["descriptors"] == resource.RLIMIT_NOFILE
+    assert limits.host_limits({"s_locks": 5.0, "h_maxproc": 7.0}) == {
+        "s_locks": 5.0, "h_locks": 5.0, "h_maxproc": 7.0, "s_maxproc": 7.0}

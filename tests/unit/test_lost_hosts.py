@@ -14,7 +14,7 @@ from common import wire
 from common.jobstate import State
 from common.model import ExecHost, Job, Task
 from qmaster.lost_hosts import (END, RESCHEDULE, LostHostPolicy, lost_host_policy,
-                                lost_hosts, lost_task_actions, qmaster_param, queue_rerun,
+                                lost_hosts, lost_task_actions, queue_rerun,
                                 unheard_hosts)
 from tests.unit.test_qmaster_core import ALICE, ROOT, Harness
 
@@ -54,11 +54,22 @@ def test_policy_reads_global_values_and_host_overrides_of_reschedule_unknown() -
 
 
 def test_qmaster_params_words() -> None:
-    assert qmaster_param("none", "ENABLE_RESCHEDULE_KILL") is False
-    assert qmaster_param("enable_reschedule_kill=TRUE", "ENABLE_RESCHEDULE_KILL")
-    assert not qmaster_param("ENABLE_RESCHEDULE_KILL=false", "ENABLE_RESCHEDULE_KILL")
-    assert not qmaster_param("ENABLE_RESCHEDULE_KILL=0 FOO=1", "ENABLE_RESCHEDULE_KILL")
-    assert qmaster_param("FOO=1 ENABLE_RESCHEDULE_SLAVE", "ENABLE_RESCHEDULE_SLAVE")
+    def kill(params: str) -> bool:
+        return lost_host_policy(conf({"qmaster_params": params})).reschedule_kill
+
+    assert not kill("none") and kill("enable_reschedule_kill=TRUE")
+    assert not kill("ENABLE_RESCHEDULE_KILL=false") and not kill("ENABLE_RESCHEDULE_KILL=0 X=1")
+    assert lost_host_policy(conf({"qmaster_params": "MAX_SCRIPT_SIZE=1M ENABLE_RESCHEDULE_SLAVE"})
+                            ).reschedule_slave
+
+
+def test_disable_auto_rescheduling_ignores_reschedule_unknown() -> None:
+    hosts = {"b": {"reschedule_unknown": "00:00:10"}}
+    on = lost_host_policy(conf({"reschedule_unknown": "0:1:0"}, hosts))
+    off = lost_host_policy(conf({"reschedule_unknown": "0:1:0",
+                                 "qmaster_params": "DISABLE_AUTO_RESCHEDULING=true"}, hosts))
+    assert (on.reschedule_delay("a"), on.reschedule_delay("b")) == (60, 10)
+    assert (off.reschedule_delay("a"), off.reschedule_delay("b")) == (0, 0)
 
 
 def test_queue_rerun_honours_host_and_group_overrides() -> None:

@@ -141,6 +141,7 @@ def test_render_refuses_unknown_attributes() -> None:
     ("sched", "policy_hierarchy", "of", "OF"),
     ("exechost", "complex_values", "lic=4, mem=2G", "lic=4,mem=2G"),
     ("exechost", "report_variables", "none", "NONE"),
+    ("exechost", "report_variables", "cpu np_load_avg", "cpu,np_load_avg"),
     ("hostgroup", "hostlist", "a,b @sub", "a b @sub"),
 ])
 def test_values_are_checked_and_made_canonical(kind: str, name: str, value: str,
@@ -157,14 +158,8 @@ def test_values_are_checked_and_made_canonical(kind: str, name: str, value: str,
     ("queue", "qtype", "PARALLEL", 'error parsing queue type from string "PARALLEL"'),
     ("queue", "s_rt", "1:2", 'value for attribute s_rt "1:2" is not time'),
     ("queue", "h_vmem", "4X", 'value for attribute h_vmem "4X" is not memory'),
-    ("exechost", "report_variables", "cpu np_load_avg",
-     'attribute report_variables "cpu,np_load_avg" is not supported: this version writes no '
-     'host records to the reporting file (only NONE)'),
     ("conf", "reporting_params", "accounting=true reporting=maybe",
      'error parsing value "accounting=true reporting=maybe"'),
-    ("conf", "reporting_params", "reporting=true sharelog=00:10:00",
-     "attribute reporting_params: sharelog is not supported: this version writes no share "
-     "tree records (only sharelog=00:00:00)"),
     ("conf", "jsv_url", "java:/a.jar", 'type "java" in JSV URL is invalid'),
     ("conf", "jsv_url", "relative.sh", 'JSV URL "relative.sh" is invalid'),
     ("conf", "jsv_allowed_mod", "N,l hard", 'error parsing value "N,l hard"'),

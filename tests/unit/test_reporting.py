@@ -104,8 +104,8 @@ def test_params() -> None:
     for bad in ("reporting=maybe", "flush_time=soon", "nosuch=1"):
         with pytest.raises(ConfError, match="error parsing value"):
             reporting.parse_params(bad)
-    with pytest.raises(ConfError, match="sharelog is not supported"):
-        reporting.parse_params("sharelog=00:10:00")
+    got = reporting.parse_params("sharelog=00:10:00 log_consumables=true")
+    assert (got.sharelog, got.log_consumables) == (600.0, True)
 
 
 def test_job_log_of_a_suspended_job() -> None:
@@ -141,6 +141,18 @@ def _job(job_id: int) -> object:
                opts={"job_name": "j", "array": None}, sge_o={}, script=None, umask=0o22)
 
 
+class FakeStore:
+    """What the writer reads of the qmaster's store."""
+
+    def __init__(self, jobs: dict[int, object] | None = None) -> None:
+        self.jobs = jobs or {}
+        self.ars: dict[int, dict[str, object]] = {}
+        self.hosts: dict[str, object] = {}
+        self.conf: dict[str, dict[str, object]] = {"exechost": {}}
+        self.qi_states: dict[str, dict[str, str]] = {}
+        self.used_slots: dict[tuple[str, str], int] = {}
+
+
 def test_writer_buffers_until_flush_time(tmp_path: Path) -> None:
     writer, _ = _writer(tmp_path, "reporting=true joblog=true flush_time=00:00:10")
     jobs = {7: _job(7)}
@@ -148,14 +160,15 @@ def test_writer_buffers_until_flush_time(tmp_path: Path) -> None:
     events = [{"kind": "job", "op": "put", "key": "3"}, {"kind": "job", "op": "put", "key": "7"},
               {"kind": "task", "op": "put", "key": "7.1",
                "obj": {"job_id": 7, "task_id": 1, "state": "transferring"}}]
-    writer.note_batch(100.0, events, ["all.q:h:g:u:j:7:sge"], jobs)
+    writer.note_batch(100.0, events, ["all.q:h:g:u:j:7:sge"], FakeStore(jobs))
     writer.flush_due(100.0)   # (10 s since the start of time: due)
     text = (tmp_path / "reporting").read_text()
     assert text.startswith(reporting.HEADER)
     kinds = [line.split(":")[1:4] for line in text.splitlines()[4:]]
     assert kinds == [["acct", "all.q", "h"], ["new_job", "5", "7"], ["job_log", "100", "pending"],
                      ["job_log", "100", "sent"]]
-    writer.note_batch(105.0, [{"kind": "job", "op": "put", "key": "7"}], ["x"], jobs)
+    writer.note_batch(105.0, [{"kind": "job", "op": "put", "key": "7"}], ["x"],
+                      FakeStore(jobs))
     writer.flush_due(105.0)   # (5 s after the last flush: kept)
     assert len((tmp_path / "reporting").read_text().splitlines()) == 8
     writer.flush_due(105.0, force=True)  # (a clean stop)
@@ -164,13 +177,14 @@ def test_writer_buffers_until_flush_time(tmp_path: Path) -> None:
 
 def test_writer_off_and_never_through_a_link(tmp_path: Path) -> None:
     writer, complaints = _writer(tmp_path, reporting.DEFAULT)  # reporting=false
-    writer.note_batch(1.0, [{"kind": "job", "op": "put", "key": "7"}], ["x"], {7: _job(7)})
+    writer.note_batch(1.0, [{"kind": "job", "op": "put", "key": "7"}], ["x"],
+                      FakeStore({7: _job(7)}))
     writer.flush_due(1.0, force=True)
     assert not (tmp_path / "reporting").exists()
     writer, complaints = _writer(tmp_path, "reporting=true flush_time=00:00:00")
     (tmp_path / "target").write_text("")
     (tmp_path / "reporting").symlink_to(tmp_path / "target")
-    writer.note_batch(1.0, [], ["x"], {})
+    writer.note_batch(1.0, [], ["x"], FakeStore())
     writer.flush_due(1.0)
     assert (tmp_path / "target").read_text() == "" and complaints == ["reporting file not written"]
 
@@ -178,11 +192,11 @@ def test_writer_off_and_never_through_a_link(tmp_path: Path) -> None:
 def test_a_job_submitted_while_reporting_was_off_is_no_new_job_later(tmp_path: Path) -> None:
     writer, _ = _writer(tmp_path, reporting.DEFAULT)  # reporting=false
     jobs = {7: _job(7), 8: _job(8)}
-    writer.note_batch(1.0, [{"kind": "job", "op": "put", "key": "7"}], [], jobs)
+    writer.note_batch(1.0, [{"kind": "job", "op": "put", "key": "7"}], [], FakeStore(jobs))
     writer.configure("reporting=true flush_time=00:00:00")
     # job 7 changed (qalter), job 8 submitted: only 8 is a new job
     writer.note_batch(2.0, [{"kind": "job", "op": "put", "key": "7"},
-                            {"kind": "job", "op": "put", "key": "8"}], [], jobs)
+                            {"kind": "job", "op": "put", "key": "8"}], [], FakeStore(jobs))
     writer.flush_due(2.0, force=True)
     lines = (tmp_path / "reporting").read_text().splitlines()[4:]
     assert [line.split(":")[1:4] for line in lines] == [["new_job", "5", "8"]]

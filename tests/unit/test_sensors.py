@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from execd import sensors
-from execd.load import execd_param, with_sensor_values
+from common import conf_params
+from execd.load import with_sensor_values
 from common.load_values import clean_load_value
 from execd.sensors import AnswerParser, Flood, SensorSet, same_host, sensor_commands
 
@@ -66,9 +67,9 @@ def test_host_names() -> None:
     assert same_host("VM", "vm") and same_host("vm.example.org", "vm")
     assert not same_host("vm.a.org", "vm.b.org") and not same_host("other", "vm")
     assert sensor_commands("none") == [] and sensor_commands("/a.sh, /b.sh") == ["/a.sh", "/b.sh"]
-    assert execd_param("KEEP_ACTIVE=true,load_plugins=tmp_free:users", "LOAD_PLUGINS") \
-        == "tmp_free:users"
-    assert execd_param("none", "LOAD_PLUGINS") is None
+    assert conf_params.value("execd_params", "KEEP_ACTIVE=true,load_plugins=tmp_free:users",
+                             "LOAD_PLUGINS") == "tmp_free:users"
+    assert conf_params.value("execd_params", "none", "LOAD_PLUGINS") is None
 
 
 def test_sensor_values_join_the_measured_ones() -> None:

@@ -125,7 +125,8 @@ OVERRIDES: dict[str, dict[str, list[str]]] = {
     "qping": {"-i": ["1"], "-dump_tag": ["MSG"], "-f": []},
     "qhold": {"-h": ["u"]}, "qrls": {"-h": ["u"]}, "qresub": {"-h": ["u"]},
     "qevent": {"-trigger": ["JB_END", "/bin/true"]},
-    "qalter": {"-h": ["u"], "-hard": ["-l", "arch=x"], "-soft": ["-q", "all.q"]},
+    "qalter": {"-h": ["u"], "-hard": ["-l", "arch=x"], "-soft": ["-q", "all.q"],
+               "-u": ["root", "-N", "x"]},  # (-u names the jobs; a change must follow)
     "sge_share_mon": {**{f"-{c}": [] for c in "hntux"}, "-c": ["1"], "-d": [","],
                       "-f": ["shares"], "-i": ["1"], "-l": [","], "-m": ["a"],
                       "-o": ["out"], "-r": [","], "-s": ["%s"]},
