@@ -2,7 +2,7 @@
 
     python3 tests/bench/bench_drmaa.py [--runs 20] [--jobs 200]
 
-On a fresh local cell (one execd, 8 slots): ``drmaa_init`` (the agent's start) and
+On a fresh local cell (one execd, 8 slots; stopped and removed after): ``drmaa_init`` (the agent's start) and
 ``drmaa_exit``; ``drmaa_job_ps`` of a held job, ``drmaa_run_job`` of a held job (the
 calls' round trip through the agent and the qmaster); one ``/bin/true`` from
 ``drmaa_run_job`` to the end of ``drmaa_wait`` (median and p90 of ``--runs``); ``--jobs``
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -106,6 +107,7 @@ def main() -> int:
         run(args.runs, args.jobs)
     finally:
         stop_cell(local)
+        shutil.rmtree(root, ignore_errors=True)
     return 0
 
 
