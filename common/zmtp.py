@@ -97,6 +97,12 @@ class Dealer:
             if not flags & FLAG_MORE:
                 return b"".join(parts) if len(parts) == 1 else parts[-1]
 
+    def buffered(self) -> bool:
+        """Whether bytes already read wait here (the socket may then have nothing more
+        to read, though a message is at hand): a caller that selects on ``sock`` before
+        ``recv`` asks this first."""
+        return bool(self._buf)
+
     def close(self) -> None:
         self.sock.close()
 

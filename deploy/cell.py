@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -303,8 +304,13 @@ def _user_name() -> str:
     return pwd.getpwuid(os.getuid()).pw_name
 
 
-def env_lines(cell: Cell) -> str:
-    return f"export PYGE_ROOT={cell.root}\nexport PYGE_CELL={cell.name}\n"
+def env_lines(cell: Cell, drmaa_library: str | None = None) -> str:
+    """``pyge env``'s lines; ``drmaa_library``: this installation's libdrmaa.so
+    (``clients.drmaa.library_path``), for python-drmaa and other DRMAA programs."""
+    lines = f"export PYGE_ROOT={cell.root}\nexport PYGE_CELL={cell.name}\n"
+    if drmaa_library is not None:
+        lines += f"export DRMAA_LIBRARY_PATH={shlex.quote(drmaa_library)}\n"
+    return lines
 
 
 def parser() -> argparse.ArgumentParser:
@@ -355,7 +361,12 @@ def main(argv: list[str] | None = None) -> int:
     cell = Cell(args.root.resolve(), args.cell)
     local = LocalCell(cell)
     if args.command == "env":
-        sys.stdout.write(env_lines(cell))
+        from clients.drmaa import library_path
+        drmaa = library_path()
+        if drmaa is None:  # (pip shows the build's own warning only with -v)
+            print("# DRMAA: libdrmaa.so was not built (no C compiler when pygridengine "
+                  "was installed): no DRMAA_LIBRARY_PATH", file=sys.stderr)
+        sys.stdout.write(env_lines(cell, drmaa))
         return 0
     if args.command == "status":
         return _status(local, cell)
