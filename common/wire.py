@@ -691,6 +691,9 @@ _BUILDERS: dict[str, Callable[[], Schema]] = {
                                               "cwd": (Optional(Str(max_len=4096)), None),
                                               "noshell": (Bool(), False)}),
     # execd -> qmaster
+    # an execd starting without --spool asks where to spool (execd_spool_dir, host-local
+    # over global), as 8.1.9's execd reads its configuration first (execd.spool_conf)
+    "execd_conf": lambda: Struct(required={"host": _host()}),
     "register": lambda: Struct(
         required={"host": _host(), "load": _load(),
                   "jobs": ListOf(Struct(required={"job_id": _job_id(), "task_id": _task_id()},

@@ -10,7 +10,7 @@ import os
 import socket
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from execd.launcher import Launcher
 
@@ -28,7 +28,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--hostname", default=socket.gethostname().split(".")[0],
                    help="host name to register as (several execds on one machine)")
     p.add_argument("--qmaster", default=None, help="host:port (default: from the cell)")
-    p.add_argument("--spool", type=Path, default=None, help="spool directory")
+    p.add_argument("--spool", type=Path, default=None,
+                   help="spool directory (default: the configuration's "
+                        "execd_spool_dir/<hostname>, asked of the qmaster)")
     p.add_argument("--load-interval", type=float, default=None,
                    help="seconds between load reports (default: load_report_time)")
     p.add_argument("--cgroups", choices=("auto", "off"), default="auto",
@@ -54,6 +56,17 @@ def wait_for_qmaster(cell: "Cell") -> tuple[str, int]:
             time.sleep(0.1)  # (pyge up starts a fresh cell's execds beside its qmaster)
 
 
+def _configured_spool(qmaster: str, port: int, curve: Any, hostname: str, log: Any,
+                      launcher: Launcher) -> Path:
+    """The spool the qmaster's configuration names (execd_spool_dir/<host>)."""
+    from execd.spool_conf import SpoolConfError, fetch_spool
+    try:
+        return fetch_spool(qmaster, port, curve, hostname, log.warning)
+    except SpoolConfError as err:
+        launcher.stop()
+        raise SystemExit(f"pyge-execd: the qmaster does not say where to spool: {err}") from None
+
+
 def main(argv: list[str] | None = None) -> None:
     p = parser()
     args = p.parse_args(argv)
@@ -71,9 +84,6 @@ def main(argv: list[str] | None = None) -> None:
         host, port = wait_for_qmaster(cell)
     else:
         p.error("give --qmaster or a cell")
-    spool = args.spool or (cell.execd_spool_dir(args.hostname) if cell else None)
-    if spool is None:
-        p.error("give --spool")
     from common import keys
     if cell is None and (args.key_file is None or args.qmaster_key is None):
         p.error("give --key-file and --qmaster-key, or a cell")
@@ -85,6 +95,8 @@ def main(argv: list[str] | None = None) -> None:
         launcher.stop()
         raise SystemExit(f"pyge-execd: {err}") from None
     log = configure("execd", args.log_file, args.log_level).bind(host=args.hostname)
+    spool = args.spool or _configured_spool(host, int(port), curve, args.hostname, log,
+                                            launcher)
     service = ExecdService(spool, args.hostname, host, int(port), curve,
                            load_interval=args.load_interval, log=log, launcher=launcher,
                            cgroups=args.cgroups == "auto",

@@ -90,6 +90,27 @@ def ensure_usersets(store: Store, batch: Batch) -> None:
         store.put_conf(batch, "userset", name, userset_pairs(name, type_))
 
 
+# 8.1.9's default execd_spool_dir (common.objects_conf.cluster), which a cell made before
+# the value was used still carries although its execds spool in the cell
+PLACEHOLDER_EXECD_SPOOL_DIR = dict(template(GLOBAL_CONF))["execd_spool_dir"]
+
+
+def ensure_execd_spool_dir(store: Store, batch: Batch, cell_spool: str,
+                           cell_spool_exists: bool) -> None:
+    """The global ``execd_spool_dir`` names where the cell's execds spool: a new cell's
+    (``cell_spool``, ``<cell>/spool/execd``) instead of 8.1.9's default, and so does a
+    cell's that was made before execds read it (its value the default, its execds'
+    spool ``cell_spool`` there already). An administrator's own value stays."""
+    pairs = store.conf["conf"].get("global")
+    if pairs is None:
+        return
+    current = next((v for k, v in pairs if k == "execd_spool_dir"), None)
+    fresh = not store.jobs and not store.hosts and not cell_spool_exists
+    if current == PLACEHOLDER_EXECD_SPOOL_DIR and (fresh or cell_spool_exists):
+        store.put_conf(batch, "conf", "global",
+                       [[k, cell_spool if k == "execd_spool_dir" else v] for k, v in pairs])
+
+
 def ensure_host_lists(store: Store, batch: Batch, qmaster_host: str) -> None:
     """The qmaster's host is an administrative host, as at every start of Grid Engine's
     qmaster; in a cell whose host lists were never stored (a new cell, or a spool from

@@ -7,6 +7,7 @@ here is idempotent.
 """
 from __future__ import annotations
 
+import posixpath
 from dataclasses import replace
 from typing import Any
 
@@ -22,6 +23,7 @@ from qmaster import mail as job_mail
 from qmaster import usage_book
 from qmaster.accounting_log import accounting_record
 from qmaster.context import Ctx, RequestError
+from qmaster.defaults import PLACEHOLDER_EXECD_SPOOL_DIR as EXECD_SPOOL_DEFAULT
 from qmaster.defaults import exechost_defaults
 from qmaster.lost_hosts import RESCHEDULE
 from qmaster.start_spec import start_spec
@@ -78,6 +80,15 @@ def kill_on_host(ctx: Ctx, task: Task) -> None:
 
 
 # ---- handlers ----------------------------------------------------------------------
+def handle_execd_conf(ctx: Ctx) -> dict[str, Any]:
+    """Where the execd of the host spools: its ``execd_spool_dir`` (host-local over global)
+    joined with the host's name, as 8.1.9's execd makes it. Asked before it registers."""
+    host = ctx.body["host"]
+    spool_dir = local_conf_value(ctx.store.conf, host, "execd_spool_dir",
+                                 EXECD_SPOOL_DEFAULT)
+    return {"execd_spool_dir": spool_dir, "spool": posixpath.join(spool_dir, host)}
+
+
 def handle_register(ctx: Ctx) -> dict[str, Any]:
     host = ctx.body["host"]
     if host not in ctx.store.conf["exechost"]:

@@ -52,7 +52,7 @@ USER_MESSAGES = frozenset({"ping", "submit", "job_query", "cluster_query", "dele
                            "userset_entries", "qmod", "clear_usage", "usage_query",
                            "share_tree_query", "trigger_monitor", "ar_submit", "ar_query",
                            "ar_delete", "pe_task_start", "events", "daemon_control"})
-EXECD_MESSAGES = frozenset({"ping", "register", "load_report", "job_started",
+EXECD_MESSAGES = frozenset({"ping", "execd_conf", "register", "load_report", "job_started",
                             "job_finished", "job_start_failed", "pe_task_finished"})
 SCHEDULER_MESSAGES = frozenset({"ping", "snapshot", "orders"})
 ALLOWED = {LOCAL: USER_MESSAGES, REMOTE: USER_MESSAGES, EXECD: EXECD_MESSAGES,

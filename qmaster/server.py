@@ -52,7 +52,7 @@ from qmaster.lost_hosts import (lost_host_policy, lost_hosts, lost_task_actions,
 from qmaster.context import DEFERRED, Ctx, RequestError, Services
 from qmaster.host_rights import require_submit_host
 from qmaster.defaults import (bootstrap, ensure_complexes, ensure_global_host,
-                              ensure_host_lists, ensure_usersets)
+                              ensure_execd_spool_dir, ensure_host_lists, ensure_usersets)
 from qmaster.spool import SqliteSpool
 from qmaster.store import Batch, Store
 
@@ -130,6 +130,7 @@ HANDLERS: dict[str, Handler] = {
     "daemon_control": daemon_control.handle_daemon_control,
     "usage_query": usage_book.handle_usage_query,
     "share_tree_query": policy_view.handle_share_tree_query,
+    "execd_conf": execd_link.handle_execd_conf,
     "register": execd_link.handle_register,
     "load_report": execd_link.handle_load_report,
     "job_started": execd_link.handle_job_started,
@@ -227,6 +228,8 @@ class QmasterServer:
         ensure_usersets(self.store, batch)  # and before access lists were
         ensure_global_host(self.store, batch)  # and before the global host was
         ensure_host_lists(self.store, batch, self.host)  # and before host lists were
+        execd_spool = self.cell.path / "spool" / "execd"  # (Cell.execd_spool_dir's parent)
+        ensure_execd_spool_dir(self.store, batch, str(execd_spool), execd_spool.is_dir())
         settle_ars(self.store, batch)  # ARs whose last job ended while it ended
         self.spool.commit(batch.txn)
         self.store.forget_journal()

@@ -172,8 +172,8 @@ INTRUDER_HOST = "127.0.0.1"  # what the qmaster calls a remote peer on loopback
 
 # ---- who may send what: the gate's rules as docs/security.md states them ----------------
 LOCAL, REMOTE, EXECD, SCHEDULER = "local", "remote", "execd", "scheduler"
-EXECD_TYPES = frozenset({"ping", "register", "load_report", "job_started", "job_finished",
-                         "job_start_failed", "pe_task_finished"})
+EXECD_TYPES = frozenset({"ping", "execd_conf", "register", "load_report", "job_started",
+                         "job_finished", "job_start_failed", "pe_task_finished"})
 SCHEDULER_TYPES = frozenset({"ping", "snapshot", "orders"})
 MAY_SEND = {LOCAL: USER_TYPES, REMOTE: USER_TYPES, EXECD: EXECD_TYPES,
             SCHEDULER: SCHEDULER_TYPES}

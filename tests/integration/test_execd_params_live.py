@@ -4,6 +4,7 @@ shepherd_cmd, the administrator's wrapper around the shepherd."""
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
 from pathlib import Path
 from typing import Iterator
@@ -12,8 +13,8 @@ import pytest
 
 from clients.api import Client, job_request
 from tests.identity import client_as, needs_root, other_user_name
-from tests.integration.cellutil import (LocalCell, client, hostname, running_cell,
-                                        wait_for)
+from tests.integration.cellutil import (LocalCell, client, hostname, is_dead, pid_of,
+                                        restart, running_cell, wait_for)
 
 
 @pytest.fixture(scope="module")
@@ -139,3 +140,33 @@ def test_use_qsub_gid_runs_the_job_with_the_submit_group(cell: LocalCell) -> Non
                 wait_for(lambda: run() == str(other_gid), 20, "the job in its submit group")
             finally:
                 set_execd_params(cl, "none")
+
+
+def _restart_execd(local: LocalCell) -> None:
+    pid = pid_of(local, f"execd-{hostname()}")
+    os.kill(pid, signal.SIGTERM)
+    wait_for(lambda: is_dead(pid) or None, 15, "the execd to stop")
+    restart(local)
+
+
+def test_execd_spool_dir_is_where_a_starting_execd_spools(cell: LocalCell,
+                                                          tmp_path: Path) -> None:
+    """The host-local execd_spool_dir moves the execd's spool at its next start (8.1.9:
+    <execd_spool_dir>/<host>); without one it is the global value, the cell's own."""
+    alt = tmp_path / "alt"
+    with client(cell) as cl:
+        assert dict(map(tuple, cl.conf_get("conf")["global"]))["execd_spool_dir"] == \
+            str(cell.cell.execd_spool_dir(hostname()).parent)
+        cl.conf_put("conf", hostname(), [["execd_spool_dir", str(alt)]], "add")
+    try:
+        _restart_execd(cell)
+        wait_for(lambda: (alt / hostname() / "notify" / "notify.sock").exists() or None, 15,
+                 "the execd's notify socket in the configured spool")
+        with client(cell) as cl:
+            run_job(cl, tmp_path / "job.sh", "true")
+    finally:
+        with client(cell) as cl:
+            cl.conf_del("conf", hostname())
+        _restart_execd(cell)
+    sock = cell.cell.execd_spool_dir(hostname()) / "notify" / "notify.sock"
+    wait_for(lambda: sock.exists() or None, 15, "the execd back in the cell's spool")

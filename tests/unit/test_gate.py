@@ -108,7 +108,7 @@ def test_each_kind_may_send_its_own_messages_only() -> None:
 
 def test_an_execd_speaks_for_its_own_host_only() -> None:
     peer = gate.Peer(gate.EXECD, host="h1")
-    for msg_type in ("register", "load_report", "job_started", "job_finished",
+    for msg_type in ("execd_conf", "register", "load_report", "job_started", "job_finished",
                      "job_start_failed"):
         assert gate.refusal(peer, msg_type, {"host": "h1"}) is None
         assert gate.refusal(peer, msg_type, {"host": "h2"}) == (
