@@ -272,8 +272,16 @@ def test_a_wait_outlives_a_qmaster_restart(drmaa: ModuleType, session: Any, cell
 
 
 def agent_of_this_process() -> psutil.Process:
-    [agent] = [p for p in psutil.Process().children()
-               if "clients.drmaa" in " ".join(p.cmdline())]
+    """The session's helper process (other children of the test run, such as daemons
+    another test started and that have ended unreaped, are passed over)."""
+    found = []
+    for child in psutil.Process().children():
+        try:
+            if "clients.drmaa" in " ".join(child.cmdline()):
+                found.append(child)
+        except (psutil.ZombieProcess, psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+    [agent] = found
     return agent
 
 
