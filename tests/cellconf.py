@@ -45,6 +45,9 @@ def stop_cell(local: LocalCell, timeout: float = 15.0) -> None:
     would run on unwatched and leave their execd's empty cgroup subtree behind. A cell
     whose qmaster no longer answers is just stopped.
     """
+    if not dict(local.status()).get("qmaster"):  # (stopped: nobody would answer)
+        local.down()
+        return
     try:
         with Client(local.cell, timeout=5.0) as client:
             client.delete([{"user": "*"}], force=True)
