@@ -91,6 +91,11 @@ def _spawn(job_dir: Path, zygote_sock: socket.socket, wrapper: str = "") -> int:
     """
     pid = os.fork()
     if pid == 0:
+        # The execd may ask for an action (SIGUSR1: a request file waits, execd.shepherd
+        # request_action) as soon as the pid file below exists, before the shepherd has
+        # its handler: SIGUSR1's default would end it then. Ignored until the handler is
+        # installed, the request is not lost: the shepherd takes the file at its first look.
+        signal.signal(signal.SIGUSR1, signal.SIG_IGN)
         os.setsid()
         if wrapper:
             _wrapped_main(job_dir, zygote_sock, wrapper)

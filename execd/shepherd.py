@@ -810,7 +810,13 @@ class _JobWatch:
         try:
             os.killpg(self.pid, signum)
         except OSError:
-            pass
+            # no such group yet: the child between its fork and its setsid (a qdel taken
+            # at the shepherd's first look). The tree below may already show it in its
+            # own group, and pass it over as signalled: it gets the signal itself.
+            try:
+                os.kill(self.pid, signum)
+            except OSError:
+                pass
         table, pids = self._tree()
         for pid in pids:  # those that left the group; a signal twice may be seen twice
             if table[pid].pgid != self.pid:
